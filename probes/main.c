@@ -1,0 +1,366 @@
+/*
+ * hintlab-probe main: arguments, pinning, the round-robin of profiles,
+ * per-round state checks, framed output, and restoring the task's state
+ * on every exit path (normal, failure, SIGINT, SIGTERM).
+ *
+ * Usage: hintlab-probe [--list] [--cpu N] [--other-cpu N] [--ops N] [--warmups N]
+ *                      [--rounds N] [--inject-seccomp N] --profile NAME[:OPS] ...
+ * As PID 1 (inside a VM initramfs) arguments come from /hintlab.args, one
+ * per line, and the guest is rebooted (qemu -no-reboot then exits) at the end.
+ */
+#include "probe.h"
+#include "sched_attr.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+extern const struct profile sched_profiles[], io_profiles[], thread_profiles[];
+extern const size_t n_sched_profiles, n_io_profiles, n_thread_profiles;
+
+int seccomp_inject(int instructions);
+int restore_init_state(void);
+int save_init_state(void);
+
+volatile int stop_requested;
+
+#define MAX_SELECTED 64
+static const struct profile *selected[MAX_SELECTED];
+static long selected_ops[MAX_SELECTED]; /* per-profile --profile NAME:OPS, 0 = --ops */
+static size_t n_selected;
+
+/* ---- framed output ---- */
+
+const char *esc(const char *s)
+{
+	static char buf[4][1024];
+	static int slot;
+	char *out = buf[slot++ & 3];
+	size_t o = 0;
+	for (; *s && o + 4 < sizeof(buf[0]); s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c <= ' ' || c == '%' || c == '#' || c == '=' || c >= 0x7f)
+			o += (size_t)snprintf(out + o, 4, "%%%02X", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = 0;
+	return out;
+}
+
+void emit(const char *type, const char *fmt, ...)
+{
+	char line[2048];
+	int n = snprintf(line, sizeof(line), "@hl1 %s", type);
+	if (fmt && *fmt) {
+		line[n++] = ' ';
+		va_list ap;
+		va_start(ap, fmt);
+		n += vsnprintf(line + n, sizeof(line) - (size_t)n - 16, fmt, ap);
+		va_end(ap);
+	}
+	uint32_t crc = crc32_update(0, line, (size_t)n);
+	snprintf(line + n, sizeof(line) - (size_t)n, " #%08x\n", crc);
+	/* one write per line: lines from a dying probe are whole or absent */
+	ssize_t left = (ssize_t)strlen(line);
+	const char *p = line;
+	while (left > 0) {
+		ssize_t w = write(1, p, (size_t)left);
+		if (w <= 0)
+			break;
+		p += w;
+		left -= w;
+	}
+}
+
+/* ---- pinning and state ---- */
+
+int pin_thread_to(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int check_state(const struct probe_ctx *ctx, const char **what)
+{
+	struct sched_param p;
+	errno = 0;
+	int policy = sched_getscheduler(0);
+	if (policy != SCHED_OTHER) {
+		*what = "policy is not SCHED_OTHER";
+		return -1;
+	}
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, 0);
+	if (nice != 0 || errno) {
+		*what = "nice is not 0";
+		return -1;
+	}
+	if (sched_getparam(0, &p) != 0 || p.sched_priority != 0) {
+		*what = "priority is not 0";
+		return -1;
+	}
+	if (ctx->cpu >= 0 && sched_getcpu() != ctx->cpu) {
+		*what = "running on another CPU than the pinned one";
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- profiles ---- */
+
+static const struct profile *find_profile(const char *name)
+{
+	const struct profile *tables[] = { sched_profiles, io_profiles, thread_profiles };
+	size_t sizes[] = { n_sched_profiles, n_io_profiles, n_thread_profiles };
+	for (size_t t = 0; t < 3; t++)
+		for (size_t i = 0; i < sizes[t]; i++)
+			if (strcmp(tables[t][i].name, name) == 0)
+				return &tables[t][i];
+	return NULL;
+}
+
+static void list_profiles(void)
+{
+	const struct profile *tables[] = { sched_profiles, io_profiles, thread_profiles };
+	size_t sizes[] = { n_sched_profiles, n_io_profiles, n_thread_profiles };
+	for (size_t t = 0; t < 3; t++)
+		for (size_t i = 0; i < sizes[t]; i++) {
+			const struct profile *p = &tables[t][i];
+			emit("profile", "name=%s call=%s cpus=%d params=%s description=%s", esc(p->name), esc(p->call),
+			     p->needs_two_cpus ? 2 : 1, esc(p->params), esc(p->description));
+		}
+}
+
+static void cleanup_all(void)
+{
+	for (size_t i = 0; i < n_selected; i++)
+		if (selected[i]->cleanup)
+			selected[i]->cleanup();
+	restore_init_state();
+}
+
+static void on_signal(int sig)
+{
+	stop_requested = sig;
+	cleanup_all();
+	emit("interrupted", "signal=%d", sig);
+	_exit(128 + sig);
+}
+
+static int is_pid1;
+
+static void finish(int code)
+{
+	if (is_pid1) {
+		sync();
+		emit("poweroff", "status=%d", code);
+		/* RB_AUTOBOOT with qemu -no-reboot ends qemu on every kernel */
+		reboot(RB_AUTOBOOT);
+	}
+	exit(code);
+}
+
+static void fail(const struct probe_ctx *ctx, const struct profile *p, const char *stage, long call, int err,
+		 const char *what)
+{
+	emit("error", "profile=%s round=%d warmup=%d stage=%s call=%ld syscall=%s errno=%d message=%s",
+	     esc(p ? p->name : "-"), ctx->round, ctx->warmup, stage, call, esc(p ? p->call : "-"), err,
+	     esc(what ? what : strerror(err)));
+	cleanup_all();
+	finish(3);
+}
+
+static long long mono_raw_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* ---- arguments ---- */
+
+struct options {
+	int cpu, other_cpu, list, seccomp;
+	long ops;
+	int warmups, rounds;
+};
+
+static void usage_error(const char *msg, const char *arg)
+{
+	emit("error", "stage=arguments message=%s", esc(msg));
+	fprintf(stderr, "hintlab-probe: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
+	finish(2);
+}
+
+static long parse_long(const char *flag, const char *v, long min)
+{
+	char *end;
+	errno = 0;
+	long n = v ? strtol(v, &end, 10) : 0;
+	if (!v || errno || *end || n < min)
+		usage_error("bad number for flag", flag);
+	return n;
+}
+
+static void parse_args(int argc, char **argv, struct options *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--list")) {
+			o->list = 1;
+		} else if (!strcmp(a, "--cpu")) {
+			o->cpu = (int)parse_long(a, v, -1), i++;
+		} else if (!strcmp(a, "--other-cpu")) {
+			o->other_cpu = (int)parse_long(a, v, -1), i++;
+		} else if (!strcmp(a, "--ops")) {
+			o->ops = parse_long(a, v, 1), i++;
+		} else if (!strcmp(a, "--warmups")) {
+			o->warmups = (int)parse_long(a, v, 0), i++;
+		} else if (!strcmp(a, "--rounds")) {
+			o->rounds = (int)parse_long(a, v, 1), i++;
+		} else if (!strcmp(a, "--inject-seccomp")) {
+			o->seccomp = (int)parse_long(a, v, 2), i++;
+		} else if (!strcmp(a, "--profile")) {
+			if (!v)
+				usage_error("--profile needs a name", NULL);
+			char name[128];
+			snprintf(name, sizeof(name), "%s", v);
+			char *colon = strchr(name, ':');
+			long ops = 0;
+			if (colon) {
+				*colon = 0;
+				ops = parse_long(a, colon + 1, 1);
+			}
+			const struct profile *p = find_profile(name);
+			if (!p)
+				usage_error("unknown profile", v);
+			if (n_selected == MAX_SELECTED)
+				usage_error("too many profiles", v);
+			selected_ops[n_selected] = ops;
+			selected[n_selected++] = p;
+			i++;
+		} else {
+			usage_error("unknown argument", a);
+		}
+	}
+}
+
+/* As PID 1: mount /proc, take arguments from /hintlab.args, one per line. */
+static int read_init_args(char ***argv_out)
+{
+	static char buf[4096];
+	static char *args[256];
+	int n = 0;
+	mount("proc", "/proc", "proc", 0, NULL);
+	int fd = open("/hintlab.args", O_RDONLY);
+	ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	args[n++] = "hintlab-probe";
+	if (len > 0) {
+		buf[len] = 0;
+		for (char *line = strtok(buf, "\n"); line && n < 255; line = strtok(NULL, "\n"))
+			args[n++] = line;
+	}
+	args[n] = NULL;
+	*argv_out = args;
+	return n;
+}
+
+/* ---- the run ---- */
+
+static void run_round(struct probe_ctx *ctx, const struct profile *p, int idx)
+{
+	const char *what = NULL;
+	long failed_at = -1;
+	if (p->before_round && p->before_round(ctx) != 0)
+		fail(ctx, p, "before-round", -1, errno, NULL);
+	errno = 0;
+	long long t0 = mono_raw_ns();
+	int rc = p->loop(ctx, &failed_at);
+	long long t1 = mono_raw_ns();
+	if (rc != 0)
+		fail(ctx, p, "loop", failed_at, errno, NULL);
+	if (p->after_round && p->after_round(ctx) != 0)
+		fail(ctx, p, "after-round", -1, errno, NULL);
+	if (check_state(ctx, &what) != 0)
+		fail(ctx, p, "state-check", -1, EPROTO, what);
+	emit("round", "profile=%s idx=%d warmup=%d ops=%ld elapsed=%lld cpu=%d", esc(p->name), idx, ctx->warmup,
+	     ctx->ops, t1 - t0, sched_getcpu());
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .cpu = -1, .other_cpu = -1, .ops = 10000, .warmups = 3, .rounds = 15 };
+	if (getpid() == 1) {
+		is_pid1 = 1;
+		argc = read_init_args(&argv);
+	}
+	parse_args(argc, argv, &o);
+	if (o.list) {
+		list_profiles();
+		finish(0);
+	}
+	if (n_selected == 0)
+		usage_error("no --profile given", NULL);
+
+	struct utsname u;
+	uname(&u);
+	emit("hello", "proto=%d kernel=%s version=%s machine=%s pid1=%d cpu=%d ops=%ld warmups=%d rounds=%d seccomp=%d",
+	     PROTO_VERSION, esc(u.release), esc(u.version), esc(u.machine), is_pid1, o.cpu, o.ops, o.warmups, o.rounds,
+	     o.seccomp);
+
+	struct probe_ctx ctx = { .cpu = o.cpu, .other_cpu = o.other_cpu, .ops = o.ops };
+	if (save_init_state() != 0)
+		fail(&ctx, NULL, "save-state", -1, errno, NULL);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	if (o.cpu >= 0 && pin_thread_to(o.cpu) != 0)
+		fail(&ctx, NULL, "pin", -1, errno, "cannot pin to the requested CPU");
+	for (size_t i = 0; i < n_selected; i++) {
+		const struct profile *p = selected[i];
+		if (p->needs_two_cpus && (o.other_cpu < 0 || o.cpu < 0))
+			fail(&ctx, p, "prepare", -1, EINVAL, "this profile needs two CPUs (--cpu and --other-cpu)");
+		if (p->prepare && p->prepare(&ctx) != 0)
+			fail(&ctx, p, "prepare", -1, errno, NULL);
+		emit("prepared", "profile=%s params=%s", esc(p->name), esc(p->params));
+	}
+	if (o.seccomp && seccomp_inject(o.seccomp) != 0)
+		fail(&ctx, NULL, "seccomp", -1, errno, "cannot install the seccomp filter");
+
+	/* round-robin: round r of every profile before round r+1 of any */
+	int total = o.warmups + o.rounds;
+	for (int r = 0; r < total && !stop_requested; r++) {
+		ctx.round = r;
+		ctx.warmup = r < o.warmups;
+		int idx = ctx.warmup ? r : r - o.warmups;
+		for (size_t i = 0; i < n_selected; i++) {
+			ctx.ops = selected_ops[i] ? selected_ops[i] : o.ops;
+			run_round(&ctx, selected[i], idx);
+		}
+	}
+	cleanup_all();
+	emit("done", "rounds=%d profiles=%zu", o.rounds, n_selected);
+	finish(0);
+	return 0;
+}

@@ -1,0 +1,69 @@
+/*
+ * hintlab-probe: times syscalls in pinned, validated tight loops.
+ *
+ * Output is a stream of framed lines (see docs/probe-protocol.md):
+ *   @hl1 <type> key=value ... #<crc32 of everything before " #", 8 hex>
+ * so a reader on a noisy serial console can tell a whole line from garbage.
+ */
+#ifndef HINTLAB_PROBE_H
+#define HINTLAB_PROBE_H
+
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stddef.h>
+#include <errno.h>
+
+#define PROTO_VERSION 1
+
+struct probe_ctx {
+	int cpu;          /* CPU the measuring thread is pinned to, -1 if unpinned */
+	int other_cpu;    /* a second allowed CPU, -1 if there is none */
+	long ops;         /* calls per round */
+	int round;        /* current round number (warm-ups count from 0 too) */
+	int warmup;       /* 1 while in a warm-up round */
+};
+
+struct profile {
+	const char *name;
+	const char *description;
+	const char *params;   /* "k=v,k=v" recorded with the run */
+	const char *call;     /* the syscall being timed, for error messages */
+	int needs_two_cpus;
+	/* once before all rounds; return 0 or set errno and return -1 */
+	int (*prepare)(struct probe_ctx *);
+	/* around every round, outside the timed loop */
+	int (*before_round)(struct probe_ctx *);
+	int (*after_round)(struct probe_ctx *);
+	/* once at the end, and from the signal handler (must be async-signal-safe) */
+	void (*cleanup)(void);
+	/* the timed loop: run ctx->ops calls; return -1 with *failed_at and errno set */
+	int (*loop)(struct probe_ctx *, long *failed_at);
+};
+
+extern const struct profile profiles[];
+extern const size_t n_profiles;
+
+uint32_t crc32_update(uint32_t crc, const void *buf, size_t len);
+
+/* emit one framed line; fields is "key=value key=value" (already escaped) */
+void emit(const char *type, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* percent-escape spaces, '%', '#', '=' and control characters */
+const char *esc(const char *s);
+
+int pin_thread_to(int cpu);
+
+/*
+ * Record where a timed loop failed. A syscall that returned -1 left its errno;
+ * any other wrong result (wrong ppid, wrong policy) is reported as EPROTO.
+ */
+static inline int fail_at(long *failed_at, long i, long result)
+{
+	*failed_at = i;
+	if (result != -1)
+		errno = EPROTO;
+	return -1;
+}
+/* flag raised by SIGINT/SIGTERM; loops check it between rounds */
+extern volatile int stop_requested;
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * Save the task's scheduling state at start and put it back on every exit
+ * path. restore_init_state() runs from a signal handler, so it uses only
+ * syscalls (async-signal-safe) and static storage.
+ */
+#include "probe.h"
+#include "sched_attr.h"
+
+#include <sched.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static cpu_set_t saved_mask;
+static struct hl_sched_attr saved_attr;
+static int saved;
+
+int save_init_state(void)
+{
+	if (sched_getaffinity(0, sizeof(saved_mask), &saved_mask) != 0)
+		return -1;
+	memset(&saved_attr, 0, sizeof(saved_attr));
+	if (syscall(SYS_sched_getattr, 0, &saved_attr, sizeof(saved_attr), 0) != 0)
+		return -1;
+	saved = 1;
+	return 0;
+}
+
+int restore_init_state(void)
+{
+	if (!saved)
+		return 0;
+	int rc = 0;
+	struct hl_sched_attr attr = saved_attr;
+	attr.size = sizeof(attr);
+	/* sched_runtime read back is the slice in force; 0 asks for the default */
+	attr.sched_runtime = 0;
+	attr.sched_flags = 0;
+	if (syscall(SYS_sched_setattr, 0, &attr, 0) != 0)
+		rc = -1;
+	if (sched_setaffinity(0, sizeof(saved_mask), &saved_mask) != 0)
+		rc = -1;
+	return rc;
+}

@@ -1,0 +1,114 @@
+/**
+ * The data model shared by every part of hintlab: what a run and a round
+ * are, independent of how they were measured (host probe, VM probe,
+ * stress-ng) and of how they are stored or presented.
+ *
+ * A *run* is one invocation that measures one or more *subjects* (a syscall
+ * profile such as `getppid`, or a stressor at an instance count such as
+ * `fifo@24`). A *round* is one measurement of one subject: `ops` operations
+ * whose total cost was `total` in the run's unit, so `value = total / ops`.
+ */
+
+/** What one round's primary value counts. Never mix units in one comparison. */
+export type Unit =
+  | 'ns/call' // wall-clock nanoseconds per syscall (host or KVM guest)
+  | 'instructions/call' // guest instructions per syscall (qemu -icount)
+  | 'emulated-ns/call' // TCG guest clock without icount: emulation time, not real time
+  | 'bogo-ops/s'; // stress-ng throughput
+
+/** Whether smaller or larger values of a metric are better. */
+export type Direction = 'lower-is-better' | 'higher-is-better';
+
+export function directionOf(unit: Unit): Direction {
+  return unit === 'bogo-ops/s' ? 'higher-is-better' : 'lower-is-better';
+}
+
+/** Where a run's rounds came from. */
+export type RunKind = 'bench' | 'vm' | 'macro';
+
+/**
+ * Lifecycle of a run. `running` is only ever seen while the process lives;
+ * a run left `running` by a crash is reported as `incomplete` when read back.
+ */
+export type RunStatus = 'running' | 'complete' | 'incomplete' | 'failed';
+
+/** A secondary metric recorded with a round (stress-ng's extra metrics). */
+export interface Metric {
+  name: string;
+  value: number;
+  unit: string;
+  direction: Direction;
+}
+
+/** One measured (or warm-up) round, as stored. */
+export interface Round {
+  /** Position in the run's measurement order, 0-based, across all subjects. */
+  seq: number;
+  subject: string;
+  /** Index of this round within its subject, 0-based, warm-ups counted separately. */
+  index: number;
+  warmup: boolean;
+  ops: number;
+  /** Total cost of the round in `unit` x ops (e.g. elapsed ns for ns/call). */
+  total: number;
+  /** total / ops, in `unit`. */
+  value: number;
+  unit: Unit;
+  direction: Direction;
+  /** ISO-8601 time the round was recorded. */
+  recordedAt: string;
+  metrics: Metric[];
+}
+
+/**
+ * A value read from the machine, or `unknown` with the reason it could not
+ * be read. Never guessed.
+ */
+export type Known<T> = { known: true; value: T } | { known: false; reason: string };
+
+/** Free-form but typed-by-convention environment record (see src/bench/environment.ts). */
+export type Environment = Record<string, unknown>;
+
+/**
+ * The parameters that define what a run measured. Two runs are comparable
+ * only when the `checked` parameters agree (see src/compare/).
+ */
+export interface RunParams {
+  subjects: string[];
+  ops: number | null;
+  warmups: number;
+  rounds: number;
+  cpu: number | null;
+  /** Per-subject parameters (profile sizes, stressor options...). */
+  subjectParams: Record<string, Record<string, unknown>>;
+  /** Anything else worth recording (vm: kernel label, boot index, accel). */
+  extra: Record<string, unknown>;
+}
+
+/** A run as read back from the store. */
+export interface Run {
+  id: number;
+  label: string | null;
+  kind: RunKind;
+  status: RunStatus;
+  unit: Unit;
+  startedAt: string;
+  finishedAt: string | null;
+  /** Why the run failed or stopped early, when it did. */
+  error: string | null;
+  /** The command line that produced the run, for reproduction. */
+  command: string;
+  hintlabVersion: string;
+  params: RunParams;
+  environment: Environment;
+}
+
+/** A run together with its rounds, in measurement order. */
+export interface RunWithRounds extends Run {
+  rounds: Round[];
+}
+
+/** The measured (non-warm-up) values of one subject, in measurement order. */
+export function measuredValues(run: RunWithRounds, subject: string): number[] {
+  return run.rounds.filter((r) => r.subject === subject && !r.warmup).map((r) => r.value);
+}

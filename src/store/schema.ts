@@ -1,0 +1,78 @@
+/**
+ * The database schema and its migrations.
+ *
+ * Format history (bump SCHEMA_VERSION and append a migration, never edit one):
+ *   1 - runs, rounds, round_metrics.
+ *
+ * `PRAGMA user_version` holds the schema version. A database written by a
+ * newer hintlab is refused rather than guessed at.
+ */
+import type Database from 'better-sqlite3';
+
+export const SCHEMA_VERSION = 1;
+
+const MIGRATIONS: readonly string[] = [
+  // 0 -> 1
+  `
+  CREATE TABLE runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    label TEXT,
+    kind TEXT NOT NULL CHECK (kind IN ('bench', 'vm', 'macro')),
+    status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed')),
+    unit TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    error TEXT,
+    command TEXT NOT NULL,
+    hintlab_version TEXT NOT NULL,
+    params_json TEXT NOT NULL,
+    env_json TEXT NOT NULL,
+    -- boot id and pid of the writing process: tells a live run from a dead one
+    owner TEXT NOT NULL
+  );
+  CREATE INDEX runs_label ON runs(label);
+  CREATE TABLE rounds (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    subject TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    warmup INTEGER NOT NULL CHECK (warmup IN (0, 1)),
+    ops INTEGER NOT NULL CHECK (ops > 0),
+    total REAL NOT NULL,
+    value REAL NOT NULL,
+    unit TEXT NOT NULL,
+    direction TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+  );
+  CREATE TABLE round_metrics (
+    run_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    value REAL NOT NULL,
+    unit TEXT NOT NULL,
+    direction TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq, name),
+    FOREIGN KEY (run_id, seq) REFERENCES rounds(run_id, seq) ON DELETE CASCADE
+  );
+  `,
+];
+
+/** Bring `db` up to SCHEMA_VERSION, or throw when it is newer than we know. */
+export function migrate(db: Database.Database, path: string): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > SCHEMA_VERSION) {
+    throw new Error(
+      `${path}: database schema version ${current} is newer than this hintlab understands ` +
+        `(${SCHEMA_VERSION}). Upgrade hintlab, or pass --db with another file.`,
+    );
+  }
+  for (let v = current; v < SCHEMA_VERSION; v++) {
+    const step = MIGRATIONS[v];
+    if (step === undefined) throw new Error(`internal: no migration from schema ${v}`);
+    db.transaction(() => {
+      db.exec(step);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,288 @@
+/**
+ * The results database: SQLite through better-sqlite3, WAL mode.
+ *
+ * Invariant: every round is committed in its own transaction the moment
+ * `addRound` returns, so a crash, kill -9 or reboot loses at most the round
+ * in flight. A run whose process died while `running` reads back as
+ * `incomplete`; its committed rounds stay intact and visible.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type {
+  Direction,
+  Environment,
+  Metric,
+  Round,
+  Run,
+  RunKind,
+  RunParams,
+  RunStatus,
+  RunWithRounds,
+  Unit,
+} from '../model.ts';
+import { migrate } from './schema.ts';
+
+/** What a caller supplies to start a run. */
+export interface NewRun {
+  label: string | null;
+  kind: RunKind;
+  unit: Unit;
+  command: string;
+  hintlabVersion: string;
+  params: RunParams;
+  environment: Environment;
+}
+
+/** A round as the measuring code hands it over; the store stamps the time. */
+export type NewRound = Omit<Round, 'recordedAt' | 'metrics'> & { metrics?: Metric[] };
+
+interface RunRow {
+  id: number;
+  label: string | null;
+  kind: RunKind;
+  status: 'running' | 'complete' | 'failed';
+  unit: Unit;
+  started_at: string;
+  finished_at: string | null;
+  error: string | null;
+  command: string;
+  hintlab_version: string;
+  params_json: string;
+  env_json: string;
+  owner: string;
+}
+
+interface RoundRow {
+  seq: number;
+  subject: string;
+  idx: number;
+  warmup: number;
+  ops: number;
+  total: number;
+  value: number;
+  unit: Unit;
+  direction: Direction;
+  recorded_at: string;
+}
+
+/** Raised when a run reference names nothing in the database. */
+export class RunNotFoundError extends Error {}
+
+export class Store {
+  readonly path: string;
+  private readonly db: Database.Database;
+  private constructor(path: string, db: Database.Database) {
+    this.path = path;
+    this.db = db;
+  }
+
+  /** Open (creating if needed) the database at `path`; `:memory:` works for tests. */
+  static open(path: string): Store {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    let db: Database.Database;
+    try {
+      db = new Database(path);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.pragma('foreign_keys = ON');
+      db.pragma('busy_timeout = 5000');
+    } catch (err) {
+      throw new Error(`${path}: cannot open results database: ${(err as Error).message}. ` +
+        'Pass --db with a writable path, or set HINTLAB_DB.');
+    }
+    try {
+      migrate(db, path);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    return new Store(path, db);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  createRun(run: NewRun): number {
+    const info = this.db
+      .prepare(
+        `INSERT INTO runs (label, kind, status, unit, started_at, command, hintlab_version, params_json, env_json, owner)
+         VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        run.label,
+        run.kind,
+        run.unit,
+        new Date().toISOString(),
+        run.command,
+        run.hintlabVersion,
+        JSON.stringify(run.params),
+        JSON.stringify(run.environment),
+        ownerTag(process.pid),
+      );
+    return Number(info.lastInsertRowid);
+  }
+
+  /** Commit one round (and its metrics) at once. */
+  addRound(runId: number, round: NewRound): void {
+    const insertRound = this.db.prepare(
+      `INSERT INTO rounds (run_id, seq, subject, idx, warmup, ops, total, value, unit, direction, recorded_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const insertMetric = this.db.prepare(
+      `INSERT INTO round_metrics (run_id, seq, name, value, unit, direction) VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+    this.db.transaction(() => {
+      insertRound.run(
+        runId,
+        round.seq,
+        round.subject,
+        round.index,
+        round.warmup ? 1 : 0,
+        round.ops,
+        round.total,
+        round.value,
+        round.unit,
+        round.direction,
+        new Date().toISOString(),
+      );
+      for (const m of round.metrics ?? []) {
+        insertMetric.run(runId, round.seq, m.name, m.value, m.unit, m.direction);
+      }
+    })();
+  }
+
+  /** Merge more facts into a run's environment (e.g. load average at the end). */
+  updateEnvironment(runId: number, patch: Environment): void {
+    const row = this.db.prepare('SELECT env_json FROM runs WHERE id = ?').get(runId) as
+      | { env_json: string }
+      | undefined;
+    if (!row) throw new RunNotFoundError(`run ${runId} does not exist`);
+    const env = { ...(JSON.parse(row.env_json) as Environment), ...patch };
+    this.db.prepare('UPDATE runs SET env_json = ? WHERE id = ?').run(JSON.stringify(env), runId);
+  }
+
+  /** Mark a run finished. Only `complete` runs take part in comparisons by default. */
+  finishRun(runId: number, status: 'complete' | 'failed', error: string | null = null): void {
+    this.db
+      .prepare('UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ?')
+      .run(status, new Date().toISOString(), error, runId);
+  }
+
+  /** All runs, oldest first. */
+  listRuns(): Run[] {
+    const rows = this.db.prepare('SELECT * FROM runs ORDER BY id').all() as RunRow[];
+    return rows.map((r) => this.toRun(r));
+  }
+
+  /** Round counts per run and subject (measured rounds only). */
+  roundCounts(runId: number): Map<string, number> {
+    const rows = this.db
+      .prepare('SELECT subject, COUNT(*) AS n FROM rounds WHERE run_id = ? AND warmup = 0 GROUP BY subject')
+      .all(runId) as { subject: string; n: number }[];
+    return new Map(rows.map((r) => [r.subject, r.n]));
+  }
+
+  getRun(id: number): RunWithRounds {
+    const row = this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined;
+    if (!row) throw new RunNotFoundError(`run ${id} does not exist in ${this.path}; list runs with 'hintlab runs'`);
+    return { ...this.toRun(row), rounds: this.readRounds(id) };
+  }
+
+  /**
+   * Resolve a user's run reference: a numeric id, or a label (the newest run
+   * with that label). `#12` is accepted as an id too.
+   */
+  resolveRun(ref: string): RunWithRounds {
+    const idText = ref.startsWith('#') ? ref.slice(1) : ref;
+    if (/^\d+$/.test(idText)) {
+      const row = this.db.prepare('SELECT id FROM runs WHERE id = ?').get(Number(idText)) as
+        | { id: number }
+        | undefined;
+      if (row) return this.getRun(row.id);
+      if (ref.startsWith('#')) throw new RunNotFoundError(`no run with id ${idText} in ${this.path}; list runs with 'hintlab runs'`);
+    }
+    const row = this.db.prepare('SELECT id FROM runs WHERE label = ? ORDER BY id DESC LIMIT 1').get(ref) as
+      | { id: number }
+      | undefined;
+    if (!row) {
+      throw new RunNotFoundError(
+        `no run with id or label '${ref}' in ${this.path}; list runs with 'hintlab runs'`,
+      );
+    }
+    return this.getRun(row.id);
+  }
+
+  private readRounds(runId: number): Round[] {
+    const rows = this.db
+      .prepare('SELECT * FROM rounds WHERE run_id = ? ORDER BY seq')
+      .all(runId) as RoundRow[];
+    const metricRows = this.db
+      .prepare('SELECT seq, name, value, unit, direction FROM round_metrics WHERE run_id = ? ORDER BY seq, name')
+      .all(runId) as (Metric & { seq: number })[];
+    const metrics = new Map<number, Metric[]>();
+    for (const m of metricRows) {
+      const list = metrics.get(m.seq) ?? [];
+      list.push({ name: m.name, value: m.value, unit: m.unit, direction: m.direction });
+      metrics.set(m.seq, list);
+    }
+    return rows.map((r) => ({
+      seq: r.seq,
+      subject: r.subject,
+      index: r.idx,
+      warmup: r.warmup === 1,
+      ops: r.ops,
+      total: r.total,
+      value: r.value,
+      unit: r.unit,
+      direction: r.direction,
+      recordedAt: r.recorded_at,
+      metrics: metrics.get(r.seq) ?? [],
+    }));
+  }
+
+  private toRun(r: RunRow): Run {
+    const status: RunStatus = r.status === 'running' && !ownerAlive(r.owner) ? 'incomplete' : r.status;
+    return {
+      id: r.id,
+      label: r.label,
+      kind: r.kind,
+      status,
+      unit: r.unit,
+      startedAt: r.started_at,
+      finishedAt: r.finished_at,
+      error: r.error,
+      command: r.command,
+      hintlabVersion: r.hintlab_version,
+      params: JSON.parse(r.params_json) as RunParams,
+      environment: JSON.parse(r.env_json) as Environment,
+    };
+  }
+}
+
+function bootId(): string {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return 'unknown-boot';
+  }
+}
+
+function ownerTag(pid: number): string {
+  return `${bootId()}:${pid}`;
+}
+
+/** True when the process that wrote a run is still alive on this boot. */
+function ownerAlive(owner: string): boolean {
+  const sep = owner.lastIndexOf(':');
+  if (owner.slice(0, sep) !== bootId()) return false;
+  const pid = Number(owner.slice(sep + 1));
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
