@@ -1,0 +1,128 @@
+/**
+ * Parser for the probe's framed output (docs/probe-protocol.md). Pure: it
+ * turns text lines into typed events and never trusts a line whose CRC-32
+ * does not match.
+ */
+import { crc32 } from 'node:zlib';
+
+export type ProbeEvent =
+  | { type: 'hello'; kernel: string; version: string; machine: string; pid1: boolean; fields: Record<string, string> }
+  | { type: 'profile'; name: string; call: string; cpus: number; params: string; description: string }
+  | { type: 'prepared'; profile: string; params: string }
+  | {
+      type: 'round';
+      profile: string;
+      idx: number;
+      warmup: boolean;
+      ops: number;
+      /** CLOCK_MONOTONIC_RAW ns for the whole round (guest instructions under -icount). */
+      elapsed: number;
+      cpu: number;
+    }
+  | {
+      type: 'error';
+      profile: string;
+      round: number;
+      warmup: boolean;
+      stage: string;
+      call: number;
+      syscall: string;
+      errno: number;
+      message: string;
+    }
+  | { type: 'interrupted'; signal: number }
+  | { type: 'done'; rounds: number; profiles: number }
+  | { type: 'poweroff'; status: number };
+
+/** What one line of probe output was. */
+export type ParsedLine =
+  | { kind: 'event'; event: ProbeEvent }
+  | { kind: 'noise' } // not a probe line (kernel messages on a console)
+  | { kind: 'corrupt'; line: string; reason: string };
+
+const PREFIX = '@hl1 ';
+
+function unescape(v: string): string {
+  return v.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+}
+
+function num(fields: Record<string, string>, key: string): number {
+  const v = fields[key];
+  const n = v === undefined ? NaN : Number(v);
+  if (!Number.isFinite(n)) throw new Error(`field '${key}' is missing or not a number`);
+  return n;
+}
+
+function str(fields: Record<string, string>, key: string): string {
+  const v = fields[key];
+  if (v === undefined) throw new Error(`field '${key}' is missing`);
+  return v;
+}
+
+function toEvent(type: string, f: Record<string, string>): ProbeEvent {
+  switch (type) {
+    case 'hello':
+      return { type, kernel: str(f, 'kernel'), version: str(f, 'version'), machine: str(f, 'machine'), pid1: f.pid1 === '1', fields: f };
+    case 'profile':
+      return { type, name: str(f, 'name'), call: str(f, 'call'), cpus: num(f, 'cpus'), params: str(f, 'params'), description: str(f, 'description') };
+    case 'prepared':
+      return { type, profile: str(f, 'profile'), params: str(f, 'params') };
+    case 'round':
+      return { type, profile: str(f, 'profile'), idx: num(f, 'idx'), warmup: f.warmup === '1', ops: num(f, 'ops'), elapsed: num(f, 'elapsed'), cpu: num(f, 'cpu') };
+    case 'error':
+      return {
+        type,
+        profile: f.profile ?? '-',
+        round: Number(f.round ?? -1),
+        warmup: f.warmup === '1',
+        stage: f.stage ?? 'unknown',
+        call: Number(f.call ?? -1),
+        syscall: f.syscall ?? '-',
+        errno: Number(f.errno ?? 0),
+        message: f.message ?? '',
+      };
+    case 'interrupted':
+      return { type, signal: num(f, 'signal') };
+    case 'done':
+      return { type, rounds: num(f, 'rounds'), profiles: num(f, 'profiles') };
+    case 'poweroff':
+      return { type, status: num(f, 'status') };
+    default:
+      throw new Error(`unknown line type '${type}'`);
+  }
+}
+
+/** Parse one line (without its newline). Carriage returns from a serial console are tolerated. */
+export function parseLine(raw: string): ParsedLine {
+  const line = raw.replace(/\r+$/, '');
+  const start = line.indexOf(PREFIX);
+  if (start < 0) return { kind: 'noise' };
+  const framed = line.slice(start);
+  const hash = framed.lastIndexOf(' #');
+  if (hash < 0) return { kind: 'corrupt', line, reason: 'no checksum' };
+  const body = framed.slice(0, hash);
+  const sum = framed.slice(hash + 2);
+  const expected = (crc32(Buffer.from(body, 'latin1')) >>> 0).toString(16).padStart(8, '0');
+  if (sum !== expected) return { kind: 'corrupt', line, reason: `checksum ${sum} does not match ${expected}` };
+  const [, type = '', ...pairs] = body.split(' ');
+  const fields: Record<string, string> = {};
+  for (const p of pairs) {
+    const eq = p.indexOf('=');
+    if (eq < 0) return { kind: 'corrupt', line, reason: `field without '=': ${p}` };
+    fields[p.slice(0, eq)] = unescape(p.slice(eq + 1));
+  }
+  try {
+    return { kind: 'event', event: toEvent(type, fields) };
+  } catch (err) {
+    return { kind: 'corrupt', line, reason: (err as Error).message };
+  }
+}
+
+/** Describe a probe error event the way a user needs it: which call, which round, errno. */
+export function describeProbeError(e: Extract<ProbeEvent, { type: 'error' }>): string {
+  const where = e.profile === '-' ? '' : `profile ${e.profile}, `;
+  const round = e.round >= 0 ? `${e.warmup ? 'warm-up ' : ''}round ${e.round}, ` : '';
+  const call = e.call >= 0 ? `call #${e.call} of ${e.syscall}, ` : '';
+  const errno = e.errno ? `errno ${e.errno} ` : '';
+  return `${where}${round}${call}stage ${e.stage}: ${errno}(${e.message})`;
+}
