@@ -1,0 +1,242 @@
+/**
+ * The comparison document: everything a report needs to present an A/B or
+ * A/B/A comparison, computed once by `compare()` (src/compare/compare.ts).
+ * Reports (text, lkml, md, json, html) only format these numbers; they never
+ * recompute statistics.
+ *
+ * Naming: a number in the runs' own unit (`Comparison.unit`: ns/call,
+ * instructions/call, bogo-ops/s...) ends in `InUnit`; a percentage ends in
+ * `Pct` (1 % is `1`, not `0.01`); a probability is `pValue`/`alpha`; a
+ * ratio (B/A) is `ratio`. Percent changes are always `100 * (B / A - 1)` in
+ * the raw unit, so for higher-is-better units (bogo-ops/s) a negative
+ * change is a slowdown: read `verdict`, not the sign.
+ *
+ * Format history (COMPARISON_SCHEMA):
+ *   1: first version.
+ */
+import type { Direction, Environment, Run, RunParams, RunStatus, Unit } from '../model.ts';
+
+export const COMPARISON_SCHEMA = 1;
+
+/** A: baseline; B: candidate; A2: the baseline measured again after B. */
+export type RunRole = 'A' | 'B' | 'A2';
+
+export type Verdict = 'faster' | 'slower' | 'no difference proven' | 'insufficient data';
+
+/** A statistic that could not be computed, and why. Never replaced by a guess. */
+export interface InsufficientData {
+  kind: 'insufficient-data';
+  reason: string;
+}
+
+/** A two-sided interval at `level` (0.95 for 95 %). */
+export interface Interval {
+  low: number;
+  high: number;
+  level: number;
+}
+
+/** Descriptive statistics of one run's measured rounds of one subject. */
+export interface RunSummary {
+  role: RunRole;
+  runId: number;
+  /** Measured (non-warm-up) rounds. */
+  n: number;
+  meanInUnit: number;
+  medianInUnit: number;
+  /** Sample standard deviation (n - 1); 0 when n = 1. */
+  stdevInUnit: number;
+  /** Coefficient of variation, stdev / mean, in %. */
+  cvPct: number;
+  minInUnit: number;
+  maxInUnit: number;
+  /** 95 % Student-t interval of the mean; insufficient when n < 2. */
+  ciMeanInUnit: Interval | InsufficientData;
+  /** Measured values in measurement order, aligned with `seqs` and `opsPerRound`. */
+  valuesInUnit: number[];
+  /** Round.seq of each value (position in the run's measurement order, across subjects). */
+  seqs: number[];
+  /** Round.ops of each value. */
+  opsPerRound: number[];
+}
+
+/** Welch's unequal-variance t-test of candidate vs baseline. */
+export type WelchResult =
+  | {
+      kind: 'ok';
+      /** t = (mean(candidate) - mean(baseline)) / sqrt(s1²/n1 + s2²/n2). */
+      t: number;
+      /** Welch-Satterthwaite degrees of freedom. */
+      df: number;
+      /** Two-sided p-value. */
+      pValue: number;
+    }
+  | InsufficientData;
+
+/** Mann-Whitney U test (two-sided) of candidate vs baseline. */
+export type MannWhitneyResult =
+  | {
+      kind: 'ok';
+      /** U of the candidate sample: pairs (candidate, baseline) with candidate > baseline, ties 1/2. */
+      u: number;
+      pValue: number;
+      /** Exact null distribution (small samples, no ties) or normal approximation with tie and continuity correction. */
+      method: 'exact' | 'normal-approximation';
+      /** True when tied values were present (and the variance was corrected for them). */
+      ties: boolean;
+    }
+  | InsufficientData;
+
+/**
+ * One candidate-vs-baseline contrast: B vs A, A2 vs A (drift), B vs pooled
+ * A+A2. `ciPct` is a percentile bootstrap of the % change of the means,
+ * resampling rounds within each run (see src/stats/bootstrap.ts).
+ */
+export interface Contrast {
+  candidate: RunRole;
+  /** Which rounds form the baseline. */
+  baseline: 'A' | 'A+A2';
+  baselineMeanInUnit: number;
+  candidateMeanInUnit: number;
+  /** candidate mean - baseline mean. */
+  changeInUnit: number;
+  /** 100 * (candidate mean / baseline mean - 1). */
+  changePct: number;
+  /** candidate mean / baseline mean. */
+  ratio: number;
+  ciPct: Interval | InsufficientData;
+  welch: WelchResult;
+  mannWhitney: MannWhitneyResult;
+}
+
+/** Things a reader must know about a verdict. */
+export type Caveat =
+  /** |A2 vs A drift| is at least as large as |B vs A change|: the change may be drift. */
+  | 'drift-as-large-as-change'
+  /** Welch and Mann-Whitney disagree about significance at alpha. */
+  | 'tests-disagree'
+  /** A run taking part is not `complete` (only with allowIncomplete). */
+  | 'incomplete-run';
+
+export interface VerdictResult {
+  verdict: Verdict;
+  /** One sentence saying why, with the numbers that decided it. */
+  reason: string;
+  caveats: Caveat[];
+}
+
+/** A/B/A: how far the baseline moved, and B judged against both baselines. */
+export type DriftAnalysis =
+  | { kind: 'no-a2' }
+  | InsufficientData
+  | {
+      kind: 'measured';
+      /** A2 vs A. */
+      drift: Contrast;
+      /** B vs the pooled rounds of A and A2. */
+      vsPooled: Contrast;
+      /** B vs the midpoint (mean(A) + mean(A2)) / 2. */
+      vsMidpoint: { midpointInUnit: number; changeInUnit: number; changePct: number };
+      /** |drift %| >= |B vs A change %|. */
+      driftAsLargeAsChange: boolean;
+    };
+
+/** How small a change these rounds can see, and how many rounds a given one needs. */
+export type PowerAnalysis =
+  | {
+      kind: 'ok';
+      /** Two-sided alpha and power (1 - beta) the figures assume. */
+      alpha: number;
+      power: number;
+      /** Smallest |change| in % of A's mean detectable at the current rounds and noise. */
+      mdePct: number;
+      /** The effect asked for with --detect, in %, or null. */
+      detectPct: number | null;
+      /** Rounds per run needed to detect `detectPct`, or null when not asked. */
+      roundsNeeded: number | null;
+    }
+  | InsufficientData;
+
+export interface SubjectComparison {
+  subject: string;
+  /** One summary per run present, in role order A, B, A2. */
+  runs: RunSummary[];
+  /** B vs A. */
+  change: Contrast;
+  drift: DriftAnalysis;
+  power: PowerAnalysis;
+  verdict: VerdictResult;
+}
+
+/** One environment field shown side by side across runs. */
+export interface EnvironmentField {
+  /** Dotted path, e.g. 'kernel.release', 'cpu.model', 'opsPerRound', 'subjectParams'. */
+  field: string;
+  /** Display text per role ('unknown: <reason>' when the run could not read it). */
+  values: Partial<Record<RunRole, string>>;
+  /** checked: must agree (or be allowed); expected: expected to differ (kernel, seccomp injection); info: shown only. */
+  kind: 'checked' | 'expected' | 'info';
+  same: boolean;
+}
+
+export interface ComparisonOptions {
+  /** Significance level of both tests. */
+  alpha: number;
+  /** Noise threshold: the whole CI of the change must lie beyond ±thresholdPct. */
+  thresholdPct: number;
+  confidenceLevel: number;
+  bootstrapResamples: number;
+  bootstrapSeed: number;
+  /** Power assumed for the minimum detectable effect. */
+  power: number;
+  /** Fewer measured rounds than this in A or B gives 'insufficient data'. */
+  minRounds: number;
+  detectPct: number | null;
+  allowMismatch: boolean;
+  allowIncomplete: boolean;
+}
+
+/** The run as compared, without its rounds (those are in each RunSummary). */
+export interface ComparedRun {
+  role: RunRole;
+  id: number;
+  label: string | null;
+  kind: Run['kind'];
+  status: RunStatus;
+  startedAt: string;
+  finishedAt: string | null;
+  command: string;
+  hintlabVersion: string;
+  params: RunParams;
+  environment: Environment;
+}
+
+export type GeometricMean =
+  | {
+      kind: 'ok';
+      /** Geometric mean over compared subjects of mean(B) / mean(A). */
+      ratio: number;
+      /** 100 * (ratio - 1). */
+      changePct: number;
+      /** ratio is on the good side of 1 for the unit's direction. */
+      improved: boolean;
+      subjects: number;
+    }
+  | InsufficientData;
+
+export interface Comparison {
+  schema: typeof COMPARISON_SCHEMA;
+  unit: Unit;
+  direction: Direction;
+  runs: ComparedRun[];
+  options: ComparisonOptions;
+  subjects: SubjectComparison[];
+  /** Subjects not measured in every run: listed, not compared. */
+  notCompared: { subject: string; presentIn: RunRole[] }[];
+  geometricMean: GeometricMean;
+  /** Subjects whose verdict is 'slower', in subject order, even when the geometric mean improved. */
+  regressions: string[];
+  environment: EnvironmentField[];
+  /** Checked fields that differ, accepted because allowMismatch was set. */
+  mismatchesAllowed: EnvironmentField[];
+}
