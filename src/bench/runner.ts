@@ -1,0 +1,138 @@
+/**
+ * `hintlab bench`: validate the request, record the environment, start a
+ * run, let the probe measure, and store every round as it arrives.
+ */
+import type { RunParams, RunWithRounds } from '../model.ts';
+import type { Store } from '../store/store.ts';
+import type { ProbeBuild } from './build.ts';
+import { collectEnvironment, finishEnvironment, parseCpuList, type EnvWarning, type HostEnvironment, type SysReader } from './environment.ts';
+import type { ProbeExecutor } from './executor.ts';
+import type { ProfileInfo } from './profiles.ts';
+import { ProbeSession } from './session.ts';
+
+export interface BenchRequest {
+  profiles: ProfileInfo[];
+  /** Calls per round for every profile; null = each profile's default. */
+  ops: number | null;
+  warmups: number;
+  rounds: number;
+  /** CPU to pin to; null = the last allowed CPU. */
+  cpu: number | null;
+  label: string | null;
+  injectSeccomp: number | null;
+  command: string;
+  hintlabVersion: string;
+}
+
+export interface BenchDeps {
+  store: Store;
+  executor: ProbeExecutor;
+  probe: ProbeBuild;
+  reader?: SysReader;
+  abort?: AbortSignal;
+  onProgress?: (done: number, total: number, profile: string) => void;
+}
+
+export type BenchResult =
+  | { state: 'complete'; run: RunWithRounds; warnings: EnvWarning[] }
+  | { state: 'failed'; run: RunWithRounds; reason: string };
+
+/** A request that cannot run on this machine (bad CPU, one CPU for a two-CPU profile). */
+export class BenchRequestError extends Error {}
+
+export interface CpuPlan {
+  cpu: number;
+  /** A second allowed CPU for helper threads, or null on a one-CPU mask. */
+  otherCpu: number | null;
+}
+
+/** Choose the pinned CPU (default: the last allowed) and a second one. */
+export function planCpus(allowedList: string, requested: number | null, profiles: ProfileInfo[]): CpuPlan {
+  const allowed = parseCpuList(allowedList);
+  if (allowed.length === 0) throw new BenchRequestError(`cannot parse the allowed CPU list '${allowedList}'`);
+  const cpu = requested ?? allowed[allowed.length - 1]!;
+  if (!allowed.includes(cpu)) {
+    throw new BenchRequestError(`--cpu ${cpu} is not in this process's allowed CPUs (${allowedList}); pick one of those`);
+  }
+  const others = allowed.filter((c) => c !== cpu);
+  const otherCpu = others.length ? others[others.length - 1]! : null;
+  const needTwo = profiles.filter((p) => p.cpus === 2);
+  if (otherCpu === null && needTwo.length) {
+    throw new BenchRequestError(
+      `profile ${needTwo.map((p) => p.name).join(', ')} needs two CPUs, but only CPU ${cpu} is allowed; ` +
+        'drop it from --profile or run where two CPUs are available',
+    );
+  }
+  return { cpu, otherCpu };
+}
+
+function opsFor(req: BenchRequest, p: ProfileInfo): number {
+  return req.ops ?? p.defaultOps;
+}
+
+/** The probe's command line for a request. */
+export function probeArgs(req: BenchRequest, plan: CpuPlan): string[] {
+  const args = ['--cpu', String(plan.cpu), '--warmups', String(req.warmups), '--rounds', String(req.rounds)];
+  if (plan.otherCpu !== null) args.push('--other-cpu', String(plan.otherCpu));
+  if (req.injectSeccomp !== null) args.push('--inject-seccomp', String(req.injectSeccomp));
+  for (const p of req.profiles) args.push('--profile', `${p.name}:${opsFor(req, p)}`);
+  return args;
+}
+
+function runParams(req: BenchRequest, plan: CpuPlan): RunParams {
+  const subjectParams: RunParams['subjectParams'] = {};
+  for (const p of req.profiles) subjectParams[p.name] = { call: p.call, ops: opsFor(req, p), cpus: p.cpus };
+  return {
+    subjects: req.profiles.map((p) => p.name),
+    ops: req.ops,
+    warmups: req.warmups,
+    rounds: req.rounds,
+    cpu: plan.cpu,
+    subjectParams,
+    extra: { otherCpu: plan.otherCpu },
+  };
+}
+
+/** Run the benchmark; every round is committed as it is measured. */
+export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<BenchResult> {
+  const env0 = collectEnvironment({ probe: deps.probe, pinnedCpu: req.cpu, injectSeccomp: req.injectSeccomp, reader: deps.reader });
+  if (!env0.cpu.allowed.known) throw new BenchRequestError(`cannot read the allowed CPUs: ${env0.cpu.allowed.reason}`);
+  const plan = planCpus(env0.cpu.allowed.value, req.cpu, req.profiles);
+  const env: HostEnvironment = { ...env0, pinnedCpu: plan.cpu };
+
+  const runId = deps.store.createRun({
+    label: req.label,
+    kind: 'bench',
+    unit: 'ns/call',
+    command: req.command,
+    hintlabVersion: req.hintlabVersion,
+    params: runParams(req, plan),
+    environment: env as unknown as Record<string, unknown>,
+  });
+  const total = req.profiles.length * (req.warmups + req.rounds);
+  let done = 0;
+  const session = new ProbeSession({
+    store: deps.store,
+    runId,
+    unit: 'ns/call',
+    expectedOps: new Map(req.profiles.map((p) => [p.name, opsFor(req, p)])),
+    warmups: req.warmups,
+    rounds: req.rounds,
+    onRound: (e) => deps.onProgress?.(++done, total, e.profile),
+  });
+  let outcome;
+  try {
+    const exit = await deps.executor.run(probeArgs(req, plan), (l) => session.feed(l), deps.abort ?? new AbortController().signal);
+    outcome = session.outcome(exit);
+  } catch (err) {
+    outcome = { state: 'failed' as const, reason: `cannot run the probe: ${(err as Error).message}` };
+  }
+  const finalEnv = finishEnvironment(env, deps.reader);
+  deps.store.updateEnvironment(runId, finalEnv as unknown as Record<string, unknown>);
+  if (outcome.state === 'failed') {
+    deps.store.finishRun(runId, 'failed', outcome.reason);
+    return { state: 'failed', run: deps.store.getRun(runId), reason: outcome.reason };
+  }
+  deps.store.finishRun(runId, 'complete');
+  return { state: 'complete', run: deps.store.getRun(runId), warnings: finalEnv.warnings };
+}

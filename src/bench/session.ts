@@ -1,0 +1,128 @@
+/**
+ * Turns a probe's framed output into stored rounds, one line at a time.
+ * Shared by `hintlab bench` (probe on the host) and `hintlab vm` (probe as a
+ * guest's /init on the serial console): the same validation, the same
+ * storage, so both kinds of run compare alike.
+ *
+ * Invariant: a round reaches the store only from a checksum-verified line
+ * that matches what was asked for (known profile, expected ops), and never
+ * after the probe reported an error.
+ */
+import { directionOf, type Unit } from '../model.ts';
+import type { Store } from '../store/store.ts';
+import { describeProbeError, parseLine, type ProbeEvent } from './protocol.ts';
+
+type RoundEvent = Extract<ProbeEvent, { type: 'round' }>;
+
+export type SessionOutcome =
+  | { state: 'complete'; rounds: number }
+  | { state: 'failed'; reason: string };
+
+export interface SessionOptions {
+  store: Store;
+  runId: number;
+  unit: Unit;
+  /** Profile name -> calls per round the probe was asked for. */
+  expectedOps: Map<string, number>;
+  warmups: number;
+  rounds: number;
+  onRound?: (e: RoundEvent, seq: number) => void;
+}
+
+export class ProbeSession {
+  private seq = 0;
+  private measured = 0;
+  private failure: string | null = null;
+  private done = false;
+  private hello: Extract<ProbeEvent, { type: 'hello' }> | null = null;
+  private readonly corrupt: string[] = [];
+
+  constructor(private readonly o: SessionOptions) {}
+
+  /** The probe's `hello` line, once seen (kernel release inside a guest, etc.). */
+  get helloEvent(): Extract<ProbeEvent, { type: 'hello' }> | null {
+    return this.hello;
+  }
+
+  /** Lines that looked like probe lines but failed their checksum or format. */
+  get corruptLines(): readonly string[] {
+    return this.corrupt;
+  }
+
+  feed(line: string): void {
+    const parsed = parseLine(line);
+    if (parsed.kind === 'noise') return;
+    if (parsed.kind === 'corrupt') {
+      this.corrupt.push(`${parsed.reason}: ${parsed.line}`);
+      return;
+    }
+    this.handle(parsed.event);
+  }
+
+  private handle(e: ProbeEvent): void {
+    if (this.failure) return; // nothing after an error is data
+    switch (e.type) {
+      case 'hello':
+        this.hello = e;
+        return;
+      case 'round':
+        this.storeRound(e);
+        return;
+      case 'error':
+        this.failure = `probe failed: ${describeProbeError(e)}`;
+        return;
+      case 'interrupted':
+        this.failure = `interrupted by signal ${e.signal}; the probe restored the task's affinity and scheduling parameters`;
+        return;
+      case 'done':
+        this.done = true;
+        return;
+      default:
+        return;
+    }
+  }
+
+  private storeRound(e: RoundEvent): void {
+    const want = this.o.expectedOps.get(e.profile);
+    if (want === undefined) {
+      this.failure = `probe reported a round of '${e.profile}', which was not requested`;
+      return;
+    }
+    if (e.ops !== want) {
+      this.failure = `probe reported ${e.ops} calls for '${e.profile}', expected ${want}`;
+      return;
+    }
+    if (!(e.elapsed > 0)) {
+      this.failure = `probe reported a non-positive time (${e.elapsed}) for '${e.profile}' round ${e.idx}`;
+      return;
+    }
+    const seq = this.seq++;
+    this.o.store.addRound(this.o.runId, {
+      seq,
+      subject: e.profile,
+      index: e.idx,
+      warmup: e.warmup,
+      ops: e.ops,
+      total: e.elapsed,
+      value: e.elapsed / e.ops,
+      unit: this.o.unit,
+      direction: directionOf(this.o.unit),
+    });
+    if (!e.warmup) this.measured++;
+    this.o.onRound?.(e, seq);
+  }
+
+  /** Decide how the run ended, given how the probe exited. */
+  outcome(exit: { code: number | null; signal: string | null; stderrTail?: readonly string[] }): SessionOutcome {
+    if (this.failure) return { state: 'failed', reason: this.failure };
+    const expected = this.o.expectedOps.size * this.o.rounds;
+    const tail = exit.stderrTail?.length ? `; stderr: ${exit.stderrTail.join(' | ')}` : '';
+    if (exit.signal) return { state: 'failed', reason: `probe killed by ${exit.signal} after ${this.measured} of ${expected} measured rounds${tail}` };
+    if (exit.code !== 0) return { state: 'failed', reason: `probe exited with status ${exit.code} after ${this.measured} of ${expected} measured rounds${tail}` };
+    if (!this.done || this.measured !== expected) {
+      const garbage = this.corrupt.length ? ` (${this.corrupt.length} corrupt lines, first: ${this.corrupt[0]})` : '';
+      return { state: 'failed', reason: `probe output ended after ${this.measured} of ${expected} measured rounds${garbage}` };
+    }
+    return { state: 'complete', rounds: this.measured };
+  }
+}
