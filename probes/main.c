@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/reboot.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -310,6 +311,12 @@ int main(int argc, char **argv)
 	if (getpid() == 1) {
 		is_pid1 = 1;
 		argc = read_init_args(&argv);
+	} else {
+		/* a parent killed with SIGKILL must not leave the probe spinning */
+		pid_t parent = getppid();
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			return 4;
 	}
 	parse_args(argc, argv, &o);
 	if (o.list) {

@@ -1,3 +1,6 @@
+import type { ProbeBuild } from '../bench/build.ts';
+import type { ProbeExecutor } from '../bench/executor.ts';
+
 /**
  * Where the CLI's text goes. Commands never touch process.stdout directly,
  * so the whole CLI can run in-process under test with captured output.
@@ -9,6 +12,16 @@ export interface CliIO {
   isTTY: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** The arguments hintlab was started with (set by `run`), for recording how to reproduce a run. */
+  argv?: string[];
+  /** Replacements for the parts that touch the machine (tests, --fake modes). */
+  services?: Services;
+}
+
+/** The measuring parts the CLI would otherwise build itself. */
+export interface Services {
+  probeBuild?: ProbeBuild;
+  probeExecutor?: ProbeExecutor;
 }
 
 export function processIO(): CliIO {
@@ -32,4 +45,10 @@ export class UserError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The command line that reproduces this invocation, shell-quoted. */
+export function commandLine(io: CliIO): string {
+  const quote = (a: string): string => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  return ['hintlab', ...(io.argv ?? [])].map(quote).join(' ');
 }

@@ -24,7 +24,8 @@ export function buildProgram(io: CliIO): Command {
 }
 
 /** Run the CLI on `argv` (without node and script), returning the exit code. */
-export async function run(argv: string[], io: CliIO = processIO()): Promise<number> {
+export async function run(argv: string[], baseIO: CliIO = processIO()): Promise<number> {
+  const io: CliIO = { ...baseIO, argv };
   const program = buildProgram(io);
   try {
     await program.parseAsync(argv, { from: 'user' });

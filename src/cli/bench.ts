@@ -1,0 +1,103 @@
+/** `hintlab bench`: argument parsing and output for the host benchmark. */
+import type { Command } from 'commander';
+import { buildProbe, type ProbeBuild } from '../bench/build.ts';
+import { processExecutor, type ProbeExecutor } from '../bench/executor.ts';
+import { PROFILES, selectProfiles } from '../bench/profiles.ts';
+import { BenchRequestError, runBench } from '../bench/runner.ts';
+import { runJson } from '../report/run-export.ts';
+import { runHeadline, runTable } from '../report/run-table.ts';
+import { defaultDbPath } from '../store/path.ts';
+import { Store } from '../store/store.ts';
+import { VERSION } from '../version.ts';
+import { type CliIO, commandLine, UserError } from './io.ts';
+import { collect, intOption } from './options.ts';
+import { progressBar } from './progress.ts';
+
+interface BenchOptions {
+  profile: string[];
+  ops?: number;
+  warmups: number;
+  rounds: number;
+  cpu?: number;
+  label?: string;
+  db?: string;
+  json?: boolean;
+  list?: boolean;
+  injectSeccomp?: number;
+}
+
+function listProfiles(io: CliIO): void {
+  const w = Math.max(...PROFILES.map((p) => p.name.length));
+  for (const p of PROFILES) {
+    io.stdout(`${p.name.padEnd(w)}  ${String(p.defaultOps).padStart(7)} calls/round  ${p.cpus} CPU${p.cpus > 1 ? 's' : ' '}  ${p.summary}\n`);
+  }
+}
+
+async function benchAction(opts: BenchOptions, io: CliIO): Promise<void> {
+  if (opts.list) return listProfiles(io);
+  let profiles;
+  try {
+    profiles = selectProfiles(opts.profile);
+  } catch (err) {
+    throw new UserError((err as Error).message, 2);
+  }
+  const probe: ProbeBuild = io.services?.probeBuild ?? buildProbe({ env: io.env });
+  const executor: ProbeExecutor = io.services?.probeExecutor ?? processExecutor(probe.path);
+  const store = Store.open(opts.db ?? defaultDbPath(io.env));
+  const abort = new AbortController();
+  const onSignal = (): void => abort.abort();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const bar = progressBar(io);
+  try {
+    const result = await runBench(
+      {
+        profiles,
+        ops: opts.ops ?? null,
+        warmups: opts.warmups,
+        rounds: opts.rounds,
+        cpu: opts.cpu ?? null,
+        label: opts.label ?? null,
+        injectSeccomp: opts.injectSeccomp ?? null,
+        command: commandLine(io),
+        hintlabVersion: VERSION,
+      },
+      { store, executor, probe, abort: abort.signal, onProgress: (d, t, p) => bar.update(d, t, p) },
+    );
+    bar.clear();
+    if (result.state === 'failed') {
+      const kept = result.run.rounds.filter((r) => !r.warmup).length;
+      throw new UserError(
+        `${result.reason}\nrun #${result.run.id} is marked failed in ${store.path}; its ${kept} measured rounds ` +
+          'are kept for inspection but never used as valid data',
+      );
+    }
+    io.stdout(opts.json ? runJson(result.run) : `${runHeadline(result.run)}\n${runTable(result.run)}`);
+    for (const w of result.warnings) io.stderr(`warning: ${w.message}\n`);
+  } catch (err) {
+    if (err instanceof BenchRequestError) throw new UserError(err.message, 2);
+    throw err;
+  } finally {
+    bar.clear();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    store.close();
+  }
+}
+
+export function registerBench(program: Command, io: CliIO): void {
+  program
+    .command('bench')
+    .description('time syscalls in pinned, validated loops on the running kernel and store every round')
+    .option('-p, --profile <name>', "profile to run (repeatable, comma-separated, or 'all')", collect, [])
+    .option('--ops <n>', 'calls per round for every profile (default: per profile, see --list)', intOption('--ops', 1))
+    .option('--warmups <n>', 'warm-up rounds, not stored as measurements', intOption('--warmups', 0), 3)
+    .option('--rounds <n>', 'measured rounds per profile', intOption('--rounds', 1), 15)
+    .option('--cpu <n>', 'CPU to pin to (default: the last allowed CPU)', intOption('--cpu', 0))
+    .option('--label <name>', 'label for the run, used by compare (e.g. A, B, A2)')
+    .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
+    .option('--inject-seccomp <n>', 'known-effect calibration: install an N-instruction allow-all seccomp filter first', intOption('--inject-seccomp', 2))
+    .option('--json', 'print a versioned JSON document instead of the table')
+    .option('--list', 'list the profiles and exit')
+    .action(async (opts: BenchOptions) => benchAction(opts, io));
+}

@@ -1,0 +1,21 @@
+/**
+ * Parsers for option values. Each names its flag in the error, so a typo
+ * says which flag and what is accepted.
+ */
+import { UserError } from './io.ts';
+
+/** An integer >= min, e.g. `--rounds 15`. */
+export function intOption(flag: string, min: number): (value: string) => number {
+  return (value: string) => {
+    const n = Number(value);
+    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) {
+      throw new UserError(`${flag} must be an integer >= ${min}, got '${value}'`, 2);
+    }
+    return n;
+  };
+}
+
+/** Collect a repeatable option into an array. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}

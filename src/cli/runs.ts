@@ -1,0 +1,117 @@
+/** `hintlab runs` and `hintlab export`: what is stored, and raw rounds out. */
+import type { Command } from 'commander';
+import { renameSync, writeFileSync } from 'node:fs';
+import type { Run } from '../model.ts';
+import { runCsv, runJson } from '../report/run-export.ts';
+import { environmentText, runHeadline, runTable } from '../report/run-table.ts';
+import { defaultDbPath } from '../store/path.ts';
+import { RunNotFoundError, Store } from '../store/store.ts';
+import { type CliIO, UserError } from './io.ts';
+
+function openStore(db: string | undefined, io: CliIO): Store {
+  return Store.open(db ?? defaultDbPath(io.env));
+}
+
+/** Resolve a run reference, turning "not found" into a user error. */
+export function resolveRunRef(store: Store, ref: string) {
+  try {
+    return store.resolveRun(ref);
+  } catch (err) {
+    if (err instanceof RunNotFoundError) throw new UserError(err.message);
+    throw err;
+  }
+}
+
+function listLine(run: Run, counts: Map<string, number>): string[] {
+  const env = run.environment as { kernel?: { release?: { known: boolean; value?: string } } };
+  const kernel = env.kernel?.release?.known ? (env.kernel.release.value ?? '?') : 'unknown';
+  const rounds = [...counts.values()];
+  const min = rounds.length ? Math.min(...rounds) : 0;
+  const subjects = run.params.subjects.length;
+  return [
+    `#${run.id}`,
+    run.label ?? '-',
+    run.kind,
+    kernel,
+    run.startedAt.replace('T', ' ').slice(0, 19),
+    `${subjects} x ${min}${rounds.some((n) => n !== min) ? '+' : ''}`,
+    run.unit,
+    run.status,
+  ];
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+function runsAction(ref: string | undefined, opts: { db?: string; verbose?: boolean }, io: CliIO): void {
+  const store = openStore(opts.db, io);
+  try {
+    if (ref !== undefined) {
+      const run = resolveRunRef(store, ref);
+      io.stdout(`${runHeadline(run)}\ncommand: ${run.command}\n`);
+      if (run.error) io.stdout(`error: ${run.error}\n`);
+      io.stdout(runTable(run));
+      if (opts.verbose) io.stdout(`environment:\n${environmentText(run)}`);
+      return;
+    }
+    const runs = store.listRuns();
+    if (runs.length === 0) {
+      io.stdout(`no runs in ${store.path}; start one with 'hintlab bench'\n`);
+      return;
+    }
+    const header = ['id', 'label', 'kind', 'kernel', 'started (UTC)', 'subjects x rounds', 'unit', 'status'];
+    io.stdout(table([header, ...runs.map((r) => listLine(r, store.roundCounts(r.id)))]));
+    if (opts.verbose) {
+      for (const r of runs) {
+        io.stdout(`\n${runHeadline(r)}\ncommand: ${r.command}\n`);
+        if (r.error) io.stdout(`error: ${r.error}\n`);
+        io.stdout(environmentText(r));
+      }
+    }
+  } finally {
+    store.close();
+  }
+}
+
+/** Write text to a file atomically (temp file + rename), or to stdout. */
+export function writeOutput(io: CliIO, text: string, file: string | undefined): void {
+  if (!file) return io.stdout(text);
+  const tmp = `${file}.tmp-${process.pid}`;
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, file);
+  } catch (err) {
+    throw new UserError(`cannot write ${file}: ${(err as Error).message}`);
+  }
+}
+
+function exportAction(ref: string, opts: { db?: string; format: string; output?: string }, io: CliIO): void {
+  if (opts.format !== 'json' && opts.format !== 'csv') {
+    throw new UserError(`--format must be json or csv, got '${opts.format}'`, 2);
+  }
+  const store = openStore(opts.db, io);
+  try {
+    const run = resolveRunRef(store, ref);
+    writeOutput(io, opts.format === 'json' ? runJson(run) : runCsv(run), opts.output);
+  } finally {
+    store.close();
+  }
+}
+
+export function registerRuns(program: Command, io: CliIO): void {
+  program
+    .command('runs [run]')
+    .description('list stored runs, or show one run (id or label)')
+    .option('--db <path>', 'results database')
+    .option('-v, --verbose', 'also show each run\'s environment record')
+    .action((ref: string | undefined, opts: { db?: string; verbose?: boolean }) => runsAction(ref, opts, io));
+  program
+    .command('export <run>')
+    .description('write the raw rounds of a run (id or label)')
+    .option('--db <path>', 'results database')
+    .option('--format <fmt>', 'json or csv', 'json')
+    .option('-o, --output <file>', 'write to FILE instead of stdout')
+    .action((ref: string, opts: { db?: string; format: string; output?: string }) => exportAction(ref, opts, io));
+}

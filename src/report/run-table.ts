@@ -1,0 +1,107 @@
+/**
+ * The per-run text output of `hintlab bench` and `hintlab runs`: a table per
+ * subject (mean, median, stdev, CV, min, max, rounds x ops) and the run's
+ * environment. Returns text; the CLI decides where it goes.
+ */
+import type { Known, Run, RunWithRounds } from '../model.ts';
+import { measuredValues } from '../model.ts';
+import { cvPct, isSample, max, mean, median, min, stdev } from '../stats/descriptive.ts';
+import { formatNumber, formatPct } from './units.ts';
+
+export interface SubjectSummary {
+  subject: string;
+  rounds: number;
+  ops: number;
+  mean: number;
+  median: number;
+  stdev: number;
+  cvPct: number;
+  min: number;
+  max: number;
+}
+
+/** Summaries of every subject with at least one measured round, in run order. */
+export function summarizeRun(run: RunWithRounds): SubjectSummary[] {
+  const out: SubjectSummary[] = [];
+  const subjects = [...new Set([...run.params.subjects, ...run.rounds.map((r) => r.subject)])];
+  for (const subject of subjects) {
+    const values = measuredValues(run, subject);
+    if (!isSample(values)) continue;
+    const ops = run.rounds.find((r) => r.subject === subject && !r.warmup)?.ops ?? 0;
+    out.push({
+      subject,
+      rounds: values.length,
+      ops,
+      mean: mean(values),
+      median: median(values),
+      stdev: stdev(values),
+      cvPct: cvPct(values),
+      min: min(values),
+      max: max(values),
+    });
+  }
+  return out;
+}
+
+function pad(cells: string[][], rightAlignFrom: number): string[] {
+  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
+  return cells.map((row) =>
+    row
+      .map((c, i) => (i >= rightAlignFrom ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/** The results table of one run. */
+export function runTable(run: RunWithRounds): string {
+  const header = ['subject', `mean ${run.unit}`, 'median', 'stdev', 'CV', 'min', 'max', 'rounds x ops'];
+  const rows = summarizeRun(run).map((s) => [
+    s.subject,
+    formatNumber(s.mean),
+    formatNumber(s.median),
+    formatNumber(s.stdev),
+    formatPct(s.cvPct),
+    formatNumber(s.min),
+    formatNumber(s.max),
+    `${s.rounds} x ${s.ops}`,
+  ]);
+  if (rows.length === 0) return '(no measured rounds)\n';
+  return `${pad([header, ...rows], 1).join('\n')}\n`;
+}
+
+function k(v: unknown): string {
+  const x = v as Known<unknown> | undefined;
+  if (!x || typeof x !== 'object' || !('known' in x)) return v === undefined || v === null ? '-' : String(v);
+  if (!x.known) return `unknown (${x.reason})`;
+  return Array.isArray(x.value) ? x.value.join(' ') : typeof x.value === 'object' ? JSON.stringify(x.value) : String(x.value);
+}
+
+/** One line naming the run: id, label, kernel, status. */
+export function runHeadline(run: Run): string {
+  const env = run.environment as Record<string, Record<string, unknown> | undefined>;
+  const label = run.label ? ` '${run.label}'` : '';
+  return `run #${run.id}${label}: ${run.kind}, kernel ${k(env.kernel?.release)}, ${run.status}, started ${run.startedAt}`;
+}
+
+/** The environment record as indented `key: value` lines (for `runs --verbose`). */
+export function environmentText(run: Run): string {
+  const lines: string[] = [];
+  const walk = (obj: Record<string, unknown>, prefix: string): void => {
+    for (const [key, v] of Object.entries(obj)) {
+      if (key === 'warnings') continue;
+      const isKnown = v !== null && typeof v === 'object' && 'known' in (v as object);
+      if (v !== null && typeof v === 'object' && !isKnown && !Array.isArray(v)) {
+        walk(v as Record<string, unknown>, `${prefix}${key}.`);
+      } else if (key === 'vulnerabilities' && isKnown && (v as Known<unknown>).known) {
+        for (const [n, s] of Object.entries((v as { value: Record<string, string> }).value)) lines.push(`  vulnerabilities.${n}: ${s}`);
+      } else {
+        lines.push(`  ${prefix}${key}: ${k(v)}`);
+      }
+    }
+  };
+  walk(run.environment, '');
+  const warnings = (run.environment.warnings as { message: string }[] | undefined) ?? [];
+  for (const w of warnings) lines.push(`  warning: ${w.message}`);
+  return `${lines.join('\n')}\n`;
+}

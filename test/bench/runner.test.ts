@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ProbeBuild } from '../../src/bench/build.ts';
+import { fsReader } from '../../src/bench/environment.ts';
+import { fakeExecutor } from '../../src/bench/executor.ts';
+import { selectProfiles } from '../../src/bench/profiles.ts';
+import { BenchRequestError, planCpus, probeArgs, runBench, type BenchRequest } from '../../src/bench/runner.ts';
+import { Store } from '../../src/store/store.ts';
+import { fakeSys } from './fake-sys.ts';
+
+const probe: ProbeBuild = { path: '/nonexistent', static: false, buildId: 'b1', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-O2'] };
+
+function request(over: Partial<BenchRequest> = {}): BenchRequest {
+  return {
+    profiles: selectProfiles(['getppid', 'mincore-256k']),
+    ops: 1000,
+    warmups: 1,
+    rounds: 2,
+    cpu: null,
+    label: 'A',
+    injectSeccomp: null,
+    command: 'hintlab bench',
+    hintlabVersion: 'test',
+    ...over,
+  };
+}
+
+/** A probe that times getppid at 100 ns + round and mincore at 500 ns + round. */
+function roundsScript(args: string[]) {
+  const lines = ['@hl1 hello proto=1 kernel=6.12.0 version=x machine=x86_64 pid1=0'];
+  const warm = Number(args[args.indexOf('--warmups') + 1]);
+  const rounds = Number(args[args.indexOf('--rounds') + 1]);
+  for (let r = 0; r < warm + rounds; r++) {
+    const w = r < warm ? 1 : 0;
+    const idx = w ? r : r - warm;
+    lines.push(`@hl1 round profile=getppid idx=${idx} warmup=${w} ops=1000 elapsed=${(100 + r) * 1000} cpu=1`);
+    lines.push(`@hl1 round profile=mincore-256k idx=${idx} warmup=${w} ops=1000 elapsed=${(500 + r) * 1000} cpu=1`);
+  }
+  lines.push(`@hl1 done rounds=${rounds} profiles=2`);
+  return { lines, code: 0 };
+}
+
+test('every round is stored with value = elapsed / ops, interleaved in measurement order', async () => {
+  const store = Store.open(':memory:');
+  const res = await runBench(request(), { store, executor: fakeExecutor(roundsScript), probe, reader: fakeSys() });
+  assert.equal(res.state, 'complete');
+  const run = res.run;
+  assert.equal(run.status, 'complete');
+  assert.equal(run.unit, 'ns/call');
+  assert.deepEqual(
+    run.rounds.map((r) => [r.subject, r.warmup, r.value]),
+    [
+      ['getppid', true, 100],
+      ['mincore-256k', true, 500],
+      ['getppid', false, 101],
+      ['mincore-256k', false, 501],
+      ['getppid', false, 102],
+      ['mincore-256k', false, 502],
+    ],
+  );
+  assert.equal(run.params.cpu, 1, 'default CPU is the last allowed one (fake mask 0-1)');
+});
+
+test('the probe is asked for the pinned CPU, a second CPU and per-profile ops', () => {
+  const req = request({ ops: null, injectSeccomp: 64 });
+  assert.deepEqual(probeArgs(req, { cpu: 3, otherCpu: 2 }), [
+    '--cpu', '3', '--warmups', '1', '--rounds', '2', '--other-cpu', '2', '--inject-seccomp', '64',
+    '--profile', 'getppid:100000', '--profile', 'mincore-256k:20000',
+  ]);
+});
+
+test('a probe error fails the run, keeps earlier rounds for inspection and names call, round and errno', async () => {
+  const store = Store.open(':memory:');
+  const executor = fakeExecutor(() => ({
+    lines: [
+      '@hl1 round profile=getppid idx=0 warmup=0 ops=1000 elapsed=100000 cpu=1',
+      '@hl1 error profile=mincore-256k round=0 warmup=0 stage=loop call=7 syscall=mincore errno=12 message=Cannot%20allocate%20memory',
+      '@hl1 round profile=mincore-256k idx=0 warmup=0 ops=1000 elapsed=500000 cpu=1',
+    ],
+    code: 3,
+  }));
+  const res = await runBench(request({ warmups: 0 }), { store, executor, probe, reader: fakeSys() });
+  assert.equal(res.state, 'failed');
+  if (res.state !== 'failed') return;
+  assert.match(res.reason, /profile mincore-256k, round 0, call #7 of mincore, stage loop: errno 12 \(Cannot allocate memory\)/);
+  assert.equal(res.run.status, 'failed');
+  assert.deepEqual(res.run.rounds.map((r) => r.subject), ['getppid'], 'nothing after the error is stored');
+});
+
+test('output that ends early or has a wrong op count is a failed run, not data', async () => {
+  const store = Store.open(':memory:');
+  const short = fakeExecutor(() => ({ lines: ['@hl1 round profile=getppid idx=0 warmup=0 ops=1000 elapsed=100000 cpu=1'], code: 0 }));
+  const r1 = await runBench(request({ warmups: 0 }), { store, executor: short, probe, reader: fakeSys() });
+  assert.equal(r1.state, 'failed');
+  assert.match(r1.state === 'failed' ? r1.reason : '', /ended after 1 of 4 measured rounds/);
+  const wrongOps = fakeExecutor(() => ({ lines: ['@hl1 round profile=getppid idx=0 warmup=0 ops=999 elapsed=100000 cpu=1'], code: 0 }));
+  const r2 = await runBench(request({ warmups: 0 }), { store, executor: wrongOps, probe, reader: fakeSys() });
+  assert.match(r2.state === 'failed' ? r2.reason : '', /reported 999 calls for 'getppid', expected 1000/);
+  assert.equal(store.getRun(r2.run.id).rounds.length, 0);
+});
+
+test('a CPU outside the allowed mask is refused with the mask named', () => {
+  assert.throws(() => planCpus('0-1', 5, selectProfiles(['getppid'])), (e: Error) => e instanceof BenchRequestError && /--cpu 5 is not in this process's allowed CPUs \(0-1\)/.test(e.message));
+});
+
+test('a two-CPU profile is refused on a one-CPU mask, naming the profile', () => {
+  assert.throws(() => planCpus('3', null, selectProfiles(['sched_setaffinity-queued'])), /sched_setaffinity-queued needs two CPUs, but only CPU 3 is allowed/);
+  assert.deepEqual(planCpus('3', null, selectProfiles(['getppid'])), { cpu: 3, otherCpu: null });
+  assert.deepEqual(planCpus('0-2,5', null, selectProfiles(['getppid'])), { cpu: 5, otherCpu: 2 });
+});
+
+test('the real machine reader is the default', () => {
+  assert.equal(typeof fsReader().hostname(), 'string');
+});

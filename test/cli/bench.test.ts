@@ -1,0 +1,101 @@
+/**
+ * `hintlab bench` end to end with the real probe on this machine: every
+ * profile for a short run, bad input rejected, and a kill -9 mid-run.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { buildProbe } from '../../src/bench/build.ts';
+import { PROFILES } from '../../src/bench/profiles.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/hintlab.js', import.meta.url));
+const twoCpus = spawnSync('nproc').stdout.toString().trim() !== '1';
+
+test('a short real run of every profile stores every round and prints the table', async () => {
+  const db = join(tempDir(), 'h.db');
+  const profiles = PROFILES.filter((p) => p.cpus === 1 || twoCpus).map((p) => p.name);
+  const res = await runCli(['bench', '--db', db, '--profile', profiles.join(','), '--ops', '200', '--warmups', '1', '--rounds', '3', '--label', 'smoke']);
+  assert.equal(res.code, 0, res.stderr);
+  for (const p of profiles) assert.match(res.stdout, new RegExp(`^${p} .* 3 x 200$`, 'm'));
+  const conn = new Database(db, { readonly: true });
+  const row = conn.prepare("SELECT COUNT(*) AS n, MIN(value) AS lo FROM rounds WHERE warmup = 0").get() as { n: number; lo: number };
+  conn.close();
+  assert.equal(row.n, profiles.length * 3);
+  assert.ok(row.lo > 1, `a syscall takes more than 1 ns (got ${row.lo})`);
+  const json = await runCli(['export', 'smoke', '--db', db, '--format', 'csv']);
+  assert.equal(json.stdout.split('\n')[0], 'run_id,seq,subject,round,warmup,ops,elapsed_ns,ns_per_call,recorded_at');
+  assert.equal(json.stdout.trim().split('\n').length, 1 + profiles.length * 4);
+});
+
+test('bad flags are rejected with the flag named and nothing stored', async () => {
+  const db = join(tempDir(), 'h.db');
+  const cases: [string[], RegExp][] = [
+    [['--rounds', '0'], /--rounds must be an integer >= 1, got '0'/],
+    [['--ops', 'many'], /--ops must be an integer >= 1, got 'many'/],
+    [['--profile', 'getpid'], /unknown profile 'getpid' in --profile; known profiles: getppid, /],
+    [['--cpu', '4096'], /--cpu 4096 is not in this process's allowed CPUs/],
+    [['--inject-seccomp', '1'], /--inject-seccomp must be an integer >= 2/],
+  ];
+  for (const [args, message] of cases) {
+    const res = await runCli(['bench', '--db', db, '--profile', 'getppid', ...args]);
+    assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
+    assert.match(res.stderr, message);
+  }
+  const list = await runCli(['runs', '--db', db]);
+  assert.match(list.stdout, /no runs in/);
+});
+
+test('kill -9 in the middle of a run keeps every completed round, and runs shows it incomplete', async () => {
+  const db = join(tempDir(), 'h.db');
+  const child = spawn(process.execPath, [BIN, 'bench', '--db', db, '--profile', 'getppid', '--ops', '20000', '--warmups', '0', '--rounds', '100000', '--label', 'killed'], { stdio: 'ignore' });
+  let stored = 0;
+  for (let i = 0; i < 200 && stored < 5; i++) {
+    await sleep(100);
+    try {
+      const conn = new Database(db, { readonly: true, fileMustExist: true });
+      stored = (conn.prepare('SELECT COUNT(*) AS n FROM rounds').get() as { n: number }).n;
+      conn.close();
+    } catch {
+      /* not created yet */
+    }
+  }
+  child.kill('SIGKILL');
+  await new Promise((r) => child.on('exit', r));
+  assert.ok(stored >= 5, 'rounds were committed while the run was in progress');
+  await sleep(200); // the probe dies with its parent (PR_SET_PDEATHSIG)
+  const res = await runCli(['runs', '--db', db]);
+  assert.equal(res.code, 0, res.stderr);
+  assert.match(res.stdout, /#1 +killed +bench .* incomplete/);
+  const conn = new Database(db, { readonly: true });
+  const after = (conn.prepare('SELECT COUNT(*) AS n FROM rounds').get() as { n: number }).n;
+  const bad = (conn.prepare('SELECT COUNT(*) AS n FROM rounds WHERE value <= 0 OR ops != 20000').get() as { n: number }).n;
+  conn.close();
+  assert.ok(after >= stored, `rounds committed before the kill are still there (${after} >= ${stored})`);
+  assert.equal(bad, 0);
+  const probes = spawnSync('pgrep', ['-f', `hintlab-probe.*rounds 100000`]).stdout.toString().trim();
+  assert.equal(probes, '', 'no probe left running');
+});
+
+test('SIGINT makes the probe restore its state, say so, and exit 130', async () => {
+  const probe = buildProbe();
+  const child = spawn(probe.path, ['--cpu', '0', '--ops', '100000', '--rounds', '100000', '--profile', 'sched_setparam-custom'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  while (!out.includes('@hl1 round')) await sleep(20);
+  child.kill('SIGINT');
+  const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+  assert.equal(code, 130);
+  assert.match(out, /@hl1 interrupted signal=2 #[0-9a-f]{8}\n$/);
+});
+
+test('a probe error (pinning to a CPU that does not exist) exits 3 with a framed error line', () => {
+  const probe = buildProbe();
+  const r = spawnSync(probe.path, ['--cpu', '4095', '--profile', 'getppid'], { encoding: 'utf8' });
+  assert.equal(r.status, 3);
+  assert.match(r.stdout, /@hl1 error profile=- round=0 warmup=0 stage=pin call=-1 syscall=- errno=22 message=cannot%20pin%20to%20the%20requested%20CPU #/);
+});

@@ -1,0 +1,32 @@
+/** Run the CLI in-process with captured output. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CliIO, Services } from '../../src/cli/io.ts';
+import { run } from '../../src/cli/main.ts';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function runCli(argv: string[], opts: { env?: NodeJS.ProcessEnv; services?: Services } = {}): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIO = {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    isTTY: false,
+    env: opts.env ?? process.env,
+    cwd: process.cwd(),
+    services: opts.services,
+  };
+  const code = await run(argv, io);
+  return { code, stdout, stderr };
+}
+
+/** A fresh temporary directory for one test. */
+export function tempDir(prefix = 'hintlab-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
