@@ -25,6 +25,7 @@ export const PROFILES: readonly ProfileInfo[] = [
   { name: 'sched_setparam-default', call: 'sched_setparam', defaultOps: 20_000, cpus: 1, summary: 'sched_setparam(0, {0}), default slice' },
   { name: 'sched_setparam-custom', call: 'sched_setparam', defaultOps: 50_000, cpus: 1, summary: 'sched_setparam(0, {0}), 10 ms custom slice' },
   { name: 'select-1000', call: 'select', defaultOps: 500, cpus: 1, summary: 'select() over 1000 fds, zero timeout' },
+  { name: 'select-1000-empty', call: 'select', defaultOps: 50_000, cpus: 1, summary: 'select() with nfds 1000, empty sets' },
   { name: 'mincore-256k', call: 'mincore', defaultOps: 20_000, cpus: 1, summary: 'mincore() on 256 KiB, half resident' },
   { name: 'sched_yield', call: 'sched_yield', defaultOps: 50_000, cpus: 1, summary: 'sched_yield() alone on the CPU' },
   { name: 'sched_yield-dual', call: 'sched_yield', defaultOps: 10_000, cpus: 1, summary: 'sched_yield() with a partner on the CPU' },

@@ -74,6 +74,7 @@ function k(v: unknown): string {
   const x = v as Known<unknown> | undefined;
   if (!x || typeof x !== 'object' || !('known' in x)) return v === undefined || v === null ? '-' : String(v);
   if (!x.known) return `unknown (${x.reason})`;
+  if (x.value === '') return 'none';
   return Array.isArray(x.value) ? x.value.join(' ') : typeof x.value === 'object' ? JSON.stringify(x.value) : String(x.value);
 }
 
