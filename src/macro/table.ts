@@ -1,0 +1,49 @@
+/**
+ * The text printed after a macro run: per subject the throughput with its
+ * noise, the usr+sys throughput, and each stressor-specific metric's mean
+ * with its unit. Returns text; the CLI decides where it goes.
+ */
+import type { RunWithRounds } from '../model.ts';
+import { cvPct, isSample, max, mean, min } from '../stats/descriptive.ts';
+import { formatNumber, formatPct } from '../report/units.ts';
+import type { UnavailableStressor } from './stressors.ts';
+
+/** Metrics shown in the table's own columns, or not worth a line (context only). */
+const NOT_LISTED = new Set(['bogo-ops', 'wall-clock-time', 'user-time', 'system-time', 'cpu-usage-per-instance', 'max-rss']);
+const USR_SYS = 'bogo-ops-per-second-usr-sys-time';
+
+function metricMean(run: RunWithRounds, subject: string, name: string): { mean: number; unit: string } | null {
+  const found = run.rounds.filter((r) => r.subject === subject && !r.warmup).flatMap((r) => r.metrics.filter((m) => m.name === name));
+  const values = found.map((m) => m.value);
+  return isSample(values) ? { mean: mean(values), unit: found[0]!.unit } : null;
+}
+
+function pad(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd()).join('\n');
+}
+
+/** One row per subject; stressor-specific metrics follow as indented lines. */
+export function macroTable(run: RunWithRounds): string {
+  const rows: string[][] = [['subject', 'mean bogo-ops/s', 'CV', 'min', 'max', 'rounds', 'usr+sys bogo-ops/s']];
+  const extras: string[] = [];
+  for (const subject of run.params.subjects) {
+    const values = run.rounds.filter((r) => r.subject === subject && !r.warmup).map((r) => r.value);
+    if (!isSample(values)) continue;
+    const usrSys = metricMean(run, subject, USR_SYS);
+    rows.push([subject, formatNumber(mean(values)), formatPct(cvPct(values)), formatNumber(min(values)), formatNumber(max(values)), String(values.length), usrSys ? formatNumber(usrSys.mean) : '-']);
+    const names = [...new Set(run.rounds.filter((r) => r.subject === subject).flatMap((r) => r.metrics.map((m) => m.name)))];
+    for (const name of names.filter((n) => !NOT_LISTED.has(n) && n !== USR_SYS)) {
+      const m = metricMean(run, subject, name);
+      if (m) extras.push(`  ${subject} ${name}: mean ${formatNumber(m.mean)} ${m.unit}`);
+    }
+  }
+  if (rows.length === 1) return '(no measured rounds)\n';
+  return `${pad(rows)}\n${extras.length > 0 ? `stressor metrics:\n${extras.join('\n')}\n` : ''}`;
+}
+
+/** The stressors a set asked for that the installed stress-ng lacks. */
+export function unavailableText(unavailable: UnavailableStressor[]): string {
+  if (unavailable.length === 0) return '';
+  return `unavailable: ${unavailable.map((u) => `${u.stressor} (${u.reason})`).join(', ')}\n`;
+}
