@@ -8,9 +8,10 @@ import { VERSION } from '../version.ts';
 import { type CliIO, processIO, UserError } from './io.ts';
 import { registerBench } from './bench.ts';
 import { registerRuns } from './runs.ts';
+import { registerMacro } from './macro.ts';
 
 /** Each command module adds itself to the program. */
-const COMMANDS: ((program: Command, io: CliIO) => void)[] = [registerBench, registerRuns];
+const COMMANDS: ((program: Command, io: CliIO) => void)[] = [registerBench, registerRuns, registerMacro];
 
 export function buildProgram(io: CliIO): Command {
   const program = new Command('hintlab')
