@@ -15,6 +15,8 @@
  *   1: first version.
  */
 import type { Direction, Environment, Run, RunParams, RunStatus, Unit } from '../model.ts';
+import type { InsufficientData, Interval } from '../stats/result.ts';
+import type { MannWhitneyTest, WelchTest } from '../stats/tests.ts';
 
 export const COMPARISON_SCHEMA = 1;
 
@@ -23,18 +25,8 @@ export type RunRole = 'A' | 'B' | 'A2';
 
 export type Verdict = 'faster' | 'slower' | 'no difference proven' | 'insufficient data';
 
-/** A statistic that could not be computed, and why. Never replaced by a guess. */
-export interface InsufficientData {
-  kind: 'insufficient-data';
-  reason: string;
-}
-
-/** A two-sided interval at `level` (0.95 for 95 %). */
-export interface Interval {
-  low: number;
-  high: number;
-  level: number;
-}
+export type { InsufficientData, Interval } from '../stats/result.ts';
+export type { MannWhitneyTest as MannWhitneyResult, WelchTest as WelchResult } from '../stats/tests.ts';
 
 /** Descriptive statistics of one run's measured rounds of one subject. */
 export interface RunSummary {
@@ -50,7 +42,7 @@ export interface RunSummary {
   cvPct: number;
   minInUnit: number;
   maxInUnit: number;
-  /** 95 % Student-t interval of the mean; insufficient when n < 2. */
+  /** Student-t interval of the mean at options.confidenceLevel; insufficient when n < 2. */
   ciMeanInUnit: Interval | InsufficientData;
   /** Measured values in measurement order, aligned with `seqs` and `opsPerRound`. */
   valuesInUnit: number[];
@@ -59,33 +51,6 @@ export interface RunSummary {
   /** Round.ops of each value. */
   opsPerRound: number[];
 }
-
-/** Welch's unequal-variance t-test of candidate vs baseline. */
-export type WelchResult =
-  | {
-      kind: 'ok';
-      /** t = (mean(candidate) - mean(baseline)) / sqrt(s1²/n1 + s2²/n2). */
-      t: number;
-      /** Welch-Satterthwaite degrees of freedom. */
-      df: number;
-      /** Two-sided p-value. */
-      pValue: number;
-    }
-  | InsufficientData;
-
-/** Mann-Whitney U test (two-sided) of candidate vs baseline. */
-export type MannWhitneyResult =
-  | {
-      kind: 'ok';
-      /** U of the candidate sample: pairs (candidate, baseline) with candidate > baseline, ties 1/2. */
-      u: number;
-      pValue: number;
-      /** Exact null distribution (small samples, no ties) or normal approximation with tie and continuity correction. */
-      method: 'exact' | 'normal-approximation';
-      /** True when tied values were present (and the variance was corrected for them). */
-      ties: boolean;
-    }
-  | InsufficientData;
 
 /**
  * One candidate-vs-baseline contrast: B vs A, A2 vs A (drift), B vs pooled
@@ -105,8 +70,10 @@ export interface Contrast {
   /** candidate mean / baseline mean. */
   ratio: number;
   ciPct: Interval | InsufficientData;
-  welch: WelchResult;
-  mannWhitney: MannWhitneyResult;
+  /** Welch's t-test: t = (candidate - baseline) / SE, Welch-Satterthwaite df, two-sided p. */
+  welch: WelchTest;
+  /** Mann-Whitney U of the candidate (pairs candidate > baseline, ties 1/2), two-sided p. */
+  mannWhitney: MannWhitneyTest;
 }
 
 /** Things a reader must know about a verdict. */
@@ -133,6 +100,8 @@ export type DriftAnalysis =
       kind: 'measured';
       /** A2 vs A. */
       drift: Contrast;
+      /** A2 vs A judged like B vs A: 'no difference proven' is what a stable baseline gives. */
+      driftVerdict: VerdictResult;
       /** B vs the pooled rounds of A and A2. */
       vsPooled: Contrast;
       /** B vs the midpoint (mean(A) + mean(A2)) / 2. */
@@ -205,6 +174,8 @@ export interface ComparedRun {
   status: RunStatus;
   startedAt: string;
   finishedAt: string | null;
+  /** Why the run failed or stopped early, when it did. */
+  error: string | null;
   command: string;
   hintlabVersion: string;
   params: RunParams;

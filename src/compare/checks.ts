@@ -1,0 +1,183 @@
+/**
+ * Whether runs may be compared at all: same unit (always), complete (unless
+ * allowed), and the same checked environment (unless allowed). Also builds
+ * the side-by-side environment table every report shows.
+ */
+import type { Environment, RunWithRounds } from '../model.ts';
+import type { EnvironmentField, RunRole } from './types.ts';
+
+/** A comparison the data does not allow; the message names the field, both values and the way out. */
+export class ComparisonRefused extends Error {}
+
+/** A run in its role. */
+export interface RoleRun {
+  role: RunRole;
+  run: RunWithRounds;
+}
+
+export function describeRun(r: RoleRun): string {
+  return `${r.role} (run ${r.run.id}${r.run.label ? ` '${r.run.label}'` : ''})`;
+}
+
+/** Units must match exactly: 'instructions/call' and 'ns/call' never compare. */
+export function checkUnits(runs: readonly RoleRun[]): void {
+  const [first, ...rest] = runs;
+  for (const r of rest) {
+    if (first && r.run.unit !== first.run.unit) {
+      throw new ComparisonRefused(
+        `${describeRun(first)} measures '${first.run.unit}' but ${describeRun(r)} measures '${r.run.unit}': ` +
+          'runs in different units cannot be compared (no option overrides this).',
+      );
+    }
+  }
+}
+
+/** Only complete runs compare unless the caller accepts partial runs. */
+export function checkStatus(runs: readonly RoleRun[], allowIncomplete: boolean): void {
+  if (allowIncomplete) return;
+  for (const r of runs) {
+    if (r.run.status !== 'complete') {
+      throw new ComparisonRefused(
+        `${describeRun(r)} is ${r.run.status}${r.run.error ? ` (${r.run.error})` : ''}: ` +
+          `only complete runs are compared; pass --allow-incomplete to compare its ${r.run.rounds.filter((x) => !x.warmup).length} recorded rounds anyway.`,
+      );
+    }
+  }
+}
+
+interface Shown {
+  text: string;
+  /** What equality is judged on: unknown values compare equal to each other (nothing to tell them apart). */
+  key: string;
+}
+
+function at(env: Environment, path: string): unknown {
+  let node: unknown = env;
+  for (const part of path.split('.')) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node;
+}
+
+function plain(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Render a Known<T> leaf, a plain value, or a missing one. */
+function show(value: unknown, nullText: string): Shown {
+  if (value === undefined) return { text: 'not recorded', key: 'not recorded' };
+  if (value === null) return { text: nullText, key: 'null' };
+  if (typeof value === 'object' && !Array.isArray(value) && 'known' in value) {
+    const k = value as { known: boolean; value?: unknown; reason?: string };
+    if (k.known) return { text: plain(k.value), key: JSON.stringify(k.value) };
+    return { text: `unknown (${k.reason ?? 'no reason given'})`, key: 'unknown' };
+  }
+  return { text: plain(value), key: JSON.stringify(value) };
+}
+
+interface FieldSpec {
+  field: string;
+  kind: EnvironmentField['kind'];
+  nullText?: string;
+  /** Shown even when no run recorded it. */
+  always?: boolean;
+}
+
+const ENV_FIELDS: FieldSpec[] = [
+  { field: 'hostname', kind: 'checked', always: true },
+  { field: 'cpu.model', kind: 'checked', always: true },
+  { field: 'probe.buildId', kind: 'checked' },
+  { field: 'pinnedCpu', kind: 'checked', nullText: 'not pinned', always: true },
+  { field: 'kernel.release', kind: 'expected', always: true },
+  { field: 'kernel.cmdline', kind: 'expected', always: true },
+  { field: 'injectSeccomp', kind: 'expected', nullText: 'off' },
+  { field: 'vm.kernelLabel', kind: 'expected' },
+  { field: 'vm.accel', kind: 'info' },
+  { field: 'vm.icount', kind: 'info' },
+  { field: 'probe.compilerVersion', kind: 'info' },
+  { field: 'stressNg.version', kind: 'info' },
+  { field: 'cpu.governor', kind: 'info' },
+  { field: 'cpu.boost', kind: 'info' },
+  { field: 'cpu.smt', kind: 'info' },
+  { field: 'virtualization', kind: 'info' },
+];
+
+function tableRow(field: string, kind: EnvironmentField['kind'], shown: [RunRole, Shown][]): EnvironmentField {
+  const values: Partial<Record<RunRole, string>> = {};
+  for (const [role, s] of shown) values[role] = s.text;
+  const same = shown.every(([, s]) => s.key === shown[0]?.[1].key);
+  return { field, kind, values, same };
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Ops per round of each compared subject. A setting (every round of a
+ * subject has the same ops) is checked; a measurement (stress-ng's bogo-ops
+ * vary round to round) is only shown.
+ */
+function opsRow(runs: readonly RoleRun[], subjects: readonly string[]): EnvironmentField {
+  let varies = false;
+  const shown = runs.map(({ role, run }): [RunRole, Shown] => {
+    const parts = subjects.map((s) => {
+      const ops = [...new Set(run.rounds.filter((r) => r.subject === s && !r.warmup).map((r) => r.ops))];
+      if (ops.length > 1) varies = true;
+      return `${s}=${ops.length === 1 ? String(ops[0]) : ops.length === 0 ? 'none' : 'varies'}`;
+    });
+    const text = parts.join(', ');
+    return [role, { text, key: text }];
+  });
+  return tableRow('opsPerRound', varies ? 'info' : 'checked', shown);
+}
+
+function subjectParamsRow(runs: readonly RoleRun[], subjects: readonly string[]): EnvironmentField {
+  const shown = runs.map(({ role, run }): [RunRole, Shown] => {
+    const picked: Record<string, unknown> = {};
+    for (const s of subjects) picked[s] = run.params.subjectParams?.[s] ?? {};
+    const text = canonical(picked);
+    return [role, { text, key: text }];
+  });
+  return tableRow('subjectParams', 'checked', shown);
+}
+
+/** The side-by-side environment of the runs, checked fields first. */
+export function environmentTable(runs: readonly RoleRun[], subjects: readonly string[]): EnvironmentField[] {
+  const rows: EnvironmentField[] = [];
+  for (const spec of ENV_FIELDS) {
+    const raw = runs.map(({ role, run }) => [role, at(run.environment, spec.field)] as const);
+    if (!spec.always && raw.every(([, v]) => v === undefined)) continue;
+    rows.push(tableRow(spec.field, spec.kind, raw.map(([role, v]) => [role, show(v, spec.nullText ?? 'none')])));
+  }
+  const checkedEnd = rows.findIndex((r) => r.kind !== 'checked');
+  rows.splice(checkedEnd < 0 ? rows.length : checkedEnd, 0, opsRow(runs, subjects), subjectParamsRow(runs, subjects));
+  return rows;
+}
+
+/**
+ * Checked fields that differ. Refused unless `allowMismatch`; returned so
+ * the comparison records what was let through.
+ */
+export function checkEnvironment(rows: readonly EnvironmentField[], allowMismatch: boolean): EnvironmentField[] {
+  const differing = rows.filter((r) => r.kind === 'checked' && !r.same);
+  if (differing.length > 0 && !allowMismatch) {
+    const lines = differing.map(
+      (r) =>
+        `  ${r.field}: ${Object.entries(r.values)
+          .map(([role, v]) => `${role} = '${v}'`)
+          .join(', ')}`,
+    );
+    throw new ComparisonRefused(
+      `the runs' checked environment differs, so their numbers are not comparable:\n${lines.join('\n')}\n` +
+        'Measure both on the same machine and settings, or pass --allow-mismatch to compare anyway.',
+    );
+  }
+  return differing;
+}

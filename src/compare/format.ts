@@ -1,0 +1,40 @@
+/** Number formatting shared by verdict reasons and every report format. */
+import type { Unit } from '../model.ts';
+import { unitSuffix } from '../report/units.ts';
+
+/** A signed percentage with 2 decimals: '+3.10 %', '-0.42 %'. */
+export function formatPct(pct: number, decimals = 2): string {
+  const sign = pct > 0 ? '+' : pct < 0 ? '-' : '±';
+  return `${sign}${Math.abs(pct).toFixed(decimals)} %`;
+}
+
+/** A p-value: 2 significant digits, scientific below 0.001, '< 1e-16' at the limit of doubles. */
+export function formatP(p: number): string {
+  if (p < 1e-16) return '< 1e-16';
+  if (p < 0.001) return p.toExponential(1);
+  return p.toPrecision(2);
+}
+
+/** Decimals that keep about four significant digits for the magnitudes we see (166.2, 12.34, 48211). */
+function decimalsFor(magnitude: number): number {
+  const m = Math.abs(magnitude);
+  if (m >= 10_000) return 0;
+  if (m >= 100) return 1;
+  if (m >= 10) return 2;
+  return 3;
+}
+
+/**
+ * A figure with its unit: '166.2 ns', '1841.0 instr', '48211 bogo-ops/s'.
+ * Instruction counts and emulated time are never labelled 'ns' (unitSuffix).
+ * `scale` picks the decimals, so a stdev prints as precisely as its mean.
+ */
+export function formatValue(value: number, unit: Unit, scale: number = value): string {
+  return `${value.toFixed(decimalsFor(scale))} ${unitSuffix(unit)}`;
+}
+
+/** A signed change with its unit: '+57.2 ns', '-0.14 instr'. Decimals follow `scale` (the baseline). */
+export function formatChange(change: number, unit: Unit, scale: number): string {
+  const sign = change > 0 ? '+' : change < 0 ? '-' : '±';
+  return `${sign}${formatValue(Math.abs(change), unit, scale)}`;
+}

@@ -1,0 +1,187 @@
+/**
+ * The terminal report of a Comparison: a summary table with one row per
+ * subject and its verdict, a compact block per subject, regressions, the
+ * geometric mean, and the environment side by side. Returns text; the
+ * caller decides where it goes. Every figure carries its unit and noise.
+ */
+import { formatChange, formatP, formatPct, formatValue } from '../compare/format.ts';
+import type {
+  Comparison,
+  ComparedRun,
+  Contrast,
+  InsufficientData,
+  Interval,
+  RunRole,
+  RunSummary,
+  SubjectComparison,
+} from '../compare/types.ts';
+import type { Unit } from '../model.ts';
+
+/** Left-aligned columns two spaces apart, except those marked right-aligned; trailing blanks trimmed. */
+function table(rows: readonly (readonly string[])[], rightAligned: readonly number[] = []): string[] {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (rightAligned.includes(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+function runName(run: ComparedRun): string {
+  return `run ${run.id}${run.label ? ` '${run.label}'` : ''}`;
+}
+
+/** '166.2 ns ± 0.40 %': the mean with its coefficient of variation. */
+function meanWithNoise(s: RunSummary, unit: Unit): string {
+  return `${formatValue(s.meanInUnit, unit)} ± ${s.cvPct.toFixed(2)} %`;
+}
+
+function pctInterval(ci: Interval | InsufficientData): string {
+  return ci.kind === 'ok' ? `${formatPct(ci.low)} .. ${formatPct(ci.high)}` : 'n/a';
+}
+
+function pOf(test: Contrast['welch'] | Contrast['mannWhitney']): string {
+  return test.kind === 'ok' ? formatP(test.pValue) : 'n/a';
+}
+
+function changeCell(c: Contrast, unit: Unit): string {
+  return `${formatChange(c.changeInUnit, unit, c.baselineMeanInUnit)} (${formatPct(c.changePct)})`;
+}
+
+const ROLES: RunRole[] = ['A', 'B', 'A2'];
+
+function summaryTable(cmp: Comparison): string[] {
+  const roles = ROLES.filter((r) => cmp.runs.some((run) => run.role === r));
+  const level = `${Math.round(cmp.options.confidenceLevel * 100)} % CI`;
+  const header = ['subject', ...roles, 'B vs A', level, 'Welch p', 'MWU p', 'verdict'];
+  const rows = cmp.subjects.map((s) => [
+    s.subject,
+    ...roles.map((role) => {
+      const run = s.runs.find((r) => r.role === role);
+      return run ? meanWithNoise(run, cmp.unit) : 'not measured';
+    }),
+    changeCell(s.change, cmp.unit),
+    pctInterval(s.change.ciPct),
+    pOf(s.change.welch),
+    pOf(s.change.mannWhitney),
+    s.verdict.verdict,
+  ]);
+  return table([header, ...rows]);
+}
+
+function runRows(s: SubjectComparison, cmp: Comparison): string[] {
+  const u = cmp.unit;
+  const rows = s.runs.map((r) => [
+    `  ${r.role}`,
+    String(r.n),
+    formatValue(r.meanInUnit, u),
+    formatValue(r.medianInUnit, u),
+    formatValue(r.stdevInUnit, u, r.meanInUnit),
+    `${r.cvPct.toFixed(2)} %`,
+    r.ciMeanInUnit.kind === 'ok'
+      ? `${formatValue(r.ciMeanInUnit.low, u)} .. ${formatValue(r.ciMeanInUnit.high, u)}`
+      : 'n/a',
+    `${formatValue(r.minInUnit, u)} .. ${formatValue(r.maxInUnit, u)}`,
+  ]);
+  const level = `${Math.round(cmp.options.confidenceLevel * 100)} % CI of mean`;
+  return table([['  run', 'rounds', 'mean', 'median', 'stdev', 'CV', level, 'min .. max'], ...rows], [1]);
+}
+
+function contrastLine(c: Contrast, unit: Unit): string {
+  const ci = c.ciPct.kind === 'ok' ? `, CI ${pctInterval(c.ciPct)}` : '';
+  return `${changeCell(c, unit)}${ci}, Welch p = ${pOf(c.welch)}`;
+}
+
+function driftLines(s: SubjectComparison, unit: Unit): string[] {
+  const d = s.drift;
+  if (d.kind === 'no-a2') return [];
+  if (d.kind === 'insufficient-data') return [`  drift A2 vs A: insufficient data (${d.reason})`];
+  return [
+    `  drift A2 vs A: ${contrastLine(d.drift, unit)}: ${d.driftVerdict.verdict}`,
+    `  B vs pooled A+A2: ${contrastLine(d.vsPooled, unit)}`,
+    `  B vs midpoint ${formatValue(d.vsMidpoint.midpointInUnit, unit)}: ` +
+      `${formatChange(d.vsMidpoint.changeInUnit, unit, d.vsMidpoint.midpointInUnit)} (${formatPct(d.vsMidpoint.changePct)})`,
+  ];
+}
+
+function powerLine(s: SubjectComparison): string {
+  const p = s.power;
+  if (p.kind !== 'ok') return `  smallest detectable change: n/a (${p.reason})`;
+  const asked =
+    p.detectPct !== null && p.roundsNeeded !== null ? `; ${p.detectPct} % needs ${p.roundsNeeded} rounds per run` : '';
+  return `  smallest detectable change: ${p.mdePct.toFixed(2)} % (alpha ${p.alpha}, power ${Math.round(p.power * 100)} %)${asked}`;
+}
+
+function subjectBlock(s: SubjectComparison, cmp: Comparison): string[] {
+  const caveats = s.verdict.caveats.map((c) => `  caveat: ${c}`);
+  return [
+    s.subject,
+    ...runRows(s, cmp),
+    ...driftLines(s, cmp.unit),
+    powerLine(s),
+    `  verdict: ${s.verdict.verdict}: ${s.verdict.reason}`,
+    ...caveats,
+  ];
+}
+
+function summaryLines(cmp: Comparison): string[] {
+  const lines: string[] = [];
+  // Regressions come first: a better geometric mean must never hide a slower subject.
+  if (cmp.regressions.length > 0) {
+    const slower = cmp.regressions.map((name) => {
+      const s = cmp.subjects.find((x) => x.subject === name);
+      return s ? `${name} (${formatPct(s.change.changePct)})` : name;
+    });
+    lines.push(`regressions: ${slower.join(', ')}`);
+  }
+  const g = cmp.geometricMean;
+  lines.push(
+    g.kind === 'ok'
+      ? `geometric mean of B/A over ${g.subjects} subject${g.subjects === 1 ? '' : 's'}: ${g.ratio.toFixed(4)} ` +
+          `(${formatPct(g.changePct)}), ${g.improved ? 'better' : g.ratio === 1 ? 'unchanged' : 'worse'}`
+      : `geometric mean: n/a (${g.reason})`,
+  );
+  for (const n of cmp.notCompared) lines.push(`not compared: ${n.subject} (measured only in ${n.presentIn.join(', ') || 'no run'})`);
+  return lines;
+}
+
+function environmentLines(cmp: Comparison): string[] {
+  const roles = ROLES.filter((r) => cmp.runs.some((run) => run.role === r));
+  const allowed = new Set(cmp.mismatchesAllowed.map((m) => m.field));
+  const rows = cmp.environment.map((f) => [
+    f.field,
+    ...roles.map((r) => f.values[r] ?? ''),
+    f.same ? '' : allowed.has(f.field) ? 'DIFFERS (allowed)' : f.kind === 'expected' ? 'differs (expected)' : 'differs',
+  ]);
+  return table([['environment', ...roles, ''], ...rows]);
+}
+
+function headerLines(cmp: Comparison): string[] {
+  const runs = cmp.runs.map(
+    (r) => `${r.role.padEnd(2)} = ${runName(r)}, ${r.kind}, ${r.status}, started ${r.startedAt}`,
+  );
+  const o = cmp.options;
+  return [
+    ...runs,
+    `unit: ${cmp.unit} (${cmp.direction.replace(/-/g, ' ')}); faster/slower needs Welch p < ${o.alpha} ` +
+      `and the whole ${Math.round(o.confidenceLevel * 100)} % CI of the change beyond ±${o.thresholdPct} %`,
+  ];
+}
+
+/** The full terminal report, ending in a newline. */
+export function renderText(cmp: Comparison): string {
+  const o = cmp.options;
+  const sections = [
+    headerLines(cmp),
+    summaryTable(cmp),
+    ...cmp.subjects.map((s) => subjectBlock(s, cmp)),
+    summaryLines(cmp),
+    environmentLines(cmp),
+    [
+      `CI of the change: percentile bootstrap, ${o.bootstrapResamples} resamples of rounds within each run, seed ${o.bootstrapSeed}`,
+    ],
+  ];
+  return `${sections.map((lines) => lines.join('\n')).join('\n\n')}\n`;
+}

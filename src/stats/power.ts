@@ -1,0 +1,91 @@
+/**
+ * Minimum detectable effect and rounds needed, from the usual two-sample t
+ * power approximation: a change δ is detected with power 1-β at two-sided
+ * level α when δ >= (t_{1-α/2, df} + t_{1-β, df}) · SE, where SE is the
+ * standard error of the difference of means and df its Welch-Satterthwaite
+ * degrees of freedom (Julious 2004, Statistics in Medicine 23:1921-1986,
+ * eq. 5, with unequal variances). The noncentral t would be exact; this
+ * approximation is within one round of it for the sizes we see (see
+ * test/stats/power.test.ts).
+ */
+import { studentTQuantile } from './distributions.ts';
+import { type InsufficientData, insufficient } from './result.ts';
+
+/** Noise of one run: sample standard deviation and rounds. */
+export interface RunNoise {
+  stdev: number;
+  n: number;
+}
+
+export interface PowerOptions {
+  alpha: number;
+  /** 1 - β, e.g. 0.8. */
+  power: number;
+}
+
+function welchDf(a: RunNoise, b: RunNoise): number {
+  const va = (a.stdev * a.stdev) / a.n;
+  const vb = (b.stdev * b.stdev) / b.n;
+  return ((va + vb) * (va + vb)) / ((va * va) / (a.n - 1) + (vb * vb) / (b.n - 1));
+}
+
+function multiplier(df: number, options: PowerOptions): number {
+  return studentTQuantile(1 - options.alpha / 2, df) + studentTQuantile(options.power, df);
+}
+
+function checkNoise(a: RunNoise, b: RunNoise): InsufficientData | null {
+  if (a.n < 2 || b.n < 2) return insufficient(`power needs at least 2 rounds per run (have ${a.n} and ${b.n})`);
+  if (a.stdev === 0 && b.stdev === 0) return insufficient('zero noise in both runs: the power approximation is undefined');
+  return null;
+}
+
+/**
+ * The smallest absolute change of means detectable with these rounds, in
+ * the runs' unit: (t_{1-α/2,df} + t_{1-β,df}) · sqrt(s_a²/n_a + s_b²/n_b).
+ */
+export function minimumDetectableEffect(
+  a: RunNoise,
+  b: RunNoise,
+  options: PowerOptions,
+): { kind: 'ok'; effect: number } | InsufficientData {
+  const bad = checkNoise(a, b);
+  if (bad) return bad;
+  const se = Math.sqrt((a.stdev * a.stdev) / a.n + (b.stdev * b.stdev) / b.n);
+  return { kind: 'ok', effect: multiplier(welchDf(a, b), options) * se };
+}
+
+/** Rounds beyond which we stop searching: a plan this long is no plan. */
+const MAX_ROUNDS = 1_000_000;
+
+/**
+ * Rounds per run (the same for both) needed to detect an absolute change
+ * `effect` (in the runs' unit) at the noise of `a` and `b`: the smallest n
+ * with (t_{1-α/2,df(n)} + t_{1-β,df(n)}) · sqrt((s_a² + s_b²)/n) <= effect.
+ */
+export function roundsNeeded(
+  a: RunNoise,
+  b: RunNoise,
+  effect: number,
+  options: PowerOptions,
+): { kind: 'ok'; rounds: number } | InsufficientData {
+  const bad = checkNoise(a, b);
+  if (bad) return bad;
+  if (!(effect > 0)) return insufficient(`the effect to detect must be > 0 (got ${effect})`);
+  const s2 = a.stdev * a.stdev + b.stdev * b.stdev;
+  const enough = (n: number): boolean =>
+    multiplier(welchDf({ stdev: a.stdev, n }, { stdev: b.stdev, n }), options) * Math.sqrt(s2 / n) <= effect;
+  // The t multiplier only shrinks as n grows, so `enough` is monotone: bisect.
+  let lo = 1;
+  let hi = 2;
+  while (!enough(hi)) {
+    if (hi >= MAX_ROUNDS) return insufficient(`more than ${MAX_ROUNDS} rounds would be needed`);
+    lo = hi;
+    hi = Math.min(hi * 2, MAX_ROUNDS);
+  }
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (enough(mid)) hi = mid;
+    else lo = mid;
+  }
+  return { kind: 'ok', rounds: hi };
+}
