@@ -1,0 +1,140 @@
+/**
+ * The HTML report: one self-contained file (inline CSS and SVG, no scripts,
+ * no fonts or images from the network; a Content-Security-Policy forbids
+ * any request) with the verdicts, the plots and the same tables as the
+ * Markdown report. Readable without colour and printable.
+ */
+import type { Comparison, ComparedRun, SubjectComparison, Verdict } from '../compare/types.ts';
+import { environmentFacts, reproduceCommands, runName } from './facts.ts';
+import { isInterval, unitWords } from './format.ts';
+import { HTML_STYLE } from './html-style.ts';
+import { escapeXml } from './markup.ts';
+import type { ReportContext } from './reporter.ts';
+import { geometricMeanText, notComparedText, regressionsText, subjectSentence, subjectsRegressionsFirst } from './summary.ts';
+import { changePlot, distributionPlot, roundsPlot } from './svg.ts';
+import { driftTable, environmentTable, powerTable, resultsTable, runsTable, type Table } from './tables.ts';
+
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+
+const BADGE_CLASS: Record<Verdict, string> = {
+  faster: 'faster',
+  slower: 'slower',
+  'no difference proven': 'none',
+  'insufficient data': 'insufficient',
+};
+
+/** A table with a caption; numeric columns right-aligned. */
+export function htmlTable(t: Table): string {
+  const head = t.headers.map((h) => `<th scope="col">${escapeXml(h)}</th>`).join('');
+  const body = t.rows
+    .map((r) => `<tr>${r.map((cell, i) => (i === 0 ? `<th scope="row">${escapeXml(cell)}</th>` : `<td${t.numeric.includes(i) ? ' class="num"' : ''}>${escapeXml(cell)}</td>`)).join('')}</tr>`)
+    .join('\n');
+  return `<div class="table-wrap"><table id="table-${t.id}" data-table="${t.id}"><caption>${escapeXml(t.caption)}</caption>\n<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table></div>`;
+}
+
+/** Runs in the order they were measured (start time), which is the rounds plot's x axis. */
+function measurementOrder(runs: ComparedRun[]): ComparedRun[] {
+  return [...runs].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+}
+
+function summarySection(c: Comparison): string {
+  const items = subjectsRegressionsFirst(c).map(
+    (s) =>
+      `<li><span class="badge ${BADGE_CLASS[s.verdict.verdict]}">${escapeXml(s.verdict.verdict)}</span>${escapeXml(subjectSentence(c, s))}</li>`,
+  );
+  const regressions = regressionsText(c);
+  return [
+    '<section id="summary"><h2>Summary</h2>',
+    regressions === undefined ? '' : `<p class="regressions"><strong>${escapeXml(regressions)}</strong></p>`,
+    ...[geometricMeanText(c), notComparedText(c)].filter((x) => x !== undefined).map((x) => `<p>${escapeXml(x)}</p>`),
+    `<ul class="verdicts">${items.join('\n')}</ul>`,
+    '</section>',
+  ].join('\n');
+}
+
+function changeSection(c: Comparison): string {
+  const better = c.direction === 'lower-is-better' ? 'lower is better' : 'higher is better';
+  const svg = changePlot({
+    title: 'Change of B against A per subject, with its confidence interval',
+    thresholdPct: c.options.thresholdPct,
+    axisLabel: `change of B vs A in % (${unitWords(c.unit).perOp}, ${better})`,
+    rows: c.subjects.map((s) => ({
+      subject: s.subject,
+      changePct: s.change.changePct,
+      ciPct: isInterval(s.change.ciPct) ? [s.change.ciPct.low, s.change.ciPct.high] : null,
+      verdict: s.verdict.verdict,
+      proven: s.verdict.verdict === 'faster' || s.verdict.verdict === 'slower',
+    })),
+  });
+  return (
+    `<section id="change"><h2>Change per subject</h2><figure>${svg}<figcaption>` +
+    `Diamond: change of the mean of B against A; whiskers: its ${Math.round(c.options.confidenceLevel * 100)} % bootstrap interval; ` +
+    `grey band: the noise threshold of ±${c.options.thresholdPct} %. A change is claimed only when the whole interval lies outside the band ` +
+    `and p &lt; ${c.options.alpha}.</figcaption></figure></section>`
+  );
+}
+
+function subjectArticle(c: Comparison, s: SubjectComparison): string {
+  const unit = unitWords(c.unit).perOp;
+  const byRole = new Map(s.runs.map((r) => [r.role, r]));
+  const series = measurementOrder(c.runs)
+    .map((run) => byRole.get(run.role))
+    .filter((r) => r !== undefined)
+    .map((r) => ({ run: r.role, values: r.valuesInUnit }));
+  const rounds = roundsPlot({ title: `${s.subject}: every round in measurement order`, unit, series });
+  const dist = distributionPlot({
+    title: `${s.subject}: distribution of rounds per run`,
+    unit,
+    groups: s.runs.map((r) => ({
+      run: r.role,
+      values: r.valuesInUnit,
+      mean: r.meanInUnit,
+      median: r.medianInUnit,
+      ciLow: isInterval(r.ciMeanInUnit) ? r.ciMeanInUnit.low : r.meanInUnit,
+      ciHigh: isInterval(r.ciMeanInUnit) ? r.ciMeanInUnit.high : r.meanInUnit,
+    })),
+  });
+  return (
+    `<article class="subject" id="subject-${escapeXml(s.subject)}"><h3>${escapeXml(s.subject)}</h3>` +
+    `<p>${escapeXml(s.verdict.reason)}</p><div class="plots">` +
+    `<figure>${rounds}<figcaption>Each round's ${escapeXml(unit)}, runs in the order they were measured: a step or slope within a run, or between A and A2, is drift.</figcaption></figure>` +
+    `<figure>${dist}<figcaption>Rounds per run (hollow markers), median (bar), mean with its confidence interval (whisker).</figcaption></figure>` +
+    `</div></article>`
+  );
+}
+
+function environmentSection(c: Comparison): string {
+  const facts = environmentFacts(c)
+    .map((f) => `<dt>${escapeXml(f.label)}</dt><dd>${escapeXml(f.text)}</dd>`)
+    .join('');
+  return `<section id="environment"><h2>Environment</h2><dl class="facts">${facts}</dl>\n${htmlTable(environmentTable(c))}\n${htmlTable(runsTable(c))}</section>`;
+}
+
+/** Render a Comparison as a self-contained HTML page. */
+export function htmlReport(c: Comparison, ctx: ReportContext): string {
+  const design = c.runs.some((r) => r.role === 'A2') ? 'A/B/A' : 'A/B';
+  const title = `hintlab ${design} comparison: ${c.runs.map(runName).join(' vs ')}`;
+  const caution = unitWords(c.unit).caution;
+  const drift = driftTable(c);
+  const body = [
+    `<header><h1>hintlab ${design} comparison</h1>`,
+    `<p class="lead">${escapeXml(c.runs.map((r) => `${r.role} = ${runName(r)}`).join(', '))}. Unit: ${escapeXml(c.unit)}${caution ? ` (${escapeXml(caution)})` : ''}.</p></header>`,
+    summarySection(c),
+    changeSection(c),
+    `<section id="tables"><h2>Numbers</h2>${htmlTable(resultsTable(c))}${drift ? htmlTable(drift) : ''}${htmlTable(powerTable(c))}</section>`,
+    `<section id="rounds"><h2>Rounds per subject</h2>${c.subjects.map((s) => subjectArticle(c, s)).join('\n')}</section>`,
+    environmentSection(c),
+    `<section id="reproduce"><h2>Reproduce</h2><pre>${escapeXml(reproduceCommands(c).join('\n'))}</pre></section>`,
+    `<footer>hintlab ${escapeXml(ctx.hintlabVersion)}, ${escapeXml(ctx.generatedAt)}. Alpha ${c.options.alpha}, noise threshold ${c.options.thresholdPct} %, ` +
+      `${c.options.bootstrapResamples} bootstrap resamples (seed ${c.options.bootstrapSeed}).</footer>`,
+  ];
+  return [
+    '<!DOCTYPE html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeXml(title)}</title><style>${HTML_STYLE}</style></head>`,
+    `<body>\n${body.join('\n')}\n</body></html>`,
+    '',
+  ].join('\n');
+}

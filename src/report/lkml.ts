@@ -1,0 +1,64 @@
+/**
+ * The mailing-list report: plain text, never wider than 72 columns,
+ * short enough to paste under a patch's "---" line. One sentence per
+ * subject (regressions first), the baseline drift when A2 was measured, the
+ * machine and tuning, and the commands that reproduce the numbers.
+ */
+import type { Comparison } from '../compare/types.ts';
+import { environmentFacts, reproduceCommands, runName } from './facts.ts';
+import { unitWords } from './format.ts';
+import type { ReportContext } from './reporter.ts';
+import {
+  driftText,
+  geometricMeanText,
+  notComparedText,
+  regressionsText,
+  subjectSentence,
+  subjectsRegressionsFirst,
+} from './summary.ts';
+import { LKML_COLUMNS, wrapCommand, wrapProse } from './wrap.ts';
+
+/** Render a Comparison as a mailing-list text block. */
+export function lkmlReport(c: Comparison, _ctx: ReportContext): string {
+  const W = LKML_COLUMNS;
+  const para = (text: string): string[] => wrapProse(glueNumbers(plain(text)), W, '', '  ');
+  const blocks: string[][] = [];
+
+  const roles = c.runs.map((r) => `${r.role} = ${runName(r)}`).join(', ');
+  const design = c.runs.some((r) => r.role === 'A2') ? 'A/B/A' : 'A/B';
+  const caution = unitWords(c.unit).caution;
+  blocks.push(para(`hintlab ${design} comparison: ${roles}.${caution ? ` Unit: ${caution}.` : ''}`));
+
+  const head = [regressionsText(c), geometricMeanText(c)].filter((x): x is string => x !== undefined);
+  if (head.length > 0) blocks.push(head.flatMap(para));
+
+  blocks.push(subjectsRegressionsFirst(c).flatMap((s) => para(subjectSentence(c, s))));
+
+  const drift = c.subjects.map(driftText).filter((x): x is string => x !== undefined);
+  if (drift.length > 0) blocks.push(para(`Baseline drift (A2 vs A): ${drift.join('; ')}.`));
+
+  const missing = notComparedText(c);
+  if (missing !== undefined) blocks.push(para(missing));
+
+  blocks.push(environmentFacts(c).flatMap((f) => para(`${f.label}: ${f.text}`)));
+
+  blocks.push([
+    'Reproduce:',
+    ...reproduceCommands(c).flatMap((cmd) => wrapCommand(plain(cmd), W, '  ', '      ')),
+  ]);
+
+  return `${blocks.map((b) => b.join('\n')).join('\n\n')}\n`;
+}
+
+/**
+ * Tabs and control characters would break the column count (and mail
+ * clients mangle them): a tab becomes a space, other controls a `?`.
+ */
+function plain(text: string): string {
+  return text.replace(/\t/g, ' ').replace(/[\x00-\x1f\x7f]/g, '?');
+}
+
+/** Keep a number on the same line as the word after it ("2.5 %", "182.4 ns/call"). */
+function glueNumbers(text: string): string {
+  return text.replace(/(\d) (?=\S)/g, '$1\u00a0');
+}

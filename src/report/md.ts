@@ -1,0 +1,60 @@
+/**
+ * The Markdown report: the lkml report's content as tables, for issue
+ * trackers, pull requests and wikis.
+ */
+import type { Comparison } from '../compare/types.ts';
+import { environmentFacts, reproduceCommands, runName } from './facts.ts';
+import { unitWords } from './format.ts';
+import type { ReportContext } from './reporter.ts';
+import { geometricMeanText, notComparedText, regressionsText } from './summary.ts';
+import { driftTable, environmentTable, powerTable, resultsTable, runsTable, type Table } from './tables.ts';
+
+/** Escape text for a Markdown table cell or paragraph. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_[\]<>|#]/g, (ch) => `\\${ch}`).replace(/\r?\n/g, ' ');
+}
+
+/** A GitHub-flavoured Markdown table, numeric columns right-aligned. */
+export function markdownTable(t: Table): string {
+  const row = (cells: string[]): string => `| ${cells.map(escapeMarkdown).join(' | ')} |`;
+  const align = t.headers.map((_, i) => (t.numeric.includes(i) ? '---:' : '---'));
+  return [`**${escapeMarkdown(t.caption)}**`, '', row(t.headers), `| ${align.join(' | ')} |`, ...t.rows.map(row)].join('\n');
+}
+
+/** A fenced code block long enough never to be closed by its content. */
+function fence(lines: string[], info = ''): string {
+  const longest = Math.max(2, ...lines.map((l) => Math.max(0, ...(l.match(/`+/g) ?? []).map((m) => m.length))));
+  const f = '`'.repeat(longest + 1);
+  return [`${f}${info}`, ...lines, f].join('\n');
+}
+
+/** Render a Comparison as a Markdown document. */
+export function markdownReport(c: Comparison, ctx: ReportContext): string {
+  const design = c.runs.some((r) => r.role === 'A2') ? 'A/B/A' : 'A/B';
+  const caution = unitWords(c.unit).caution;
+  const parts: string[] = [
+    `# hintlab ${design} comparison`,
+    escapeMarkdown(`${c.runs.map((r) => `${r.role} = ${runName(r)}`).join(', ')}. Unit: ${c.unit}${caution ? ` (${caution})` : ''}.`),
+  ];
+  const regressions = regressionsText(c);
+  if (regressions !== undefined) parts.push(`**${escapeMarkdown(regressions)}**`);
+  for (const line of [geometricMeanText(c), notComparedText(c)]) if (line !== undefined) parts.push(escapeMarkdown(line));
+  parts.push(markdownTable(resultsTable(c)));
+  const drift = driftTable(c);
+  if (drift !== undefined) parts.push(markdownTable(drift));
+  parts.push(markdownTable(powerTable(c)));
+  parts.push(
+    '## Environment',
+    environmentFacts(c).map((f) => `- ${escapeMarkdown(f.label)}: ${escapeMarkdown(f.text)}`).join('\n'),
+    markdownTable(environmentTable(c)),
+    markdownTable(runsTable(c)),
+    '## Reproduce',
+    fence(reproduceCommands(c), 'sh'),
+    escapeMarkdown(
+      `Thresholds: alpha ${c.options.alpha}, noise threshold ${c.options.thresholdPct} %, ` +
+        `${c.options.bootstrapResamples} bootstrap resamples (seed ${c.options.bootstrapSeed}). ` +
+        `Report by hintlab ${ctx.hintlabVersion} at ${ctx.generatedAt}.`,
+    ),
+  );
+  return `${parts.join('\n\n')}\n`;
+}

@@ -1,0 +1,17 @@
+/**
+ * What every report format is: a pure function from a Comparison to text.
+ * Reporters never print or write files; the CLI's single writer decides
+ * where the text goes (stdout or -o FILE), so every format can be
+ * snapshot-tested.
+ */
+import type { Comparison } from '../compare/types.ts';
+
+/** Facts about the report itself, fixed by tests for byte-identical output. */
+export interface ReportContext {
+  /** hintlab version writing the report. */
+  hintlabVersion: string;
+  /** ISO-8601 time the report was written. */
+  generatedAt: string;
+}
+
+export type Reporter = (comparison: Comparison, ctx: ReportContext) => string;

@@ -1,0 +1,77 @@
+/**
+ * The per-subject sentence and the drift line shared by the lkml and
+ * Markdown reports: "sched_getattr: 182.4 -> 170.6 ns/call, -11.8 ns
+ * (-6.5 %, 95 % CI -6.9 to -6.1 %), CV 0.3 %, 15 x 20000 calls: faster."
+ */
+import type { Caveat, Comparison, SubjectComparison } from '../compare/types.ts';
+import { ciPctText, cvText, decimalsFor, fixed, isInterval, pctDecimals, roundsText, signed, unitWords } from './format.ts';
+
+const CAVEAT_TEXT: Record<Caveat, string> = {
+  'drift-as-large-as-change': 'but the A/B/A drift is as large as the change',
+  'tests-disagree': 'Welch and Mann-Whitney disagree',
+  'incomplete-run': 'a run is incomplete',
+};
+
+/** The verdict with its caveats, and the smallest detectable change when nothing was proven. */
+export function verdictText(s: SubjectComparison): string {
+  const parts: string[] = [s.verdict.verdict];
+  if (s.verdict.verdict === 'insufficient data') parts[0] = `insufficient data (${s.verdict.reason.replace(/\.$/, '')})`;
+  if (s.verdict.verdict === 'no difference proven' && s.power.kind === 'ok') {
+    parts[0] = `no difference proven (detectable: ${fixed(s.power.mdePct, 1)} %)`;
+  }
+  return [parts[0], ...s.verdict.caveats.map((c) => CAVEAT_TEXT[c])].join(', ');
+}
+
+/** "-11.8 ns (-6.5 %, 95 % CI -6.9 to -6.1 %)" for B vs A. */
+export function changeText(c: Comparison, s: SubjectComparison): string {
+  const ch = s.change;
+  const d = decimalsFor(ch.baselineMeanInUnit);
+  const ends = isInterval(ch.ciPct) ? [ch.ciPct.low, ch.ciPct.high] : [];
+  const pd = pctDecimals(ch.changePct, ...ends);
+  return `${signed(ch.changeInUnit, d)} ${unitWords(c.unit).change} (${signed(ch.changePct, pd)} %, ${ciPctText(ch.ciPct, pd)})`;
+}
+
+/** The one-sentence summary of a subject. */
+export function subjectSentence(c: Comparison, s: SubjectComparison): string {
+  const d = decimalsFor(s.change.baselineMeanInUnit);
+  const before = fixed(s.change.baselineMeanInUnit, d);
+  const after = fixed(s.change.candidateMeanInUnit, d);
+  return (
+    `${s.subject}: ${before} -> ${after} ${unitWords(c.unit).perOp}, ${changeText(c, s)}, ` +
+    `${cvText(s.runs)}, ${roundsText(s.runs, c.unit)}: ${verdictText(s)}.`
+  );
+}
+
+/** Subjects with regressions first (maintainers read those first), then the rest in order. */
+export function subjectsRegressionsFirst(c: Comparison): SubjectComparison[] {
+  const slower = new Set(c.regressions);
+  return [...c.subjects.filter((s) => slower.has(s.subject)), ...c.subjects.filter((s) => !slower.has(s.subject))];
+}
+
+/** "sched_getattr +0.1 % (95 % CI -0.2 to +0.4 %)" for A2 vs A, or undefined without A2. */
+export function driftText(s: SubjectComparison): string | undefined {
+  if (s.drift.kind === 'no-a2') return undefined;
+  if (s.drift.kind === 'insufficient-data') return `${s.subject} not measurable (${s.drift.reason})`;
+  const dr = s.drift.drift;
+  const pd = pctDecimals(dr.changePct, ...(isInterval(dr.ciPct) ? [dr.ciPct.low, dr.ciPct.high] : []));
+  return `${s.subject} ${signed(dr.changePct, pd)} % (${ciPctText(dr.ciPct, pd)})`;
+}
+
+/** "Geometric mean of B/A over 3 subjects: -4.1 % (better)." */
+export function geometricMeanText(c: Comparison): string | undefined {
+  const g = c.geometricMean;
+  if (c.subjects.length < 2) return undefined;
+  if (g.kind !== 'ok') return `Geometric mean: not computed (${g.reason}).`;
+  return `Geometric mean of B/A over ${g.subjects} subjects: ${signed(g.changePct, pctDecimals(g.changePct))} % (${g.improved ? 'better' : 'not better'}).`;
+}
+
+/** "Slower: getppid, read." when anything regressed. */
+export function regressionsText(c: Comparison): string | undefined {
+  return c.regressions.length > 0 ? `Slower (regressions): ${c.regressions.join(', ')}.` : undefined;
+}
+
+/** "Not compared (missing from a run): foo (only in A, B)." */
+export function notComparedText(c: Comparison): string | undefined {
+  if (c.notCompared.length === 0) return undefined;
+  return `Not compared (missing from a run): ${c.notCompared.map((n) => `${n.subject} (only in ${n.presentIn.join(', ') || 'none'})`).join(', ')}.`;
+}

@@ -1,0 +1,140 @@
+/**
+ * The report's tables as plain cells, rendered by both the Markdown and the
+ * HTML reports (so the two always show the same figures). Cells are
+ * unescaped text; each renderer escapes for its own syntax.
+ */
+import type { Comparison, RunRole, SubjectComparison } from '../compare/types.ts';
+import { runName } from './facts.ts';
+import { decimalsFor, fixed, isInterval, pctDecimals, pValueText, roundsText, signed, unitWords } from './format.ts';
+import { subjectsRegressionsFirst, verdictText } from './summary.ts';
+
+export interface Table {
+  /** Stable id (HTML id, test hook). */
+  id: string;
+  caption: string;
+  headers: string[];
+  rows: string[][];
+  /** Columns holding numbers: right-aligned. */
+  numeric: number[];
+}
+
+function roles(c: Comparison): RunRole[] {
+  return c.runs.map((r) => r.role);
+}
+
+function ciRange(s: SubjectComparison['change']['ciPct'], decimals: number): string {
+  return isInterval(s) ? `${signed(s.low, decimals)} to ${signed(s.high, decimals)}` : `n/a (${s.reason})`;
+}
+
+/** The runs compared: role, id and label, kind, status, start time. */
+export function runsTable(c: Comparison): Table {
+  return {
+    id: 'runs',
+    caption: 'Runs compared',
+    headers: ['Run', 'Id and label', 'Kind', 'Status', 'Started', 'hintlab'],
+    rows: c.runs.map((r) => [r.role, runName(r), r.kind, r.status, r.startedAt, r.hintlabVersion]),
+    numeric: [],
+  };
+}
+
+/** One row per subject: means per run, change B vs A with its CI, CV, rounds, p-values, verdict. */
+export function resultsTable(c: Comparison): Table {
+  const u = unitWords(c.unit);
+  const rs = roles(c);
+  return {
+    id: 'results',
+    caption: `Results (${u.perOp}; change is B vs A)`,
+    headers: [
+      'Subject',
+      ...rs.map((r) => `${r} mean (${u.perOp})`),
+      `Change (${u.change})`,
+      'Change (%)',
+      '95 % CI (%)',
+      `CV ${rs.join('/')} (%)`,
+      'Rounds x ops',
+      'p Welch',
+      'p Mann-Whitney',
+      'Verdict',
+    ],
+    rows: subjectsRegressionsFirst(c).map((s) => {
+      const d = decimalsFor(s.change.baselineMeanInUnit);
+      const ci = s.change.ciPct;
+      const pd = pctDecimals(s.change.changePct, ...(isInterval(ci) ? [ci.low, ci.high] : []));
+      const p = (t: { kind: string; pValue?: number; reason?: string }): string =>
+        t.kind === 'ok' && t.pValue !== undefined ? pValueText(t.pValue) : `n/a (${t.reason ?? ''})`;
+      return [
+        s.subject,
+        ...rs.map((role) => {
+          const run = s.runs.find((x) => x.role === role);
+          return run ? fixed(run.meanInUnit, d) : 'not measured';
+        }),
+        signed(s.change.changeInUnit, d),
+        signed(s.change.changePct, pd),
+        ciRange(ci, pd),
+        s.runs.map((r) => fixed(r.cvPct, 1)).join('/'),
+        roundsText(s.runs, c.unit),
+        p(s.change.welch),
+        p(s.change.mannWhitney),
+        verdictText(s),
+      ];
+    }),
+    // Every column between the subject and the verdict.
+    numeric: Array.from({ length: rs.length + 7 }, (_, i) => i + 1),
+  };
+}
+
+/** A/B/A: the drift A2 vs A, and B judged against the pooled baseline and the midpoint. Undefined without A2. */
+export function driftTable(c: Comparison): Table | undefined {
+  if (!c.subjects.some((s) => s.drift.kind !== 'no-a2')) return undefined;
+  return {
+    id: 'drift',
+    caption: 'A/B/A: baseline drift and B against both baselines',
+    headers: ['Subject', 'Drift A2 vs A (%)', '95 % CI (%)', 'B vs A+A2 (%)', '95 % CI (%)', 'B vs midpoint (%)', 'Drift as large as change'],
+    rows: c.subjects.map((s) => {
+      if (s.drift.kind === 'no-a2') return [s.subject, 'no A2', '', '', '', '', ''];
+      if (s.drift.kind === 'insufficient-data') return [s.subject, `n/a (${s.drift.reason})`, '', '', '', '', ''];
+      const { drift, vsPooled, vsMidpoint, driftAsLargeAsChange } = s.drift;
+      const dd = pctDecimals(drift.changePct, ...(isInterval(drift.ciPct) ? [drift.ciPct.low, drift.ciPct.high] : []));
+      const pd = pctDecimals(vsPooled.changePct, ...(isInterval(vsPooled.ciPct) ? [vsPooled.ciPct.low, vsPooled.ciPct.high] : []));
+      return [
+        s.subject,
+        signed(drift.changePct, dd),
+        ciRange(drift.ciPct, dd),
+        signed(vsPooled.changePct, pd),
+        ciRange(vsPooled.ciPct, pd),
+        signed(vsMidpoint.changePct, pd),
+        driftAsLargeAsChange ? 'yes: the change may be drift' : 'no',
+      ];
+    }),
+    numeric: [1, 2, 3, 4, 5],
+  };
+}
+
+/** The smallest detectable change per subject and, with --detect, the rounds a given change needs. */
+export function powerTable(c: Comparison): Table {
+  const detect = c.options.detectPct;
+  return {
+    id: 'power',
+    caption: `Sensitivity (alpha ${c.options.alpha}, power ${c.options.power})`,
+    headers: ['Subject', 'Smallest detectable change (%)', ...(detect !== null ? [`Rounds per run to detect ${detect} %`] : [])],
+    rows: c.subjects.map((s) => {
+      if (s.power.kind !== 'ok') return [s.subject, `n/a (${s.power.reason})`, ...(detect !== null ? [''] : [])];
+      const needed = s.power.roundsNeeded === null ? 'n/a' : String(s.power.roundsNeeded);
+      return [s.subject, fixed(s.power.mdePct, 2), ...(detect !== null ? [needed] : [])];
+    }),
+    numeric: [1, 2],
+  };
+}
+
+/** The environment side by side, as the comparison recorded it. */
+export function environmentTable(c: Comparison): Table {
+  const rs = roles(c);
+  const kindText = { checked: 'must match', expected: 'expected to differ', info: 'shown' } as const;
+  return {
+    id: 'environment',
+    caption: 'Environment side by side',
+    headers: ['Field', ...rs, 'Check', 'Same'],
+    rows: c.environment.map((f) => [f.field, ...rs.map((r) => f.values[r] ?? ''), kindText[f.kind], f.same ? 'yes' : 'no']),
+    numeric: [],
+  };
+}

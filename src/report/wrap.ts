@@ -1,0 +1,144 @@
+/**
+ * Column-limited text for mailing-list reports. Kernel mailing lists expect
+ * plain text no wider than 72 columns; prose is wrapped at spaces and shell
+ * commands are wrapped with line continuations so they still paste into a
+ * shell and run unchanged.
+ */
+
+/** The widest line a mailing-list report may contain. */
+export const LKML_COLUMNS = 72;
+
+/**
+ * Wrap prose to at most `width` columns. Breaks at spaces; the first line
+ * starts with `firstPrefix`, later ones with `restPrefix` (a hanging indent).
+ * A single word longer than the room left is cut, never allowed to overflow.
+ * No-break spaces (U+00A0) keep words together and come out as spaces.
+ */
+export function wrapProse(text: string, width: number, firstPrefix = '', restPrefix = firstPrefix): string[] {
+  // Split on ASCII whitespace only: a no-break space (U+00A0) glues a number to its unit.
+  const words = text.split(/[ \t\r\n]+/).filter((w) => w.length > 0);
+  const lines: string[] = [];
+  let line = firstPrefix;
+  let empty = true;
+  const flush = (): void => {
+    lines.push(line.trimEnd());
+    line = restPrefix;
+    empty = true;
+  };
+  for (let word of words) {
+    if (!empty && line.length + 1 + word.length > width) flush();
+    // A word that cannot fit even on a fresh line is cut into pieces.
+    while (line.length + (empty ? 0 : 1) + word.length > width) {
+      const room = width - line.length - (empty ? 0 : 1);
+      if (room <= 0) {
+        flush();
+        continue;
+      }
+      line += (empty ? '' : ' ') + word.slice(0, room);
+      word = word.slice(room);
+      flush();
+    }
+    if (word.length > 0) {
+      line += (empty ? '' : ' ') + word;
+      empty = false;
+    }
+  }
+  if (!empty || lines.length === 0) lines.push(line.trimEnd());
+  return lines.map((l) => l.replace(/\u00a0/g, ' '));
+}
+
+/**
+ * Split a shell command line into words, keeping quotes as written (so the
+ * words can be re-joined verbatim). Whitespace outside quotes separates.
+ */
+export function shellWords(command: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let quote: "'" | '"' | null = null;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i] as string;
+    if (quote === null && /\s/.test(c)) {
+      if (word.length > 0) words.push(word);
+      word = '';
+      continue;
+    }
+    word += c;
+    if (c === '\\' && quote !== "'" && i + 1 < command.length) {
+      word += command[++i] as string;
+    } else if (quote === null && (c === "'" || c === '"')) {
+      quote = c;
+    } else if (c === quote) {
+      quote = null;
+    }
+  }
+  if (word.length > 0) words.push(word);
+  return words;
+}
+
+/**
+ * Wrap a shell command to at most `width` columns such that pasting the
+ * lines into a POSIX shell runs exactly the same command: lines end in
+ * ` \` and continue with `indent`. A word longer than a line is split with
+ * a backslash-newline inside the word, which the shell removes; inside
+ * single quotes (where backslash is literal) the quote is closed before the
+ * break and reopened after it.
+ */
+export function wrapCommand(command: string, width: number, firstPrefix = '', indent = '    '): string[] {
+  const words = shellWords(command);
+  const lines: string[] = [];
+  let line = firstPrefix;
+  let empty = true;
+  for (const word of words) {
+    const sep = empty ? '' : ' ';
+    // Room for the word plus the trailing " \" a continued line needs.
+    if (!empty && line.length + sep.length + word.length + 2 > width) {
+      lines.push(`${line} \\`);
+      line = indent;
+      empty = true;
+    }
+    if (line.length + (empty ? 0 : 1) + word.length + 2 <= width) {
+      line += (empty ? '' : ' ') + word;
+      empty = false;
+      continue;
+    }
+    const pieces = splitWord(word, width - line.length - (empty ? 0 : 1), width);
+    line += (empty ? '' : ' ') + (pieces[0] as string);
+    for (const piece of pieces.slice(1)) {
+      lines.push(line);
+      line = piece;
+    }
+    empty = false;
+  }
+  lines.push(line);
+  return lines;
+}
+
+/**
+ * Cut one shell word into pieces: the first fits in `firstRoom` columns and
+ * later ones in `width`, each piece but the last ending in a continuation
+ * (`\`, or `'\` inside single quotes, whose next piece starts with `'`).
+ */
+function splitWord(word: string, firstRoom: number, width: number): string[] {
+  const pieces: string[] = [];
+  let piece = '';
+  let room = firstRoom;
+  let quote: "'" | '"' | null = null;
+  for (let i = 0; i < word.length; i++) {
+    const c = word[i] as string;
+    // A backslash escape is kept whole: never break between `\` and its character.
+    const unit = c === '\\' && quote !== "'" && i + 1 < word.length ? c + (word[++i] as string) : c;
+    // Leave room for the longest continuation, `'\`.
+    if (piece.length + unit.length + 2 > room && piece.length > (quote === "'" ? 1 : 0)) {
+      pieces.push(quote === "'" ? `${piece}'\\` : `${piece}\\`);
+      piece = quote === "'" ? "'" : '';
+      room = width;
+    }
+    piece += unit;
+    if (unit.length === 1) {
+      if (quote === null && (c === "'" || c === '"')) quote = c;
+      else if (c === quote) quote = null;
+    }
+  }
+  pieces.push(piece);
+  return pieces;
+}
