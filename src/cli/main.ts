@@ -9,9 +9,10 @@ import { type CliIO, processIO, UserError } from './io.ts';
 import { registerBench } from './bench.ts';
 import { registerRuns } from './runs.ts';
 import { registerMacro } from './macro.ts';
+import { registerCompare } from './compare.ts';
 
 /** Each command module adds itself to the program. */
-const COMMANDS: ((program: Command, io: CliIO) => void)[] = [registerBench, registerRuns, registerMacro];
+const COMMANDS: ((program: Command, io: CliIO) => void)[] = [registerBench, registerRuns, registerMacro, registerCompare];
 
 export function buildProgram(io: CliIO): Command {
   const program = new Command('hintlab')

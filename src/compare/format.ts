@@ -15,6 +15,12 @@ export function formatP(p: number): string {
   return p.toPrecision(2);
 }
 
+/** 'p = 0.29' or 'p < 1e-16', for sentences. */
+export function pClause(p: number): string {
+  const text = formatP(p);
+  return text.startsWith('<') ? `p ${text}` : `p = ${text}`;
+}
+
 /** Decimals that keep about four significant digits for the magnitudes we see (166.2, 12.34, 48211). */
 function decimalsFor(magnitude: number): number {
   const m = Math.abs(magnitude);

@@ -10,7 +10,7 @@
  * computed, gives `insufficient data`, never a guess.
  */
 import type { Direction } from '../model.ts';
-import { formatPct, formatP } from './format.ts';
+import { formatPct, pClause } from './format.ts';
 import type { Caveat, ComparisonOptions, Contrast, VerdictResult } from './types.ts';
 
 function worse(changePct: number, direction: Direction): boolean {
@@ -45,7 +45,7 @@ export function judge(
   const caveats = caveatsOf(contrast, options.alpha);
   const level = `${Math.round(ciPct.level * 100)} % CI`;
   const ci = `${level} ${formatPct(ciPct.low)} to ${formatPct(ciPct.high)}`;
-  const p = `Welch p = ${formatP(welch.pValue)}`;
+  const p = `Welch ${pClause(welch.pValue)}`;
   if (!(welch.pValue < options.alpha)) {
     return { verdict: 'no difference proven', reason: `${p} is not below alpha ${options.alpha}`, caveats };
   }

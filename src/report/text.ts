@@ -4,7 +4,7 @@
  * geometric mean, and the environment side by side. Returns text; the
  * caller decides where it goes. Every figure carries its unit and noise.
  */
-import { formatChange, formatP, formatPct, formatValue } from '../compare/format.ts';
+import { formatChange, formatP, formatPct, formatValue, pClause } from '../compare/format.ts';
 import type {
   Comparison,
   ComparedRun,
@@ -91,7 +91,8 @@ function runRows(s: SubjectComparison, cmp: Comparison): string[] {
 
 function contrastLine(c: Contrast, unit: Unit): string {
   const ci = c.ciPct.kind === 'ok' ? `, CI ${pctInterval(c.ciPct)}` : '';
-  return `${changeCell(c, unit)}${ci}, Welch p = ${pOf(c.welch)}`;
+  const p = c.welch.kind === 'ok' ? `Welch ${pClause(c.welch.pValue)}` : `Welch: ${c.welch.reason}`;
+  return `${changeCell(c, unit)}${ci}, ${p}`;
 }
 
 function driftLines(s: SubjectComparison, unit: Unit): string[] {
@@ -147,15 +148,21 @@ function summaryLines(cmp: Comparison): string[] {
   return lines;
 }
 
+/** Fields that differ side by side (with why that is acceptable or not); fields equal in every run once. */
 function environmentLines(cmp: Comparison): string[] {
   const roles = ROLES.filter((r) => cmp.runs.some((run) => run.role === r));
   const allowed = new Set(cmp.mismatchesAllowed.map((m) => m.field));
-  const rows = cmp.environment.map((f) => [
+  const differing = cmp.environment.filter((f) => !f.same);
+  const rows = differing.map((f) => [
     f.field,
     ...roles.map((r) => f.values[r] ?? ''),
-    f.same ? '' : allowed.has(f.field) ? 'DIFFERS (allowed)' : f.kind === 'expected' ? 'differs (expected)' : 'differs',
+    allowed.has(f.field) ? 'DIFFERS (allowed by --allow-mismatch)' : f.kind === 'expected' ? '(expected)' : '',
   ]);
-  return table([['environment', ...roles, ''], ...rows]);
+  const same = cmp.environment.filter((f) => f.same).map((f) => `  ${f.field}: ${f.values.A ?? ''}`);
+  return [
+    ...(rows.length > 0 ? table([['environment', ...roles, ''], ...rows]) : ['environment: no differences']),
+    ...(same.length > 0 ? ['same in every run:', ...same] : []),
+  ];
 }
 
 function headerLines(cmp: Comparison): string[] {

@@ -1,0 +1,107 @@
+/**
+ * `hintlab compare A B [A2]`: argument parsing only. The statistics live in
+ * src/compare/, the table in src/report/text.ts. `addComparisonOptions` and
+ * `comparisonFromCli` are shared with `hintlab report`, so both commands
+ * accept the same flags and refuse the same runs.
+ */
+import type { Command } from 'commander';
+import { ComparisonRefused } from '../compare/checks.ts';
+import { compare } from '../compare/compare.ts';
+import type { Comparison, ComparisonOptions } from '../compare/types.ts';
+import { renderText } from '../report/text.ts';
+import { defaultDbPath } from '../store/path.ts';
+import { Store } from '../store/store.ts';
+import { type CliIO, UserError } from './io.ts';
+import { intOption } from './options.ts';
+import { resolveRunRef } from './runs.ts';
+
+/** A percentage such as `1%`, `0.5 %` or `2`, bounded below; names the flag when rejected. */
+function pctOption(flag: string, example: string, allowZero: boolean): (value: string) => number {
+  return (value: string) => {
+    const text = value.trim().replace(/\s*%$/, '');
+    const n = Number(text);
+    if (text === '' || !Number.isFinite(n) || n < 0 || (n === 0 && !allowZero) || n >= 100) {
+      throw new UserError(
+        `${flag} must be a percentage ${allowZero ? '>= 0' : '> 0'} and below 100, such as ${example}; got '${value}'`,
+        2,
+      );
+    }
+    return n;
+  };
+}
+
+function alphaOption(value: string): number {
+  const n = Number(value.trim());
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n >= 0.5) {
+    throw new UserError(`--alpha must be a probability between 0 and 0.5 (exclusive), such as 0.05; got '${value}'`, 2);
+  }
+  return n;
+}
+
+/** The flags compare and report share. */
+export interface ComparisonFlags {
+  threshold: number;
+  alpha: number;
+  detect?: number;
+  resamples: number;
+  seed: number;
+  allowMismatch?: boolean;
+  allowIncomplete?: boolean;
+  db?: string;
+}
+
+/** Add the run arguments and the statistics flags to a command. */
+export function addComparisonOptions(cmd: Command): Command {
+  return cmd
+    .argument('<A>', 'baseline run (id, #id or label)')
+    .argument('<B>', 'candidate run')
+    .argument('[A2]', 'the baseline measured again after B (A/B/A)')
+    .option('--threshold <pct>', 'noise threshold: the whole CI of the change must lie beyond it', pctOption('--threshold', '1%', true), 1)
+    .option('--alpha <p>', 'significance level of the tests', alphaOption, 0.05)
+    .option('--detect <pct>', 'also say how many rounds would detect this change, e.g. 0.5%', pctOption('--detect', '0.5%', false))
+    .option('--resamples <n>', 'bootstrap resamples', intOption('--resamples', 100), 10_000)
+    .option('--seed <n>', 'bootstrap seed', intOption('--seed', 0), 1)
+    .option('--allow-mismatch', 'compare runs whose checked environment differs')
+    .option('--allow-incomplete', 'compare runs that did not complete (their recorded rounds)')
+    .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)');
+}
+
+function optionsOf(flags: ComparisonFlags): Partial<ComparisonOptions> {
+  return {
+    alpha: flags.alpha,
+    thresholdPct: flags.threshold,
+    detectPct: flags.detect ?? null,
+    bootstrapResamples: flags.resamples,
+    bootstrapSeed: flags.seed,
+    allowMismatch: flags.allowMismatch === true,
+    allowIncomplete: flags.allowIncomplete === true,
+  };
+}
+
+/** Load the runs named on the command line and compare them; refusals become user errors. */
+export function comparisonFromCli(refs: { a: string; b: string; a2?: string }, flags: ComparisonFlags, io: CliIO): Comparison {
+  const store = Store.open(flags.db ?? defaultDbPath(io.env));
+  try {
+    const a = resolveRunRef(store, refs.a);
+    const b = resolveRunRef(store, refs.b);
+    const a2 = refs.a2 === undefined ? undefined : resolveRunRef(store, refs.a2);
+    return compare(a2 ? { a, b, a2 } : { a, b }, optionsOf(flags));
+  } catch (err) {
+    if (err instanceof ComparisonRefused) throw new UserError(err.message);
+    throw err;
+  } finally {
+    store.close();
+  }
+}
+
+export function registerCompare(program: Command, io: CliIO): void {
+  const cmd = program
+    .command('compare')
+    .description('Compare run B (and A2) with baseline A: change, confidence interval, tests and a verdict per subject');
+  addComparisonOptions(cmd)
+    .option('--json', 'print the comparison document as JSON instead of the table')
+    .action((a: string, b: string, a2: string | undefined, flags: ComparisonFlags & { json?: boolean }) => {
+      const cmp = comparisonFromCli(a2 === undefined ? { a, b } : { a, b, a2 }, flags, io);
+      io.stdout(flags.json ? `${JSON.stringify(cmp, null, 2)}\n` : renderText(cmp));
+    });
+}
