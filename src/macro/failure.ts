@@ -15,7 +15,7 @@ const EXIT_MEANING: Readonly<Record<number, string>> = {
   7: 'the bogo-ops metrics may be untrustworthy (a stressor was killed while updating them)',
 };
 
-const TROUBLE = /error|fail|skipp|not implemented|invalid|unrecognized|not allowed|killed|abort|cannot|can't|no such|denied|untrustworthy/i;
+const TROUBLE = /error|fail|unsuccessful|skipp|not implemented|invalid|unrecognized|not allowed|killed|abort|cannot|can't|no such|denied|untrustworthy/i;
 
 /**
  * The stderr lines that explain a failure: stress-ng's error-like lines

@@ -64,11 +64,12 @@ export function parseStressNgYaml(text: string, file: string, stressor: string):
         `(last line ${lines.length}: '${lines[lines.length - 1]?.trim() ?? ''}')`,
     );
   }
-  const doc = parseDocument(text, { prettyErrors: false });
+  const doc = parseDocument(text);
   const first = doc.errors[0];
   if (first) {
     const where = first.linePos?.[0] ? `:${first.linePos[0].line}:${first.linePos[0].col}` : '';
-    throw new StressNgYamlError(`${file}${where}: malformed YAML: ${first.message.split('\n')[0]}`);
+    const message = (first.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+    throw new StressNgYamlError(`${file}${where}: malformed YAML: ${message}`);
   }
   const root: unknown = doc.toJS();
   const metrics = isRecord(root) ? root['metrics'] : undefined;
