@@ -10,9 +10,11 @@ import { registerBench } from './bench.ts';
 import { registerRuns } from './runs.ts';
 import { registerMacro } from './macro.ts';
 import { registerCompare } from './compare.ts';
+import { registerReport } from './report.ts';
+import { registerCodegen } from './codegen.ts';
 
 /** Each command module adds itself to the program. */
-const COMMANDS: ((program: Command, io: CliIO) => void)[] = [registerBench, registerRuns, registerMacro, registerCompare];
+const COMMANDS: ((program: Command, io: CliIO) => void)[] = [registerBench, registerRuns, registerMacro, registerCompare, registerReport, registerCodegen];
 
 export function buildProgram(io: CliIO): Command {
   const program = new Command('hintlab')

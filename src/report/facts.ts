@@ -5,6 +5,7 @@
  * environment records (src/bench/environment.ts), where every machine value
  * is a Known<T>: an unreadable value prints as "unknown", never a guess.
  */
+import { DEFAULT_OPTIONS } from '../compare/compare.ts';
 import type { Comparison, ComparedRun, RunRole } from '../compare/types.ts';
 
 /** One labelled fact line, e.g. { label: 'Kernels', text: 'A 6.1.0, B 6.12.0' }. */
@@ -143,10 +144,14 @@ export function reproduceCommands(c: Comparison): string[] {
   const labels = c.runs.map((r) => r.label);
   const byLabel = labels.every((l) => l !== null) && new Set(labels).size === labels.length;
   const refs = c.runs.map((r) => (byLabel ? (r.label as string) : String(r.id)));
-  const opts: string[] = [];
-  opts.push(`--threshold ${c.options.thresholdPct}`, `--alpha ${c.options.alpha}`);
-  if (c.options.detectPct !== null) opts.push(`--detect ${c.options.detectPct}`);
-  if (c.options.allowMismatch) opts.push('--allow-mismatch');
+  const o = c.options;
+  // Threshold and alpha decide the verdicts, so they are always spelled out.
+  const opts = [`--threshold ${o.thresholdPct}`, `--alpha ${o.alpha}`];
+  if (o.detectPct !== null) opts.push(`--detect ${o.detectPct}`);
+  if (o.bootstrapResamples !== DEFAULT_OPTIONS.bootstrapResamples) opts.push(`--resamples ${o.bootstrapResamples}`);
+  if (o.bootstrapSeed !== DEFAULT_OPTIONS.bootstrapSeed) opts.push(`--seed ${o.bootstrapSeed}`);
+  if (o.allowMismatch) opts.push('--allow-mismatch');
+  if (o.allowIncomplete) opts.push('--allow-incomplete');
   return [...c.runs.map((r) => r.command), ['hintlab compare', ...refs.map(shellQuote), ...opts].join(' ')];
 }
 

@@ -101,10 +101,3 @@ export function roundsText(runs: RunSummary[], unit: Unit): string {
   const hi = Math.max(...ops);
   return `${rounds} x ${lo === hi ? lo : `${lo}-${hi}`} ${unitWords(unit).ops}`;
 }
-
-/** A p-value as maintainers read it: "0.003", "< 0.001". */
-export function pValueText(p: number): string {
-  if (!Number.isFinite(p)) return 'n/a';
-  if (p < 0.001) return '< 0.001';
-  return p.toFixed(3);
-}

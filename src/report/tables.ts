@@ -4,8 +4,9 @@
  * unescaped text; each renderer escapes for its own syntax.
  */
 import type { Comparison, RunRole, SubjectComparison } from '../compare/types.ts';
+import { formatP } from '../compare/format.ts';
 import { runName } from './facts.ts';
-import { decimalsFor, fixed, isInterval, pctDecimals, pValueText, roundsText, signed, unitWords } from './format.ts';
+import { decimalsFor, fixed, isInterval, pctDecimals, roundsText, signed, unitWords } from './format.ts';
 import { subjectsRegressionsFirst, verdictText } from './summary.ts';
 
 export interface Table {
@@ -61,7 +62,7 @@ export function resultsTable(c: Comparison): Table {
       const ci = s.change.ciPct;
       const pd = pctDecimals(s.change.changePct, ...(isInterval(ci) ? [ci.low, ci.high] : []));
       const p = (t: { kind: string; pValue?: number; reason?: string }): string =>
-        t.kind === 'ok' && t.pValue !== undefined ? pValueText(t.pValue) : `n/a (${t.reason ?? ''})`;
+        t.kind === 'ok' && t.pValue !== undefined ? formatP(t.pValue) : `n/a (${t.reason ?? ''})`;
       return [
         s.subject,
         ...rs.map((role) => {

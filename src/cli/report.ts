@@ -1,0 +1,50 @@
+/**
+ * `hintlab report A B [A2] --format text|lkml|md|json|html [-o FILE]`:
+ * argument parsing only. Runs are loaded and compared exactly as by
+ * `hintlab compare` (same flags, same refusals, see ./compare.ts); the
+ * reporters in src/report/ turn the Comparison into text, and one writer
+ * sends it to stdout or, atomically, to FILE.
+ */
+import type { Command } from 'commander';
+import { htmlReport } from '../report/html.ts';
+import { jsonReport } from '../report/json.ts';
+import { lkmlReport } from '../report/lkml.ts';
+import { markdownReport } from '../report/md.ts';
+import type { Reporter } from '../report/reporter.ts';
+import { renderText } from '../report/text.ts';
+import { VERSION } from '../version.ts';
+import { addComparisonOptions, type ComparisonFlags, comparisonFromCli } from './compare.ts';
+import { type CliIO, UserError } from './io.ts';
+import { writeOutput } from './runs.ts';
+
+/** Every report format, by its --format name. */
+export const REPORTERS: Record<string, Reporter> = {
+  text: (c) => renderText(c),
+  lkml: lkmlReport,
+  md: markdownReport,
+  json: jsonReport,
+  html: htmlReport,
+};
+
+function formatOption(value: string): string {
+  if (!Object.hasOwn(REPORTERS, value)) {
+    throw new UserError(`--format must be one of ${Object.keys(REPORTERS).join(', ')}; got '${value}'`, 2);
+  }
+  return value;
+}
+
+export function registerReport(program: Command, io: CliIO): void {
+  const cmd = program
+    .command('report')
+    .description('Write the comparison of B (and A2) with A as text, an LKML-ready block, Markdown, JSON or a self-contained HTML page');
+  addComparisonOptions(cmd)
+    .option('--format <fmt>', `one of ${Object.keys(REPORTERS).join(', ')}`, formatOption, 'text')
+    .option('-o, --output <file>', 'write to FILE (atomically) instead of stdout')
+    .action((a: string, b: string, a2: string | undefined, flags: ComparisonFlags & { format: string; output?: string }) => {
+      const comparison = comparisonFromCli(a2 === undefined ? { a, b } : { a, b, a2 }, flags, io);
+      const reporter = REPORTERS[flags.format] as Reporter;
+      const text = reporter(comparison, { hintlabVersion: VERSION, generatedAt: new Date().toISOString() });
+      writeOutput(io, text, flags.output);
+      if (flags.output !== undefined) io.stderr(`wrote ${flags.format} report to ${flags.output}\n`);
+    });
+}
