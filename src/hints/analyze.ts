@@ -1,0 +1,190 @@
+/**
+ * `hintlab hints`, the analysis: read the workloads, parse the C files they
+ * cover, check that the source is the profiled one, attach evidence to every
+ * `if`, and decide. Returns data; formatting lives in report.ts and patch.ts.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from '../cli/io.ts';
+import {
+  baseNameIndex,
+  candidateFiles,
+  checkSourceMatches,
+  matchProfilerRows,
+  siteEvidence,
+  type UnmatchedRow,
+} from './evidence.ts';
+import { scanFiles } from './pool.ts';
+import type { Evidence, FileSites, IfSite, MacroIf } from './types.ts';
+import { decide, weakestConfidence, type HintRow, type Thresholds } from './verdict.ts';
+import { loadWorkloads, type Workload, type WorkloadSpec } from './workload.ts';
+
+export interface HintsOptions {
+  /** Absolute path of the C source tree. */
+  root: string;
+  /** Empty for `--static`. */
+  workloads: WorkloadSpec[];
+  /** Root-relative directories or files to restrict the analysis to; empty for all. */
+  paths: string[];
+  thresholds: Thresholds;
+  jobs: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Summary of one workload, as the outputs show it. */
+export interface WorkloadSummary {
+  name: string;
+  files: string[];
+  newestMtimeMs: number;
+  /** Profiled files outside the source tree (system headers...). */
+  outside: string[];
+}
+
+export interface HintsResult {
+  mode: 'profile' | 'static';
+  root: string;
+  thresholds: Thresholds;
+  workloads: WorkloadSummary[];
+  /** Every parsed file with its hash, so `--apply` can refuse a changed one. */
+  sources: { file: string; sha256: string }[];
+  /** Proposals, contradicted annotations and skipped hot `if`s, hottest first. */
+  rows: HintRow[];
+  /** `if`s not listed: balanced, run fewer than min-hits times, never reached. */
+  quiet: { balanced: number; fewExecutions: number; notReached: number };
+  sitesTotal: number;
+  macroIfs: MacroIf[];
+  unmatched: UnmatchedRow[];
+}
+
+function underPaths(file: string, paths: string[]): boolean {
+  return paths.length === 0 || paths.some((p) => file === p || file.startsWith(p.endsWith('/') ? p : `${p}/`));
+}
+
+/** Root-relative C files (`.c`, and `.h` when asked) under `paths`. */
+export function listCFiles(root: string, paths: string[], withHeaders: boolean): string[] {
+  const out: string[] = [];
+  const re = withHeaders ? /\.[ch]$/ : /\.c$/;
+  const walk = (rel: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(join(root, rel), { withFileTypes: true });
+    } catch (err) {
+      throw new UserError(`cannot read ${join(root, rel)}: ${(err as Error).message}`);
+    }
+    for (const e of entries) {
+      if (e.name.startsWith('.')) continue;
+      const p = rel === '' ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && re.test(e.name)) out.push(p);
+    }
+  };
+  for (const p of paths.length > 0 ? paths : ['']) {
+    if (re.test(p)) out.push(p);
+    else walk(p.replace(/\/+$/, ''));
+  }
+  return out.sort();
+}
+
+function summarize(w: Workload): WorkloadSummary {
+  return { name: w.name, files: w.files, newestMtimeMs: w.newestMtimeMs, outside: w.outside };
+}
+
+/** Run the analysis (profile mode when workloads are given, static otherwise). */
+export async function analyzeHints(opts: HintsOptions): Promise<HintsResult> {
+  const workloads = loadWorkloads(opts.root, opts.workloads);
+  const mode = workloads.length === 0 ? 'static' : 'profile';
+  const files =
+    mode === 'static' ? { list: listCFiles(opts.root, opts.paths, false), index: baseNameIndex([]) } : profiledFiles(opts, workloads);
+  const scanned = await scanFiles({ root: opts.root, files: files.list, jobs: opts.jobs, onProgress: opts.onProgress });
+  const parsed = new Map(scanned.map((f) => [f.file, f]));
+  for (const w of workloads) for (const f of scanned) checkSourceMatches(w, f);
+  const base = {
+    mode,
+    root: opts.root,
+    thresholds: opts.thresholds,
+    workloads: workloads.map(summarize),
+    sources: scanned.map((f) => ({ file: f.file, sha256: f.sha256 })),
+    sitesTotal: scanned.reduce((n, f) => n + f.sites.length, 0),
+    macroIfs: scanned.flatMap((f) => f.macroIfs),
+  } as const;
+  if (mode === 'static') {
+    return { ...base, rows: staticRows(scanned), quiet: { balanced: 0, fewExecutions: 0, notReached: 0 }, unmatched: [] };
+  }
+  const matches = workloads.map((w) => matchProfilerRows(w, files.index, parsed));
+  const quiet = { balanced: 0, fewExecutions: 0, notReached: 0 };
+  const rows: HintRow[] = [];
+  for (const f of scanned) {
+    for (const site of f.sites) {
+      const row = profileRow(site, workloads, matches.map((m) => m.matched), opts.thresholds);
+      if (row.verdict.kind !== 'quiet') rows.push(row);
+      else if (row.verdict.reason === 'balanced') quiet.balanced++;
+      else if (row.verdict.reason === 'few-executions') quiet.fewExecutions++;
+      else quiet.notReached++;
+    }
+  }
+  rows.sort((a, b) => (b.executions ?? 0) - (a.executions ?? 0) || a.site.file.localeCompare(b.site.file) || a.site.line - b.site.line);
+  return { ...base, rows, quiet, unmatched: matches.flatMap((m) => m.unmatched) };
+}
+
+/** Files with gcov counts, plus every file a profiler row may name. */
+function profiledFiles(opts: HintsOptions, workloads: Workload[]): { list: string[]; index: ReturnType<typeof baseNameIndex> } {
+  const wanted = new Set<string>();
+  for (const w of workloads) for (const f of w.gcov.keys()) if (/\.[ch]$/.test(f) && underPaths(f, opts.paths)) wanted.add(f);
+  const hasRows = workloads.some((w) => w.profiler.length > 0);
+  const index = baseNameIndex(hasRows ? listCFiles(opts.root, opts.paths, true) : []);
+  for (const w of workloads) for (const p of w.profiler) for (const row of p.rows) for (const f of candidateFiles(index, row)) wanted.add(f);
+  if (wanted.size === 0) {
+    throw new UserError(
+      `no profiled C file under ${opts.root}${opts.paths.length ? ` (${opts.paths.join(', ')})` : ''}: is --src the tree the profiles were taken from?`,
+    );
+  }
+  return { list: [...wanted].sort(), index };
+}
+
+function profileRow(
+  site: IfSite,
+  workloads: Workload[],
+  profilerMatches: Map<string, { executions: number; thenCount: number }>[],
+  t: Thresholds,
+): HintRow {
+  const evidence: Evidence[] = [];
+  const methods: string[] = [];
+  let unknownHot: string | null = null;
+  let unknownExecutions = 0;
+  workloads.forEach((w, i) => {
+    const r = siteEvidence(site, w, profilerMatches[i] ?? new Map());
+    if (r.kind === 'evidence') {
+      evidence.push(r.evidence);
+      methods.push(`${w.name}: ${r.method}`);
+    } else if (r.kind === 'unknown') {
+      unknownExecutions += r.executions;
+      if (r.executions >= t.minHits) unknownHot = `${w.name}: ${r.reason}`;
+    }
+  });
+  const counted = evidence.length > 0;
+  return {
+    site,
+    executions: counted ? evidence.reduce((s, e) => s + e.executions, 0) : unknownExecutions,
+    thenCount: counted ? evidence.reduce((s, e) => s + e.thenCount, 0) : null,
+    confidence: weakestConfidence(evidence),
+    evidence,
+    methods,
+    verdict: decide(site, evidence, t, unknownHot),
+  };
+}
+
+function staticRows(scanned: FileSites[]): HintRow[] {
+  return scanned.flatMap((f) =>
+    f.sites
+      .filter((s) => s.heuristic)
+      .map((site): HintRow => ({
+        site,
+        executions: null,
+        thenCount: null,
+        confidence: 'heuristic',
+        evidence: [],
+        methods: ['early error exit in a syscall implementation'],
+        verdict: { kind: 'propose', hint: 'unlikely' },
+      })),
+  );
+}

@@ -1,0 +1,138 @@
+/**
+ * Reading gcov's JSON intermediate format (`gcov --json-format`, written as
+ * `<file>.gcov.json.gz`; format_version 1 from GCC 9 to 13, 2 from GCC 14,
+ * which adds `conditions` and `calls` that are ignored here).
+ *
+ * Only lines and branch arcs are used. Arcs are listed only when gcov ran
+ * with `-b`; line counts alone are enough for most `if`s.
+ */
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { UserError } from '../cli/io.ts';
+
+/** One branch arc of a line, as gcov reports it. */
+export interface Arc {
+  count: number;
+  /** The arc goes to the block laid out right after the test in GCC's early CFG. */
+  fallthrough: boolean;
+  throw: boolean;
+}
+
+/** What gcov knows about one source line (summed over functions sharing it). */
+export interface LineCounts {
+  count: number;
+  arcs: Arc[];
+}
+
+/** One source file's counts as one gcov JSON document lists them. */
+export interface GcovFile {
+  /** The path as gcov wrote it (absolute, or relative to `cwd`). */
+  path: string;
+  lines: Map<number, LineCounts>;
+}
+
+/** A parsed `.gcov.json(.gz)` file. */
+export interface GcovDocument {
+  /** Where the JSON was read from. */
+  source: string;
+  gccVersion: string;
+  formatVersion: string;
+  /** gcov's working directory, against which relative paths resolve. */
+  cwd: string;
+  files: GcovFile[];
+}
+
+function fail(source: string, where: string, what: string): never {
+  throw new UserError(
+    `${source}: not gcov JSON (${where}: ${what}). Produce it with \`gcov --json-format -b\` (GCC 9 or later).`,
+  );
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0;
+}
+
+/** Read and validate one gcov JSON file (gzip'd when it starts with gzip's magic bytes). */
+export function readGcovJson(source: string): GcovDocument {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(source);
+  } catch (err) {
+    throw new UserError(`cannot read gcov JSON ${source}: ${(err as Error).message}`);
+  }
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    try {
+      bytes = gunzipSync(bytes);
+    } catch (err) {
+      throw new UserError(`${source}: corrupt or truncated gzip data (${(err as Error).message}); re-run gcov to write it again.`);
+    }
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(bytes.toString('utf8'));
+  } catch (err) {
+    fail(source, 'JSON syntax', (err as Error).message);
+  }
+  return parseGcovDocument(source, doc);
+}
+
+/** Validate an already parsed gcov JSON value. */
+export function parseGcovDocument(source: string, doc: unknown): GcovDocument {
+  if (!isRecord(doc)) fail(source, 'top level', 'expected an object');
+  if (!Array.isArray(doc.files)) fail(source, 'top level', 'no "files" array');
+  const files = doc.files.map((f, i) => parseFile(source, f, `files[${i}]`));
+  return {
+    source,
+    gccVersion: typeof doc.gcc_version === 'string' ? doc.gcc_version : 'unknown',
+    formatVersion: String(doc.format_version ?? 'unknown'),
+    cwd: typeof doc.current_working_directory === 'string' ? doc.current_working_directory : '',
+    files,
+  };
+}
+
+function parseFile(source: string, f: unknown, where: string): GcovFile {
+  if (!isRecord(f) || typeof f.file !== 'string') fail(source, where, 'expected an object with a "file" string');
+  if (!Array.isArray(f.lines)) fail(source, `${where} (${f.file})`, 'no "lines" array');
+  const lines = new Map<number, LineCounts>();
+  f.lines.forEach((l, j) => {
+    const at = `${where}.lines[${j}]`;
+    if (!isRecord(l)) fail(source, at, 'expected an object');
+    const lineNo = l.line_number;
+    if (typeof lineNo !== 'number' || !Number.isInteger(lineNo) || lineNo < 1) fail(source, at, '"line_number" must be a positive integer');
+    if (!isCount(l.count)) fail(source, at, '"count" must be a non-negative number');
+    const arcs = parseArcs(source, l.branches ?? [], at);
+    // A line shared by several functions (inlines, macros) is listed once per function.
+    addLine(lines, lineNo, { count: l.count, arcs });
+  });
+  return { path: f.file, lines };
+}
+
+function parseArcs(source: string, branches: unknown, where: string): Arc[] {
+  if (!Array.isArray(branches)) fail(source, where, '"branches" must be an array');
+  return branches.map((b, k) => {
+    if (!isRecord(b) || !isCount(b.count)) fail(source, `${where}.branches[${k}]`, 'expected {count, fallthrough, throw}');
+    return { count: b.count, fallthrough: b.fallthrough === true, throw: b.throw === true };
+  });
+}
+
+/**
+ * Add one line's counts into `lines`. The same line seen again (another
+ * function, another object including the same header) adds up; arcs add
+ * up position by position when both list the same number of them.
+ */
+export function addLine(lines: Map<number, LineCounts>, lineNo: number, c: LineCounts): void {
+  const seen = lines.get(lineNo);
+  if (!seen) {
+    lines.set(lineNo, { count: c.count, arcs: c.arcs.map((a) => ({ ...a })) });
+    return;
+  }
+  seen.count += c.count;
+  const sameShape =
+    seen.arcs.length === c.arcs.length && seen.arcs.every((a, i) => a.fallthrough === c.arcs[i]?.fallthrough);
+  if (sameShape) seen.arcs.forEach((a, i) => (a.count += c.arcs[i]?.count ?? 0));
+  else seen.arcs.push(...c.arcs.map((a) => ({ ...a })));
+}

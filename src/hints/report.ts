@@ -1,0 +1,135 @@
+/**
+ * Text and JSON renderings of a hints result. Reporters return strings;
+ * the CLI decides where they go.
+ */
+import type { HintsResult } from './analyze.ts';
+import { pct, type HintRow, type Verdict } from './verdict.ts';
+
+/**
+ * JSON format version. History:
+ * 1 - first version: rows with site, counts, evidence per workload, verdict.
+ */
+export const HINTS_JSON_VERSION = 1;
+
+function proposalText(v: Verdict): string {
+  switch (v.kind) {
+    case 'propose':
+      return v.hint;
+    case 'contradicted':
+      return v.fix ? `${v.macro}->${v.fix}` : `${v.macro}? wrong`;
+    case 'skip':
+      return `skip: ${v.reason}`;
+    case 'quiet':
+      return v.reason;
+  }
+}
+
+function workloadsText(row: HintRow): string {
+  if (row.evidence.length === 0) return '-';
+  return row.evidence.map((e) => `${e.workload}:${e.executions}`).join(' ');
+}
+
+function thenText(row: HintRow): string {
+  if (row.executions === null || row.thenCount === null || row.executions === 0) return '-';
+  return pct(row.thenCount / row.executions);
+}
+
+function table(header: string[], body: string[][], rightAligned: Set<number>): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? '').length)));
+  const fmt = (r: string[]): string =>
+    r
+      .map((c, i) => (rightAligned.has(i) ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [fmt(header), ...body.map(fmt)].join('\n') + '\n';
+}
+
+const HEADER = ['file:line', 'function', 'executions', 'then', 'proposal', 'confidence', 'workloads'];
+
+function rowCells(row: HintRow): string[] {
+  return [
+    `${row.site.file}:${row.site.line}`,
+    row.site.fn || '-',
+    row.executions === null ? '-' : String(row.executions),
+    thenText(row),
+    proposalText(row.verdict),
+    row.confidence,
+    workloadsText(row),
+  ];
+}
+
+/** The terminal report: proposals, contradicted annotations, skipped hot `if`s, then a summary. */
+export function formatTable(result: HintsResult): string {
+  const proposals = result.rows.filter((r) => r.verdict.kind === 'propose');
+  const contradicted = result.rows.filter((r) => r.verdict.kind === 'contradicted');
+  const skipped = result.rows.filter((r) => r.verdict.kind === 'skip');
+  const right = new Set([2, 3]);
+  let out = '';
+  const bias = result.thresholds.minBias;
+  if (result.mode === 'static') {
+    out += `Heuristic candidates (no profile): early error exits in syscall implementations\n`;
+  } else {
+    out += `Proposals (then-branch in >= ${pct(bias)} or <= ${pct(1 - bias)} of >= ${result.thresholds.minHits} executions, every workload agreeing)\n`;
+  }
+  out += proposals.length ? table(HEADER, proposals.map(rowCells), right) : '(none)\n';
+  if (result.mode === 'profile') {
+    out += `\nAnnotations the profile contradicts\n`;
+    out += contradicted.length
+      ? table(
+          [...HEADER, 'annotation holds'],
+          contradicted.map((r) => [...rowCells(r), r.verdict.kind === 'contradicted' ? pct(r.verdict.claimedShare) : '']),
+          right,
+        )
+      : '(none)\n';
+    out += `\nSkipped (run >= ${result.thresholds.minHits} times)\n`;
+    out += skipped.length ? table(HEADER, skipped.map(rowCells), right) : '(none)\n';
+  }
+  out += `\n${summaryLine(result)}\n`;
+  return out;
+}
+
+function summaryLine(result: HintsResult): string {
+  const files = result.sources.length;
+  const parts = [`${result.sitesTotal} ifs in ${files} files`];
+  if (result.mode === 'profile') {
+    const q = result.quiet;
+    parts.push(`${q.balanced} balanced`, `${q.fewExecutions} under min-hits`, `${q.notReached} not reached`);
+    if (result.unmatched.length) parts.push(`${result.unmatched.length} profiler rows unmatched (see --format json)`);
+    const outside = new Set(result.workloads.flatMap((w) => w.outside)).size;
+    if (outside) parts.push(`${outside} profiled files outside the source tree ignored`);
+  }
+  if (result.macroIfs.length) parts.push(`${result.macroIfs.length} ifs inside #define bodies not analysed`);
+  return parts.join('; ');
+}
+
+/** The versioned JSON document: everything a later report needs to show a hint's evidence. */
+export function formatJson(result: HintsResult, generatedBy: string): string {
+  const doc = {
+    format: 'hintlab-hints',
+    version: HINTS_JSON_VERSION,
+    generatedBy,
+    mode: result.mode,
+    root: result.root,
+    thresholds: result.thresholds,
+    workloads: result.workloads.map((w) => ({ name: w.name, files: w.files, outsideSourceTree: w.outside })),
+    sources: result.sources,
+    rows: result.rows.map((r) => ({
+      file: r.site.file,
+      line: r.site.line,
+      function: r.site.fn,
+      condition: r.site.condition,
+      annotation: r.site.annotation.kind === 'none' ? null : r.site.annotation.macro,
+      executions: r.executions,
+      thenCount: r.thenCount,
+      confidence: r.confidence,
+      methods: r.methods,
+      evidence: r.evidence,
+      verdict: r.verdict,
+    })),
+    quiet: result.quiet,
+    sitesTotal: result.sitesTotal,
+    macroIfs: result.macroIfs,
+    unmatchedProfilerRows: result.unmatched.map((u) => ({ source: u.source, ...u.row, reason: u.reason })),
+  };
+  return JSON.stringify(doc, null, 2) + '\n';
+}

@@ -1,0 +1,105 @@
+/**
+ * The data model of `hintlab hints`: `if` sites found in C sources, the
+ * profile evidence attached to them, and the verdicts drawn from it.
+ *
+ * Everything here is plain data (no tree-sitter nodes), so sites can cross
+ * worker_threads and be written to JSON as they are.
+ */
+
+/** A position in a source file: 0-based row, column in UTF-16 code units. */
+export interface Point {
+  row: number;
+  column: number;
+}
+
+/** An existing branch annotation on an `if` condition. */
+export type Annotation =
+  | { kind: 'none' }
+  /**
+   * The whole condition is wrapped, possibly negated: `likely(x)`,
+   * `!unlikely(x)`, `__builtin_expect(x, 0)`. `expectTrue` is what the
+   * annotation claims about the then-branch, negation taken into account.
+   */
+  | { kind: 'whole'; macro: string; expectTrue: boolean; at: Point }
+  /** An annotation on part of the condition (`unlikely(a) || b`): not judged. */
+  | { kind: 'partial'; macro: string };
+
+/** Why an `if` is listed but never proposed or patched. */
+export type SkipReason =
+  | 'parse-error' // the condition or a branch holds an ERROR/MISSING node
+  | 'compile-time' // static_branch_*, IS_ENABLED(), sizeof, constant macros
+  | 'partial-annotation'; // an annotation on part of the condition
+
+/**
+ * How the then-branch count can be read from line counts. Lines are 1-based;
+ * `null` when the layout gives nothing usable (same line as the condition,
+ * a loop or label as first statement, no statement at all).
+ */
+export interface BranchLayout {
+  /** First line of the then-branch's first statement. */
+  thenLine: number | null;
+  /** First line of the else-branch's first statement (or of an `else if`). */
+  elseLine: number | null;
+  /** Line of the statement after the `if`, when the then-branch always leaves (return/goto/break/continue). */
+  afterExitLine: number | null;
+  /** The then-branch is one `return` (GCC lowers it to a jump, inverting the arcs). */
+  thenIsReturn: boolean;
+  /** The condition sits on one line with no `&&`, `||` or `?:`, so the line carries exactly one test. */
+  singleTest: boolean;
+}
+
+/** One `if` statement of a C file. */
+export interface IfSite {
+  /** Path relative to the source root, `/`-separated. */
+  file: string;
+  /** 1-based line of the `if` keyword. */
+  line: number;
+  /** Enclosing function (`__do_sys_select` for SYSCALL_DEFINE bodies), or `` at file scope. */
+  fn: string;
+  /** Condition text without the outer parentheses, line breaks kept. */
+  condition: string;
+  /** The condition's `(` and `)`. */
+  open: Point;
+  close: Point;
+  /** 1-based line of the condition's `)`. */
+  endLine: number;
+  annotation: Annotation;
+  skip: SkipReason | null;
+  layout: BranchLayout;
+  /** Set by the static pass: an early error exit at the start of a syscall implementation. */
+  heuristic: boolean;
+}
+
+/** An `if` written inside a `#define` body: tree-sitter sees only macro text there. */
+export interface MacroIf {
+  file: string;
+  line: number;
+  macro: string;
+}
+
+/** All that parsing one file yields. */
+export interface FileSites {
+  file: string;
+  /** sha256 of the file's bytes, recorded so `--apply` can refuse a changed file. */
+  sha256: string;
+  lineCount: number;
+  /** 1-based lines that hold only whitespace or comments. */
+  blankLines: number[];
+  sites: IfSite[];
+  macroIfs: MacroIf[];
+}
+
+/** How a then-branch count was obtained. */
+export type Confidence =
+  | 'profiler' // the kernel's branch profiler counted the condition itself
+  | 'lines' // first statement of then/else (or the statement after an exiting then) vs the `if` line
+  | 'arcs' // gcov's branch arcs, direction inferred from GCC's layout rules
+  | 'heuristic'; // no profile: static pattern only
+
+/** One workload's evidence for one site. */
+export interface Evidence {
+  workload: string;
+  executions: number;
+  thenCount: number;
+  confidence: Exclude<Confidence, 'heuristic'>;
+}

@@ -1,0 +1,109 @@
+/**
+ * Deciding what to say about one `if` from its evidence in every workload:
+ * propose a hint, flag a contradicted annotation, list it as skipped, or
+ * stay silent (balanced, rarely run).
+ */
+import type { Confidence, Evidence, IfSite, SkipReason } from './types.ts';
+
+export type Hint = 'likely' | 'unlikely';
+
+/** Why a hot `if` is listed but not proposed. */
+export type SkipKind =
+  | SkipReason
+  | 'already-annotated' // the annotation agrees with the profile
+  | 'workloads-disagree' // biased overall, but not in every workload that reached it
+  | 'direction-unknown'; // counted, but neither lines nor arcs tell which way
+
+export type Verdict =
+  | { kind: 'propose'; hint: Hint }
+  /** An annotation the profile contradicts; `fix` is the opposite hint when that one meets the bias. */
+  | { kind: 'contradicted'; claimed: Hint; macro: string; claimedShare: number; fix: Hint | null }
+  | { kind: 'skip'; reason: SkipKind; detail: string }
+  | { kind: 'quiet'; reason: 'balanced' | 'few-executions' | 'not-reached' };
+
+export interface Thresholds {
+  /** A hint needs the then-branch to run in at least this share (likely) or at most 1 - it (unlikely). */
+  minBias: number;
+  minHits: number;
+}
+
+/** One `if` with its evidence and verdict: a row of every output format. */
+export interface HintRow {
+  site: IfSite;
+  /** Summed over workloads; null for static (profile-less) candidates. */
+  executions: number | null;
+  thenCount: number | null;
+  confidence: Confidence;
+  evidence: Evidence[];
+  /** How each workload's count was read (`then-branch line 635`, `branch profiler`...). */
+  methods: string[];
+  verdict: Verdict;
+}
+
+const CONFIDENCE_ORDER: Confidence[] = ['heuristic', 'arcs', 'lines', 'profiler'];
+
+/** The weakest method among the evidence: a row is only as sure as its least sure count. */
+export function weakestConfidence(evidence: Evidence[]): Confidence {
+  let worst = CONFIDENCE_ORDER.length - 1;
+  for (const e of evidence) worst = Math.min(worst, CONFIDENCE_ORDER.indexOf(e.confidence));
+  return CONFIDENCE_ORDER[worst] ?? 'lines';
+}
+
+function biasOf(thenCount: number, executions: number, t: Thresholds): Hint | null {
+  if (executions === 0) return null;
+  const share = thenCount / executions;
+  if (share >= t.minBias) return 'likely';
+  if (share <= 1 - t.minBias) return 'unlikely';
+  return null;
+}
+
+/** The hint every reaching workload agrees on, or null. */
+function agreedHint(evidence: Evidence[], t: Thresholds): Hint | null {
+  const reached = evidence.filter((e) => e.executions > 0);
+  const hints = reached.map((e) => biasOf(e.thenCount, e.executions, t));
+  const first = hints[0];
+  return first && hints.every((h) => h === first) ? first : null;
+}
+
+/**
+ * The verdict for a site with summed `executions`/`thenCount` over
+ * `evidence`; `unknownHot` says the line ran often but no direction was read.
+ */
+export function decide(site: IfSite, evidence: Evidence[], t: Thresholds, unknownHot: string | null): Verdict {
+  const executions = evidence.reduce((s, e) => s + e.executions, 0);
+  const thenCount = evidence.reduce((s, e) => s + e.thenCount, 0);
+  if (site.skip === 'parse-error') return { kind: 'skip', reason: 'parse-error', detail: 'the condition or a branch did not parse' };
+  if (evidence.length === 0) {
+    return unknownHot ? { kind: 'skip', reason: 'direction-unknown', detail: unknownHot } : { kind: 'quiet', reason: 'not-reached' };
+  }
+  if (executions < t.minHits) return { kind: 'quiet', reason: executions === 0 ? 'not-reached' : 'few-executions' };
+  const pooled = biasOf(thenCount, executions, t);
+  const share = thenCount / executions;
+  if (site.annotation.kind === 'whole') {
+    const claimed: Hint = site.annotation.expectTrue ? 'likely' : 'unlikely';
+    const claimedShare = site.annotation.expectTrue ? share : 1 - share;
+    const macro = site.annotation.macro;
+    if (claimedShare >= 0.5) return { kind: 'skip', reason: 'already-annotated', detail: `${macro}() holds in ${pct(claimedShare)}` };
+    const opposite = agreedHint(evidence, t);
+    const renamable = macro === 'likely' || macro === 'unlikely';
+    return { kind: 'contradicted', claimed, macro, claimedShare, fix: renamable && opposite && opposite !== claimed ? opposite : null };
+  }
+  if (site.skip === 'compile-time') return { kind: 'skip', reason: 'compile-time', detail: 'folded at compile time' };
+  if (site.skip === 'partial-annotation') {
+    return { kind: 'skip', reason: 'partial-annotation', detail: 'an annotation covers part of the condition' };
+  }
+  const agreed = agreedHint(evidence, t);
+  if (agreed) return { kind: 'propose', hint: agreed };
+  if (pooled) {
+    return { kind: 'skip', reason: 'workloads-disagree', detail: `${pooled} overall, not in every workload` };
+  }
+  return { kind: 'quiet', reason: 'balanced' };
+}
+
+/** A share as a percentage with enough digits to tell 99.9 % from 100 %. */
+export function pct(share: number): string {
+  const p = share * 100;
+  if (p > 0 && p < 0.01) return '<0.01%';
+  if (p < 100 && p > 99.99) return '>99.99%';
+  return `${p.toFixed(2)}%`;
+}

@@ -1,0 +1,127 @@
+/**
+ * Workloads: named sets of profile files (gcov JSON and/or branch profiler
+ * statistics) taken while one workload ran. Counts of one workload are
+ * summed per source line; workloads stay apart so a proposal can require
+ * every one of them to agree.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { UserError } from '../cli/io.ts';
+import { addLine, readGcovJson, type LineCounts } from './gcov.ts';
+import { looksLikeProfiler, readProfiler, type ProfilerRow } from './profiler.ts';
+
+/** `[name=]path` as given on the command line. */
+export interface WorkloadSpec {
+  name: string;
+  path: string;
+}
+
+/** Line counts of one source file within one workload, with where they came from. */
+export interface FileCounts {
+  lines: Map<number, LineCounts>;
+  /** The profile files that contributed, for error messages. */
+  from: string[];
+}
+
+export interface Workload {
+  name: string;
+  /** Every profile file read. */
+  files: string[];
+  /** Newest modification time of the profile files, ms since the epoch. */
+  newestMtimeMs: number;
+  /** Root-relative source path -> counts. */
+  gcov: Map<string, FileCounts>;
+  profiler: { source: string; rows: ProfilerRow[] }[];
+  /** gcov paths that are not in the source tree (system headers, other trees). */
+  outside: string[];
+}
+
+/** Parse `name=path` or `path` (named after the path's base name). */
+export function parseWorkloadSpec(arg: string): WorkloadSpec {
+  const eq = arg.indexOf('=');
+  if (eq > 0 && !arg.slice(0, eq).includes('/')) return { name: arg.slice(0, eq), path: arg.slice(eq + 1) };
+  return { name: basename(arg).replace(/\.gcov\.json(\.gz)?$/, ''), path: arg };
+}
+
+const PROFILE_FILE_RE = /(\.gcov\.json(\.gz)?|^branch_annotated|^branch_all)$/;
+
+function profileFiles(path: string): string[] {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    throw new UserError(`profile ${path} does not exist (give a .gcov.json.gz file, a branch profiler file or a directory of them)`);
+  }
+  if (!st.isDirectory()) return [path];
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (PROFILE_FILE_RE.test(e.name)) found.push(p);
+    }
+  };
+  walk(path);
+  if (found.length === 0) throw new UserError(`profile directory ${path} holds no *.gcov.json(.gz), branch_annotated or branch_all file`);
+  return found.sort();
+}
+
+/**
+ * Map a path gcov wrote to a path relative to `root`, or null when the file
+ * is not in the tree. Paths from another checkout of the same tree resolve
+ * by their longest suffix that exists under `root`.
+ */
+export function resolveUnderRoot(root: string, cwd: string, path: string): string | null {
+  const abs = isAbsolute(path) ? path : resolve(cwd || root, path);
+  const rel = relative(root, abs);
+  if (!rel.startsWith('..') && !isAbsolute(rel) && existsSync(abs)) return rel.split(sep).join('/');
+  const parts = path.split(/[\\/]+/).filter((p) => p !== '' && p !== '.' && p !== '..');
+  for (let k = 0; k < parts.length; k++) {
+    const candidate = parts.slice(k).join('/');
+    if (existsSync(join(root, candidate))) return candidate;
+  }
+  return null;
+}
+
+function isProfilerFile(path: string): boolean {
+  const head = readFileSync(path, { encoding: 'utf8', flag: 'r' }).slice(0, 200);
+  return looksLikeProfiler(head);
+}
+
+/** Read every profile file of the given specs, grouping specs that share a name. */
+export function loadWorkloads(root: string, specs: WorkloadSpec[]): Workload[] {
+  const byName = new Map<string, Workload>();
+  for (const spec of specs) {
+    let w = byName.get(spec.name);
+    if (!w) {
+      w = { name: spec.name, files: [], newestMtimeMs: 0, gcov: new Map(), profiler: [], outside: [] };
+      byName.set(spec.name, w);
+    }
+    for (const file of profileFiles(spec.path)) addProfileFile(root, w, file);
+  }
+  return [...byName.values()];
+}
+
+function addProfileFile(root: string, w: Workload, file: string): void {
+  w.files.push(file);
+  w.newestMtimeMs = Math.max(w.newestMtimeMs, statSync(file).mtimeMs);
+  if (!file.endsWith('.gz') && !file.endsWith('.json') && isProfilerFile(file)) {
+    w.profiler.push({ source: file, rows: readProfiler(file) });
+    return;
+  }
+  const doc = readGcovJson(file);
+  for (const f of doc.files) {
+    const rel = resolveUnderRoot(root, doc.cwd, f.path);
+    if (rel === null) {
+      if (!w.outside.includes(f.path)) w.outside.push(f.path);
+      continue;
+    }
+    let acc = w.gcov.get(rel);
+    if (!acc) {
+      acc = { lines: new Map(), from: [] };
+      w.gcov.set(rel, acc);
+    }
+    if (!acc.from.includes(file)) acc.from.push(file);
+    for (const [line, c] of f.lines) addLine(acc.lines, line, c);
+  }
+}
