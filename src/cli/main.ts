@@ -12,9 +12,10 @@ import { registerMacro } from './macro.ts';
 import { registerCompare } from './compare.ts';
 import { registerReport } from './report.ts';
 import { registerCodegen } from './codegen.ts';
+import { registerHints } from './hints.ts';
 
 /** Each command module adds itself to the program. */
-const COMMANDS: ((program: Command, io: CliIO) => void)[] = [registerBench, registerRuns, registerMacro, registerCompare, registerReport, registerCodegen];
+const COMMANDS: ((program: Command, io: CliIO) => void)[] = [registerBench, registerRuns, registerMacro, registerCompare, registerReport, registerCodegen, registerHints];
 
 export function buildProgram(io: CliIO): Command {
   const program = new Command('hintlab')
