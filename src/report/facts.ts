@@ -99,6 +99,23 @@ function calibration(runs: ComparedRun[]): string | undefined {
   );
 }
 
+/** The noise warnings recorded with the runs, by kind: "load (A, A2), virtualized (A, B, A2)". */
+function warnings(runs: ComparedRun[]): string | undefined {
+  const byKind = new Map<string, RunRole[]>();
+  for (const r of runs) {
+    const list = at(r.environment, 'warnings');
+    if (!Array.isArray(list)) continue;
+    for (const w of list) {
+      const kind = typeof w === 'object' && w !== null && typeof (w as { kind?: unknown }).kind === 'string' ? (w as { kind: string }).kind : 'other';
+      const roles = byKind.get(kind) ?? [];
+      if (!roles.includes(r.role)) roles.push(r.role);
+      byKind.set(kind, roles);
+    }
+  }
+  if (byKind.size === 0) return undefined;
+  return [...byKind].map(([kind, roles]) => `${kind} (${roles.join(', ')})`).join(', ');
+}
+
 /** Machine, kernels, compiler, tuning, calibration and allowed mismatches. */
 export function environmentFacts(c: Comparison): Fact[] {
   const runs = c.runs;
@@ -124,6 +141,7 @@ export function environmentFacts(c: Comparison): Fact[] {
   push('stress-ng', perRole(runs, (r) => envText(r, 'stressNg.version')));
   push('Tuning', tuning(runs));
   push('Calibration', calibration(runs));
+  push('Warnings', warnings(runs));
   for (const m of c.mismatchesAllowed) {
     const values = (['A', 'B', 'A2'] as RunRole[])
       .filter((role) => m.values[role] !== undefined)

@@ -8,7 +8,7 @@ export const HTML_STYLE = `
 :root { color-scheme: light; }
 * { box-sizing: border-box; }
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
-  color: #1a1a1a; background: #fff; max-width: 1100px; margin: 0 auto; padding: 24px; }
+  color: #1a1a1a; background: #fff; max-width: 1240px; margin: 0 auto; padding: 24px; }
 h1 { font-size: 1.6em; margin: 0 0 .3em; }
 h2 { font-size: 1.25em; margin: 1.6em 0 .5em; border-bottom: 1px solid #ccc; padding-bottom: .2em; }
 h3 { font-size: 1.05em; margin: 1.2em 0 .4em; font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
@@ -28,7 +28,12 @@ ul.verdicts li { margin: .35em 0; display: flex; align-items: baseline; }
 .badge.insufficient { color: #6a4a00; border-style: dashed; }
 .badge.insufficient::before { content: "?  "; }
 .table-wrap { overflow-x: auto; margin: .5em 0 1.2em; }
-table { border-collapse: collapse; font-size: .88em; }
+table { border-collapse: collapse; font-size: .84em; }
+/* Environment values (kernel command lines, JSON parameters) are long: wrap them inside a full-width table. */
+table[data-table="environment"] { width: 100%; table-layout: fixed; }
+table[data-table="environment"] td, table[data-table="environment"] th { overflow-wrap: anywhere; }
+table[data-table="environment"] th[scope="col"]:first-child { width: 11em; }
+table[data-table="environment"] th[scope="col"]:nth-last-child(-n+2) { width: 7em; }
 caption { text-align: left; font-weight: 600; padding: .3em 0; }
 th, td { border: 1px solid #ccc; padding: .25em .55em; vertical-align: top; }
 th { background: #f2f2f2; text-align: left; }
@@ -48,6 +53,7 @@ footer { margin-top: 2em; font-size: .8em; color: #555; }
   h2 { break-after: avoid; }
   figure, table, article, .regressions, pre { break-inside: avoid; }
   .table-wrap { overflow: visible; }
+  table { font-size: 8pt; }
   .regressions { background: none; }
   a { color: inherit; text-decoration: none; }
 }

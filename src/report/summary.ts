@@ -54,7 +54,9 @@ export function driftText(s: SubjectComparison): string | undefined {
   if (s.drift.kind === 'insufficient-data') return `${s.subject} not measurable (${s.drift.reason})`;
   const dr = s.drift.drift;
   const pd = pctDecimals(dr.changePct, ...(isInterval(dr.ciPct) ? [dr.ciPct.low, dr.ciPct.high] : []));
-  return `${s.subject} ${signed(dr.changePct, pd)} % (${ciPctText(dr.ciPct, pd)})`;
+  // A drift the tests call real means the machine changed while measuring.
+  const moved = s.drift.driftVerdict.verdict === 'faster' || s.drift.driftVerdict.verdict === 'slower' ? ', baseline moved' : '';
+  return `${s.subject} ${signed(dr.changePct, pd)} % (${ciPctText(dr.ciPct, pd)}${moved})`;
 }
 
 /** "Geometric mean of B/A over 3 subjects: -4.1 % (better)." */

@@ -90,24 +90,25 @@ export function driftTable(c: Comparison): Table | undefined {
   return {
     id: 'drift',
     caption: 'A/B/A: baseline drift and B against both baselines',
-    headers: ['Subject', 'Drift A2 vs A (%)', '95 % CI (%)', 'B vs A+A2 (%)', '95 % CI (%)', 'B vs midpoint (%)', 'Drift as large as change'],
+    headers: ['Subject', 'Drift A2 vs A (%)', '95 % CI (%)', 'Drift verdict', 'B vs A+A2 (%)', '95 % CI (%)', 'B vs midpoint (%)', 'Drift as large as change'],
     rows: c.subjects.map((s) => {
-      if (s.drift.kind === 'no-a2') return [s.subject, 'no A2', '', '', '', '', ''];
-      if (s.drift.kind === 'insufficient-data') return [s.subject, `n/a (${s.drift.reason})`, '', '', '', '', ''];
-      const { drift, vsPooled, vsMidpoint, driftAsLargeAsChange } = s.drift;
+      if (s.drift.kind === 'no-a2') return [s.subject, 'no A2', '', '', '', '', '', ''];
+      if (s.drift.kind === 'insufficient-data') return [s.subject, `n/a (${s.drift.reason})`, '', '', '', '', '', ''];
+      const { drift, driftVerdict, vsPooled, vsMidpoint, driftAsLargeAsChange } = s.drift;
       const dd = pctDecimals(drift.changePct, ...(isInterval(drift.ciPct) ? [drift.ciPct.low, drift.ciPct.high] : []));
       const pd = pctDecimals(vsPooled.changePct, ...(isInterval(vsPooled.ciPct) ? [vsPooled.ciPct.low, vsPooled.ciPct.high] : []));
       return [
         s.subject,
         signed(drift.changePct, dd),
         ciRange(drift.ciPct, dd),
+        driftVerdict.verdict,
         signed(vsPooled.changePct, pd),
         ciRange(vsPooled.ciPct, pd),
         signed(vsMidpoint.changePct, pd),
         driftAsLargeAsChange ? 'yes: the change may be drift' : 'no',
       ];
     }),
-    numeric: [1, 2, 3, 4, 5],
+    numeric: [1, 2, 4, 5, 6],
   };
 }
 

@@ -78,39 +78,66 @@ export function shellWords(command: string): string[] {
 /**
  * Wrap a shell command to at most `width` columns such that pasting the
  * lines into a POSIX shell runs exactly the same command: lines end in
- * ` \` and continue with `indent`. A word longer than a line is split with
- * a backslash-newline inside the word, which the shell removes; inside
- * single quotes (where backslash is literal) the quote is closed before the
- * break and reopened after it.
+ * ` \` and continue with `indent`. An option stays on the line of its value
+ * when they fit together. A word longer than a line is split with a
+ * backslash-newline inside the word, which the shell removes; inside single
+ * quotes (where backslash is literal) the quote is closed before the break
+ * and reopened after it.
  */
 export function wrapCommand(command: string, width: number, firstPrefix = '', indent = '    '): string[] {
-  const words = shellWords(command);
   const lines: string[] = [];
   let line = firstPrefix;
   let empty = true;
-  for (const word of words) {
-    const sep = empty ? '' : ' ';
-    // Room for the word plus the trailing " \" a continued line needs.
-    if (!empty && line.length + sep.length + word.length + 2 > width) {
-      lines.push(`${line} \\`);
-      line = indent;
-      empty = true;
-    }
-    if (line.length + (empty ? 0 : 1) + word.length + 2 <= width) {
-      line += (empty ? '' : ' ') + word;
-      empty = false;
+  // Room for a word plus the trailing " \" a continued line needs.
+  const fits = (text: string): boolean => line.length + (empty ? 0 : 1) + text.length + 2 <= width;
+  const append = (text: string): void => {
+    line += (empty ? '' : ' ') + text;
+    empty = false;
+  };
+  const newLine = (): void => {
+    lines.push(`${line} \\`);
+    line = indent;
+    empty = true;
+  };
+  for (const group of optionGroups(shellWords(command))) {
+    const joined = group.join(' ');
+    if (!fits(joined) && !empty) newLine();
+    if (fits(joined)) {
+      append(joined);
       continue;
     }
-    const pieces = splitWord(word, width - line.length - (empty ? 0 : 1), width);
-    line += (empty ? '' : ' ') + (pieces[0] as string);
-    for (const piece of pieces.slice(1)) {
-      lines.push(line);
-      line = piece;
+    for (const word of group) {
+      if (!fits(word) && !empty) newLine();
+      if (fits(word)) {
+        append(word);
+        continue;
+      }
+      const pieces = splitWord(word, width - line.length - (empty ? 0 : 1), width);
+      append(pieces[0] as string);
+      for (const piece of pieces.slice(1)) {
+        lines.push(line);
+        line = piece;
+      }
     }
-    empty = false;
   }
   lines.push(line);
   return lines;
+}
+
+/** `--rounds 15` travels as one group; every other word alone. */
+function optionGroups(words: string[]): string[][] {
+  const groups: string[][] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] as string;
+    const next = words[i + 1];
+    if (w.startsWith('-') && !w.includes('=') && next !== undefined && !next.startsWith('-')) {
+      groups.push([w, next]);
+      i++;
+    } else {
+      groups.push([w]);
+    }
+  }
+  return groups;
 }
 
 /**

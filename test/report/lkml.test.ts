@@ -52,6 +52,18 @@ test('the lkml block lists the regression first, then facts and the commands tha
   assert.ok(lines.length <= 30, `${lines.length} lines`);
 });
 
+test('a baseline that really moved and the runs\' noise warnings are stated', () => {
+  const c = abaComparison();
+  const drift = c.subjects[0]!.drift;
+  if (drift.kind !== 'measured') throw new Error('fixture has A2');
+  drift.driftVerdict = { verdict: 'slower', reason: 'A2 is slower than A.', caveats: [] };
+  for (const r of c.runs) (r.environment as { warnings: unknown[] }).warnings = [{ kind: 'load', message: 'load average 5.2' }];
+  (c.runs[1]!.environment as { warnings: unknown[] }).warnings.push({ kind: 'turbo-on', message: 'turbo on' });
+  const text = lkmlReport(c, CTX).replace(/\n\s*/g, ' ');
+  assert.match(text, /sched_getattr \+0\.11 % \(95 % CI -0\.20 to \+0\.40 %, baseline moved\); getppid \+0\.11 % \(95 % CI -0\.30 to \+0\.50 %\);/);
+  assert.match(text, /Warnings: load \(A, B, A2\), turbo-on \(B\)/);
+});
+
 test('an A/B comparison has no drift paragraph', () => {
   const text = lkmlReport(abaComparison({ withA2: false }), CTX);
   assert.ok(text.startsWith('hintlab A/B comparison: A = run 12 "stock", B = run 13 "patched".\n'));

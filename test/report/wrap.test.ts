@@ -30,6 +30,13 @@ test('a short command stays on one line', () => {
   assert.deepEqual(wrapCommand('hintlab compare 1 2 3', 72, '  '), ['  hintlab compare 1 2 3']);
 });
 
+test('an option stays on the line of its value', () => {
+  assert.deepEqual(wrapCommand('hintlab bench -p getppid,sched_getattr --rounds 10 --inject-seccomp 64 --label seccomp64', 60, '  ', '      '), [
+    '  hintlab bench -p getppid,sched_getattr --rounds 10 \\',
+    '      --inject-seccomp 64 --label seccomp64',
+  ]);
+});
+
 test('wrapped commands fit the width and run as the same argv in bash', () => {
   const long = 'y'.repeat(150);
   const commands = [
