@@ -119,33 +119,47 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** Whether every run that measured a subject agrees on `valueOf` it (runs without the subject abstain). */
+function agreePerSubject(runs: readonly RoleRun[], subjects: readonly string[], valueOf: (run: RunWithRounds, s: string) => string | null): boolean {
+  return subjects.every((s) => new Set(runs.map((r) => valueOf(r.run, s)).filter((v) => v !== null)).size <= 1);
+}
+
+function measured(run: RunWithRounds, subject: string) {
+  return run.rounds.filter((r) => r.subject === subject && !r.warmup);
+}
+
+/** A per-subject row: 'x=1, y=2' per run, same when every run measuring a subject agrees on it. */
+function subjectRow(
+  field: string,
+  runs: readonly RoleRun[],
+  subjects: readonly string[],
+  valueOf: (run: RunWithRounds, s: string) => string | null,
+): Omit<EnvironmentField, 'kind'> {
+  const values: Partial<Record<RunRole, string>> = {};
+  for (const { role, run } of runs) values[role] = subjects.map((s) => `${s}=${valueOf(run, s) ?? 'not measured'}`).join(', ');
+  return { field, values, same: agreePerSubject(runs, subjects, valueOf) };
+}
+
 /**
  * Ops per round of each compared subject. A setting (every round of a
  * subject has the same ops) is checked; a measurement (stress-ng's bogo-ops
  * vary round to round) is only shown.
  */
 function opsRow(runs: readonly RoleRun[], subjects: readonly string[]): EnvironmentField {
-  let varies = false;
-  const shown = runs.map(({ role, run }): [RunRole, Shown] => {
-    const parts = subjects.map((s) => {
-      const ops = [...new Set(run.rounds.filter((r) => r.subject === s && !r.warmup).map((r) => r.ops))];
-      if (ops.length > 1) varies = true;
-      return `${s}=${ops.length === 1 ? String(ops[0]) : ops.length === 0 ? 'none' : 'varies'}`;
-    });
-    const text = parts.join(', ');
-    return [role, { text, key: text }];
+  const opsOf = (run: RunWithRounds, s: string) => [...new Set(measured(run, s).map((r) => r.ops))];
+  const varies = runs.some(({ run }) => subjects.some((s) => opsOf(run, s).length > 1));
+  const row = subjectRow('opsPerRound', runs, subjects, (run, s) => {
+    const ops = opsOf(run, s);
+    return ops.length === 0 ? null : ops.length === 1 ? String(ops[0]) : 'varies';
   });
-  return tableRow('opsPerRound', varies ? 'info' : 'checked', shown);
+  return { ...row, kind: varies ? 'info' : 'checked' };
 }
 
 function subjectParamsRow(runs: readonly RoleRun[], subjects: readonly string[]): EnvironmentField {
-  const shown = runs.map(({ role, run }): [RunRole, Shown] => {
-    const picked: Record<string, unknown> = {};
-    for (const s of subjects) picked[s] = run.params.subjectParams?.[s] ?? {};
-    const text = canonical(picked);
-    return [role, { text, key: text }];
-  });
-  return tableRow('subjectParams', 'checked', shown);
+  const row = subjectRow('subjectParams', runs, subjects, (run, s) =>
+    measured(run, s).length === 0 ? null : canonical(run.params.subjectParams?.[s] ?? {}),
+  );
+  return { ...row, kind: 'checked' };
 }
 
 /** The side-by-side environment of the runs, checked fields first. */

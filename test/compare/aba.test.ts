@@ -1,0 +1,58 @@
+/** A/B/A: drift of the baseline, B against pooled A+A2 and against their midpoint. */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { compare } from '../../src/compare/compare.ts';
+import { assertClose } from '../stats/close.ts';
+import { makeRun } from './fixtures.ts';
+
+const A = [100, 101, 99, 100, 100, 102, 98];
+const shift = (d: number) => A.map((x) => x + d);
+
+describe('A/B/A', () => {
+  it('with a stable baseline keeps the verdict and judges the drift on its own', () => {
+    const cmp = compare({
+      a: makeRun({ id: 1, values: { x: A } }),
+      b: makeRun({ id: 2, values: { x: shift(10) } }),
+      a2: makeRun({ id: 3, values: { x: shift(0.1) } }),
+    });
+    const s = cmp.subjects[0]!;
+    assert.equal(s.drift.kind, 'measured');
+    if (s.drift.kind !== 'measured') return;
+    assertClose(s.drift.drift.changePct, 0.1, 1e-9);
+    assert.equal(s.drift.driftVerdict.verdict, 'no difference proven');
+    assert.equal(s.drift.driftAsLargeAsChange, false);
+    // Pooled baseline mean (700 + 700.7) / 14 = 100.05; midpoint (100 + 100.1) / 2 = 100.05.
+    assertClose(s.drift.vsPooled.baselineMeanInUnit, 100.05, 1e-12);
+    assertClose(s.drift.vsMidpoint.midpointInUnit, 100.05, 1e-12);
+    assertClose(s.drift.vsMidpoint.changePct, 100 * (110 / 100.05 - 1), 1e-12);
+    assert.equal(s.verdict.verdict, 'slower');
+    assert.deepEqual(s.verdict.caveats, []);
+  });
+
+  it('when the baseline drifts as much as the change, says so instead of claiming it', () => {
+    const cmp = compare({
+      a: makeRun({ id: 1, values: { x: A } }),
+      b: makeRun({ id: 2, values: { x: shift(10) } }),
+      a2: makeRun({ id: 3, values: { x: shift(10) } }),
+    });
+    const s = cmp.subjects[0]!;
+    assert.equal(s.verdict.verdict, 'no difference proven');
+    assert.deepEqual(s.verdict.caveats, ['drift-as-large-as-change']);
+    assert.match(s.verdict.reason, /B vs A is \+10\.00 % but the baseline drifted \+10\.00 % between A and A2/);
+    assert.match(s.verdict.reason, /without A2 it would read 'slower'/);
+    assert.equal(s.drift.kind === 'measured' && s.drift.driftVerdict.verdict, 'slower');
+    // Midpoint 105: B at 110 is +4.76 %.
+    assert.equal(s.drift.kind === 'measured' && s.drift.vsMidpoint.midpointInUnit, 105);
+    assert.deepEqual(cmp.regressions, []);
+  });
+
+  it('says the drift is insufficient data when A2 did not measure the subject', () => {
+    const cmp = compare({
+      a: makeRun({ id: 1, values: { x: A } }),
+      b: makeRun({ id: 2, values: { x: A } }),
+      a2: makeRun({ id: 3, values: { other: A } }),
+    });
+    assert.deepEqual(cmp.subjects[0]!.drift, { kind: 'insufficient-data', reason: 'not measured in A2' });
+    assert.deepEqual(cmp.notCompared, [{ subject: 'other', presentIn: ['A2'] }]);
+  });
+});

@@ -1,0 +1,118 @@
+/** Hand-built runs for the compare tests: exact values, no measurement. */
+import type { Environment, Round, RunKind, RunStatus, RunWithRounds, Unit } from '../../src/model.ts';
+import { directionOf } from '../../src/model.ts';
+import type { Store } from '../../src/store/store.ts';
+
+const known = <T>(value: T) => ({ known: true as const, value });
+
+/** An environment record shaped like src/bench/environment.ts writes it. */
+export function hostEnvironment(over: { release?: string; cmdline?: string; cpu?: string; host?: string; injectSeccomp?: number | null; pinnedCpu?: number | null } = {}): Environment {
+  return {
+    schema: 1,
+    hostname: known(over.host ?? 'lab1'),
+    kernel: {
+      release: known(over.release ?? '6.12.9-amd64'),
+      version: known('#1 SMP PREEMPT_DYNAMIC Debian 6.12.9-1'),
+      cmdline: known(over.cmdline ?? 'BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro quiet'),
+      preemption: known('dynamic'),
+      configHash: known('c0ffee'),
+    },
+    cpu: {
+      model: known(over.cpu ?? 'Intel(R) Xeon(R) CPU @ 2.20GHz'),
+      microcode: known('0x1'),
+      online: known('0-1'),
+      allowed: known('0-1'),
+      smt: { known: false, reason: '/sys/devices/system/cpu/smt/control: not present' },
+      governor: known('performance'),
+      boost: { known: false, reason: 'no cpufreq boost control' },
+    },
+    virtualization: known('kvm'),
+    probe: { buildId: 'probe-1234', compiler: 'gcc', compilerVersion: '12.2.0', flags: ['-O2'], static: true },
+    pinnedCpu: over.pinnedCpu === undefined ? 1 : over.pinnedCpu,
+    injectSeccomp: over.injectSeccomp ?? null,
+    warnings: [],
+  };
+}
+
+export interface RunSpec {
+  id: number;
+  label?: string | null;
+  unit?: Unit;
+  kind?: RunKind;
+  status?: RunStatus;
+  environment?: Environment;
+  /** Measured values per subject, in measurement order (rounds interleave subjects). */
+  values: Record<string, readonly number[]>;
+  ops?: number;
+  subjectParams?: Record<string, Record<string, unknown>>;
+  warmups?: Record<string, readonly number[]>;
+}
+
+/** A RunWithRounds whose rounds interleave subjects round-robin, as the runner measures them. */
+export function makeRun(spec: RunSpec): RunWithRounds {
+  const unit = spec.unit ?? 'ns/call';
+  const ops = spec.ops ?? 100_000;
+  const subjects = Object.keys(spec.values);
+  const rounds: Round[] = [];
+  const push = (subject: string, index: number, value: number, warmup: boolean) =>
+    rounds.push({
+      seq: rounds.length,
+      subject,
+      index,
+      warmup,
+      ops,
+      total: value * ops,
+      value,
+      unit,
+      direction: directionOf(unit),
+      recordedAt: '2026-11-29T12:00:00.000Z',
+      metrics: [],
+    });
+  for (const s of subjects) (spec.warmups?.[s] ?? []).forEach((v, i) => push(s, i, v, true));
+  const longest = Math.max(...subjects.map((s) => spec.values[s]!.length));
+  for (let i = 0; i < longest; i++) {
+    for (const s of subjects) {
+      const v = spec.values[s]![i];
+      if (v !== undefined) push(s, i, v, false);
+    }
+  }
+  return {
+    id: spec.id,
+    label: spec.label === undefined ? `run${spec.id}` : spec.label,
+    kind: spec.kind ?? 'bench',
+    status: spec.status ?? 'complete',
+    unit,
+    startedAt: '2026-11-29T12:00:00.000Z',
+    finishedAt: '2026-11-29T12:05:00.000Z',
+    error: null,
+    command: `hintlab bench --label run${spec.id}`,
+    hintlabVersion: '0.1.0',
+    params: {
+      subjects,
+      ops,
+      warmups: 0,
+      rounds: longest,
+      cpu: 1,
+      subjectParams: spec.subjectParams ?? Object.fromEntries(subjects.map((s) => [s, {}])),
+      extra: {},
+    },
+    environment: spec.environment ?? hostEnvironment(),
+    rounds,
+  };
+}
+
+/** Write a hand-built run into a real store (ids are the store's own); returns its id. */
+export function storeRun(store: Store, run: RunWithRounds, finish: 'complete' | 'failed' | null = 'complete'): number {
+  const id = store.createRun({
+    label: run.label,
+    kind: run.kind,
+    unit: run.unit,
+    command: run.command,
+    hintlabVersion: run.hintlabVersion,
+    params: run.params,
+    environment: run.environment,
+  });
+  for (const { recordedAt: _at, ...round } of run.rounds) store.addRound(id, round);
+  if (finish) store.finishRun(id, finish, finish === 'failed' ? 'probe exited with status 1' : null);
+  return id;
+}
