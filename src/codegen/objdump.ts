@@ -1,0 +1,126 @@
+/**
+ * Read an object file through the real `objdump -d -r -t --no-show-raw-insn`
+ * and parse its text into symbols, instructions and relocations. Nothing is
+ * normalized here (see normalize.ts); this layer only turns objdump's text
+ * into data, so its parser can be tested on captured output.
+ */
+import { execFile } from 'node:child_process';
+import { UserError } from '../cli/io.ts';
+
+export interface RawSymbol {
+  name: string;
+  section: string;
+  addr: number;
+  sizeBytes: number;
+  /** `F` in objdump's flags: a function symbol. */
+  isFunction: boolean;
+  /** `d` in objdump's flags: the symbol standing for a whole section. */
+  isSection: boolean;
+}
+
+export interface RawReloc {
+  /** Offset of the relocated field in its section. */
+  offset: number;
+  type: string;
+  symbol: string;
+  addend: number;
+}
+
+export interface RawInsn {
+  addr: number;
+  /** The instruction as objdump prints it, without address or raw bytes. */
+  text: string;
+  relocs: RawReloc[];
+}
+
+export interface RawObject {
+  symbols: RawSymbol[];
+  /** Disassembled (code) sections, each in address order. */
+  sections: Map<string, RawInsn[]>;
+}
+
+const SYMBOL_LINE = /^([0-9a-f]+) (.{7}) (\S+)\t([0-9a-f]+) (.*)$/;
+const INSN_LINE = /^\s*([0-9a-f]+):\t(.*)$/;
+const RELOC_LINE = /^\s*([0-9a-f]+): (R_\S+)\s+(\S+)$/;
+const SECTION_LINE = /^Disassembly of section (\S+):$/;
+
+/** Split `sym+0x10` / `sym-0x4` / `sym` into name and addend. */
+export function parseRelocTarget(expr: string): { symbol: string; addend: number } {
+  const m = /^(.*?)([+-])0x([0-9a-f]+)$/.exec(expr);
+  if (!m || m[1] === '') return { symbol: expr, addend: 0 };
+  const n = Number.parseInt(m[3] ?? '0', 16);
+  return { symbol: m[1] ?? expr, addend: m[2] === '-' ? -n : n };
+}
+
+function parseSymbol(line: string): RawSymbol | undefined {
+  const m = SYMBOL_LINE.exec(line);
+  if (!m) return undefined;
+  const flags = m[2] ?? '';
+  // st_other visibility is printed before the name: ".hidden foo".
+  const name = (m[5] ?? '').replace(/^\.(hidden|protected|internal) /, '').trim();
+  return {
+    name,
+    section: m[3] ?? '',
+    addr: Number.parseInt(m[1] ?? '0', 16),
+    sizeBytes: Number.parseInt(m[4] ?? '0', 16),
+    isFunction: flags.includes('F'),
+    isSection: flags.includes('d'),
+  };
+}
+
+/** Parse the text of `objdump -d -r -t --no-show-raw-insn` (C locale). */
+export function parseObjdump(text: string): RawObject {
+  const symbols: RawSymbol[] = [];
+  const sections = new Map<string, RawInsn[]>();
+  let inSymbols = false;
+  let current: RawInsn[] | undefined;
+  for (const line of text.split('\n')) {
+    if (line === 'SYMBOL TABLE:') {
+      inSymbols = true;
+      continue;
+    }
+    if (inSymbols) {
+      if (line.trim() === '') inSymbols = false;
+      else {
+        const sym = parseSymbol(line);
+        if (sym) symbols.push(sym);
+      }
+      continue;
+    }
+    const section = SECTION_LINE.exec(line);
+    if (section) {
+      current = [];
+      sections.set(section[1] ?? '', current);
+      continue;
+    }
+    if (!current) continue;
+    const reloc = RELOC_LINE.exec(line);
+    if (reloc) {
+      const last = current[current.length - 1];
+      if (last) last.relocs.push({ offset: Number.parseInt(reloc[1] ?? '0', 16), type: reloc[2] ?? '', ...parseRelocTarget(reloc[3] ?? '') });
+      continue;
+    }
+    const insn = INSN_LINE.exec(line);
+    if (insn) current.push({ addr: Number.parseInt(insn[1] ?? '0', 16), text: (insn[2] ?? '').trim(), relocs: [] });
+  }
+  return { symbols, sections };
+}
+
+/** Run objdump on `objectPath` and return its text; a missing objdump names its package. */
+export function runObjdump(objectPath: string, objdump = 'objdump'): Promise<string> {
+  const args = ['-d', '-r', '-t', '--no-show-raw-insn', objectPath];
+  return new Promise((resolve, reject) => {
+    execFile(objdump, args, { env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (!err) return resolve(stdout);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        return reject(new UserError(`'${objdump}' not found: codegen disassembles with GNU objdump; install it with 'apt-get install -y binutils'`));
+      }
+      reject(new UserError(`objdump could not read ${objectPath}: ${stderr.trim() || err.message}`));
+    });
+  });
+}
+
+/** Disassemble and parse one object file. */
+export async function readObject(objectPath: string, objdump?: string): Promise<RawObject> {
+  return parseObjdump(await runObjdump(objectPath, objdump));
+}
