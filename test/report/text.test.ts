@@ -4,6 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { DEFAULT_OPTIONS } from '../../src/compare/compare.ts';
 import type { Comparison, Contrast, RunSummary, SubjectComparison } from '../../src/compare/types.ts';
 import type { Unit } from '../../src/model.ts';
 import { renderText } from '../../src/report/text.ts';
@@ -71,18 +72,7 @@ function comparison(unit: Unit): Comparison {
       params: { subjects: [], ops: null, warmups: 0, rounds: 15, cpu: 1, subjectParams: {}, extra: {} },
       environment: {},
     })),
-    options: {
-      alpha: 0.05,
-      thresholdPct: 1,
-      confidenceLevel: 0.95,
-      bootstrapResamples: 10000,
-      bootstrapSeed: 1,
-      power: 0.8,
-      minRounds: 5,
-      detectPct: 0.5,
-      allowMismatch: true,
-      allowIncomplete: false,
-    },
+    options: { ...DEFAULT_OPTIONS, detectPct: 0.5, allowMismatch: true },
     subjects: [
       subject('getppid', 166.2, 168.2, [1.1, 1.3], {
         verdict: 'slower',
