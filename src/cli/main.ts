@@ -13,9 +13,10 @@ import { registerCompare } from './compare.ts';
 import { registerReport } from './report.ts';
 import { registerCodegen } from './codegen.ts';
 import { registerHints } from './hints.ts';
+import { registerVm } from './vm.ts';
 
 /** Each command module adds itself to the program. */
-const COMMANDS: ((program: Command, io: CliIO) => void)[] = [registerBench, registerRuns, registerMacro, registerCompare, registerReport, registerCodegen, registerHints];
+const COMMANDS: ((program: Command, io: CliIO) => void)[] = [registerBench, registerRuns, registerMacro, registerCompare, registerReport, registerCodegen, registerHints, registerVm];
 
 export function buildProgram(io: CliIO): Command {
   const program = new Command('hintlab')

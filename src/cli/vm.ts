@@ -1,0 +1,138 @@
+/** `hintlab vm`: argument parsing and output for A/B/A runs across kernels booted in qemu. */
+import type { Command } from 'commander';
+import { buildProbe } from '../bench/build.ts';
+import { selectProfiles } from '../bench/profiles.ts';
+import { defaultDbPath } from '../store/path.ts';
+import { Store } from '../store/store.ts';
+import { VERSION } from '../version.ts';
+import type { AccelRequest } from '../vm/accel.ts';
+import { parseOrder, resolveKernel } from '../vm/kernels.ts';
+import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
+import { runVm, type StepResult } from '../vm/runner.ts';
+import { stepsTable } from '../vm/summary.ts';
+import { type CliIO, commandLine, UserError } from './io.ts';
+import { collect, intOption } from './options.ts';
+import { progressBar } from './progress.ts';
+
+interface VmOptions {
+  kernel: string[];
+  order?: string;
+  profile: string[];
+  ops?: number;
+  warmups: number;
+  rounds: number;
+  accel: AccelRequest;
+  icount?: boolean;
+  timeout: number;
+  labelPrefix: string;
+  db?: string;
+}
+
+function accelOption(value: string): AccelRequest {
+  if (value === 'auto' || value === 'kvm' || value === 'tcg') return value;
+  throw new UserError(`--accel must be auto, kvm or tcg, got '${value}'`, 2);
+}
+
+/** Profiles for the guest: all by default, minus two-CPU ones under icount (one guest CPU). */
+function guestProfiles(requested: string[], icount: boolean) {
+  let profiles;
+  try {
+    profiles = selectProfiles(requested);
+  } catch (err) {
+    throw new UserError((err as Error).message, 2);
+  }
+  if (!icount) return profiles;
+  const two = profiles.filter((p) => p.cpus === 2);
+  if (two.length && requested.length && !requested.includes('all')) {
+    throw new UserError(`--icount guests have one CPU (SMP bring-up hangs under qemu's icount), so profile ${two.map((p) => p.name).join(', ')} cannot run; drop it or drop --icount`, 2);
+  }
+  return profiles.filter((p) => p.cpus === 1);
+}
+
+function stepLine(s: StepResult): string {
+  if (s.state === 'complete') return `  ${s.runLabel}: complete (run #${s.runId}, ${s.seconds.toFixed(1)} s)\n`;
+  return `  ${s.runLabel}: FAILED (run #${s.runId} stored as failed)\n${s.reason.replace(/^/gm, '    ')}\n`;
+}
+
+async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
+  if (opts.kernel.length === 0) throw new UserError('give at least one --kernel LABEL=PATH (e.g. --kernel A=./build-a --kernel B=./build-b)', 2);
+  const kernels = opts.kernel.map((k) => resolveKernel(k, io.cwd));
+  const labels = kernels.map((k) => k.label);
+  const dup = labels.find((l, i) => labels.indexOf(l) !== i);
+  if (dup) throw new UserError(`--kernel label '${dup}' is given twice; each kernel needs its own label`, 2);
+  const defaultOrder = labels.length === 2 ? `${labels[0]},${labels[1]},${labels[0]}` : labels.join(',');
+  const steps = parseOrder(opts.order ?? defaultOrder, labels);
+  const profiles = guestProfiles(opts.profile, opts.icount === true);
+  requireQemu();
+  const probe = buildProbe({ static: true, env: io.env });
+  const store = Store.open(opts.db ?? defaultDbPath(io.env));
+  const abort = new AbortController();
+  const onSignal = (): void => abort.abort();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const bar = progressBar(io);
+  try {
+    const result = await runVm(
+      {
+        kernels,
+        steps,
+        profiles,
+        ops: opts.ops ?? null,
+        warmups: opts.warmups,
+        rounds: opts.rounds,
+        accel: opts.accel,
+        icount: opts.icount === true,
+        timeoutSeconds: opts.timeout,
+        labelPrefix: opts.labelPrefix,
+        command: commandLine(io),
+        hintlabVersion: VERSION,
+      },
+      {
+        store,
+        launcher: qemuLauncher(),
+        probe,
+        abort: abort.signal,
+        onAccel: (c) => io.stderr(`accelerator: ${c.accel} (${c.why})\n`),
+        onStepStart: (s) => io.stderr(`boot ${s.index + 1}/${steps.length}: kernel ${s.kernel.label} (${s.kernel.image})\n`),
+        onStepEnd: (s) => {
+          bar.clear();
+          io.stderr(stepLine(s));
+        },
+        onRound: (s, d, t, p) => bar.update(d, t, `${s.runLabel} ${p}`),
+      },
+    );
+    bar.clear();
+    const runs = result.steps.map((s) => store.getRun(s.runId));
+    if (runs.length) io.stdout(stepsTable(runs));
+    const failed = result.steps.filter((s) => s.state === 'failed');
+    if (result.state === 'interrupted') throw new UserError(`interrupted after ${result.steps.length} of ${steps.length} boots; qemu was stopped and temporary files removed`);
+    if (failed.length) {
+      throw new UserError(`${failed.length} of ${steps.length} boots failed (${failed.map((s) => s.runLabel).join(', ')}); they are stored as failed runs in ${store.path} and never used as data`);
+    }
+    const [a, b, a2] = result.steps;
+    if (a && b) io.stdout(`compare with: hintlab compare ${a.runLabel} ${b.runLabel}${a2 && a2.kernel.label === a.kernel.label ? ` ${a2.runLabel}` : ''}${opts.db ? ` --db ${opts.db}` : ''}\n`);
+  } finally {
+    bar.clear();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    store.close();
+  }
+}
+
+export function registerVm(program: Command, io: CliIO): void {
+  program
+    .command('vm')
+    .description('boot kernels in qemu in A/B/A order, run the probe inside each, store every boot as a run')
+    .option('--kernel <label=path>', 'a kernel to boot: bzImage, vmlinuz or a `hintlab kernel build` directory (repeatable)', collect, [])
+    .option('--order <steps>', 'boot order: one letter per boot (ABA, ABAB) or comma-separated labels (default: A,B,A)')
+    .option('-p, --profile <name>', "profile to run (repeatable, comma-separated, or 'all')", collect, [])
+    .option('--ops <n>', 'calls per round for every profile (default: per profile)', intOption('--ops', 1))
+    .option('--warmups <n>', 'warm-up rounds, not stored as measurements', intOption('--warmups', 0), 3)
+    .option('--rounds <n>', 'measured rounds per profile and boot', intOption('--rounds', 1), 15)
+    .option('--accel <mode>', 'auto (KVM if a trial boot works, else TCG), kvm or tcg', accelOption, 'auto')
+    .option('--icount', "count guest instructions (qemu -icount shift=0): results in instructions/call, repeatable to ~0.01 %")
+    .option('--timeout <s>', 'seconds one boot may take before qemu is killed and the boot stored as failed', intOption('--timeout', 5), 600)
+    .option('--label-prefix <text>', 'run labels are <prefix><kernel label>-<boot index>', 'vm-')
+    .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
+    .action(async (opts: VmOptions) => vmAction(opts, io));
+}

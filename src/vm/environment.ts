@@ -1,0 +1,89 @@
+/**
+ * The environment record of a VM run: the host's facts from the bench
+ * recorder (hostname, host CPU, probe build), with the kernel part replaced
+ * by the guest's and a `vm` part saying which kernel, which boot, which
+ * accelerator, and whether the clock counted instructions.
+ */
+import type { ProbeBuild } from '../bench/build.ts';
+import { collectEnvironment, type EnvWarning, type HostEnvironment, type SysReader } from '../bench/environment.ts';
+import type { ProbeEvent } from '../bench/protocol.ts';
+import type { Known } from '../model.ts';
+import type { VmKernel } from './kernels.ts';
+import type { Accel } from './qemu.ts';
+
+export interface VmFacts {
+  kernelLabel: string;
+  kernelPath: string;
+  bootIndex: number;
+  accel: Accel;
+  icount: boolean;
+}
+
+export type VmEnvironment = HostEnvironment & { vm: VmFacts };
+
+const unknownUntilBoot: Known<string> = { known: false, reason: 'the guest has not reported it yet (no hello line)' };
+
+/**
+ * Warnings that matter for this kind of guest clock. Under icount the
+ * numbers count instructions, which host frequency, load or turbo cannot
+ * change, so host noise warnings are dropped; under plain TCG the clock is
+ * emulation speed, which is said once.
+ */
+function vmWarnings(host: EnvWarning[], accel: Accel, icount: boolean): EnvWarning[] {
+  if (icount) return [];
+  if (accel === 'tcg') {
+    return [
+      ...host.filter((w) => w.kind !== 'virtualized'),
+      { kind: 'virtualized', message: 'TCG without --icount: guest times are emulation times (emulated-ns), useful only as ratios between kernels' },
+    ];
+  }
+  return host;
+}
+
+export function vmEnvironment(opts: {
+  probe: ProbeBuild;
+  kernel: VmKernel;
+  facts: VmFacts;
+  append: string;
+  reader?: SysReader;
+}): VmEnvironment {
+  const host = collectEnvironment({ probe: opts.probe, pinnedCpu: 0, injectSeccomp: null, reader: opts.reader });
+  const { accel, icount } = opts.facts;
+  const model: Known<string> = host.cpu.model.known
+    ? { known: true, value: `${host.cpu.model.value} (host; guest under qemu ${accel}${icount ? ' with icount' : ''})` }
+    : host.cpu.model;
+  return {
+    ...host,
+    kernel: {
+      release: unknownUntilBoot,
+      version: unknownUntilBoot,
+      cmdline: { known: true, value: opts.append },
+      preemption: unknownUntilBoot,
+      configHash: opts.kernel.configHash,
+    },
+    cpu: { ...host.cpu, model },
+    virtualization: { known: true, value: `qemu ${accel} (guest)` },
+    // the guest's CPU 0, where the probe pins itself
+    pinnedCpu: 0,
+    warnings: vmWarnings(host.warnings, accel, icount),
+    vm: opts.facts,
+  };
+}
+
+/** The guest kernel's facts from the probe's hello line. */
+export function guestKernel(hello: Extract<ProbeEvent, { type: 'hello' }>, before: VmEnvironment['kernel']): VmEnvironment['kernel'] {
+  const v = hello.version;
+  const preemption = v.includes('PREEMPT_DYNAMIC')
+    ? 'dynamic'
+    : v.includes('PREEMPT_RT')
+      ? 'full (PREEMPT_RT)'
+      : /\bPREEMPT\b/.test(v)
+        ? 'full'
+        : 'none or voluntary (PREEMPT not in the version string)';
+  return {
+    ...before,
+    release: { known: true, value: hello.kernel },
+    version: { known: true, value: v },
+    preemption: { known: true, value: preemption },
+  };
+}

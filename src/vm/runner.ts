@@ -1,0 +1,237 @@
+/**
+ * `hintlab vm`: boot each kernel of the order in turn (A, B, A, ...), run
+ * the probe as the guest's /init, and store every boot as its own run of
+ * kind 'vm', so `hintlab compare vm-A-1 vm-B-1 vm-A-2` works unchanged.
+ *
+ * Invariant: a boot that did not end with every requested round (panic,
+ * timeout, garbage, probe error, Ctrl-C) is stored as a failed run whose
+ * error holds the last console lines and the qemu command line; its rounds
+ * are never treated as data.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ProbeBuild } from '../bench/build.ts';
+import type { ProfileInfo } from '../bench/profiles.ts';
+import { parseLine } from '../bench/protocol.ts';
+import { probeArgs, type BenchRequest } from '../bench/runner.ts';
+import { ProbeSession, type SessionOutcome } from '../bench/session.ts';
+import type { RunParams, Unit } from '../model.ts';
+import type { Store } from '../store/store.ts';
+import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
+import { guestKernel, vmEnvironment, type VmEnvironment } from './environment.ts';
+import { probeInitramfs } from './initramfs.ts';
+import type { VmKernel } from './kernels.ts';
+import { BASE_APPEND, qemuCommand, shellQuote, type Accel, type BootResult, type VmLauncher } from './qemu.ts';
+
+export interface VmRequest {
+  kernels: VmKernel[];
+  /** Kernel labels in boot order, e.g. ['A', 'B', 'A']. */
+  steps: string[];
+  profiles: ProfileInfo[];
+  ops: number | null;
+  warmups: number;
+  rounds: number;
+  accel: AccelRequest;
+  icount: boolean;
+  timeoutSeconds: number;
+  /** Run labels are `<prefix><kernel label>-<boot index>`, e.g. vm-A-2. */
+  labelPrefix: string;
+  command: string;
+  hintlabVersion: string;
+}
+
+export interface VmDeps {
+  store: Store;
+  launcher: VmLauncher;
+  probe: ProbeBuild;
+  abort: AbortSignal;
+  /** Overrides the KVM check (tests). */
+  chooseAccel?: typeof chooseAccel;
+  onAccel?: (choice: AccelChoice) => void;
+  onStepStart?: (step: StepPlan) => void;
+  onStepEnd?: (step: StepResult) => void;
+  onRound?: (step: StepPlan, done: number, total: number, profile: string) => void;
+}
+
+export interface StepPlan {
+  index: number;
+  kernel: VmKernel;
+  bootIndex: number;
+  runLabel: string;
+}
+
+export type StepResult = StepPlan & ({ state: 'complete'; runId: number; seconds: number } | { state: 'failed'; runId: number; reason: string });
+
+export type VmResult =
+  | { state: 'finished'; accel: AccelChoice; unit: Unit; steps: StepResult[] }
+  | { state: 'interrupted'; accel: AccelChoice; unit: Unit; steps: StepResult[] };
+
+/** The unit a VM run is stored in: never ns unless the clock is real. */
+export function vmUnit(accel: Accel, icount: boolean): Unit {
+  if (icount) return 'instructions/call';
+  return accel === 'kvm' ? 'ns/call' : 'emulated-ns/call';
+}
+
+/** SMP bring-up hangs under `-icount shift=0,sleep=off` (qemu 7.2), so icount guests get one CPU. */
+export function guestCpus(icount: boolean): number {
+  return icount ? 1 : 2;
+}
+
+const MEMORY_MIB = 256;
+const TRIAL_TIMEOUT_S = 20;
+
+/** Label each step: the n-th boot of kernel A is `<prefix>A-<n>`. */
+export function planSteps(req: Pick<VmRequest, 'kernels' | 'steps' | 'labelPrefix'>): StepPlan[] {
+  const seen = new Map<string, number>();
+  return req.steps.map((label, index) => {
+    const kernel = req.kernels.find((k) => k.label === label);
+    if (!kernel) throw new Error(`order step '${label}' names no kernel`);
+    const bootIndex = (seen.get(label) ?? 0) + 1;
+    seen.set(label, bootIndex);
+    return { index, kernel, bootIndex, runLabel: `${req.labelPrefix}${label}-${bootIndex}` };
+  });
+}
+
+function opsFor(req: VmRequest, p: ProfileInfo): number {
+  return req.ops ?? p.defaultOps;
+}
+
+function runParams(req: VmRequest, step: StepPlan, accel: Accel, cpus: number): RunParams {
+  const subjectParams: RunParams['subjectParams'] = {};
+  for (const p of req.profiles) subjectParams[p.name] = { call: p.call, ops: opsFor(req, p), cpus: p.cpus };
+  return {
+    subjects: req.profiles.map((p) => p.name),
+    ops: req.ops,
+    warmups: req.warmups,
+    rounds: req.rounds,
+    cpu: 0,
+    subjectParams,
+    extra: { otherCpu: cpus > 1 ? 1 : null, kernelLabel: step.kernel.label, bootIndex: step.bootIndex, accel, icount: req.icount, order: req.steps.join(',') },
+  };
+}
+
+/** The guest probe's arguments: the same as a host bench, pinned to guest CPU 0. */
+function guestProbeArgs(req: VmRequest, cpus: number): string[] {
+  const bench: BenchRequest = { ...req, cpu: 0, label: null, injectSeccomp: null };
+  return probeArgs(bench, { cpu: 0, otherCpu: cpus > 1 ? 1 : null });
+}
+
+/** Why a boot's output is not data, in the words a user needs, with the evidence to debug it. */
+export function describeBootFailure(what: string, boot: BootResult, argv: string[]): string {
+  const panic = boot.consoleTail.find((l) => /Kernel panic|BUG:|Oops/.test(l));
+  const lines = [
+    panic ? `${what}; the kernel reported: ${panic.trim()}` : what,
+    'last console lines:',
+    ...(boot.consoleTail.length ? boot.consoleTail.slice(-12).map((l) => `  | ${l}`) : ['  (the guest printed nothing)']),
+  ];
+  if (boot.stderrTail.length) lines.push('qemu said:', ...boot.stderrTail.slice(-5).map((l) => `  | ${l}`));
+  lines.push(`qemu command: ${shellQuote(argv)}`);
+  return lines.join('\n');
+}
+
+function bootOutcome(session: ProbeSession, boot: BootResult, argv: string[]): SessionOutcome {
+  const end = boot.end;
+  if (end.kind === 'aborted') return { state: 'failed', reason: describeBootFailure('interrupted (Ctrl-C): qemu was killed', boot, argv) };
+  if (end.kind === 'timeout') {
+    return { state: 'failed', reason: describeBootFailure(`no complete result within ${end.seconds} s (--timeout); qemu was killed`, boot, argv) };
+  }
+  // qemu exits 0 whenever the guest reboots; whether the probe finished is in its own lines
+  const out = session.outcome({ code: end.code, signal: end.signal });
+  if (out.state === 'failed') return { state: 'failed', reason: describeBootFailure(out.reason.replace(/^probe exited with status/, 'qemu exited with status'), boot, argv) };
+  if (session.corruptLines.length) {
+    return { state: 'failed', reason: describeBootFailure(`the guest printed ${session.corruptLines.length} corrupt probe line(s), first: ${session.corruptLines[0]}`, boot, argv) };
+  }
+  return out;
+}
+
+async function trialBoot(req: VmRequest, deps: VmDeps, dir: string): Promise<string | null> {
+  const first = req.kernels.find((k) => k.label === req.steps[0]) ?? req.kernels[0];
+  if (!first) return 'no kernel to try';
+  const initrd = join(dir, 'trial.cpio.gz');
+  writeFileSync(initrd, probeInitramfs(readFileSync(deps.probe.path), ['--list']));
+  const argv = qemuCommand({ kernel: first.image, initrd, accel: 'kvm', icount: false, cpus: 1, memoryMiB: MEMORY_MIB, append: BASE_APPEND });
+  let profiles = 0;
+  const boot = await deps.launcher.boot({
+    argv,
+    timeoutSeconds: TRIAL_TIMEOUT_S,
+    abort: deps.abort,
+    onLine: (l) => {
+      const p = parseLine(l);
+      if (p.kind === 'event' && p.event.type === 'profile') profiles++;
+    },
+  });
+  if (boot.end.kind === 'exited' && boot.end.code === 0 && profiles > 0) return null;
+  if (boot.end.kind === 'timeout') return `no probe output within ${TRIAL_TIMEOUT_S} s; last console line: ${boot.consoleTail.at(-1) ?? '(none)'}`;
+  if (boot.end.kind === 'aborted') return 'interrupted';
+  return `qemu exited with ${boot.end.code ?? boot.end.signal} after ${profiles} probe lines; ${boot.stderrTail.at(-1) ?? boot.consoleTail.at(-1) ?? ''}`.trim();
+}
+
+async function runStep(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel, initrd: string): Promise<StepResult> {
+  const cpus = guestCpus(req.icount);
+  const unit = vmUnit(accel, req.icount);
+  const append = BASE_APPEND;
+  const env: VmEnvironment = vmEnvironment({
+    probe: deps.probe,
+    kernel: step.kernel,
+    append,
+    facts: { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: req.icount },
+  });
+  const runId = deps.store.createRun({
+    label: step.runLabel,
+    kind: 'vm',
+    unit,
+    command: req.command,
+    hintlabVersion: req.hintlabVersion,
+    params: runParams(req, step, accel, cpus),
+    environment: env as unknown as Record<string, unknown>,
+  });
+  const total = req.profiles.length * (req.warmups + req.rounds);
+  let done = 0;
+  const session = new ProbeSession({
+    store: deps.store,
+    runId,
+    unit,
+    expectedOps: new Map(req.profiles.map((p) => [p.name, opsFor(req, p)])),
+    warmups: req.warmups,
+    rounds: req.rounds,
+    onRound: (e) => deps.onRound?.(step, ++done, total, e.profile),
+  });
+  const argv = qemuCommand({ kernel: step.kernel.image, initrd, accel, icount: req.icount, cpus, memoryMiB: MEMORY_MIB, append });
+  const boot = await deps.launcher.boot({ argv, timeoutSeconds: req.timeoutSeconds, abort: deps.abort, onLine: (l) => session.feed(l) });
+  const hello = session.helloEvent;
+  if (hello) deps.store.updateEnvironment(runId, { kernel: guestKernel(hello, env.kernel) });
+  deps.store.updateEnvironment(runId, { vm: { ...env.vm, bootSeconds: boot.elapsedMs / 1000 } });
+  const outcome = bootOutcome(session, boot, argv);
+  if (outcome.state === 'failed') {
+    deps.store.finishRun(runId, 'failed', outcome.reason);
+    return { ...step, state: 'failed', runId, reason: outcome.reason };
+  }
+  deps.store.finishRun(runId, 'complete');
+  return { ...step, state: 'complete', runId, seconds: boot.elapsedMs / 1000 };
+}
+
+/** Run every step of the order. Temporary files are removed on every path out. */
+export async function runVm(req: VmRequest, deps: VmDeps): Promise<VmResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'hintlab-vm-'));
+  try {
+    const accel = await (deps.chooseAccel ?? chooseAccel)(req.accel, req.icount, () => trialBoot(req, deps, dir));
+    deps.onAccel?.(accel);
+    const unit = vmUnit(accel.accel, req.icount);
+    const initrd = join(dir, 'initramfs.cpio.gz');
+    writeFileSync(initrd, probeInitramfs(readFileSync(deps.probe.path), guestProbeArgs(req, guestCpus(req.icount))));
+    const steps: StepResult[] = [];
+    for (const plan of planSteps(req)) {
+      if (deps.abort.aborted) return { state: 'interrupted', accel, unit, steps };
+      deps.onStepStart?.(plan);
+      const result = await runStep(req, deps, plan, accel.accel, initrd);
+      steps.push(result);
+      deps.onStepEnd?.(result);
+      if (deps.abort.aborted) return { state: 'interrupted', accel, unit, steps };
+    }
+    return { state: 'finished', accel, unit, steps };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * The text `hintlab vm` prints at the end: one column per boot, one row per
+ * profile, each cell the median of the measured rounds with its CV, in the
+ * runs' unit. Returns text; the CLI decides where it goes.
+ */
+import type { RunWithRounds } from '../model.ts';
+import { measuredValues } from '../model.ts';
+import { formatNumber, formatPct, unitSuffix } from '../report/units.ts';
+import { cvPct, isSample, median } from '../stats/descriptive.ts';
+
+function cell(run: RunWithRounds, subject: string): string {
+  if (run.status !== 'complete') return run.status;
+  const values = measuredValues(run, subject);
+  if (!isSample(values)) return '-';
+  return `${formatNumber(median(values))} ±${formatPct(cvPct(values))}`;
+}
+
+/** Medians (with CV) of every profile in every boot, boots in order. */
+export function stepsTable(runs: RunWithRounds[]): string {
+  const first = runs[0];
+  if (!first) return '';
+  const subjects = [...new Set(runs.flatMap((r) => r.params.subjects))];
+  const header = [`median ${unitSuffix(first.unit)}/call (CV)`, ...runs.map((r) => `${r.label ?? `#${r.id}`}`)];
+  const rows = subjects.map((s) => [s, ...runs.map((r) => cell(r, s))]);
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));
+  return `${all.map((row) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n')}\n`;
+}
