@@ -80,10 +80,11 @@ function runRows(s: SubjectComparison, cmp: Comparison): string[] {
     formatValue(r.medianInUnit, u),
     formatValue(r.stdevInUnit, u, r.meanInUnit),
     `${r.cvPct.toFixed(2)} %`,
+    // Bounds and extremes take the mean's decimals, so a row reads consistently (89.9 .. 540.8, not 89.91).
     r.ciMeanInUnit.kind === 'ok'
-      ? `${formatValue(r.ciMeanInUnit.low, u)} .. ${formatValue(r.ciMeanInUnit.high, u)}`
+      ? `${formatValue(r.ciMeanInUnit.low, u, r.meanInUnit)} .. ${formatValue(r.ciMeanInUnit.high, u, r.meanInUnit)}`
       : 'n/a',
-    `${formatValue(r.minInUnit, u)} .. ${formatValue(r.maxInUnit, u)}`,
+    `${formatValue(r.minInUnit, u, r.meanInUnit)} .. ${formatValue(r.maxInUnit, u, r.meanInUnit)}`,
   ]);
   const level = `${Math.round(cmp.options.confidenceLevel * 100)} % CI of mean`;
   return table([['  run', 'rounds', 'mean', 'median', 'stdev', 'CV', level, 'min .. max'], ...rows], [1]);
