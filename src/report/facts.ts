@@ -79,13 +79,14 @@ function tuning(runs: ComparedRun[]): string {
   add('pinned', pinned);
   const isol = perRole(runs, (r) => envText(r, 'isolation.isolcpus'));
   if (isol !== undefined && isol !== '' && isol !== 'unknown') add('isolcpus', isol);
-  add('virtualization', perRole(runs, (r) => envText(r, 'virtualization')));
   const vm = perRole(runs, (r) => {
     const accel = envText(r, 'vm.accel');
     if (accel === undefined) return undefined;
     return at(r.environment, 'vm.icount') === true ? `qemu ${accel} -icount` : `qemu ${accel}`;
   });
+  // A VM run's virtualization field only repeats what the qemu mode says.
   if (vm !== undefined) parts.push(`guest under ${vm}`);
+  else add('virtualization', perRole(runs, (r) => envText(r, 'virtualization')));
   return parts.length > 0 ? parts.join(', ') : 'not recorded';
 }
 

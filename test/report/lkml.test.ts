@@ -77,6 +77,18 @@ test('instruction-counted runs never speak of nanoseconds', () => {
   assert.match(text, /a count, not a time/);
 });
 
+test('VM runs name each guest kernel by label and the qemu mode', () => {
+  const c = abaComparison({ unit: 'instructions/call' });
+  const labels = ['stock', 'patched', 'stock'];
+  c.runs.forEach((r, i) => {
+    r.environment = { ...r.environment, virtualization: { known: true, value: 'qemu tcg (guest)' }, warnings: [] };
+    (r.environment as Record<string, unknown>).vm = { kernelLabel: labels[i], kernelPath: '/k', bootIndex: i, accel: 'tcg', icount: true };
+  });
+  const text = lkmlReport(c, CTX).replace(/\n\s*/g, ' ');
+  assert.match(text, /Kernels: A 6\.12\.9-amd64 \(VM kernel "stock"\), B 6\.12\.9-hintlab\+ \(VM kernel "patched"\), A2 6\.12\.9-amd64 \(VM kernel "stock"\)/);
+  assert.match(text, /Tuning: turbo off, governor performance, SMT off, pinned CPU 1, guest under qemu tcg -icount Reproduce/);
+});
+
 test('stress-ng throughput speaks of bogo-ops/s and rounds', () => {
   const text = lkmlReport(abaComparison({ unit: 'bogo-ops/s' }), CTX);
   assert.match(text.replace(/\n\s*/g, ' '), /sched_getattr: 182\.4 -> 170\.6 bogo-ops\/s, -11\.8 bogo-ops\/s \(-6\.5 %, 95 % CI -6\.9 to -6\.1 %\), CV A\/B\/A2 0\.3\/0\.4\/0\.3 %, 15 rounds: faster\./);
