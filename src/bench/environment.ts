@@ -61,6 +61,8 @@ export interface HostEnvironment {
     cmdline: Known<string>;
     preemption: Known<string>;
     configHash: Known<string>;
+    /** The compiler that built the running kernel, from /proc/version. */
+    compiler: Known<string>;
   };
   cpu: {
     model: Known<string>;
@@ -129,6 +131,14 @@ function configHash(r: SysReader, release: Known<string>): Known<string> {
   const f = r.read(path);
   if (!f.ok) return unknown(`no /proc/config.gz and ${f.reason}`);
   return known(`sha256:${createHash('sha256').update(f.data).digest('hex').slice(0, 16)} (${path})`);
+}
+
+/** `gcc (Debian 12.2.0-14) 12.2.0, GNU ld ...` out of /proc/version. */
+export function kernelCompiler(r: SysReader): Known<string> {
+  const v = text(r, '/proc/version');
+  if (!v.known) return v;
+  const m = /^Linux version \S+ \([^()]*\) \((.*)\) #/.exec(v.value);
+  return m?.[1] ? known(m[1]) : unknown('/proc/version does not name the compiler');
 }
 
 function preemption(r: SysReader, version: Known<string>): Known<string> {
@@ -217,6 +227,7 @@ export function collectEnvironment(opts: CollectOptions): HostEnvironment {
       cmdline: text(r, '/proc/cmdline'),
       preemption: preemption(r, version),
       configHash: configHash(r, release),
+      compiler: kernelCompiler(r),
     },
     cpu: {
       model: cpuinfoField(r, 'model name'),

@@ -1,6 +1,7 @@
 /** `hintlab runs` and `hintlab export`: what is stored, and raw rounds out. */
 import type { Command } from 'commander';
-import { renameSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Run } from '../model.ts';
 import { runCsv, runJson } from '../report/run-export.ts';
 import { environmentText, runHeadline, runTable } from '../report/run-table.ts';
@@ -78,11 +79,13 @@ function runsAction(ref: string | undefined, opts: { db?: string; verbose?: bool
 /** Write text to a file atomically (temp file + rename), or to stdout. */
 export function writeOutput(io: CliIO, text: string, file: string | undefined): void {
   if (!file) return io.stdout(text);
-  const tmp = `${file}.tmp-${process.pid}`;
+  const target = resolve(io.cwd, file);
+  const tmp = `${target}.tmp-${process.pid}`;
   try {
     writeFileSync(tmp, text);
-    renameSync(tmp, file);
+    renameSync(tmp, target);
   } catch (err) {
+    rmSync(tmp, { force: true });
     throw new UserError(`cannot write ${file}: ${(err as Error).message}`);
   }
 }

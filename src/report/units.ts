@@ -3,6 +3,7 @@
  * number, so an instruction-counted run can never be printed as ns.
  */
 import type { Unit } from '../model.ts';
+import { decimalsFor, fixed } from './format.ts';
 
 /** Short suffix printed after a per-call value. */
 export function unitSuffix(unit: Unit): string {
@@ -18,15 +19,10 @@ export function unitSuffix(unit: Unit): string {
   }
 }
 
-/** A value with a sensible number of digits for its size. */
+/** A value with about four significant digits (the reports' rule); thousands grouped from 100,000. */
 export function formatNumber(v: number): string {
-  if (!Number.isFinite(v)) return String(v);
-  const a = Math.abs(v);
-  if (a >= 100_000) return Math.round(v).toLocaleString('en-US');
-  if (a >= 1000) return v.toFixed(0);
-  if (a >= 100) return v.toFixed(1);
-  if (a >= 10) return v.toFixed(2);
-  return v.toFixed(3);
+  if (Number.isFinite(v) && Math.abs(v) >= 100_000) return Math.round(v).toLocaleString('en-US');
+  return fixed(v, decimalsFor(v));
 }
 
 /** `166.2 ns`, `1234 instr`, `10,867,835 bogo-ops/s`. */

@@ -12,6 +12,7 @@ test('a quiet, tuned bare-metal machine gives known values and no warnings', () 
   const env = collectEnvironment({ probe, pinnedCpu: 1, injectSeccomp: null, reader: fakeSys() });
   assert.deepEqual(env.kernel.release, { known: true, value: '6.12.0-test' });
   assert.deepEqual(env.cpu.model, { known: true, value: 'Test CPU @ 3.00GHz' });
+  assert.deepEqual(env.kernel.compiler, { known: true, value: 'x86_64-linux-gnu-gcc-12 (Debian 12.2.0-14) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40' });
   assert.deepEqual(env.cpu.microcode, { known: true, value: '0x2b' });
   assert.deepEqual(env.cpu.boost, { known: true, value: 'off (intel_pstate/no_turbo=1)' });
   assert.deepEqual(env.virtualization, { known: true, value: 'none' });

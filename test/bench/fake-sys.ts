@@ -6,6 +6,7 @@ export function fakeSys(files: Record<string, string> = {}, host = 'testhost'): 
     '/proc/sys/kernel/osrelease': '6.12.0-test\n',
     '/proc/sys/kernel/version': '#1 SMP PREEMPT_DYNAMIC Debian\n',
     '/proc/cmdline': 'console=ttyS0 quiet\n',
+    '/proc/version': 'Linux version 6.12.0-test (debian-kernel@lists.debian.org) (x86_64-linux-gnu-gcc-12 (Debian 12.2.0-14) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC Debian\n',
     '/proc/cpuinfo': 'processor\t: 0\nmodel name\t: Test CPU @ 3.00GHz\nmicrocode\t: 0x2b\nflags\t\t: fpu sse2\n',
     '/proc/self/status': 'Name:\tnode\nCpus_allowed_list:\t0-1\n',
     '/sys/devices/system/cpu/online': '0-1\n',
