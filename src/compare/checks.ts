@@ -61,7 +61,10 @@ function at(env: Environment, path: string): unknown {
 }
 
 function plain(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  if (typeof value === 'string') return value;
+  // Load averages and the like: '12.04 9.48 4.86' reads better than JSON.
+  if (Array.isArray(value) && value.every((v) => typeof v === 'number')) return value.join(' ');
+  return JSON.stringify(value);
 }
 
 /** Render a Known<T> leaf, a plain value, or a missing one. */
@@ -93,6 +96,7 @@ const ENV_FIELDS: FieldSpec[] = [
   { field: 'kernel.cmdline', kind: 'expected', always: true },
   { field: 'injectSeccomp', kind: 'expected', nullText: 'off' },
   { field: 'vm.kernelLabel', kind: 'expected' },
+  { field: 'kernel.compiler', kind: 'info' },
   { field: 'vm.accel', kind: 'info' },
   { field: 'vm.icount', kind: 'info' },
   { field: 'probe.compilerVersion', kind: 'info' },
@@ -101,6 +105,9 @@ const ENV_FIELDS: FieldSpec[] = [
   { field: 'cpu.boost', kind: 'info' },
   { field: 'cpu.smt', kind: 'info' },
   { field: 'virtualization', kind: 'info' },
+  // Load differs from run to run; side by side it shows which run competed with other work.
+  { field: 'load.start', kind: 'info' },
+  { field: 'load.end', kind: 'info' },
 ];
 
 function tableRow(field: string, kind: EnvironmentField['kind'], shown: [RunRole, Shown][]): EnvironmentField {
