@@ -53,8 +53,10 @@ interface Place {
 class Resolver {
   private readonly bySection = new Map<string, { start: number; end: number; label: string; place?: Place }[]>();
   private readonly symbols = new Map<string, RawSymbol>();
+  private readonly strings: Map<string, Buffer>;
 
   constructor(raw: RawObject, groups: Group[]) {
+    this.strings = raw.strings;
     for (const s of raw.symbols) if (!this.symbols.has(s.name)) this.symbols.set(s.name, s);
     for (const g of groups) {
       for (const p of g.parts) {
@@ -77,6 +79,8 @@ class Resolver {
 
   /** Where a relocation (or a same-section address) points. */
   locate(section: string, offset: number): { place?: Place; offset: number; text: string } {
+    const strings = this.strings.get(section);
+    if (strings && offset >= 0 && offset < strings.length) return { offset, text: quoteString(strings, offset) };
     const hit = this.bySection.get(section)?.find((r) => offset >= r.start && offset < r.end);
     if (!hit) return { offset, text: withOffset(section, offset) };
     return { place: hit.place, offset, text: withOffset(hit.label, offset - hit.start) };
@@ -88,11 +92,18 @@ class Resolver {
     const adjust = isPcRelative(reloc.type) ? insnEnd - reloc.offset : 0;
     const sym = this.symbols.get(reloc.symbol);
     const addend = reloc.addend + adjust;
-    if (sym && (sym.isSection || sym.isFunction) && sym.section !== '*UND*') {
+    if (sym && !['*UND*', '*ABS*', '*COM*'].includes(sym.section)) {
       return { section: sym.section, offset: sym.addr + addend, name: reloc.symbol };
     }
     return { offset: addend, name: withOffset(normalizeSymbolName(reloc.symbol), addend) };
   }
+}
+
+/** The NUL-terminated string at `offset`, quoted, shortened past 40 characters. */
+function quoteString(bytes: Buffer, offset: number): string {
+  const end = bytes.indexOf(0, offset);
+  const text = bytes.subarray(offset, end < 0 ? bytes.length : end).toString('latin1');
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}...` : text);
 }
 
 function withOffset(name: string, offset: number): string {

@@ -37,6 +37,8 @@ export interface RawObject {
   symbols: RawSymbol[];
   /** Disassembled (code) sections, each in address order. */
   sections: Map<string, RawInsn[]>;
+  /** Contents of merged string sections (`.rodata.str1.1`), so references can name the string. */
+  strings: Map<string, Buffer>;
 }
 
 const SYMBOL_LINE = /^([0-9a-f]+) (.{7}) (\S+)\t([0-9a-f]+) (.*)$/;
@@ -103,12 +105,38 @@ export function parseObjdump(text: string): RawObject {
     const insn = INSN_LINE.exec(line);
     if (insn) current.push({ addr: Number.parseInt(insn[1] ?? '0', 16), text: (insn[2] ?? '').trim(), relocs: [] });
   }
-  return { symbols, sections };
+  return { symbols, sections, strings: new Map() };
+}
+
+/** Parse `objdump -s` hex dumps: `Contents of section X:` then ` 0000 6e656761 74697665 00616761  negative.aga`. */
+export function parseSectionDump(text: string): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  let name: string | undefined;
+  let bytes: number[] = [];
+  const flush = (): void => {
+    if (name !== undefined) out.set(name, Buffer.from(bytes));
+  };
+  for (const line of text.split('\n')) {
+    const head = /^Contents of section (\S+):$/.exec(line);
+    if (head) {
+      flush();
+      name = head[1];
+      bytes = [];
+      continue;
+    }
+    const row = /^ ([0-9a-f]+) ((?:[0-9a-f]{2,8} ?){1,4})/.exec(line);
+    if (name === undefined || !row) continue;
+    // The hex field is 4 groups of up to 4 bytes; the ASCII column follows after two spaces.
+    const hex = (line.slice(row[1]!.length + 2, row[1]!.length + 2 + 36).match(/[0-9a-f]{2}/g) ?? []).map((h) => Number.parseInt(h, 16));
+    bytes.push(...hex);
+  }
+  flush();
+  return out;
 }
 
 /** Run objdump on `objectPath` and return its text; a missing objdump names its package. */
-export function runObjdump(objectPath: string, objdump = 'objdump'): Promise<string> {
-  const args = ['-d', '-r', '-t', '--no-show-raw-insn', objectPath];
+export function runObjdump(objectPath: string, objdump = 'objdump', args = ['-d', '-r', '-t', '--no-show-raw-insn']): Promise<string> {
+  args = [...args, objectPath];
   return new Promise((resolve, reject) => {
     execFile(objdump, args, { env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (!err) return resolve(stdout);
@@ -122,5 +150,10 @@ export function runObjdump(objectPath: string, objdump = 'objdump'): Promise<str
 
 /** Disassemble and parse one object file. */
 export async function readObject(objectPath: string, objdump?: string): Promise<RawObject> {
-  return parseObjdump(await runObjdump(objectPath, objdump));
+  const raw = parseObjdump(await runObjdump(objectPath, objdump));
+  const stringSections = [...new Set(raw.symbols.map((s) => s.section).filter((s) => s.startsWith('.rodata.str')))];
+  if (stringSections.length > 0) {
+    raw.strings = parseSectionDump(await runObjdump(objectPath, objdump, ['-s', ...stringSections.flatMap((s) => ['-j', s])]));
+  }
+  return raw;
 }

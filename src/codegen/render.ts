@@ -8,7 +8,7 @@ import type { Cell, CodegenResult, FallThroughPath, FunctionDelta } from './type
 type Compared = Extract<Cell, { state: 'compared' }>;
 type Moved = Extract<FunctionDelta, { class: 'layout' | 'changed' }>;
 
-const signed = (n: number): string => (n > 0 ? `+${n}` : `${n}`);
+const signed = (n: number): string => (n >= 0 ? `+${n}` : `${n}`);
 
 export function cellTitle(cell: Cell): string {
   const who = cell.state === 'skipped' ? cell.compilerCommand : cell.compiler.label;

@@ -28,6 +28,8 @@ interface Entry {
   type: 'f' | 'd' | 'l';
   sizeBytes: number;
   mtime: string;
+  /** A symbolic link's target ('' otherwise): links are compared by target, their own mtime is the mirror's. */
+  linkTarget: string;
 }
 
 /** Every mirrored entry below `dir`, by relative path, from one `find`. */
@@ -36,15 +38,15 @@ export function listTree(dir: string): Promise<Map<string, Entry>> {
     ...PRUNE_PATHS.flatMap((p, i) => [...(i ? ['-o'] : []), '-path', `${dir}/${p}`]),
     ...PRUNE_NAMES.flatMap((n) => ['-o', '-name', n]),
   ];
-  const args = [dir, '-mindepth', '1', '(', ...prune, ')', '-prune', '-o', '-printf', '%y\t%s\t%T@\t%P\\0'];
+  const args = [dir, '-mindepth', '1', '(', ...prune, ')', '-prune', '-o', '-printf', '%y\t%s\t%T@\t%l\t%P\\0'];
   return new Promise((resolve, reject) => {
     execFile('find', args, { maxBuffer: 1024 * 1024 * 1024 }, (err, stdout) => {
       if (err) return reject(new Error(`listing ${dir} failed: ${err.message}`));
       const entries = new Map<string, Entry>();
       for (const rec of stdout.split('\0')) {
-        const [type, size, mtime, ...rest] = rec.split('\t');
+        const [type, size, mtime, linkTarget, ...rest] = rec.split('\t');
         if (type !== 'f' && type !== 'd' && type !== 'l') continue;
-        entries.set(rest.join('\t'), { type, sizeBytes: Number(size), mtime: mtime ?? '' });
+        entries.set(rest.join('\t'), { type, sizeBytes: Number(size), mtime: mtime ?? '', linkTarget: linkTarget ?? '' });
       }
       resolve(entries);
     });
@@ -106,7 +108,8 @@ export async function mirrorTree(tree: string, copy: string): Promise<MirrorStat
       if (!h) mkdirSync(dst, { recursive: true }), updated++;
       continue;
     }
-    if (h && h.sizeBytes === w.sizeBytes && (h.mtime === w.mtime || (w.type === 'f' && sameContent(src, dst)))) continue;
+    if (h && w.type === 'l' && h.linkTarget === w.linkTarget) continue;
+    if (h && w.type === 'f' && h.sizeBytes === w.sizeBytes && (h.mtime === w.mtime || sameContent(src, dst))) continue;
     if (h) unlinkSync(dst);
     mkdirSync(dirname(dst), { recursive: true });
     if (w.type === 'l') symlinkSync(readlinkSync(src), dst);
