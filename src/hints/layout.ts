@@ -41,7 +41,8 @@ function firstStatement(stmt: Node): Node | null {
     }
     return null;
   }
-  return UNUSABLE_FIRST.has(stmt.type) ? null : stmt;
+  // An ERROR node may start anywhere inside the statement it swallowed.
+  return UNUSABLE_FIRST.has(stmt.type) || stmt.type === 'ERROR' ? null : stmt;
 }
 
 function alwaysExits(stmt: Node): boolean {

@@ -40,7 +40,7 @@ export function scanSource(parser: Parser, file: string, text: string): FileSite
   try {
     const sites: IfSite[] = [];
     for (const node of tree.rootNode.descendantsOfType('if_statement')) {
-      if (node) sites.push(siteOf(file, node));
+      if (node) sites.push(siteOf(file, node, text));
     }
     return {
       file,
@@ -55,18 +55,20 @@ export function scanSource(parser: Parser, file: string, text: string): FileSite
   }
 }
 
-function siteOf(file: string, node: Node): IfSite {
+function siteOf(file: string, node: Node, text: string): IfSite {
   const cond = node.childForFieldName('condition');
   const then = node.childForFieldName('consequence');
-  const alt = node.childForFieldName('alternative');
   // A missing condition can only come with an error; keep a harmless shape.
   const open = cond ? cond.startPosition : node.startPosition;
   const closeEnd = cond ? cond.endPosition : node.startPosition;
   const close = { row: closeEnd.row, column: Math.max(0, closeEnd.column - 1) };
-  const broken = !cond || cond.hasError || !then || then.hasError || (alt?.hasError ?? false);
+  // Only the condition must parse: it is what gets patched. Errors inside a
+  // branch (container_of(p, struct x, m), max_t(type, ...)) are common and
+  // only cost that branch's line evidence (see layout.ts).
+  const broken = !cond || cond.hasError || !then;
   const condition = cond ? cond.text.slice(1, -1) : '';
   const verdict = cond && !broken ? classifyCondition(cond) : { annotation: { kind: 'none' as const }, skip: null };
-  const fn = functionName(node);
+  const fn = functionName(node, text);
   const site: IfSite = {
     file,
     line: node.startPosition.row + 1,
@@ -92,15 +94,21 @@ const NOT_A_NAME = /^(__attribute__|__acquires|__releases|__must_hold|__cond_acq
  * get the kernel's own name for them (`__do_sys_name`), which is also what
  * the branch profiler records as `__func__`.
  */
-export function functionName(node: Node): string {
+export function functionName(node: Node, text: string): string {
   let body: Node | null = null;
   for (let n: Node | null = node.parent; n; n = n.parent) {
     if (n.type === 'function_definition') return nameFromDefinition(n);
     if (n.type === 'compound_statement') body = n;
   }
-  // A body tree-sitter could not attach to a signature: read the text before it.
-  const header = body?.previousSibling;
-  return header ? nameFromHeader(header.text) : '';
+  // A body tree-sitter could not attach to a signature: read the text
+  // before it, back to the end of the previous declaration or function.
+  // No body at all (a preprocessor conditional inside an expression broke
+  // it): kernel style opens a function body with `{` in column 0.
+  const bodyStart = body ? body.startIndex : text.lastIndexOf('\n{', node.startIndex) + 1;
+  if (bodyStart <= 0) return '';
+  const before = text.slice(Math.max(0, bodyStart - 1000), bodyStart);
+  const cut = Math.max(before.lastIndexOf(';'), before.lastIndexOf('}'));
+  return nameFromHeader(before.slice(cut + 1).replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''));
 }
 
 function nameFromDefinition(def: Node): string {

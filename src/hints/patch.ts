@@ -73,9 +73,18 @@ export function unifiedDiff(file: string, before: string, after: string): string
     const len = end - start + 1;
     out += `@@ -${start + 1},${len} +${start + 1},${len} @@\n`;
     const noEol = (k: number): string => (k === a.length - 1 && !endsWithNewline ? '\n\\ No newline at end of file\n' : '\n');
-    for (let k = start; k <= end; k++) {
-      if (a[k] === b[k]) out += ` ${a[k]}${noEol(k)}`;
-      else out += `-${a[k]}${noEol(k)}+${b[k]}${noEol(k)}`;
+    for (let k = start; k <= end; ) {
+      if (a[k] === b[k]) {
+        out += ` ${a[k]}${noEol(k)}`;
+        k++;
+        continue;
+      }
+      // A run of changed lines: all removals, then all additions.
+      let m = k;
+      while (m <= end && a[m] !== b[m]) m++;
+      for (let r = k; r < m; r++) out += `-${a[r]}${noEol(r)}`;
+      for (let r = k; r < m; r++) out += `+${b[r]}${noEol(r)}`;
+      k = m;
     }
     i = j + 1;
   }

@@ -26,7 +26,7 @@ export type Annotation =
 
 /** Why an `if` is listed but never proposed or patched. */
 export type SkipReason =
-  | 'parse-error' // the condition or a branch holds an ERROR/MISSING node
+  | 'parse-error' // the condition holds an ERROR/MISSING node
   | 'compile-time' // static_branch_*, IS_ENABLED(), sizeof, constant macros
   | 'partial-annotation'; // an annotation on part of the condition
 
