@@ -14,9 +14,10 @@ import { registerReport } from './report.ts';
 import { registerCodegen } from './codegen.ts';
 import { registerHints } from './hints.ts';
 import { registerVm } from './vm.ts';
+import { registerKernel } from './kernel.ts';
 
 /** Each command module adds itself to the program. */
-const COMMANDS: ((program: Command, io: CliIO) => void)[] = [registerBench, registerRuns, registerMacro, registerCompare, registerReport, registerCodegen, registerHints, registerVm];
+const COMMANDS: ((program: Command, io: CliIO) => void)[] = [registerBench, registerRuns, registerMacro, registerCompare, registerReport, registerCodegen, registerHints, registerVm, registerKernel];
 
 export function buildProgram(io: CliIO): Command {
   const program = new Command('hintlab')

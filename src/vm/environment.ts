@@ -60,6 +60,9 @@ export function vmEnvironment(opts: {
       cmdline: { known: true, value: opts.append },
       preemption: unknownUntilBoot,
       configHash: opts.kernel.configHash,
+      compiler: opts.kernel.manifest
+        ? { known: true, value: opts.kernel.manifest.compiler }
+        : { known: false, reason: 'not built by hintlab kernel build (no manifest)' },
     },
     cpu: { ...host.cpu, model },
     virtualization: { known: true, value: `qemu ${accel} (guest)` },

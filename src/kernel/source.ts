@@ -1,0 +1,112 @@
+/**
+ * The user's kernel tree is never written to. A build works on a copy made
+ * of hard links (`cp -al`, seconds for a whole tree, no extra disk), in
+ * which every file a patch touches is first replaced by a real copy: patch
+ * then edits files no other tree shares, whatever way it writes them.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, lstatSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import { UserError } from '../cli/io.ts';
+import type { PatchRecord } from './manifest.ts';
+
+/** `6.12.57` from the tree's top Makefile (VERSION, PATCHLEVEL, SUBLEVEL, EXTRAVERSION). */
+export function kernelVersion(src: string): string {
+  const makefile = join(src, 'Makefile');
+  if (!existsSync(makefile)) throw new UserError(`--src ${src}: no Makefile; point --src at the top of a Linux source tree`, 2);
+  const text = readFileSync(makefile, 'utf8').split('\n').slice(0, 12).join('\n');
+  const field = (name: string): string => new RegExp(`^${name}[ \\t]*=[ \\t]*(\\S*)`, 'm').exec(text)?.[1] ?? '';
+  const [v, p, s] = [field('VERSION'), field('PATCHLEVEL'), field('SUBLEVEL')];
+  if (!v || !p) throw new UserError(`--src ${src}: the Makefile has no VERSION/PATCHLEVEL; is this a Linux source tree?`, 2);
+  return `${v}.${p}${s ? `.${s}` : ''}${field('EXTRAVERSION')}`;
+}
+
+/**
+ * sha256 over every file's path, size and mtime (not contents: a tree has
+ * ~90k files). Any edit, added or removed file changes it.
+ */
+export function treeFingerprint(src: string): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir).sort()) {
+      if (name === '.git') continue;
+      const path = join(dir, name);
+      const st = lstatSync(path);
+      if (st.isDirectory()) walk(path);
+      else hash.update(`${relative(src, path)}\0${st.size}\0${st.mtimeMs}\n`);
+    }
+  };
+  walk(src);
+  return hash.digest('hex');
+}
+
+/** The files a unified diff touches, relative to the tree (as `patch -p1` strips `a/` and `b/`). */
+export function patchedFiles(diff: string): string[] {
+  const files = new Set<string>();
+  const strip = (p: string): string => p.replace(/\t.*$/, '').split('/').slice(1).join('/');
+  for (const line of diff.split('\n')) {
+    const m = /^(?:---|\+\+\+) (\S+)/.exec(line);
+    if (m?.[1] && m[1] !== '/dev/null') files.add(strip(m[1]));
+  }
+  return [...files].filter(Boolean).sort();
+}
+
+/** Read and hash a patch; errors name the file. */
+export function readPatch(path: string): PatchRecord & { text: string } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UserError(`--patch ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 2);
+  }
+  const files = patchedFiles(text);
+  if (files.length === 0) throw new UserError(`--patch ${path}: no '+++ b/...' lines; expected a unified diff made with 'git diff' or 'diff -u' (applied with -p1)`, 2);
+  return { path, sha256: createHash('sha256').update(text).digest('hex'), files, text };
+}
+
+function inside(root: string, rel: string): string {
+  const path = resolve(root, rel);
+  if (!path.startsWith(root + sep)) throw new UserError(`a patch names '${rel}', which is outside the source tree`, 2);
+  return path;
+}
+
+/**
+ * A fresh hard-link copy of `src` at `dest`, ready for `make O=`: the files
+ * in `detach` become real copies with the current time as mtime (so make
+ * rebuilds what a previous build's patches had changed), and the marks of
+ * an in-place configuration that make O= refuses are unlinked from the copy.
+ */
+export function linkCopy(src: string, dest: string, detach: readonly string[]): void {
+  rmSync(dest, { recursive: true, force: true });
+  let cp = spawnSync('cp', ['-al', '--', src, dest], { encoding: 'utf8' });
+  if (cp.status !== 0) {
+    // another filesystem: hard links are impossible, a real copy is slower but as safe
+    rmSync(dest, { recursive: true, force: true });
+    cp = spawnSync('cp', ['-a', '--', src, dest], { encoding: 'utf8' });
+  }
+  if (cp.status !== 0) throw new UserError(`cannot copy ${src} to ${dest}: ${cp.stderr.trim() || cp.error?.message}`);
+  rmSync(join(dest, '.git'), { recursive: true, force: true });
+  for (const mark of ['.config', 'include/config', 'arch/x86/include/generated']) {
+    rmSync(join(dest, mark), { recursive: true, force: true });
+  }
+  const now = new Date();
+  for (const rel of detach) {
+    const path = inside(dest, rel);
+    if (!existsSync(path)) continue;
+    // a new inode with the same content and mode; the user's file keeps its own
+    const tmp = `${path}.hintlab-detach`;
+    copyFileSync(path, tmp);
+    renameSync(tmp, path);
+    utimesSync(path, now, now);
+  }
+}
+
+/** Apply one patch to the copy with `patch -p1`, no fuzz (a shifted hunk may apply, a mismatched context may not); a failure shows patch's own words. */
+export function applyPatch(tree: string, patch: PatchRecord): void {
+  const r = spawnSync('patch', ['-p1', '--forward', '--batch', '--fuzz=0', '--no-backup-if-mismatch', '-d', tree, '-i', patch.path], { encoding: 'utf8' });
+  if (r.error) throw new UserError(`cannot run patch(1) (${r.error.message}); install it with 'apt-get install patch'`);
+  if (r.status !== 0) {
+    throw new UserError(`--patch ${patch.path} does not apply to this tree (the tree itself is unchanged):\n${(r.stdout + r.stderr).trim()}`);
+  }
+}

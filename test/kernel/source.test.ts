@@ -1,0 +1,111 @@
+/**
+ * The user's tree must come out of a build exactly as it went in: real cp,
+ * real patch(1), checked by inode, content and mtime.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { UserError } from '../../src/cli/io.ts';
+import { applyPatch, kernelVersion, linkCopy, patchedFiles, readPatch, treeFingerprint } from '../../src/kernel/source.ts';
+import { tempDir } from '../helpers/cli.ts';
+
+const PATCH = `diff --git a/kernel/sys.c b/kernel/sys.c
+index 1111111..2222222 100644
+--- a/kernel/sys.c
++++ b/kernel/sys.c
+@@ -1,4 +1,5 @@
+ int getppid(void)
+ {
++\tint work = 1;
+ \treturn 1;
+ }
+`;
+
+function fakeTree(root: string): string {
+  const src = join(root, 'linux');
+  mkdirSync(join(src, 'kernel'), { recursive: true });
+  mkdirSync(join(src, 'include/config'), { recursive: true });
+  writeFileSync(join(src, 'Makefile'), '# SPDX\nVERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 57\nEXTRAVERSION =\nNAME = Baby Opossum Posse\n');
+  writeFileSync(join(src, 'kernel/sys.c'), 'int getppid(void)\n{\n\treturn 1;\n}\n');
+  writeFileSync(join(src, 'kernel/other.c'), 'int x;\n');
+  // an in-place configured tree, which make O= refuses
+  writeFileSync(join(src, '.config'), 'CONFIG_X=y\n');
+  writeFileSync(join(src, 'include/config/auto.conf'), 'CONFIG_X=y\n');
+  return src;
+}
+
+test('the kernel version is read from the top Makefile', () => {
+  const dir = tempDir();
+  try {
+    assert.equal(kernelVersion(fakeTree(dir)), '6.12.57');
+    assert.throws(() => kernelVersion(dir), (e: unknown) => e instanceof UserError && /no Makefile/.test(e.message));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the files a git diff touches are listed without their a/ b/ prefixes', () => {
+  const diff = `${PATCH}--- /dev/null\n+++ b/kernel/new.c\t2024-01-01\n@@ -0,0 +1 @@\n+int y;\n`;
+  assert.deepEqual(patchedFiles(diff), ['kernel/new.c', 'kernel/sys.c']);
+});
+
+test('patching the hard-link copy leaves the original tree byte-for-byte and inode-for-inode unchanged', () => {
+  const dir = tempDir();
+  try {
+    const src = fakeTree(dir);
+    const before = treeFingerprint(src);
+    const sysBefore = statSync(join(src, 'kernel/sys.c'));
+    const patchFile = join(dir, 'work.patch');
+    writeFileSync(patchFile, PATCH);
+    const patch = readPatch(patchFile);
+    const copy = join(dir, 'out', 'src');
+    mkdirSync(join(dir, 'out'));
+    linkCopy(src, copy, patch.files);
+    applyPatch(copy, patch);
+
+    assert.equal(readFileSync(join(copy, 'kernel/sys.c'), 'utf8'), 'int getppid(void)\n{\n\tint work = 1;\n\treturn 1;\n}\n');
+    assert.equal(readFileSync(join(src, 'kernel/sys.c'), 'utf8'), 'int getppid(void)\n{\n\treturn 1;\n}\n');
+    const sysAfter = statSync(join(src, 'kernel/sys.c'));
+    assert.equal(sysAfter.ino, sysBefore.ino);
+    assert.equal(sysAfter.mtimeMs, sysBefore.mtimeMs);
+    assert.notEqual(statSync(join(copy, 'kernel/sys.c')).ino, sysAfter.ino);
+    // untouched files are shared, not copied
+    assert.equal(statSync(join(copy, 'kernel/other.c')).ino, statSync(join(src, 'kernel/other.c')).ino);
+    // the in-place configuration is gone from the copy only
+    assert.throws(() => statSync(join(copy, '.config')));
+    assert.throws(() => statSync(join(copy, 'include/config')));
+    assert.equal(readFileSync(join(src, '.config'), 'utf8'), 'CONFIG_X=y\n');
+    assert.equal(treeFingerprint(src), before);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a patch that does not apply is refused with patch(1) output, the tree untouched', () => {
+  const dir = tempDir();
+  try {
+    const src = fakeTree(dir);
+    const before = treeFingerprint(src);
+    const patchFile = join(dir, 'bad.patch');
+    writeFileSync(patchFile, PATCH.replace('\treturn 1;', '\treturn 2;'));
+    const patch = readPatch(patchFile);
+    const copy = join(dir, 'copy');
+    linkCopy(src, copy, patch.files);
+    assert.throws(() => applyPatch(copy, patch), (e: unknown) => e instanceof UserError && /bad\.patch does not apply[\s\S]*FAILED/.test(e.message));
+    assert.equal(treeFingerprint(src), before);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a file that is not a diff is refused naming the flag and file', () => {
+  const dir = tempDir();
+  try {
+    const f = join(dir, 'notes.txt');
+    writeFileSync(f, 'just text\n');
+    assert.throws(() => readPatch(f), (e: unknown) => e instanceof UserError && e.message.startsWith(`--patch ${f}: no '+++ b/...' lines`));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

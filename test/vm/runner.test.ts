@@ -1,0 +1,157 @@
+/**
+ * The A/B/A runner over a scripted guest: labels, units, stored rounds and
+ * every failure path, with exact numbers. The real qemu path is covered by
+ * cloud-kernel.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { ProbeBuild } from '../../src/bench/build.ts';
+import { frameLine } from '../../src/bench/executor.ts';
+import { findProfile } from '../../src/bench/profiles.ts';
+import { Store } from '../../src/store/store.ts';
+import type { AccelChoice } from '../../src/vm/accel.ts';
+import type { VmKernel } from '../../src/vm/kernels.ts';
+import type { BootEnd, BootRequest, BootResult, VmLauncher } from '../../src/vm/qemu.ts';
+import { runVm, type VmRequest } from '../../src/vm/runner.ts';
+import { tempDir } from '../helpers/cli.ts';
+
+const dir = tempDir();
+const probePath = join(dir, 'probe');
+writeFileSync(probePath, 'not a real binary: the scripted guest never runs it');
+const probe: ProbeBuild = { path: probePath, static: true, buildId: 'feedfacefeedface', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-static'] };
+
+const kernel = (label: string): VmKernel => ({ label, image: `/boot/${label}`, manifest: null, configHash: { known: false, reason: 'test' } });
+
+/** A guest that prints `elapsed` for every round of getppid (ops 1000) and then powers off. */
+function goodGuest(elapsed: (boot: number, idx: number) => number, boot: number): string[] {
+  const lines = ['SeaBIOS', '[    0.1] Linux version 6.12', frameLine('@hl1 hello proto=1 kernel=6.12.57-hl version=%231 machine=x86_64 pid1=1 cpu=0 ops=1000 warmups=1 rounds=3 seccomp=0')];
+  lines.push(frameLine('@hl1 prepared profile=getppid params='));
+  lines.push(frameLine(`@hl1 round profile=getppid idx=0 warmup=1 ops=1000 elapsed=999999 cpu=0`));
+  for (let i = 0; i < 3; i++) lines.push(frameLine(`@hl1 round profile=getppid idx=${i} warmup=0 ops=1000 elapsed=${elapsed(boot, i)} cpu=0`));
+  lines.push(frameLine('@hl1 done rounds=3 profiles=1'), frameLine('@hl1 poweroff status=0'));
+  return lines;
+}
+
+type Script = (boot: number, req: BootRequest) => { lines: string[]; end: BootEnd };
+
+function scripted(script: Script): VmLauncher & { argvs: string[][] } {
+  let n = 0;
+  const argvs: string[][] = [];
+  return {
+    argvs,
+    async boot(req): Promise<BootResult> {
+      argvs.push(req.argv);
+      const { lines, end } = script(n++, req);
+      for (const l of lines) req.onLine(l);
+      return { end, consoleTail: lines.slice(-25), stderrTail: [], elapsedMs: 1500 };
+    },
+  };
+}
+
+const tcg: AccelChoice = { accel: 'tcg', why: 'test' };
+
+function request(over: Partial<VmRequest> = {}): VmRequest {
+  return {
+    kernels: [kernel('A'), kernel('B')],
+    steps: ['A', 'B', 'A'],
+    profiles: [findProfile('getppid')!],
+    ops: 1000,
+    warmups: 1,
+    rounds: 3,
+    accel: 'tcg',
+    icount: true,
+    timeoutSeconds: 60,
+    labelPrefix: 'vm-',
+    command: 'hintlab vm ...',
+    hintlabVersion: '0.0.0',
+    ...over,
+  };
+}
+
+async function run(req: VmRequest, launcher: VmLauncher) {
+  const store = Store.open(':memory:');
+  const result = await runVm(req, { store, launcher, probe, abort: new AbortController().signal, chooseAccel: async () => tcg });
+  return { store, result };
+}
+
+test('A/B/A stores three vm runs labelled per kernel and boot, in instructions per call', async () => {
+  const launcher = scripted((boot) => ({ lines: goodGuest((b, i) => (b === 1 ? 400_000 : 300_000) + i, boot), end: { kind: 'exited', code: 0, signal: null } }));
+  const { store, result } = await run(request(), launcher);
+  assert.equal(result.state, 'finished');
+  assert.deepEqual(result.steps.map((s) => [s.runLabel, s.state]), [['vm-A-1', 'complete'], ['vm-B-1', 'complete'], ['vm-A-2', 'complete']]);
+  const b = store.resolveRun('vm-B-1');
+  assert.equal(b.kind, 'vm');
+  assert.equal(b.unit, 'instructions/call');
+  assert.deepEqual(b.rounds.filter((r) => !r.warmup).map((r) => r.value), [400, 400.001, 400.002]);
+  const env = b.environment as { vm: { kernelLabel: string; bootIndex: number; accel: string; icount: boolean }; kernel: { release: { value: string } } };
+  assert.deepEqual([env.vm.kernelLabel, env.vm.bootIndex, env.vm.accel, env.vm.icount], ['B', 1, 'tcg', true]);
+  assert.equal(env.kernel.release.value, '6.12.57-hl');
+  assert.equal(store.resolveRun('vm-A-2').environment.vm && (store.resolveRun('vm-A-2').environment.vm as { bootIndex: number }).bootIndex, 2);
+  // icount guests get one CPU and the instruction clock
+  const argv = launcher.argvs[0]!;
+  assert.deepEqual(argv.slice(argv.indexOf('-icount'), argv.indexOf('-icount') + 2), ['-icount', 'shift=0,sleep=off']);
+  assert.equal(argv[argv.indexOf('-smp') + 1], '1');
+  assert.equal(argv[argv.indexOf('-kernel') + 1], '/boot/A');
+  assert.equal(launcher.argvs[1]![argv.indexOf('-kernel') + 1], '/boot/B');
+});
+
+test('without icount a TCG guest is stored in emulated-ns, never ns', async () => {
+  const launcher = scripted((boot) => ({ lines: goodGuest(() => 500_000, boot), end: { kind: 'exited', code: 0, signal: null } }));
+  const { store } = await run(request({ icount: false, steps: ['A', 'B'] }), launcher);
+  assert.equal(store.resolveRun('vm-A-1').unit, 'emulated-ns/call');
+  assert.equal(launcher.argvs[0]!.includes('-icount'), false);
+});
+
+test('a kernel panic is stored as a failed run with the panic, the last console lines and the qemu command', async () => {
+  const launcher = scripted((boot) =>
+    boot === 1
+      ? { lines: ['[    0.5] Run /init as init process', '[    0.6] Kernel panic - not syncing: No working init found.'], end: { kind: 'exited', code: 0, signal: null } }
+      : { lines: goodGuest(() => 300_000, boot), end: { kind: 'exited', code: 0, signal: null } },
+  );
+  const { store, result } = await run(request(), launcher);
+  assert.deepEqual(result.steps.map((s) => s.state), ['complete', 'failed', 'complete']);
+  const b = store.resolveRun('vm-B-1');
+  assert.equal(b.status, 'failed');
+  assert.match(b.error ?? '', /Kernel panic - not syncing: No working init found/);
+  assert.match(b.error ?? '', /\| \[ {4}0\.5\] Run \/init as init process/);
+  assert.match(b.error ?? '', /qemu command: qemu-system-x86_64 .*-kernel \/boot\/B/);
+  assert.equal(b.rounds.length, 0);
+});
+
+test('a timeout, a probe error and a corrupt line each fail the boot, never as data', async () => {
+  const cases: { lines: string[]; end: BootEnd; expect: RegExp }[] = [
+    { lines: ['[    0.1] booting'], end: { kind: 'timeout', seconds: 60 }, expect: /no complete result within 60 s \(--timeout\)/ },
+    {
+      lines: [frameLine('@hl1 hello proto=1 kernel=k version=v machine=x86_64 pid1=1 cpu=0 ops=1000 warmups=1 rounds=3 seccomp=0'), frameLine('@hl1 error profile=getppid round=0 warmup=1 stage=loop call=7 syscall=getppid errno=71 message=Protocol%20error'), frameLine('@hl1 poweroff status=3')],
+      end: { kind: 'exited', code: 0, signal: null },
+      expect: /probe failed: profile getppid, warm-up round 0, call #7 of getppid, stage loop: errno 71/,
+    },
+    {
+      lines: goodGuest(() => 300_000, 0).map((l, i) => (i === 5 ? l.replace('elapsed=300000', 'elapsed=300009') : l)),
+      end: { kind: 'exited', code: 0, signal: null },
+      expect: /checksum .* does not match/,
+    },
+  ];
+  for (const c of cases) {
+    const { store, result } = await run(request({ steps: ['A', 'B'] }), scripted(() => ({ lines: c.lines, end: c.end })));
+    assert.equal(result.steps[0]!.state, 'failed');
+    const a = store.resolveRun('vm-A-1');
+    assert.equal(a.status, 'failed');
+    assert.match(a.error ?? '', c.expect);
+  }
+});
+
+test('an abort stops after the boot in flight and marks it failed', async () => {
+  const abort = new AbortController();
+  const launcher = scripted(() => {
+    abort.abort();
+    return { lines: ['[    0.1] booting'], end: { kind: 'aborted' } };
+  });
+  const store = Store.open(':memory:');
+  const result = await runVm(request(), { store, launcher, probe, abort: abort.signal, chooseAccel: async () => tcg });
+  assert.equal(result.state, 'interrupted');
+  assert.equal(result.steps.length, 1);
+  assert.match(store.resolveRun('vm-A-1').error ?? '', /interrupted \(Ctrl-C\)/);
+});
