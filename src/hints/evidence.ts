@@ -105,7 +105,7 @@ export function matchProfilerRows(
       );
       if (sites.length === 0) {
         checkRowLine(source, row, files);
-        unmatched.push({ source, row, reason: 'no `if` at this line (a hint outside an `if`, or inside a macro)' });
+        unmatched.push({ source, row, reason: `no \`if\` of ${row.func} at this line (a hint outside an \`if\`, or inside a macro)` });
         continue;
       }
       if (sites.length > 1) {

@@ -83,9 +83,16 @@ export function resolveUnderRoot(root: string, cwd: string, path: string): strin
   return null;
 }
 
-function isProfilerFile(path: string): boolean {
-  const head = readFileSync(path, { encoding: 'utf8', flag: 'r' }).slice(0, 200);
-  return looksLikeProfiler(head);
+type ProfileKind = 'gcov' | 'profiler';
+
+/** Tell gcov JSON (gzip'd or not) from branch profiler text by the first bytes. */
+function profileKind(path: string): ProfileKind {
+  const head = readFileSync(path).subarray(0, 200);
+  if ((head[0] === 0x1f && head[1] === 0x8b) || head.toString('utf8').trimStart().startsWith('{')) return 'gcov';
+  if (looksLikeProfiler(head.toString('utf8'))) return 'profiler';
+  throw new UserError(
+    `${path}: neither gcov JSON (gcov --json-format -b, .gcov.json[.gz]) nor a branch profiler file (trace_stat/branch_annotated or branch_all)`,
+  );
 }
 
 /** Read every profile file of the given specs, grouping specs that share a name. */
@@ -105,7 +112,7 @@ export function loadWorkloads(root: string, specs: WorkloadSpec[]): Workload[] {
 function addProfileFile(root: string, w: Workload, file: string): void {
   w.files.push(file);
   w.newestMtimeMs = Math.max(w.newestMtimeMs, statSync(file).mtimeMs);
-  if (!file.endsWith('.gz') && !file.endsWith('.json') && isProfilerFile(file)) {
+  if (profileKind(file) === 'profiler') {
     w.profiler.push({ source: file, rows: readProfiler(file) });
     return;
   }
