@@ -13,7 +13,7 @@
 export type Unit =
   | 'ns/call' // wall-clock nanoseconds per syscall (host or KVM guest)
   | 'instructions/call' // guest instructions per syscall (qemu -icount)
-  | 'emulated-ns/call' // TCG guest clock without icount: emulation time, not real time
+  | 'emulated-time/call' // TCG guest clock without icount: emulation time, not real time
   | 'bogo-ops/s'; // stress-ng throughput
 
 /** Whether smaller or larger values of a metric are better. */

@@ -29,11 +29,11 @@ const UNIT_WORDS: Record<Unit, UnitWords> = {
     fieldSuffix: 'InstructionsPerCall',
     caution: 'guest instructions per call counted by qemu -icount: a count, not a time',
   },
-  'emulated-ns/call': {
-    perOp: 'emulated-ns/call',
-    change: 'emulated-ns',
+  'emulated-time/call': {
+    perOp: 'emulated-time/call',
+    change: 'emulated-time units',
     ops: 'calls',
-    fieldSuffix: 'EmulatedNsPerCall',
+    fieldSuffix: 'EmulatedTimePerCall',
     caution: 'emulated guest clock (qemu TCG): emulation time, not real time',
   },
   'bogo-ops/s': {

@@ -16,8 +16,8 @@ export function unitColumns(unit: Unit): { total: string; value: string } {
       return { total: 'elapsed_ns', value: 'ns_per_call' };
     case 'instructions/call':
       return { total: 'instructions', value: 'instructions_per_call' };
-    case 'emulated-ns/call':
-      return { total: 'elapsed_emulated_ns', value: 'emulated_ns_per_call' };
+    case 'emulated-time/call':
+      return { total: 'elapsed_emulated_time', value: 'emulated_time_per_call' };
     case 'bogo-ops/s':
       return { total: 'bogo_ops', value: 'bogo_ops_per_s' };
   }

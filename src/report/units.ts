@@ -12,8 +12,8 @@ export function unitSuffix(unit: Unit): string {
       return 'ns';
     case 'instructions/call':
       return 'instr';
-    case 'emulated-ns/call':
-      return 'emu-ns';
+    case 'emulated-time/call':
+      return 'emu-time';
     case 'bogo-ops/s':
       return 'bogo-ops/s';
   }
