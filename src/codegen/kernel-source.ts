@@ -105,11 +105,11 @@ export class KernelSource implements ObjectSource {
     const level = configLevel(opt);
     const objdir = join(this.workspace, `obj-${compiler.command.replace(/[^\w.-]/g, '_')}-${level}`);
     const ready = await ensureObjdir(this.mirror, objdir, compiler.command, level, this.baseConfig);
-    if (!ready.ok) return { state: 'failed', errorLines: ready.errorLines };
+    if (!ready.ok) return { state: 'failed', errorLines: this.tidy(ready.errorLines) };
     // The object of the other variant may be newer than the restored source: remove it so it is rebuilt.
     rmSync(join(objdir, this.object), { force: true });
     const made = await runMake(this.mirror, objdir, compiler.command, [...levelArgs(opt), this.object]);
-    if (!made.ok) return { state: 'failed', errorLines: errorLines(made.output) };
+    if (!made.ok) return { state: 'failed', errorLines: this.tidy(errorLines(made.output)) };
     const kept = join(this.workspace, 'objects', `${basename(objdir)}${opt === 'O3' ? '-O3' : ''}-${variant}.o`);
     mkdirSync(join(this.workspace, 'objects'), { recursive: true });
     copyFileSync(join(objdir, this.object), kept);
@@ -121,6 +121,13 @@ export class KernelSource implements ObjectSource {
     this.applied = undefined;
     if (this.locked) rmSync(join(this.workspace, 'lock'), { force: true });
     this.locked = false;
+  }
+
+  /** Paths relative to the tree, and make's cascade of '*** Error' lines cut to the first. */
+  private tidy(lines: string[]): string[] {
+    const relative = lines.map((l) => l.split(`${this.mirror}/`).join(''));
+    const firstMake = relative.findIndex((l) => /^make(\[\d+\])?: \*\*\*/.test(l));
+    return relative.filter((l, i) => i <= firstMake || !/^make(\[\d+\])?: \*\*\*/.test(l));
   }
 
   /** One run per workspace at a time: two would patch the same mirror. */

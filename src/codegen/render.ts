@@ -67,7 +67,7 @@ export function renderText(r: CodegenResult): string {
   if (touched.length > 0) {
     out.push(table([['function', ...r.cells.map(cellTitle)], ...touched.map((name) => [name, ...r.cells.map((c) => cellText(c, name))])]));
   }
-  if (compared.length > 0) out.push(`${total - touched.length} of ${total} functions identical in every compared cell${touched.length ? ' (not shown)' : ''}.\n`);
+  if (compared.length > 0) out.push(`${total - touched.length} of ${total} functions identical in every compared cell${touched.length && total > touched.length ? ' (not shown)' : ''}.\n`);
   const paths = compared.flatMap((c) => movedIn(c).map((f) => [cellTitle(c), f.name, pathText(f.fallThrough.before), pathText(f.fallThrough.after), `${f.coldInstructions.before} -> ${f.coldInstructions.after}`]));
   if (paths.length > 0) {
     out.push('\nfall-through path (instructions from entry when no conditional branch is taken):\n');
@@ -96,7 +96,9 @@ function functionPhrase(f: FunctionDelta): string {
   if (cold < 0) details.push(`${-cold} instructions moved back from ${f.name}.cold`);
   const a = f.fallThrough.before;
   const b = f.fallThrough.after;
-  if (a.instructions !== b.instructions || a.end !== b.end) details.push(`fall-through path ${pathText(a)} -> ${pathText(b)} instructions`);
+  if (a.end === 'return' && b.end === 'return' && a.instructions !== b.instructions) {
+    details.push(`fall-through path ${a.instructions} -> ${b.instructions} instructions to return`);
+  } else if (a.instructions !== b.instructions || a.end !== b.end) details.push(`fall-through path ${pathText(a)} -> ${pathText(b)} instructions`);
   return [head, ...details].join(', ');
 }
 
