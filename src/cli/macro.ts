@@ -7,6 +7,7 @@ import { formatDuration, progressLabel } from '../macro/progress.ts';
 import { MacroRequestError, prepareMacro, runMacro, type MacroProgress } from '../macro/runner.ts';
 import { StressNgOutputError, StressorSelectionError } from '../macro/stressors.ts';
 import { macroTable, unavailableText } from '../macro/table.ts';
+import { macroWarnings } from '../macro/warnings.ts';
 import { runHeadline } from '../report/run-table.ts';
 import { defaultDbPath } from '../store/path.ts';
 import { Store } from '../store/store.ts';
@@ -76,7 +77,7 @@ async function macroAction(opts: MacroOptions, io: CliIO): Promise<void> {
   }
   io.stderr(unavailableText(plan.unavailable));
   io.stderr(
-    `stress-ng ${plan.stressNgVersion}: ${plan.stressors.length} stressors x instances ${plan.instances.join(',')} x ${req.repeats} repeats ` +
+    `stress-ng ${plan.stressNgVersion}: ${plan.stressors.length} stressor${plan.stressors.length === 1 ? '' : 's'} x instances ${plan.instances.join(',')} x ${req.repeats} repeats ` +
       `of ${req.seconds} s, ${req.cooldownSeconds} s cool-down: about ${formatDuration(plan.plannedSeconds)}\n`,
   );
   const store = Store.open(opts.db ?? defaultDbPath(io.env));
@@ -95,7 +96,7 @@ async function macroAction(opts: MacroOptions, io: CliIO): Promise<void> {
       );
     }
     io.stdout(`${runHeadline(result.run)}\n${macroTable(result.run)}${unavailableText(plan.unavailable)}`);
-    for (const w of result.warnings) io.stderr(`warning: ${w.message}\n`);
+    for (const w of [...result.warnings, ...macroWarnings(result.run)]) io.stderr(`warning: ${w.message}\n`);
     if (result.unclassifiedMetrics.length > 0) {
       io.stderr(`warning: stress-ng metrics not stored (their name gives no unit or direction): ${result.unclassifiedMetrics.join(', ')}\n`);
     }

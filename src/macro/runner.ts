@@ -106,7 +106,15 @@ function runParams(plan: MacroPlan): RunParams {
   const subjectParams: RunParams['subjectParams'] = {};
   for (const item of plan.items.filter((i) => i.repeat === 0)) {
     const args = stressNgArgs(invocation(plan, item, 'FILE', '.')).join(' ');
-    subjectParams[item.subject] = { stressor: item.stressor, instances: item.instances, seconds: req.seconds, cpuList: req.cpuList, args };
+    // The version is part of what a subject measures: stress-ng's bogo-op definitions change between releases.
+    subjectParams[item.subject] = {
+      stressor: item.stressor,
+      instances: item.instances,
+      seconds: req.seconds,
+      cpuList: req.cpuList,
+      stressNgVersion: plan.stressNgVersion,
+      args,
+    };
   }
   return {
     subjects: Object.keys(subjectParams),

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { fakeExecutor, standardFields, stressNgYamlText, type FakeStep } from '../../src/macro/fake.ts';
 import type { Invocation } from '../../src/macro/executor.ts';
 import { prepareMacro, runMacro, type MacroProgress, type MacroRequest } from '../../src/macro/runner.ts';
+import { macroWarnings } from '../../src/macro/warnings.ts';
 import { Store } from '../../src/store/store.ts';
 import { fakeSys } from '../bench/fake-sys.ts';
 
@@ -101,7 +102,7 @@ test('the run records stress-ng version, subject parameters and no probe', async
   assert.equal(r.params.cpu, 1);
   assert.equal(r.params.ops, null);
   assert.deepEqual(r.params.subjectParams['yield@1'], {
-    stressor: 'yield', instances: 1, seconds: 2, cpuList: '1',
+    stressor: 'yield', instances: 1, seconds: 2, cpuList: '1', stressNgVersion: '0.15.06',
     args: '--yield 1 --timeout 2s --metrics --yaml FILE --taskset 1',
   });
   const unavailable = r.params.extra['unavailable'] as { stressor: string }[];
@@ -183,4 +184,15 @@ test('bad --seconds, --repeats and --cpu values are refused before anything is s
   await assert.rejects(prepareMacro(request({ seconds: 0 }), scripted(), fakeSys()), /--seconds 0/);
   await assert.rejects(prepareMacro(request({ repeats: 0 }), scripted(), fakeSys()), /--repeats 0/);
   await assert.rejects(prepareMacro(request({ cpuList: '5' }), scripted(), fakeSys()), /--cpu 5: CPU 5 is not in this process's allowed CPUs \(0-1\)/);
+});
+
+test('a stressor that used almost no CPU is flagged as stalled', async () => {
+  const executor = scripted();
+  const { result } = await run(request({ repeats: 1 }), executor);
+  const r = result.run;
+  // standardFields writes 100 % CPU per instance; rewrite fifo's to the 0.07 % seen from a starved schedpolicy.
+  const stalled = { ...r, rounds: r.rounds.map((x) => (x.subject === 'fifo@1' ? { ...x, metrics: x.metrics.map((m) => (m.name === 'cpu-usage-per-instance' ? { ...m, value: 0.07 } : m)) } : x)) };
+  assert.deepEqual(macroWarnings(r), []);
+  assert.deepEqual(macroWarnings(stalled).map((w) => [w.kind, w.subject]), [['stalled', 'fifo@1']]);
+  assert.match(macroWarnings(stalled)[0]!.message, /^fifo@1: the stressor used 0\.07 % CPU per instance on average/);
 });
