@@ -105,7 +105,7 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
     const runs = result.steps.map((s) => store.getRun(s.runId));
     if (runs.length) io.stdout(stepsTable(runs));
     const failed = result.steps.filter((s) => s.state === 'failed');
-    if (result.state === 'interrupted') throw new UserError(`interrupted after ${result.steps.length} of ${steps.length} boots; qemu was stopped and temporary files removed`);
+    if (result.state === 'interrupted') throw new UserError(`interrupted after ${result.steps.length} of ${steps.length} boots; qemu was stopped and the boot in flight is stored as failed`);
     if (failed.length) {
       throw new UserError(`${failed.length} of ${steps.length} boots failed (${failed.map((s) => s.runLabel).join(', ')}); they are stored as failed runs in ${store.path} and never used as data`);
     }

@@ -34,7 +34,7 @@ function vmWarnings(host: EnvWarning[], accel: Accel, icount: boolean): EnvWarni
   if (accel === 'tcg') {
     return [
       ...host.filter((w) => w.kind !== 'virtualized'),
-      { kind: 'virtualized', message: 'TCG without --icount: guest times are emulation times (emulated-ns), useful only as ratios between kernels' },
+      { kind: 'virtualized', message: 'TCG without --icount: guest times are emulation times (emulated time, not ns), useful only as ratios between kernels' },
     ];
   }
   return host;

@@ -8,11 +8,10 @@
  * error holds the last console lines and the qemu command line; its rounds
  * are never treated as data.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { ProbeBuild } from '../bench/build.ts';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { defaultCacheDir, type ProbeBuild } from '../bench/build.ts';
 import type { ProfileInfo } from '../bench/profiles.ts';
 import { parseLine } from '../bench/protocol.ts';
 import { probeArgs, type BenchRequest } from '../bench/runner.ts';
@@ -47,6 +46,8 @@ export interface VmDeps {
   launcher: VmLauncher;
   probe: ProbeBuild;
   abort: AbortSignal;
+  /** Where initramfs images are kept (default: next to the probe cache). */
+  cacheDir?: string;
   /** Overrides the KVM check (tests). */
   chooseAccel?: typeof chooseAccel;
   onAccel?: (choice: AccelChoice) => void;
@@ -71,7 +72,7 @@ export type VmResult =
 /** The unit a VM run is stored in: never ns unless the clock is real. */
 export function vmUnit(accel: Accel, icount: boolean): Unit {
   if (icount) return 'instructions/call';
-  return accel === 'kvm' ? 'ns/call' : 'emulated-ns/call';
+  return accel === 'kvm' ? 'ns/call' : 'emulated-time/call';
 }
 
 /** SMP bring-up hangs under `-icount shift=0,sleep=off` (qemu 7.2), so icount guests get one CPU. */
@@ -146,11 +147,27 @@ function bootOutcome(session: ProbeSession, boot: BootResult, argv: string[]): S
   return out;
 }
 
-async function trialBoot(req: VmRequest, deps: VmDeps, dir: string): Promise<string | null> {
+/**
+ * The initramfs for these probe arguments, kept under its content hash: no
+ * temporary file to clean up, and the qemu command line in an error message
+ * stays runnable by hand afterwards.
+ */
+export function initramfsFile(probe: ProbeBuild, args: string[], cacheDir = join(dirname(defaultCacheDir()), 'initramfs')): string {
+  const image = probeInitramfs(readFileSync(probe.path), args);
+  const path = join(cacheDir, `${createHash('sha256').update(image).digest('hex').slice(0, 16)}.cpio.gz`);
+  if (!existsSync(path)) {
+    mkdirSync(cacheDir, { recursive: true });
+    const tmp = `${path}.tmp-${process.pid}`;
+    writeFileSync(tmp, image);
+    renameSync(tmp, path);
+  }
+  return path;
+}
+
+async function trialBoot(req: VmRequest, deps: VmDeps): Promise<string | null> {
   const first = req.kernels.find((k) => k.label === req.steps[0]) ?? req.kernels[0];
   if (!first) return 'no kernel to try';
-  const initrd = join(dir, 'trial.cpio.gz');
-  writeFileSync(initrd, probeInitramfs(readFileSync(deps.probe.path), ['--list']));
+  const initrd = initramfsFile(deps.probe, ['--list'], deps.cacheDir);
   const argv = qemuCommand({ kernel: first.image, initrd, accel: 'kvm', icount: false, cpus: 1, memoryMiB: MEMORY_MIB, append: BASE_APPEND });
   let profiles = 0;
   const boot = await deps.launcher.boot({
@@ -212,26 +229,20 @@ async function runStep(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Acce
   return { ...step, state: 'complete', runId, seconds: boot.elapsedMs / 1000 };
 }
 
-/** Run every step of the order. Temporary files are removed on every path out. */
+/** Run every step of the order. Nothing is left behind but the stored runs and the cached initramfs. */
 export async function runVm(req: VmRequest, deps: VmDeps): Promise<VmResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'hintlab-vm-'));
-  try {
-    const accel = await (deps.chooseAccel ?? chooseAccel)(req.accel, req.icount, () => trialBoot(req, deps, dir));
-    deps.onAccel?.(accel);
-    const unit = vmUnit(accel.accel, req.icount);
-    const initrd = join(dir, 'initramfs.cpio.gz');
-    writeFileSync(initrd, probeInitramfs(readFileSync(deps.probe.path), guestProbeArgs(req, guestCpus(req.icount))));
-    const steps: StepResult[] = [];
-    for (const plan of planSteps(req)) {
-      if (deps.abort.aborted) return { state: 'interrupted', accel, unit, steps };
-      deps.onStepStart?.(plan);
-      const result = await runStep(req, deps, plan, accel.accel, initrd);
-      steps.push(result);
-      deps.onStepEnd?.(result);
-      if (deps.abort.aborted) return { state: 'interrupted', accel, unit, steps };
-    }
-    return { state: 'finished', accel, unit, steps };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  const accel = await (deps.chooseAccel ?? chooseAccel)(req.accel, req.icount, () => trialBoot(req, deps));
+  deps.onAccel?.(accel);
+  const unit = vmUnit(accel.accel, req.icount);
+  const initrd = initramfsFile(deps.probe, guestProbeArgs(req, guestCpus(req.icount)), deps.cacheDir);
+  const steps: StepResult[] = [];
+  for (const plan of planSteps(req)) {
+    if (deps.abort.aborted) return { state: 'interrupted', accel, unit, steps };
+    deps.onStepStart?.(plan);
+    const result = await runStep(req, deps, plan, accel.accel, initrd);
+    steps.push(result);
+    deps.onStepEnd?.(result);
+    if (deps.abort.aborted) return { state: 'interrupted', accel, unit, steps };
   }
+  return { state: 'finished', accel, unit, steps };
 }

@@ -4,9 +4,9 @@
  * cloud-kernel.test.ts.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import type { ProbeBuild } from '../../src/bench/build.ts';
 import { frameLine } from '../../src/bench/executor.ts';
 import { findProfile } from '../../src/bench/profiles.ts';
@@ -18,6 +18,7 @@ import { runVm, type VmRequest } from '../../src/vm/runner.ts';
 import { tempDir } from '../helpers/cli.ts';
 
 const dir = tempDir();
+after(() => rmSync(dir, { recursive: true, force: true }));
 const probePath = join(dir, 'probe');
 writeFileSync(probePath, 'not a real binary: the scripted guest never runs it');
 const probe: ProbeBuild = { path: probePath, static: true, buildId: 'feedfacefeedface', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-static'] };
@@ -72,7 +73,7 @@ function request(over: Partial<VmRequest> = {}): VmRequest {
 
 async function run(req: VmRequest, launcher: VmLauncher) {
   const store = Store.open(':memory:');
-  const result = await runVm(req, { store, launcher, probe, abort: new AbortController().signal, chooseAccel: async () => tcg });
+  const result = await runVm(req, { store, launcher, probe, abort: new AbortController().signal, cacheDir: dir, chooseAccel: async () => tcg });
   return { store, result };
 }
 
@@ -95,12 +96,15 @@ test('A/B/A stores three vm runs labelled per kernel and boot, in instructions p
   assert.equal(argv[argv.indexOf('-smp') + 1], '1');
   assert.equal(argv[argv.indexOf('-kernel') + 1], '/boot/A');
   assert.equal(launcher.argvs[1]![argv.indexOf('-kernel') + 1], '/boot/B');
+  // the initramfs outlives the run, so the qemu command in an error message can be rerun by hand
+  const initrd = argv[argv.indexOf('-initrd') + 1]!;
+  assert.ok(initrd.startsWith(dir) && existsSync(initrd), initrd);
 });
 
-test('without icount a TCG guest is stored in emulated-ns, never ns', async () => {
+test('without icount a TCG guest is stored in emulated time, never ns', async () => {
   const launcher = scripted((boot) => ({ lines: goodGuest(() => 500_000, boot), end: { kind: 'exited', code: 0, signal: null } }));
   const { store } = await run(request({ icount: false, steps: ['A', 'B'] }), launcher);
-  assert.equal(store.resolveRun('vm-A-1').unit, 'emulated-ns/call');
+  assert.equal(store.resolveRun('vm-A-1').unit, 'emulated-time/call');
   assert.equal(launcher.argvs[0]!.includes('-icount'), false);
 });
 
@@ -150,7 +154,7 @@ test('an abort stops after the boot in flight and marks it failed', async () => 
     return { lines: ['[    0.1] booting'], end: { kind: 'aborted' } };
   });
   const store = Store.open(':memory:');
-  const result = await runVm(request(), { store, launcher, probe, abort: abort.signal, chooseAccel: async () => tcg });
+  const result = await runVm(request(), { store, launcher, probe, abort: abort.signal, cacheDir: dir, chooseAccel: async () => tcg });
   assert.equal(result.state, 'interrupted');
   assert.equal(result.steps.length, 1);
   assert.match(store.resolveRun('vm-A-1').error ?? '', /interrupted \(Ctrl-C\)/);
