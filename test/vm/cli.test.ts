@@ -1,0 +1,48 @@
+/** Bad input to `hintlab vm` and `hintlab kernel build` is refused before anything runs, naming the flag and the fix. */
+import assert from 'node:assert/strict';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { runCli, tempDir } from '../helpers/cli.ts';
+
+const dir = tempDir();
+after(() => rmSync(dir, { recursive: true, force: true }));
+const image = join(dir, 'bzImage');
+const buf = Buffer.alloc(0x300);
+buf.write('HdrS', 0x202, 'latin1');
+writeFileSync(image, buf);
+const db = join(dir, 'x.db');
+
+test('hintlab vm refuses bad kernels, orders and flags with exit status 2', async () => {
+  const cases: [string[], RegExp][] = [
+    [['vm', '--db', db], /give at least one --kernel LABEL=PATH/],
+    [['vm', '--kernel', `A=${image}`, '--kernel', `A=${image}`, '--db', db], /--kernel label 'A' is given twice/],
+    [['vm', '--kernel', `A=${image}`, '--kernel', `B=${image}`, '--order', 'ABC', '--db', db], /step 'C' is not a --kernel label/],
+    [['vm', '--kernel', `A=${image}`, '--accel', 'xen', '--db', db], /--accel must be auto, kvm or tcg, got 'xen'/],
+    [['vm', '--kernel', `A=${image}`, '--icount', '--accel', 'kvm', '--db', db], /needs TCG/],
+    [['vm', '--kernel', `A=${image}`, '--icount', '--profile', 'sched_setaffinity-queued', '--db', db], /--icount guests have one CPU/],
+    [['vm', '--kernel', `A=${image}`, '--profile', 'nosuch', '--db', db], /unknown profile 'nosuch'/],
+  ];
+  for (const [argv, re] of cases) {
+    const r = await runCli(argv);
+    assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, re);
+  }
+});
+
+test('hintlab kernel build refuses a missing tree, an output inside the tree, and a bad --opt', async () => {
+  const tree = join(dir, 'linux');
+  mkdirSync(tree);
+  writeFileSync(join(tree, 'Makefile'), 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\nEXTRAVERSION =\n');
+  const cases: [string[], RegExp][] = [
+    [['kernel', 'build', '--src', join(dir, 'nope'), '--out', join(dir, 'o'), '--label', 'A'], /--src .*nope is not a directory/],
+    [['kernel', 'build', '--src', tree, '--out', join(tree, 'out'), '--label', 'A'], /--out .* is inside --src/],
+    [['kernel', 'build', '--src', tree, '--out', join(dir, 'o'), '--label', 'A', '--opt', 'O3'], /--opt must be O2 or Os, got 'O3'/],
+    [['kernel', 'build', '--src', tree, '--out', join(dir, 'o'), '--label', 'A', '--patch', join(dir, 'missing.patch')], /--patch .*missing\.patch: ENOENT/],
+  ];
+  for (const [argv, re] of cases) {
+    const r = await runCli(argv);
+    assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, re);
+  }
+});
