@@ -5,6 +5,7 @@
  *
  * Usage: hintlab-probe [--list] [--cpu N] [--other-cpu N] [--ops N] [--warmups N]
  *                      [--rounds N] [--inject-seccomp N] --profile NAME[:OPS] ...
+ *                      [--exec PATH] [--reset-gcov] [--dump-gcov DIR]
  * As PID 1 (inside a VM initramfs) arguments come from /hintlab.args, one
  * per line, and the guest is rebooted (qemu -no-reboot then exits) at the end.
  */
@@ -33,6 +34,9 @@ extern const size_t n_sched_profiles, n_io_profiles, n_thread_profiles;
 int seccomp_inject(int instructions);
 int restore_init_state(void);
 int save_init_state(void);
+int gcov_reset(const char *dir);
+int gcov_dump(const char *dir);
+int run_program(const char *path);
 
 volatile int stop_requested;
 
@@ -198,6 +202,9 @@ struct options {
 	int cpu, other_cpu, list, seccomp;
 	long ops;
 	int warmups, rounds;
+	/* coverage collection (gcov_dump.c, exec.c): NULL / 0 when not asked for */
+	const char *dump_gcov, *exec_path;
+	int reset_gcov;
 };
 
 static void usage_error(const char *msg, const char *arg)
@@ -236,6 +243,13 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->rounds = (int)parse_long(a, v, 1), i++;
 		} else if (!strcmp(a, "--inject-seccomp")) {
 			o->seccomp = (int)parse_long(a, v, 2), i++;
+		} else if (!strcmp(a, "--dump-gcov") || !strcmp(a, "--exec")) {
+			if (!v || !*v)
+				usage_error("flag needs a path", a);
+			*(a[2] == 'd' ? &o->dump_gcov : &o->exec_path) = v;
+			i++;
+		} else if (!strcmp(a, "--reset-gcov")) {
+			o->reset_gcov = 1;
 		} else if (!strcmp(a, "--profile")) {
 			if (!v)
 				usage_error("--profile needs a name", NULL);
@@ -285,6 +299,15 @@ static int read_init_args(char ***argv_out)
 
 /* ---- the run ---- */
 
+/* The user's workload program, after the profiles: a failure to start it fails the run. */
+static void run_exec(struct probe_ctx *ctx, const char *path)
+{
+	int status = run_program(path);
+	if (status < 0)
+		fail(ctx, NULL, "exec", -1, errno, path);
+	emit("exec", "path=%s status=%d", esc(path), status);
+}
+
 static void run_round(struct probe_ctx *ctx, const struct profile *p, int idx)
 {
 	const char *what = NULL;
@@ -323,8 +346,10 @@ int main(int argc, char **argv)
 		list_profiles();
 		finish(0);
 	}
-	if (n_selected == 0)
+	if (n_selected == 0 && !o.dump_gcov && !o.exec_path)
 		usage_error("no --profile given", NULL);
+	if (o.reset_gcov && !o.dump_gcov)
+		usage_error("--reset-gcov needs --dump-gcov DIR", NULL);
 
 	struct utsname u;
 	uname(&u);
@@ -354,6 +379,8 @@ int main(int argc, char **argv)
 	}
 	if (o.seccomp && seccomp_inject(o.seccomp) != 0)
 		fail(&ctx, NULL, "seccomp", -1, errno, "cannot install the seccomp filter");
+	if (o.reset_gcov && gcov_reset(o.dump_gcov) != 0)
+		fail(&ctx, NULL, "reset-gcov", -1, errno, "cannot write the gcov reset file (is CONFIG_GCOV_KERNEL set?)");
 
 	/* round-robin: round r of every profile before round r+1 of any */
 	int total = o.warmups + o.rounds;
@@ -367,7 +394,11 @@ int main(int argc, char **argv)
 		}
 	}
 	cleanup_all();
+	if (o.exec_path)
+		run_exec(&ctx, o.exec_path);
 	emit("done", "rounds=%d profiles=%zu", o.rounds, n_selected);
+	if (o.dump_gcov && gcov_dump(o.dump_gcov) != 0)
+		finish(3);
 	finish(0);
 	return 0;
 }

@@ -32,7 +32,17 @@ export type ProbeEvent =
     }
   | { type: 'interrupted'; signal: number }
   | { type: 'done'; rounds: number; profiles: number }
-  | { type: 'poweroff'; status: number };
+  | { type: 'poweroff'; status: number }
+  | CoverageEvent;
+
+/** Lines of `--exec` and `--dump-gcov` (coverage collection, src/hints/collect/). */
+export type CoverageEvent =
+  | { type: 'exec'; path: string; status: number }
+  /** One .gcda file follows in chunks: `size` bytes whose CRC-32 is `crc` (8 hex digits). */
+  | { type: 'file'; id: number; path: string; size: number; crc: string }
+  /** `data` is base64 of the file's bytes from offset `off`. */
+  | { type: 'chunk'; id: number; off: number; data: string }
+  | { type: 'files'; count: number; bytes: number };
 
 /** What one line of probe output was. */
 export type ParsedLine =
@@ -87,8 +97,26 @@ function toEvent(type: string, f: Record<string, string>): ProbeEvent {
       return { type, rounds: num(f, 'rounds'), profiles: num(f, 'profiles') };
     case 'poweroff':
       return { type, status: num(f, 'status') };
+    case 'exec':
+    case 'file':
+    case 'chunk':
+    case 'files':
+      return coverageEvent(type, f);
     default:
       throw new Error(`unknown line type '${type}'`);
+  }
+}
+
+function coverageEvent(type: CoverageEvent['type'], f: Record<string, string>): CoverageEvent {
+  switch (type) {
+    case 'exec':
+      return { type, path: str(f, 'path'), status: num(f, 'status') };
+    case 'file':
+      return { type, id: num(f, 'id'), path: str(f, 'path'), size: num(f, 'size'), crc: str(f, 'crc') };
+    case 'chunk':
+      return { type, id: num(f, 'id'), off: num(f, 'off'), data: str(f, 'data') };
+    case 'files':
+      return { type, count: num(f, 'count'), bytes: num(f, 'bytes') };
   }
 }
 

@@ -7,6 +7,7 @@ import { applyResult, resultPatch } from '../hints/patch.ts';
 import { formatJson, formatTable } from '../hints/report.ts';
 import { parseWorkloadSpec } from '../hints/workload.ts';
 import { VERSION } from '../version.ts';
+import { registerHintsCollect } from './hints-collect.ts';
 import { type CliIO, UserError } from './io.ts';
 import { collect, intOption } from './options.ts';
 import { progressBar } from './progress.ts';
@@ -67,7 +68,7 @@ async function hintsAction(profiles: string[], flags: HintsFlags, io: CliIO): Pr
 
 /** Add `hintlab hints` to the program. */
 export function registerHints(program: Command, io: CliIO): void {
-  program
+  const hints = program
     .command('hints')
     .description('propose likely()/unlikely() from gcov or branch-profiler counts, and flag annotations they contradict')
     .argument('[profiles...]', '[name=]path: a .gcov.json(.gz), a branch_annotated/branch_all file, or a directory of them; one workload per name')
@@ -80,4 +81,5 @@ export function registerHints(program: Command, io: CliIO): void {
     .option('--apply', 'write the changes into the source tree (atomically; refuses files changed since profiling)')
     .option('--jobs <n>', 'parser threads', intOption('--jobs', 1), Math.max(1, availableParallelism()))
     .action((profiles: string[], flags: HintsFlags) => hintsAction(profiles, flags, io));
+  registerHintsCollect(hints, io);
 }

@@ -1,0 +1,120 @@
+/** `hintlab hints collect`: argument parsing and output for collecting kernel coverage in a VM. */
+import type { Command } from 'commander';
+import { availableParallelism } from 'node:os';
+import { relative, resolve } from 'node:path';
+import { buildProbe } from '../bench/build.ts';
+import { collectCoverage, defaultBuildDir, defaultOutDir, type CoverageRecord } from '../hints/collect/collect.ts';
+import { parseProfileDirs, type ProfileScope } from '../hints/collect/kernel.ts';
+import { resolveWorkload } from '../hints/collect/workload.ts';
+import type { AccelRequest } from '../vm/accel.ts';
+import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
+import { type CliIO, UserError } from './io.ts';
+import { intOption } from './options.ts';
+
+interface CollectFlags {
+  src: string;
+  profileDirs?: string;
+  workload: string;
+  out?: string;
+  name?: string;
+  accel: string;
+  timeout: number;
+  buildDir?: string;
+  jobs?: number;
+}
+
+function accelOption(value: string): AccelRequest {
+  if (value === 'auto' || value === 'tcg') return value;
+  throw new UserError(`--accel must be auto or tcg, got '${value}'`, 2);
+}
+
+function nameOption(value: string): string {
+  if (/^[A-Za-z0-9][\w.-]*$/.test(value)) return value;
+  throw new UserError(`--name '${value}': use letters, digits, '.', '_' or '-' (it names the workload in 'hintlab hints')`, 2);
+}
+
+/** Quote a path for the command line a user copies. */
+const q = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+function summary(r: CoverageRecord, out: string, cwd: string): string {
+  const s = r.seconds;
+  const scope = r.scope.kind === 'all' ? 'the whole kernel (GCOV_PROFILE_ALL)' : r.scope.dirs.join(', ');
+  const rel = relative(cwd, r.source.dir) || '.';
+  return [
+    `coverage '${r.name}': Linux ${r.source.version} (${r.kernel.release}), profiled: ${scope}, workload: ${r.workload}`,
+    `  ${r.gcdaFiles} .gcda files (${(r.gcdaBytes / 1024).toFixed(0)} KiB) -> ${r.jsonFiles.length} gcov JSON files in ${out}`,
+    `  time: build ${s.build.toFixed(0)} s${s.buildReused ? ' (reused, built earlier)' : ''}, boot + workload + transfer ${s.boot.toFixed(0)} s, gcov ${s.gcov.toFixed(1)} s; ${r.accel}`,
+    ...(r.withoutGcno.length ? [`  ${r.withoutGcno.length} .gcda file(s) without a .gcno in the build, skipped: ${r.withoutGcno.slice(0, 3).join(', ')}`] : []),
+    `next: hintlab hints ${q(`${r.name}=${out}`)} --src ${q(rel)}`,
+    '',
+  ].join('\n');
+}
+
+async function collectAction(flags: CollectFlags, io: CliIO): Promise<void> {
+  const src = resolve(io.cwd, flags.src);
+  const scope: ProfileScope = flags.profileDirs === undefined ? { kind: 'all' } : { kind: 'dirs', dirs: parseProfileDirs(flags.profileDirs) };
+  const { workload, label } = resolveWorkload(flags.workload, resolve(io.cwd, flags.workload));
+  const name = flags.name ?? nameOption(label.replace(/[^\w.-]/g, '_'));
+  const out = flags.out ? resolve(io.cwd, flags.out) : defaultOutDir(name, io.env);
+  const accel = accelOption(flags.accel);
+  requireQemu();
+  const probe = buildProbe({ static: true, env: io.env });
+  const abort = new AbortController();
+  const onSignal = (): void => abort.abort();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let lastFiles = 0;
+  try {
+    const record = await collectCoverage(
+      {
+        src,
+        scope,
+        workload,
+        workloadLabel: label,
+        name,
+        out,
+        buildDir: flags.buildDir ? resolve(io.cwd, flags.buildDir) : defaultBuildDir(src, scope, io.env),
+        accel,
+        timeoutSeconds: flags.timeout,
+        jobs: flags.jobs ?? availableParallelism(),
+      },
+      {
+        abort: abort.signal,
+        launcher: qemuLauncher(),
+        probeBinary: probe.path,
+        onPhase: (m) => io.stderr(`${m}\n`),
+        onAccel: (c) => io.stderr(`accelerator: ${c.accel} (${c.why})\n`),
+        onTransfer: (n) => {
+          if (io.isTTY && n - lastFiles >= 10) io.stderr(`\r\x1b[K  ${(lastFiles = n)} .gcda files received`);
+        },
+      },
+    );
+    if (io.isTTY && lastFiles) io.stderr('\r\x1b[K');
+    io.stdout(summary(record, out, io.cwd));
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** Add `hints collect` under the `hints` command. */
+export function registerHintsCollect(hints: Command, io: CliIO): void {
+  // `hints` has its own --src: without positional options (which commander needs on every
+  // level above) it would take `hints collect --src DIR`'s value for itself. The root has
+  // only --version and --help, which stay usable before any command.
+  hints.parent?.enablePositionalOptions();
+  hints.enablePositionalOptions();
+  hints
+    .command('collect')
+    .description('build a gcov kernel, boot it in qemu, run a workload and store the gcov JSON for `hintlab hints`')
+    .requiredOption('--src <dir>', 'kernel source tree (left exactly as it is)')
+    .option('--profile-dirs <dirs>', 'comma-separated directories to profile, e.g. kernel/sched,fs,mm (default: the whole kernel)')
+    .option('--workload <what>', "'profiles' (hintlab's syscall profiles) or the path of a static x86_64 program", 'profiles')
+    .option('--out <dir>', 'where the gcov JSON set goes (default: $XDG_DATA_HOME/hintlab/coverage/<name>)')
+    .option('--name <name>', 'workload name for `hintlab hints` (default: profiles, or the program file name)', nameOption)
+    .option('--accel <mode>', 'auto (KVM if a trial boot works, else TCG) or tcg', 'auto')
+    .option('--timeout <s>', 'seconds the guest may take (workload and transfer)', intOption('--timeout', 10), 1800)
+    .option('--build-dir <dir>', 'kernel build directory (default: under $XDG_CACHE_HOME/hintlab/coverage-kernels/)')
+    .option('-j, --jobs <n>', 'parallel make jobs (default: CPUs available)', intOption('--jobs', 1))
+    .action(async (flags: CollectFlags) => collectAction(flags, io));
+}

@@ -1,0 +1,152 @@
+/**
+ * `hintlab hints collect`: build a coverage kernel, boot it, run the
+ * workload, bring every .gcda back, run gcov, and store the JSON set.
+ *
+ * Layout of the output directory: the tree's directories with
+ * `<stem>.gcov.json.gz` files (fs/select.gcov.json.gz) and
+ * `hintlab-coverage.json`, the record of how they were taken. The set is
+ * written beside the output and renamed into place at the end, so a failed
+ * run never leaves half a set, and a previous set of the same name is only
+ * replaced by a complete one.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join, resolve, sep } from 'node:path';
+import { UserError } from '../../cli/io.ts';
+import type { KernelBuildDeps } from '../../kernel/build.ts';
+import { kernelVersion } from '../../kernel/source.ts';
+import type { AccelChoice, AccelRequest } from '../../vm/accel.ts';
+import type { VmLauncher } from '../../vm/qemu.ts';
+import { runCoverageGuest, type GuestWorkload } from './guest.ts';
+import { buildCoverageKernel, objectDir, type ProfileScope } from './kernel.ts';
+import { gcovVersion, placeGcda, runGcov } from './run-gcov.ts';
+
+export const RECORD_FILE = 'hintlab-coverage.json';
+
+export interface CollectRequest {
+  src: string;
+  scope: ProfileScope;
+  workload: GuestWorkload;
+  workloadLabel: string;
+  name: string;
+  out: string;
+  buildDir: string;
+  accel: AccelRequest;
+  timeoutSeconds: number;
+  jobs: number;
+}
+
+export interface CollectDeps extends KernelBuildDeps {
+  launcher: VmLauncher;
+  probeBinary: string;
+  onAccel?: (choice: AccelChoice) => void;
+  onTransfer?: (files: number) => void;
+}
+
+/** What `hintlab-coverage.json` holds (format history: version 1, first version). */
+export interface CoverageRecord {
+  format: 'hintlab-coverage';
+  version: 1;
+  name: string;
+  source: { dir: string; version: string };
+  scope: ProfileScope;
+  workload: string;
+  kernel: { release: string; buildDir: string; configSha256: string; compiler: string };
+  accel: string;
+  gcov: string;
+  gcdaFiles: number;
+  gcdaBytes: number;
+  /** .gcda files whose object has no .gcno in the build (not turned into JSON). */
+  withoutGcno: string[];
+  jsonFiles: string[];
+  seconds: { build: number; buildReused: boolean; boot: number; gcov: number };
+  collectedAt: string;
+}
+
+function dataHome(env: NodeJS.ProcessEnv): string {
+  return env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
+}
+
+/** `$XDG_DATA_HOME/hintlab/coverage/<name>`. */
+export function defaultOutDir(name: string, env: NodeJS.ProcessEnv): string {
+  return join(dataHome(env), 'hintlab', 'coverage', name);
+}
+
+/** One build directory per tree and profiled part, under the cache, so a second workload reuses the kernel. */
+export function defaultBuildDir(src: string, scope: ProfileScope, env: NodeJS.ProcessEnv): string {
+  const cache = env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache');
+  const key = createHash('sha256').update(JSON.stringify({ src, scope })).digest('hex').slice(0, 12);
+  return join(cache, 'hintlab', 'coverage-kernels', key);
+}
+
+/** Refuse an output that is inside the tree, or an existing directory hintlab did not write. */
+function checkOut(out: string, src: string): void {
+  if (out === src || out.startsWith(src + sep)) throw new UserError(`--out ${out} is inside --src ${src}; put the coverage set outside the kernel tree`, 2);
+  if (!existsSync(out)) return;
+  const entries = readdirSync(out);
+  if (entries.length && !entries.includes(RECORD_FILE)) {
+    throw new UserError(`--out ${out} exists and holds files hintlab did not write (no ${RECORD_FILE}); choose an empty or new directory`, 2);
+  }
+}
+
+function seconds(fromMs: number): number {
+  return Math.round((Date.now() - fromMs) / 100) / 10;
+}
+
+/** The whole pipeline; throws UserError with the reason (build errors, console tail, transfer gap) on failure. */
+export async function collectCoverage(req: CollectRequest, deps: CollectDeps): Promise<CoverageRecord> {
+  const src = resolve(req.src);
+  const out = resolve(req.out);
+  const version = kernelVersion(src);
+  checkOut(out, src);
+  const gcov = gcovVersion();
+
+  let started = Date.now();
+  const build = await buildCoverageKernel({ src, scope: req.scope, buildDir: req.buildDir, jobs: req.jobs }, deps);
+  const buildSeconds = build.state === 'reused' ? 0 : seconds(started);
+
+  started = Date.now();
+  deps.onPhase?.(`booting the coverage kernel (workload: ${req.workloadLabel})`);
+  const guest = await runCoverageGuest(
+    { kernelImage: join(build.dir, build.manifest.image), probeBinary: deps.probeBinary, workload: req.workload, accel: req.accel, timeoutSeconds: req.timeoutSeconds },
+    { launcher: deps.launcher, abort: deps.abort, onAccel: deps.onAccel, onTransfer: deps.onTransfer },
+  );
+  if (guest.state === 'failed') throw new UserError(`coverage run failed: ${guest.reason}`);
+  if (guest.files.length === 0) throw new UserError(`the guest found no .gcda file under /sys/kernel/debug/gcov: no object was built with gcov counters (see ${build.dir}/config)`);
+
+  started = Date.now();
+  deps.onPhase?.(`running gcov on ${guest.files.length} .gcda files (${(guest.bytes / 1024).toFixed(0)} KiB)`);
+  const scratch = mkdtempSync(join(tmpdir(), 'hintlab-gcov-'));
+  const partial = join(dirname(out), `.${out.split(sep).at(-1)}.partial-${process.pid}`);
+  try {
+    const { placed, noGcno } = placeGcda(guest.files, objectDir(build.dir), join(scratch, 'obj'));
+    rmSync(partial, { recursive: true, force: true });
+    mkdirSync(partial, { recursive: true });
+    const jsonFiles = runGcov(placed, join(scratch, 'obj'), join(scratch, 'json'), partial);
+    const record: CoverageRecord = {
+      format: 'hintlab-coverage',
+      version: 1,
+      name: req.name,
+      source: { dir: src, version },
+      scope: req.scope,
+      workload: req.workloadLabel,
+      kernel: { release: guest.kernel, buildDir: build.dir, configSha256: build.manifest.configSha256, compiler: build.manifest.compiler },
+      accel: `${guest.accel.accel} (${guest.accel.why})`,
+      gcov,
+      gcdaFiles: guest.files.length,
+      gcdaBytes: guest.bytes,
+      withoutGcno: noGcno,
+      jsonFiles,
+      seconds: { build: build.state === 'reused' ? build.manifest.buildSeconds : buildSeconds, buildReused: build.state === 'reused', boot: guest.bootSeconds, gcov: seconds(started) },
+      collectedAt: new Date().toISOString(),
+    };
+    writeFileSync(join(partial, RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`);
+    rmSync(out, { recursive: true, force: true });
+    renameSync(partial, out);
+    return record;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+    rmSync(partial, { recursive: true, force: true });
+  }
+}

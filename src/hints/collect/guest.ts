@@ -1,0 +1,182 @@
+/**
+ * One boot of a coverage kernel: an initramfs with the static probe as
+ * /init (and the user's program as /workload when given), the probe runs
+ * the workload, zeroes nothing but the boot's counts (`--reset-gcov` before
+ * the workload) and sends every .gcda back over the serial console.
+ *
+ * Invariant: the result is `complete` only when the workload finished and
+ * the .gcda transfer passed every check of `GcdaReceiver`; otherwise the
+ * reason carries the console's last lines and the qemu command line.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeProbeError, parseLine, type ProbeEvent } from '../../bench/protocol.ts';
+import { chooseAccel, type AccelChoice, type AccelRequest } from '../../vm/accel.ts';
+import { cpioNewc, probeInitramfs, type CpioEntry } from '../../vm/initramfs.ts';
+import { BASE_APPEND, qemuCommand, type Accel, type BootResult, type VmLauncher } from '../../vm/qemu.ts';
+import { describeBootFailure } from '../../vm/runner.ts';
+import { gzipSync } from 'node:zlib';
+import { GcdaReceiver, type ReceivedFile } from './transfer.ts';
+
+/** Where the guest's kernel exposes gcov data (mounted by the probe). */
+export const GUEST_GCOV_DIR = '/sys/kernel/debug/gcov';
+const GUEST_PROGRAM = '/workload';
+const MEMORY_MIB = 512;
+const CPUS = 2;
+const TRIAL_TIMEOUT_S = 20;
+
+/** What runs in the guest between the counter reset and the dump. */
+export type GuestWorkload =
+  | { kind: 'profiles'; profiles: { name: string; ops: number }[]; rounds: number }
+  | { kind: 'program'; path: string; data: Buffer };
+
+export interface GuestRequest {
+  kernelImage: string;
+  probeBinary: string;
+  workload: GuestWorkload;
+  accel: AccelRequest;
+  timeoutSeconds: number;
+}
+
+export interface GuestDeps {
+  launcher: VmLauncher;
+  abort: AbortSignal;
+  /** Overrides the KVM check (tests). */
+  chooseAccel?: typeof chooseAccel;
+  onAccel?: (choice: AccelChoice) => void;
+  /** Called for every .gcda line, with the bytes announced so far. */
+  onTransfer?: (files: number) => void;
+}
+
+export type GuestResult =
+  | { state: 'complete'; files: ReceivedFile[]; bytes: number; kernel: string; rounds: number; bootSeconds: number; accel: AccelChoice }
+  | { state: 'failed'; reason: string };
+
+/** The probe's arguments (one per line in /hintlab.args). */
+export function guestArgs(w: GuestWorkload): string[] {
+  const run =
+    w.kind === 'profiles'
+      ? ['--cpu', '0', '--other-cpu', '1', '--warmups', '0', '--rounds', String(w.rounds), ...w.profiles.flatMap((p) => ['--profile', `${p.name}:${p.ops}`])]
+      : ['--exec', GUEST_PROGRAM];
+  return [...run, '--reset-gcov', '--dump-gcov', GUEST_GCOV_DIR];
+}
+
+/** The gzip'd newc image: /init, its arguments, mount points for /proc and /sys, the program if any. */
+export function coverageInitramfs(probe: Buffer, w: GuestWorkload): Buffer {
+  const entries: CpioEntry[] = [
+    { kind: 'dir', path: 'dev' },
+    { kind: 'char', path: 'dev/console', major: 5, minor: 1 },
+    { kind: 'dir', path: 'proc' },
+    { kind: 'dir', path: 'sys' },
+    { kind: 'file', path: 'hintlab.args', data: Buffer.from(guestArgs(w).map((a) => `${a}\n`).join('')) },
+    { kind: 'file', path: 'init', data: probe, mode: 0o755 },
+  ];
+  if (w.kind === 'program') entries.push({ kind: 'file', path: GUEST_PROGRAM.slice(1), data: w.data, mode: 0o755 });
+  return gzipSync(cpioNewc(entries), { level: 6 });
+}
+
+/** Follows the probe's lines through one boot: workload progress, then the .gcda transfer. */
+export class CoverageSession {
+  readonly receiver = new GcdaReceiver();
+  hello: Extract<ProbeEvent, { type: 'hello' }> | null = null;
+  rounds = 0;
+  done = false;
+  corrupt: string[] = [];
+  private failure: string | null = null;
+  private execStatus: number | null = null;
+
+  constructor(private readonly onFile?: (files: number) => void) {}
+
+  feed(line: string): void {
+    const p = parseLine(line);
+    if (p.kind === 'noise') return;
+    if (p.kind === 'corrupt') {
+      this.corrupt.push(`${p.reason}: ${p.line.slice(0, 120)}`);
+      return;
+    }
+    this.handle(p.event);
+  }
+
+  private handle(e: ProbeEvent): void {
+    if (this.failure) return;
+    switch (e.type) {
+      case 'hello':
+        this.hello = e;
+        return;
+      case 'round':
+        this.rounds++;
+        return;
+      case 'exec':
+        this.execStatus = e.status;
+        if (e.status !== 0) this.failure = `the workload program exited with status ${e.status}${e.status === 127 ? ' (127: it could not be executed; is it a static x86_64 binary?)' : ''}`;
+        return;
+      case 'error':
+        this.failure = `the probe failed in the guest: ${describeProbeError(e)}`;
+        return;
+      case 'done':
+        this.done = true;
+        return;
+      case 'file':
+      case 'chunk':
+      case 'files':
+        this.receiver.feed(e);
+        if (e.type === 'file') this.onFile?.(e.id + 1);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Why this boot's output is not a complete profile, or null when it is. */
+  problem(): string | null {
+    if (this.failure) return this.failure;
+    if (!this.hello) return 'the probe never started in the guest (no hello line)';
+    if (!this.done) return `the workload did not finish (${this.rounds} profile rounds${this.execStatus === null ? '' : ', program ran'})`;
+    const t = this.receiver.outcome();
+    if (t.state === 'failed') return `${t.reason}${this.corrupt.length ? `; ${this.corrupt.length} corrupt line(s), first: ${this.corrupt[0]}` : ''}`;
+    return null;
+  }
+}
+
+function describeEnd(session: CoverageSession, boot: BootResult, argv: string[]): string | null {
+  const end = boot.end;
+  if (end.kind === 'aborted') return describeBootFailure('interrupted (Ctrl-C): qemu was killed', boot, argv);
+  if (end.kind === 'timeout') {
+    const stage = session.receiver.started ? 'during the .gcda transfer' : session.done ? 'before the .gcda transfer' : 'before the workload finished';
+    return describeBootFailure(`no complete result within ${end.seconds} s (--timeout), ${stage}; qemu was killed`, boot, argv);
+  }
+  const problem = session.problem();
+  return problem ? describeBootFailure(problem, boot, argv) : null;
+}
+
+/** Boot the coverage kernel once under KVM with `--list`: null when KVM works. */
+async function kvmTrial(req: GuestRequest, deps: GuestDeps, dir: string): Promise<string | null> {
+  const initrd = join(dir, 'trial.cpio.gz');
+  writeFileSync(initrd, probeInitramfs(readFileSync(req.probeBinary), ['--list']));
+  const argv = qemuCommand({ kernel: req.kernelImage, initrd, accel: 'kvm', icount: false, cpus: 1, memoryMiB: MEMORY_MIB, append: BASE_APPEND });
+  let listed = false;
+  const boot = await deps.launcher.boot({ argv, timeoutSeconds: TRIAL_TIMEOUT_S, abort: deps.abort, onLine: (l) => (listed ||= l.includes('@hl1 profile ')) });
+  if (boot.end.kind === 'exited' && listed) return null;
+  return boot.end.kind === 'timeout' ? `no probe output within ${TRIAL_TIMEOUT_S} s` : `the trial boot ended without probe output (${boot.end.kind})`;
+}
+
+/** Boot, run the workload, receive the .gcda files. Temporary files are removed on every path out. */
+export async function runCoverageGuest(req: GuestRequest, deps: GuestDeps): Promise<GuestResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'hintlab-collect-'));
+  try {
+    const accel = await (deps.chooseAccel ?? chooseAccel)(req.accel, false, () => kvmTrial(req, deps, dir));
+    deps.onAccel?.(accel);
+    const initrd = join(dir, 'initramfs.cpio.gz');
+    writeFileSync(initrd, coverageInitramfs(readFileSync(req.probeBinary), req.workload));
+    const argv = qemuCommand({ kernel: req.kernelImage, initrd, accel: accel.accel as Accel, icount: false, cpus: CPUS, memoryMiB: MEMORY_MIB, append: BASE_APPEND });
+    const session = new CoverageSession(deps.onTransfer);
+    const boot = await deps.launcher.boot({ argv, timeoutSeconds: req.timeoutSeconds, abort: deps.abort, onLine: (l) => session.feed(l) });
+    const problem = describeEnd(session, boot, argv);
+    const transfer = session.receiver.outcome();
+    if (problem || transfer.state !== 'complete' || !session.hello) return { state: 'failed', reason: problem ?? 'the .gcda transfer is incomplete' };
+    return { state: 'complete', files: transfer.files, bytes: transfer.bytes, kernel: session.hello.kernel, rounds: session.rounds, bootSeconds: boot.elapsedMs / 1000, accel };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The coverage kernel: tinyconfig + hintlab's bootable fragment + DEBUG_FS,
+ * GCOV_KERNEL, -O2, with profiling switched on per directory by a patch
+ * that puts `GCOV_PROFILE := y` at the top of each chosen directory's kbuild
+ * file, or for the whole tree (GCOV_PROFILE_ALL) when no directory is
+ * chosen. The patch and the fragment are ordinary inputs of `buildKernel`,
+ * so they only ever touch its hard-link copy (never the user's tree), and
+ * an unchanged request reuses the previous build.
+ */
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, normalize } from 'node:path';
+import { UserError } from '../../cli/io.ts';
+import { buildKernel, type KernelBuildDeps, type KernelBuildResult } from '../../kernel/build.ts';
+import { fragmentText, type ConfigSetting } from '../../kernel/config.ts';
+import { kernelVersion } from '../../kernel/source.ts';
+
+/** Which part of the kernel gets gcov counters. */
+export type ProfileScope = { kind: 'dirs'; dirs: string[] } | { kind: 'all' };
+
+export interface CoverageBuildRequest {
+  src: string;
+  scope: ProfileScope;
+  /** Where the build lives (reused when nothing changed). */
+  buildDir: string;
+  jobs: number;
+}
+
+/** `kernel/sched,fs` -> ['kernel/sched', 'fs'], each a clean tree-relative path. */
+export function parseProfileDirs(value: string): string[] {
+  const dirs = value.split(',').map((d) => d.trim().replace(/^\.\//, '').replace(/\/+$/, '')).filter(Boolean);
+  for (const d of dirs) {
+    if (d.startsWith('/') || normalize(d) !== d || d.split('/').includes('..')) {
+      throw new UserError(`--profile-dirs: '${d}' must be a directory relative to the top of the tree, like kernel/sched or fs`, 2);
+    }
+  }
+  if (dirs.length === 0) throw new UserError('--profile-dirs is empty; give directories like kernel/sched,fs,mm, or leave it out to profile the whole kernel', 2);
+  return [...new Set(dirs)];
+}
+
+/** The kbuild file of a directory: `Kbuild` wins over `Makefile`, as kbuild itself decides. */
+function kbuildFile(src: string, dir: string): string {
+  for (const name of ['Kbuild', 'Makefile']) {
+    const rel = `${dir}/${name}`;
+    if (existsSync(join(src, rel))) return rel;
+  }
+  const what = existsSync(join(src, dir)) && statSync(join(src, dir)).isDirectory() ? 'has no Kbuild or Makefile' : 'does not exist';
+  throw new UserError(`--profile-dirs ${dir}: ${join(src, dir)} ${what}; name directories of the kernel tree that kbuild builds (e.g. kernel/sched, fs, mm)`, 2);
+}
+
+/**
+ * A unified diff (for `patch -p1`) adding `GCOV_PROFILE := y` as the first
+ * line of each directory's kbuild file. Put first, a per-object opt-out
+ * further down (`GCOV_PROFILE_foo.o := n`) still wins; a directory that
+ * opts out as a whole is refused, since its code could not be profiled.
+ */
+export function profilePatch(src: string, dirs: readonly string[]): string {
+  return dirs
+    .map((dir) => {
+      const rel = kbuildFile(src, dir);
+      const lines = readFileSync(join(src, rel), 'utf8').split('\n');
+      if (lines.at(-1) === '') lines.pop();
+      const optOut = lines.findIndex((l) => /^\s*GCOV_PROFILE\s*:?=\s*n\b/.test(l));
+      if (optOut >= 0) {
+        throw new UserError(`--profile-dirs ${dir}: ${rel}:${optOut + 1} says '${lines[optOut]!.trim()}': the kernel cannot be profiled there; drop this directory`, 2);
+      }
+      const context = lines.slice(0, 3);
+      const head = context.length ? `@@ -1,${context.length} +1,${context.length + 1} @@` : '@@ -0,0 +1 @@';
+      return [`--- a/${rel}`, `+++ b/${rel}`, head, '+GCOV_PROFILE := y', ...context.map((l) => ` ${l}`)].join('\n');
+    })
+    .join('\n')
+    .concat('\n');
+}
+
+/** The config options of a coverage kernel (on top of tinyconfig, the built-in fragment and -O2). */
+export function coverageSettings(scope: ProfileScope): ConfigSetting[] {
+  const names = ['DEBUG_FS', 'GCOV_KERNEL', ...(scope.kind === 'all' ? ['GCOV_PROFILE_ALL'] : [])];
+  return names.map((name) => ({ name, value: 'y' }));
+}
+
+/** Build (or reuse) the coverage kernel; refuses when olddefconfig dropped a gcov option. */
+export async function buildCoverageKernel(req: CoverageBuildRequest, deps: KernelBuildDeps): Promise<KernelBuildResult> {
+  kernelVersion(req.src); // a clear error for a directory that is not a kernel tree, before anything is written
+  const settings = coverageSettings(req.scope);
+  const patch = req.scope.kind === 'dirs' ? profilePatch(req.src, req.scope.dirs) : null;
+  mkdirSync(req.buildDir, { recursive: true });
+  const fragment = join(req.buildDir, 'coverage.config');
+  writeFileSync(fragment, fragmentText(settings));
+  const patches: string[] = [];
+  if (patch) {
+    patches.push(join(req.buildDir, 'gcov-profile.patch'));
+    writeFileSync(patches[0]!, patch);
+  }
+  const result = await buildKernel(
+    { src: req.src, patches, fragment, base: 'tinyconfig', opt: 'O2', out: req.buildDir, label: 'coverage', jobs: req.jobs },
+    deps,
+  );
+  const dropped = result.manifest.droppedOptions.filter((d) => settings.some((s) => d.startsWith(`CONFIG_${s.name}=`)));
+  if (dropped.length) {
+    throw new UserError(`this kernel cannot collect coverage: make olddefconfig dropped ${dropped.join(', ')} (dependencies not met on this architecture or compiler); see ${join(req.buildDir, 'config')}`);
+  }
+  return result;
+}
+
+/** make's object directory inside a build directory of `buildKernel` (where the .gcno files are). */
+export function objectDir(buildDir: string): string {
+  return join(buildDir, 'work', 'obj');
+}
+
+/** The hard-link copy of the tree the build compiled. */
+export function treeCopy(buildDir: string): string {
+  return join(buildDir, 'work', 'src');
+}

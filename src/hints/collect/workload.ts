@@ -1,0 +1,61 @@
+/**
+ * What the coverage guest runs: hintlab's own syscall profiles with modest
+ * call counts (TCG with gcov counters runs a syscall some hundred times
+ * slower than bare metal), or a user's static x86_64 program. The guest has
+ * no libc, no loader and no files but the program, so a dynamically linked
+ * program is refused before any build starts.
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { PROFILES } from '../../bench/profiles.ts';
+import { UserError } from '../../cli/io.ts';
+import type { GuestWorkload } from './guest.ts';
+
+/** Each profile runs its default calls per round divided by this, in ROUNDS rounds (no warm-ups). */
+export const OPS_DIVISOR = 20;
+export const ROUNDS = 2;
+const MIN_OPS = 50;
+
+/** Every profile of the probe with the reduced call count. */
+export function profilesWorkload(): GuestWorkload {
+  return {
+    kind: 'profiles',
+    rounds: ROUNDS,
+    profiles: PROFILES.map((p) => ({ name: p.name, ops: Math.max(MIN_OPS, Math.round(p.defaultOps / OPS_DIVISOR)) })),
+  };
+}
+
+const PT_INTERP = 3;
+const EM_X86_64 = 62;
+
+/** Why `data` cannot run as a static program in the guest, or null when it can. */
+export function staticElfProblem(data: Buffer): string | null {
+  if (data.length < 64 || data.readUInt32BE(0) !== 0x7f454c46) return 'it is not an ELF executable';
+  if (data[4] !== 2 || data[5] !== 1) return 'it is not a 64-bit little-endian ELF file';
+  const type = data.readUInt16LE(16);
+  if (type !== 2 && type !== 3) return 'it is an ELF object or core file, not an executable';
+  if (data.readUInt16LE(18) !== EM_X86_64) return `it is built for ELF machine ${data.readUInt16LE(18)}, not x86_64`;
+  const phoff = Number(data.readBigUInt64LE(32));
+  const phentsize = data.readUInt16LE(54);
+  const phnum = data.readUInt16LE(56);
+  for (let i = 0; i < phnum; i++) {
+    const at = phoff + i * phentsize;
+    if (at + 4 > data.length) return 'its program headers are truncated';
+    if (data.readUInt32LE(at) === PT_INTERP) return 'it is dynamically linked (it needs a loader and shared libraries the guest does not have)';
+  }
+  return null;
+}
+
+/** `--workload profiles` or a path to a static program. */
+export function resolveWorkload(value: string, absPath: string): { workload: GuestWorkload; label: string } {
+  if (value === 'profiles') return { workload: profilesWorkload(), label: 'profiles' };
+  let data: Buffer;
+  try {
+    data = readFileSync(absPath);
+  } catch (err) {
+    throw new UserError(`--workload ${value}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; give 'profiles' or the path of a static x86_64 program`, 2);
+  }
+  const problem = staticElfProblem(data);
+  if (problem) throw new UserError(`--workload ${value}: ${problem}; the guest runs it as its only program, so build it with 'gcc -static' for x86_64`, 2);
+  return { workload: { kind: 'program', path: absPath, data }, label: basename(absPath) };
+}
