@@ -139,7 +139,15 @@ export class CoverageSession {
   }
 }
 
-function describeEnd(session: CoverageSession, boot: BootResult, argv: string[]): string | null {
+/** The console tail without base64 chunk lines, which say nothing to a reader. */
+function readableTail(boot: BootResult): BootResult {
+  const kept = boot.consoleTail.filter((l) => !l.includes('@hl1 chunk '));
+  const hidden = boot.consoleTail.length - kept.length;
+  return { ...boot, consoleTail: hidden ? [...kept, `(${hidden} .gcda chunk lines not shown)`] : kept };
+}
+
+function describeEnd(session: CoverageSession, result: BootResult, argv: string[]): string | null {
+  const boot = readableTail(result);
   const end = boot.end;
   if (end.kind === 'aborted') return describeBootFailure('interrupted (Ctrl-C): qemu was killed', boot, argv);
   if (end.kind === 'timeout') {

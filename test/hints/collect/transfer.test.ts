@@ -65,7 +65,7 @@ test('a last chunk that is lost before the next file is caught at the next file 
 
 test('bytes altered before framing fail the whole-file CRC', () => {
   const bad = Buffer.from(big);
-  bad[700] ^= 0xff;
+  bad[700] = 0xff - bad[700]!;
   // the file line announces the CRC of the real data; the chunks carry the altered bytes under valid line checksums
   const fileLine = fakeGuestStream([{ path: `${GCOV}/x.gcda`, data: big }]).find((l) => l.includes('@hl1 file '))!;
   const s = session(fakeGuestStream([{ path: `${GCOV}/x.gcda`, data: bad }]).map((l) => (l.includes('@hl1 file ') ? fileLine : l)));
