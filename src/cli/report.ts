@@ -1,9 +1,11 @@
 /**
- * `hintlab report A B [A2] --format text|lkml|md|json|html [-o FILE]`:
- * argument parsing only. Runs are loaded and compared exactly as by
- * `hintlab compare` (same flags, same refusals, see ./compare.ts); the
- * reporters in src/report/ turn the Comparison into text, and one writer
- * sends it to stdout or, atomically, to FILE.
+ * `hintlab report A B [A2] --format text|lkml|md|json|html [-o FILE]
+ * [--codegen FILE] [--hints FILE]`: argument parsing only. Runs are loaded
+ * and compared exactly as by `hintlab compare` (same flags, same refusals,
+ * see ./compare.ts); the codegen and hints documents are read and checked
+ * by src/report/documents.ts; the reporters in src/report/ turn the
+ * Comparison into text, and one writer sends it to stdout or, atomically,
+ * to FILE.
  */
 import type { Command } from 'commander';
 import { htmlReport } from '../report/html.ts';
@@ -11,6 +13,7 @@ import { jsonReport } from '../report/json.ts';
 import { lkmlReport } from '../report/lkml.ts';
 import { markdownReport } from '../report/md.ts';
 import type { Reporter } from '../report/reporter.ts';
+import { loadPatchDocuments } from '../report/documents.ts';
 import { renderText } from '../report/text.ts';
 import { VERSION } from '../version.ts';
 import { addComparisonOptions, type ComparisonFlags, comparisonFromCli } from './compare.ts';
@@ -19,7 +22,7 @@ import { writeOutput } from './runs.ts';
 
 /** Every report format, by its --format name. */
 export const REPORTERS: Record<string, Reporter> = {
-  text: (c) => renderText(c),
+  text: (c, ctx) => renderText(c, ctx.evidence),
   lkml: lkmlReport,
   md: markdownReport,
   json: jsonReport,
@@ -33,6 +36,21 @@ function formatOption(value: string): string {
   return value;
 }
 
+/** A document flag given twice is a mistake (which one was meant?), not a silent override. */
+function onceOption(flag: string): (value: string, previous: string | undefined) => string {
+  return (value, previous) => {
+    if (previous !== undefined) throw new UserError(`${flag} may be given once; got '${previous}' and '${value}'`, 2);
+    return value;
+  };
+}
+
+interface ReportFlags extends ComparisonFlags {
+  format: string;
+  output?: string;
+  codegen?: string;
+  hints?: string;
+}
+
 export function registerReport(program: Command, io: CliIO): void {
   const cmd = program
     .command('report')
@@ -40,10 +58,14 @@ export function registerReport(program: Command, io: CliIO): void {
   addComparisonOptions(cmd)
     .option('--format <fmt>', `one of ${Object.keys(REPORTERS).join(', ')}`, formatOption, 'text')
     .option('-o, --output <file>', 'write to FILE (atomically) instead of stdout')
-    .action((a: string, b: string, a2: string | undefined, flags: ComparisonFlags & { format: string; output?: string }) => {
+    .option('--codegen <file>', "the patch's codegen effect: a `hintlab codegen ... --json` document", onceOption('--codegen'))
+    .option('--hints <file>', 'the branch counts behind the hints: a `hintlab hints ... --format json` document', onceOption('--hints'))
+    .action((a: string, b: string, a2: string | undefined, flags: ReportFlags) => {
+      // Checked before the runs are compared: a wrong file fails fast.
+      const evidence = loadPatchDocuments({ codegen: flags.codegen, hints: flags.hints }, io.cwd);
       const comparison = comparisonFromCli(a2 === undefined ? { a, b } : { a, b, a2 }, flags, io);
       const reporter = REPORTERS[flags.format] as Reporter;
-      const text = reporter(comparison, { hintlabVersion: VERSION, generatedAt: new Date().toISOString() });
+      const text = reporter(comparison, { hintlabVersion: VERSION, generatedAt: new Date().toISOString(), evidence });
       writeOutput(io, text, flags.output);
       if (flags.output !== undefined) io.stderr(`wrote ${flags.format} report to ${flags.output}\n`);
     });

@@ -9,6 +9,7 @@ import { environmentFacts, reproduceCommands, runName } from './facts.ts';
 import { isInterval, unitWords } from './format.ts';
 import { HTML_STYLE } from './html-style.ts';
 import { escapeXml } from './markup.ts';
+import { branchHeading, branchTable, codegenSentence, codegenTable, noHintsText, type PatchDocuments, patchRows, TABLE_BRANCH_ROWS } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
 import { geometricMeanText, notComparedText, regressionsText, subjectSentence, subjectsRegressionsFirst } from './summary.ts';
 import { changePlot, distributionPlot, roundsPlot } from './svg.ts';
@@ -110,6 +111,29 @@ function environmentSection(c: Comparison): string {
   return `<section id="environment"><h2>Environment</h2><dl class="facts">${facts}</dl>\n${htmlTable(environmentTable(c))}\n${htmlTable(runsTable(c))}</section>`;
 }
 
+/** The codegen and branch-evidence sections, when the documents were given. */
+function evidenceSections(evidence: PatchDocuments): string[] {
+  const sections: string[] = [];
+  const cg = evidence.codegen;
+  if (cg !== undefined) {
+    const notes = cg.result.notes.map((n) => `<li>${escapeXml(n)}</li>`).join('');
+    sections.push(
+      `<section id="codegen"><h2>Code generation</h2><p>${escapeXml(codegenSentence(cg.result))}</p>` +
+        `${htmlTable(codegenTable(cg.result))}${notes ? `<ul class="notes">${notes}</ul>` : ''}</section>`,
+    );
+  }
+  const hints = evidence.hints;
+  if (hints !== undefined) {
+    const none = patchRows(hints.doc).length === 0;
+    const lead = `${branchHeading(hints.doc)}${none ? `: ${noHintsText(hints.doc)}` : ''}.`;
+    sections.push(
+      `<section id="branch-evidence"><h2>Branch evidence</h2><p>${escapeXml(lead)}</p>` +
+        `${none ? '' : htmlTable(branchTable(hints, TABLE_BRANCH_ROWS))}</section>`,
+    );
+  }
+  return sections;
+}
+
 /** Render a Comparison as a self-contained HTML page. */
 export function htmlReport(c: Comparison, ctx: ReportContext): string {
   const design = c.runs.some((r) => r.role === 'A2') ? 'A/B/A' : 'A/B';
@@ -122,6 +146,7 @@ export function htmlReport(c: Comparison, ctx: ReportContext): string {
     summarySection(c),
     changeSection(c),
     `<section id="tables"><h2>Numbers</h2>${htmlTable(resultsTable(c))}${drift ? htmlTable(drift) : ''}${htmlTable(powerTable(c))}</section>`,
+    ...evidenceSections(ctx.evidence ?? {}),
     `<section id="rounds"><h2>Rounds per subject</h2>${c.subjects.map((s) => subjectArticle(c, s)).join('\n')}</section>`,
     environmentSection(c),
     `<section id="reproduce"><h2>Reproduce</h2><pre>${escapeXml(reproduceCommands(c).join('\n'))}</pre></section>`,

@@ -7,11 +7,16 @@
  * Format history (JSON_REPORT_VERSION):
  *   1: first version; `comparison` is the Comparison (src/compare/types.ts,
  *      schema `comparisonSchema`) with each `...InUnit` field renamed to the
- *      unit's suffix.
+ *      unit's suffix. Later, without a version change (optional fields
+ *      added, existing ones unchanged): `codegen` (with --codegen) and
+ *      `hints` (with --hints), each naming its `source` file.
  */
+import { lkmlSummary } from '../codegen/render.ts';
+import type { Cell, FunctionDelta } from '../codegen/types.ts';
 import type { Comparison } from '../compare/types.ts';
 import { environmentFacts, reproduceCommands } from './facts.ts';
 import { unitWords } from './format.ts';
+import { codegenSubjectText, hintText, type LoadedCodegen, type LoadedHints, patchRows } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
 
 export const JSON_REPORT_FORMAT = 'hintlab-report';
@@ -37,6 +42,64 @@ function finiteOrText(_key: string, value: unknown): unknown {
   return typeof value === 'number' && !Number.isFinite(value) ? String(value) : value;
 }
 
+/** A cell without its identical functions (counted instead) and without the asm diffs (in the codegen file). */
+function cellJson(cell: Cell): unknown {
+  if (cell.state !== 'compared') return cell;
+  const { functions, ...rest } = cell;
+  return {
+    ...rest,
+    identicalFunctions: functions.filter((f) => f.class === 'identical').length,
+    functions: functions.filter((f) => f.class !== 'identical').map(withoutDiff),
+  };
+}
+
+function withoutDiff(f: FunctionDelta): unknown {
+  if (f.class !== 'layout' && f.class !== 'changed') return f;
+  const { diff: _diff, ...rest } = f;
+  return rest;
+}
+
+/** The codegen effect: the summary sentence and every function that is not identical. */
+function codegenJson({ file, result }: LoadedCodegen): unknown {
+  return {
+    source: file,
+    schema: result.schema,
+    subject: result.subject,
+    object: codegenSubjectText(result),
+    summary: lkmlSummary(result),
+    notes: result.notes,
+    cells: result.cells.map(cellJson),
+  };
+}
+
+/** The branch evidence: every row the hint patch changes, most executed first, with its counts. */
+function hintsJson({ file, doc }: LoadedHints): unknown {
+  const rows = patchRows(doc);
+  return {
+    source: file,
+    format: doc.format,
+    version: doc.version,
+    generatedBy: doc.generatedBy,
+    mode: doc.mode,
+    thresholds: doc.thresholds,
+    workloads: doc.workloads.map((w) => w.name),
+    otherRows: doc.rows.length - rows.length,
+    rows: rows.map((r) => ({
+      file: r.file,
+      line: r.line,
+      function: r.function,
+      condition: r.condition,
+      hint: hintText(r),
+      executions: r.executions,
+      thenCount: r.thenCount,
+      thenPct: r.executions === null || r.thenCount === null || r.executions === 0 ? null : (100 * r.thenCount) / r.executions,
+      confidence: r.confidence,
+      evidence: r.evidence,
+      verdict: r.verdict,
+    })),
+  };
+}
+
 /** Render a Comparison as the versioned JSON document. */
 export function jsonReport(c: Comparison, ctx: ReportContext): string {
   const words = unitWords(c.unit);
@@ -52,6 +115,8 @@ export function jsonReport(c: Comparison, ctx: ReportContext): string {
     facts: environmentFacts(c),
     reproduce: reproduceCommands(c),
     comparison: renameUnitFields(c, words.fieldSuffix),
+    ...(ctx.evidence?.codegen ? { codegen: codegenJson(ctx.evidence.codegen) } : {}),
+    ...(ctx.evidence?.hints ? { hints: hintsJson(ctx.evidence.hints) } : {}),
   };
   return `${JSON.stringify(doc, finiteOrText, 2)}\n`;
 }

@@ -7,6 +7,17 @@
 import type { Comparison } from '../compare/types.ts';
 import { environmentFacts, reproduceCommands, runName } from './facts.ts';
 import { unitWords } from './format.ts';
+import {
+  branchClaim,
+  branchHeading,
+  codegenSentence,
+  LKML_BRANCH_ROWS,
+  type LoadedHints,
+  moreText,
+  noHintsText,
+  patchRows,
+  siteText,
+} from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
 import {
   driftText,
@@ -19,7 +30,7 @@ import {
 import { LKML_COLUMNS, wrapCommand, wrapProse } from './wrap.ts';
 
 /** Render a Comparison as a mailing-list text block. */
-export function lkmlReport(c: Comparison, _ctx: ReportContext): string {
+export function lkmlReport(c: Comparison, ctx: ReportContext): string {
   const W = LKML_COLUMNS;
   const para = (text: string): string[] => wrapProse(glueNumbers(plain(text)), W, '', '  ');
   const blocks: string[][] = [];
@@ -40,6 +51,12 @@ export function lkmlReport(c: Comparison, _ctx: ReportContext): string {
   const missing = notComparedText(c);
   if (missing !== undefined) blocks.push(para(missing));
 
+  const codegen = ctx.evidence?.codegen;
+  // "gcc 12.2 -O2" stays on one line: a compiler split from its version reads badly.
+  if (codegen !== undefined) blocks.push(para(codegenSentence(codegen.result).replace(/\b(gcc|clang) (?=\d)/g, '$1\u00a0')));
+  const hints = ctx.evidence?.hints;
+  if (hints !== undefined) blocks.push(branchBlock(hints));
+
   blocks.push(environmentFacts(c).flatMap((f) => para(`${f.label}: ${f.text}`)));
 
   blocks.push([
@@ -48,6 +65,26 @@ export function lkmlReport(c: Comparison, _ctx: ReportContext): string {
   ]);
 
   return `${blocks.map((b) => b.join('\n')).join('\n\n')}\n`;
+}
+
+/**
+ * The heading, then one item per hinted `if` (most executed first, at most
+ * LKML_BRANCH_ROWS): "  fs/select.c:635 core_sys_select: then-branch 0 of
+ * 2000 executions (0.00 %), unlikely() (lines)", wrapped with a hanging
+ * indent. The site is not glued, so a long path or name can still wrap.
+ */
+function branchBlock(hints: LoadedHints): string[] {
+  const W = LKML_COLUMNS;
+  const rows = patchRows(hints.doc);
+  const heading = branchHeading(hints.doc);
+  if (rows.length === 0) return wrapProse(glueNumbers(plain(`${heading}: ${noHintsText(hints.doc)}.`)), W, '', '  ');
+  const shown = rows.slice(0, LKML_BRANCH_ROWS);
+  const more = moreText(rows.length, shown.length, hints.file);
+  return [
+    ...wrapProse(glueNumbers(plain(`${heading}:`)), W, '', '  '),
+    ...shown.flatMap((r) => wrapProse(`${plain(siteText(r))}: ${glueNumbers(plain(branchClaim(r)))}`, W, '  ', '    ')),
+    ...(more === undefined ? [] : wrapProse(plain(more), W, '  ', '    ')),
+  ];
 }
 
 /**

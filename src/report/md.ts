@@ -5,6 +5,7 @@
 import type { Comparison } from '../compare/types.ts';
 import { environmentFacts, reproduceCommands, runName } from './facts.ts';
 import { unitWords } from './format.ts';
+import { branchHeading, branchTable, codegenSentence, codegenTable, noHintsText, type PatchDocuments, patchRows, TABLE_BRANCH_ROWS } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
 import { geometricMeanText, notComparedText, regressionsText } from './summary.ts';
 import { driftTable, environmentTable, powerTable, resultsTable, runsTable, type Table } from './tables.ts';
@@ -28,6 +29,23 @@ function fence(lines: string[], info = ''): string {
   return [`${f}${info}`, ...lines, f].join('\n');
 }
 
+/** "## Code generation" and "## Branch evidence" when the documents were given. */
+function evidenceParts(evidence: PatchDocuments): string[] {
+  const parts: string[] = [];
+  const cg = evidence.codegen;
+  if (cg !== undefined) {
+    parts.push('## Code generation', escapeMarkdown(codegenSentence(cg.result)), markdownTable(codegenTable(cg.result)));
+    if (cg.result.notes.length > 0) parts.push(cg.result.notes.map((n) => `- ${escapeMarkdown(n)}`).join('\n'));
+  }
+  const hints = evidence.hints;
+  if (hints !== undefined) {
+    const none = patchRows(hints.doc).length === 0;
+    parts.push('## Branch evidence', escapeMarkdown(`${branchHeading(hints.doc)}${none ? `: ${noHintsText(hints.doc)}` : ''}.`));
+    if (!none) parts.push(markdownTable(branchTable(hints, TABLE_BRANCH_ROWS)));
+  }
+  return parts;
+}
+
 /** Render a Comparison as a Markdown document. */
 export function markdownReport(c: Comparison, ctx: ReportContext): string {
   const design = c.runs.some((r) => r.role === 'A2') ? 'A/B/A' : 'A/B';
@@ -43,6 +61,7 @@ export function markdownReport(c: Comparison, ctx: ReportContext): string {
   const drift = driftTable(c);
   if (drift !== undefined) parts.push(markdownTable(drift));
   parts.push(markdownTable(powerTable(c)));
+  parts.push(...evidenceParts(ctx.evidence ?? {}));
   parts.push(
     '## Environment',
     environmentFacts(c).map((f) => `- ${escapeMarkdown(f.label)}: ${escapeMarkdown(f.text)}`).join('\n'),

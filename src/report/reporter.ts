@@ -5,6 +5,7 @@
  * snapshot-tested.
  */
 import type { Comparison } from '../compare/types.ts';
+import type { PatchDocuments } from './patch-evidence.ts';
 
 /** Facts about the report itself, fixed by tests for byte-identical output. */
 export interface ReportContext {
@@ -12,6 +13,8 @@ export interface ReportContext {
   hintlabVersion: string;
   /** ISO-8601 time the report was written. */
   generatedAt: string;
+  /** The codegen and branch evidence documents given with --codegen and --hints. */
+  evidence?: PatchDocuments;
 }
 
 export type Reporter = (comparison: Comparison, ctx: ReportContext) => string;

@@ -16,6 +16,18 @@ import type {
   SubjectComparison,
 } from '../compare/types.ts';
 import type { Unit } from '../model.ts';
+import {
+  branchHeading,
+  branchTable,
+  codegenSentence,
+  codegenTable,
+  moreText,
+  noHintsText,
+  type PatchDocuments,
+  patchRows,
+  TABLE_BRANCH_ROWS,
+} from './patch-evidence.ts';
+import type { Table } from './tables.ts';
 
 /** Left-aligned columns two spaces apart, except those marked right-aligned; trailing blanks trimmed. */
 function table(rows: readonly (readonly string[])[], rightAligned: readonly number[] = []): string[] {
@@ -178,14 +190,38 @@ function headerLines(cmp: Comparison): string[] {
   ];
 }
 
-/** The full terminal report, ending in a newline. */
-export function renderText(cmp: Comparison): string {
+function tableLines(t: Table): string[] {
+  return table([t.headers, ...t.rows], t.numeric);
+}
+
+/** The codegen sentence and matrix, then the branch counts of the hinted `if`s. */
+function evidenceSections(evidence: PatchDocuments): string[][] {
+  const sections: string[][] = [];
+  const cg = evidence.codegen;
+  if (cg !== undefined) sections.push([codegenSentence(cg.result), ...tableLines(codegenTable(cg.result))]);
+  const hints = evidence.hints;
+  if (hints !== undefined) {
+    const t = branchTable(hints, TABLE_BRANCH_ROWS);
+    const rows = patchRows(hints.doc).length;
+    const more = moreText(rows, t.rows.length, hints.file);
+    sections.push(
+      rows === 0
+        ? [`${branchHeading(hints.doc)}: ${noHintsText(hints.doc)}.`]
+        : [`${branchHeading(hints.doc)}:`, ...tableLines(t), ...(more === undefined ? [] : [more])],
+    );
+  }
+  return sections;
+}
+
+/** The full terminal report, ending in a newline; `evidence` adds the hint patch's codegen and branch counts. */
+export function renderText(cmp: Comparison, evidence: PatchDocuments = {}): string {
   const o = cmp.options;
   const sections = [
     headerLines(cmp),
     summaryTable(cmp),
     ...cmp.subjects.map((s) => subjectBlock(s, cmp)),
     summaryLines(cmp),
+    ...evidenceSections(evidence),
     environmentLines(cmp),
     [
       `CI of the change: percentile bootstrap, ${o.bootstrapResamples} resamples of rounds within each run, seed ${o.bootstrapSeed}`,
