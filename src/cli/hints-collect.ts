@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
 import { relative, resolve } from 'node:path';
 import { buildProbe } from '../bench/build.ts';
-import { collectCoverage, defaultBuildDir, defaultOutDir, type CoverageRecord } from '../hints/collect/collect.ts';
+import { checkCollectInputs, collectCoverage, defaultBuildDir, defaultOutDir, type CoverageRecord } from '../hints/collect/collect.ts';
 import { parseProfileDirs, type ProfileScope } from '../hints/collect/kernel.ts';
 import { resolveWorkload } from '../hints/collect/workload.ts';
 import type { AccelRequest } from '../vm/accel.ts';
@@ -57,6 +57,8 @@ async function collectAction(flags: CollectFlags, io: CliIO): Promise<void> {
   const name = flags.name ?? nameOption(label.replace(/[^\w.-]/g, '_'));
   const out = flags.out ? resolve(io.cwd, flags.out) : defaultOutDir(name, io.env);
   const accel = accelOption(flags.accel);
+  const buildDir = flags.buildDir ? resolve(io.cwd, flags.buildDir) : defaultBuildDir(src, scope, io.env);
+  checkCollectInputs({ src, out, scope });
   requireQemu();
   const probe = buildProbe({ static: true, env: io.env });
   const abort = new AbortController();
@@ -73,7 +75,7 @@ async function collectAction(flags: CollectFlags, io: CliIO): Promise<void> {
         workloadLabel: label,
         name,
         out,
-        buildDir: flags.buildDir ? resolve(io.cwd, flags.buildDir) : defaultBuildDir(src, scope, io.env),
+        buildDir,
         accel,
         timeoutSeconds: flags.timeout,
         jobs: flags.jobs ?? availableParallelism(),

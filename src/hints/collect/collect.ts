@@ -19,7 +19,7 @@ import { kernelVersion } from '../../kernel/source.ts';
 import type { AccelChoice, AccelRequest } from '../../vm/accel.ts';
 import type { VmLauncher } from '../../vm/qemu.ts';
 import { runCoverageGuest, type GuestWorkload } from './guest.ts';
-import { buildCoverageKernel, objectDir, type ProfileScope } from './kernel.ts';
+import { buildCoverageKernel, objectDir, profilePatch, type ProfileScope } from './kernel.ts';
 import { gcovVersion, placeGcda, runGcov } from './run-gcov.ts';
 
 export const RECORD_FILE = 'hintlab-coverage.json';
@@ -94,12 +94,24 @@ function seconds(fromMs: number): number {
   return Math.round((Date.now() - fromMs) / 100) / 10;
 }
 
+/**
+ * Everything that can be refused before a build starts: a tree that is not
+ * a kernel tree, directories it does not have, an output that is not ours.
+ * Returns the tree's kernel version.
+ */
+export function checkCollectInputs(req: Pick<CollectRequest, 'src' | 'out' | 'scope'>): string {
+  const src = resolve(req.src);
+  const version = kernelVersion(src);
+  if (req.scope.kind === 'dirs') profilePatch(src, req.scope.dirs);
+  checkOut(resolve(req.out), src);
+  return version;
+}
+
 /** The whole pipeline; throws UserError with the reason (build errors, console tail, transfer gap) on failure. */
 export async function collectCoverage(req: CollectRequest, deps: CollectDeps): Promise<CoverageRecord> {
   const src = resolve(req.src);
   const out = resolve(req.out);
-  const version = kernelVersion(src);
-  checkOut(out, src);
+  const version = checkCollectInputs(req);
   const gcov = gcovVersion();
 
   let started = Date.now();

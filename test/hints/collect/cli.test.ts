@@ -1,0 +1,66 @@
+/**
+ * `hintlab hints collect` refusing bad input before (or while) building:
+ * each error names the flag or file and the fix, and the source tree is
+ * left as it was. The build failure runs real make and gcc on a small
+ * stand-in tree whose `tinyconfig` target compiles a broken C file.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { runCli, tempDir } from '../../helpers/cli.ts';
+
+function fakeTree(): string {
+  const src = join(tempDir('hintlab-fake-linux-'), 'linux');
+  mkdirSync(join(src, 'kernel/sched'), { recursive: true });
+  writeFileSync(join(src, 'Makefile'), 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\nEXTRAVERSION =\n\ntinyconfig:\n\t$(CC) -c $(CURDIR)/init/broken.c -o /dev/null\n');
+  mkdirSync(join(src, 'init'));
+  writeFileSync(join(src, 'init/broken.c'), 'int main(void)\n{\n\treturn 0\n}\n');
+  writeFileSync(join(src, 'kernel/sched/Makefile'), 'obj-y += core.o\n');
+  return src;
+}
+
+const collect = (args: string[]) => runCli(['hints', 'collect', ...args], { env: { ...process.env, XDG_CACHE_HOME: tempDir(), XDG_DATA_HOME: tempDir() } });
+
+test('a directory that is not a kernel tree is refused naming --src', async () => {
+  const r = await collect(['--src', tempDir()]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--src \S+: no Makefile; point --src at the top of a Linux source tree/);
+});
+
+test('a profile directory the tree does not have is refused', async () => {
+  const r = await collect(['--src', fakeTree(), '--profile-dirs', 'kernel/sched,mm']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--profile-dirs mm: .*\/mm does not exist/);
+});
+
+test('a dynamically linked workload program is refused with how to build it', async () => {
+  const r = await collect(['--src', fakeTree(), '--workload', '/bin/sh']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--workload \/bin\/sh: it is dynamically linked .* build it with 'gcc -static'/);
+});
+
+test('an output inside the tree, or a directory of other files, is refused', async () => {
+  const src = fakeTree();
+  const inside = await collect(['--src', src, '--out', join(src, 'cov')]);
+  assert.match(inside.stderr, /--out \S+ is inside --src/);
+  const foreign = tempDir();
+  writeFileSync(join(foreign, 'notes.txt'), 'mine');
+  const r = await collect(['--src', src, '--out', foreign]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /holds files hintlab did not write \(no hintlab-coverage\.json\)/);
+  assert.deepEqual(readdirSync(foreign), ['notes.txt']);
+});
+
+test('a build failure shows the compiler error line and writes nothing into the tree or the output', async () => {
+  const src = fakeTree();
+  const out = join(tempDir(), 'cov');
+  const buildDir = join(tempDir(), 'build');
+  const r = await collect(['--src', src, '--profile-dirs', 'kernel/sched', '--accel', 'tcg', '--out', out, '--build-dir', buildDir]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /make tinyconfig failed \(make exit 2\):\n.*init\/broken\.c:3:17: error: expected .;. before .}. token/);
+  assert.match(r.stderr, /full log: \S+build\.log/);
+  assert.deepEqual(readdirSync(src).sort(), ['Makefile', 'init', 'kernel']);
+  assert.deepEqual(readdirSync(join(src, 'kernel/sched')), ['Makefile']);
+  assert.equal(existsSync(out), false);
+});
