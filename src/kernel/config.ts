@@ -17,11 +17,21 @@ export interface ConfigSetting {
  * What a guest kernel needs for hintlab: a serial console to report over, a
  * gzip'd initramfs holding a static ELF /init, /proc (mounted by the probe),
  * and what the probes call: SMP and affinity, futexes for threads, epoll,
- * POSIX timers, user IDs, seccomp filters for --inject-seccomp.
+ * POSIX timers, user IDs.
+ *
+ * ACPI is there for the clock and the CPUs, not for power: without it a
+ * tinyconfig guest finds no HPET or PM timer, cannot calibrate the TSC
+ * under TCG, marks it unstable and falls back to the jiffies clocksource
+ * (4 ms resolution: rounds time as 0), and sees only the one CPU SeaBIOS'
+ * MP table lists. KVM_GUEST gives kvmclock under KVM.
+ *
+ * Not seccomp filters: SECCOMP_FILTER depends on NET, which would double a
+ * tiny build (add both with --config-fragment).
  */
 export const BUILTIN_FRAGMENT: readonly ConfigSetting[] = [
   '64BIT', 'PRINTK', 'TTY', 'SERIAL_8250', 'SERIAL_8250_CONSOLE', 'BLK_DEV_INITRD', 'RD_GZIP', 'BINFMT_ELF',
-  'PROC_FS', 'SYSFS', 'DEVTMPFS', 'SMP', 'FUTEX', 'EPOLL', 'MULTIUSER', 'POSIX_TIMERS', 'SECCOMP', 'SECCOMP_FILTER',
+  'PROC_FS', 'SYSFS', 'DEVTMPFS', 'SMP', 'FUTEX', 'EPOLL', 'MULTIUSER', 'POSIX_TIMERS',
+  'ACPI', 'HYPERVISOR_GUEST', 'PARAVIRT', 'KVM_GUEST',
 ].map((name) => ({ name, value: 'y' }));
 
 /** -O2 is what distributions ship (branch hints change code there); tinyconfig alone builds -Os. */

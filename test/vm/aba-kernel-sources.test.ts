@@ -75,6 +75,12 @@ test('A/B/A on two real 6.12 kernels: compare reports only the patched syscall s
     assert.equal(b.code, 0, b.stderr);
     const built = Date.now();
     assert.equal(treeFingerprint(tree), before, 'the source tree changed during the builds');
+    // nothing changed: the second build of A is the first one, reused
+    const again = await runCli(['kernel', 'build', '--src', tree, '--out', join(cache, 'A'), '--label', 'A']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /up to date/);
+    const manifestB = JSON.parse(readFileSync(join(cache, 'B', 'hintlab-kernel.json'), 'utf8')) as { patches: { files: string[] }[]; opt: string };
+    assert.deepEqual([manifestB.patches[0]?.files, manifestB.opt], [[FILE], 'O2']);
 
     const db = join(dir, 'aba.db');
     const profiles = 'getppid,sched_getscheduler,sched_getparam';
@@ -91,7 +97,7 @@ test('A/B/A on two real 6.12 kernels: compare reports only the patched syscall s
     assert.notEqual(verdicts.sched_getparam, 'slower');
     assert.deepEqual(doc.regressions, ['sched_getscheduler']);
     const text = await runCli(['compare', 'vm-A-1', 'vm-B-1', 'vm-A-2', '--db', db]);
-    process.stderr.write(`${a.stdout}${b.stdout}${vm.stdout}${text.stdout.split('\n\n')[0]}\nbuilds ${((built - t0) / 1000).toFixed(0)} s, boots ${((booted - built) / 1000).toFixed(0)} s\n`);
+    process.stderr.write(`${a.stderr}${a.stdout}${b.stderr}${b.stdout}${vm.stderr}${vm.stdout}${text.stdout.split('\n\n').slice(0, 2).join('\n\n')}\nbuilds ${((built - t0) / 1000).toFixed(0)} s, boots ${((booted - built) / 1000).toFixed(0)} s\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
