@@ -96,7 +96,8 @@ export function branchHeading(doc: HintsDocument): string {
 
 /** Said instead of the list when the hints document proposes nothing. */
 export function noHintsText(doc: HintsDocument): string {
-  return `no proposal or fix among the ${doc.rows.length} ifs listed`;
+  const n = doc.rows.length;
+  return `no proposal or fix among the ${n} listed ${n === 1 ? 'if' : 'ifs'}`;
 }
 
 /** "and 2 more (all in hints.json)" when rows were left out. */

@@ -8,9 +8,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { run } from '../../src/cli/main.ts';
-import type { CliIO } from '../../src/cli/io.ts';
 import { Store } from '../../src/store/store.ts';
+import { hintlabIn } from './cli-helpers.ts';
 import { hostEnvironment, makeRun, storeRun } from '../compare/fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hintlab-report-'));
@@ -28,13 +27,7 @@ const base = [99.6, 100.2, 99.9, 100.4, 99.8, 100.1, 100.0, 99.7, 100.3, 100.0];
   store.close();
 }
 
-async function hintlab(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIO = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), isTTY: false, env: { HINTLAB_DB: db }, cwd: dir };
-  const code = await run(argv, io);
-  return { code, out, err };
-}
+const hintlab = hintlabIn(db, dir);
 
 test('report --format lkml prints the 72-column block with the A/B/A verdict', async () => {
   const { code, out, err } = await hintlab('report', 'base', 'patched', 'base2', '--format', 'lkml');

@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { htmlReport } from '../../src/report/html.ts';
+import { evidence } from './evidence-fixtures.ts';
 import { abaComparison, CTX, SUBJECTS } from './fixtures.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -22,7 +23,7 @@ test(
   async () => {
     mkdirSync(OUT, { recursive: true });
     const file = join(OUT, 'aba.html');
-    writeFileSync(file, htmlReport(abaComparison(), CTX));
+    writeFileSync(file, htmlReport(abaComparison(), { ...CTX, evidence: evidence() }));
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -55,6 +56,10 @@ test(
       // The results table has a row per subject, regressions first.
       const firstColumn = await page.locator('table[data-table="results"] tbody th').allTextContents();
       assert.deepEqual(firstColumn, ['getppid', 'sched_getattr', 'read']);
+      // The hint patch's evidence: the codegen matrix and the branch counts, most executed first.
+      for (const id of ['codegen', 'branch-evidence']) assert.ok(await page.locator(`section#${id} h2`).isVisible(), `section ${id}`);
+      assert.deepEqual(await page.locator('table[data-table="codegen"] tbody th').allTextContents(), ['__do_sys_mincore']);
+      assert.deepEqual(await page.locator('table[data-table="branches"] tbody th').allTextContents(), ['kernel/sched/syscalls.c:712', 'fs/select.c:635']);
       // Plots really are laid out (a broken SVG renders with zero size).
       const box = await page.locator('svg[data-plot="change"]').boundingBox();
       assert.ok(box !== null && box.width > 300 && box.height > 80, `change plot box ${JSON.stringify(box)}`);
