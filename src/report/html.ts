@@ -5,11 +5,11 @@
  * Markdown report. Readable without colour and printable.
  */
 import type { Comparison, ComparedRun, SubjectComparison, Verdict } from '../compare/types.ts';
-import { environmentFacts, reproduceCommands, runName } from './facts.ts';
+import { environmentFacts, runName } from './facts.ts';
 import { isInterval, unitWords } from './format.ts';
 import { HTML_STYLE } from './html-style.ts';
 import { escapeXml } from './markup.ts';
-import { branchHeading, branchTable, codegenSentence, codegenTable, noHintsText, type PatchDocuments, patchRows, TABLE_BRANCH_ROWS } from './patch-evidence.ts';
+import { branchHeading, branchTable, codegenSentence, codegenTable, noHintsText, type PatchDocuments, patchRows, reproduceAll, TABLE_BRANCH_ROWS } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
 import { geometricMeanText, notComparedText, regressionsText, subjectSentence, subjectsRegressionsFirst } from './summary.ts';
 import { changePlot, distributionPlot, roundsPlot } from './svg.ts';
@@ -149,7 +149,7 @@ export function htmlReport(c: Comparison, ctx: ReportContext): string {
     ...evidenceSections(ctx.evidence ?? {}),
     `<section id="rounds"><h2>Rounds per subject</h2>${c.subjects.map((s) => subjectArticle(c, s)).join('\n')}</section>`,
     environmentSection(c),
-    `<section id="reproduce"><h2>Reproduce</h2><pre>${escapeXml(reproduceCommands(c).join('\n'))}</pre></section>`,
+    `<section id="reproduce"><h2>Reproduce</h2><pre>${escapeXml(reproduceAll(c, ctx.evidence).join('\n'))}</pre></section>`,
     `<footer>hintlab ${escapeXml(ctx.hintlabVersion)}, ${escapeXml(ctx.generatedAt)}. Alpha ${c.options.alpha}, noise threshold ${c.options.thresholdPct} %, ` +
       `${c.options.bootstrapResamples} bootstrap resamples (seed ${c.options.bootstrapSeed}).</footer>`,
   ];

@@ -14,9 +14,9 @@
 import { lkmlSummary } from '../codegen/render.ts';
 import type { Cell, FunctionDelta } from '../codegen/types.ts';
 import type { Comparison } from '../compare/types.ts';
-import { environmentFacts, reproduceCommands } from './facts.ts';
+import { environmentFacts } from './facts.ts';
 import { unitWords } from './format.ts';
-import { codegenSubjectText, hintText, type LoadedCodegen, type LoadedHints, patchRows } from './patch-evidence.ts';
+import { codegenSubjectText, hintText, type LoadedCodegen, type LoadedHints, patchRows, reproduceAll } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
 
 export const JSON_REPORT_FORMAT = 'hintlab-report';
@@ -113,7 +113,7 @@ export function jsonReport(c: Comparison, ctx: ReportContext): string {
     unitFieldSuffix: words.fieldSuffix,
     direction: c.direction,
     facts: environmentFacts(c),
-    reproduce: reproduceCommands(c),
+    reproduce: reproduceAll(c, ctx.evidence),
     comparison: renameUnitFields(c, words.fieldSuffix),
     ...(ctx.evidence?.codegen ? { codegen: codegenJson(ctx.evidence.codegen) } : {}),
     ...(ctx.evidence?.hints ? { hints: hintsJson(ctx.evidence.hints) } : {}),

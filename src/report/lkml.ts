@@ -5,7 +5,7 @@
  * machine and tuning, and the commands that reproduce the numbers.
  */
 import type { Comparison } from '../compare/types.ts';
-import { environmentFacts, reproduceCommands, runName } from './facts.ts';
+import { environmentFacts, runName } from './facts.ts';
 import { unitWords } from './format.ts';
 import {
   branchClaim,
@@ -16,6 +16,7 @@ import {
   moreText,
   noHintsText,
   patchRows,
+  reproduceAll,
   siteText,
 } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
@@ -61,7 +62,7 @@ export function lkmlReport(c: Comparison, ctx: ReportContext): string {
 
   blocks.push([
     'Reproduce:',
-    ...reproduceCommands(c).flatMap((cmd) => wrapCommand(plain(cmd), W, '  ', '      ')),
+    ...reproduceAll(c, ctx.evidence).flatMap((cmd) => wrapCommand(plain(cmd), W, '  ', '      ')),
   ]);
 
   return `${blocks.map((b) => b.join('\n')).join('\n\n')}\n`;

@@ -3,9 +3,9 @@
  * trackers, pull requests and wikis.
  */
 import type { Comparison } from '../compare/types.ts';
-import { environmentFacts, reproduceCommands, runName } from './facts.ts';
+import { environmentFacts, runName } from './facts.ts';
 import { unitWords } from './format.ts';
-import { branchHeading, branchTable, codegenSentence, codegenTable, noHintsText, type PatchDocuments, patchRows, TABLE_BRANCH_ROWS } from './patch-evidence.ts';
+import { branchHeading, branchTable, codegenSentence, codegenTable, noHintsText, type PatchDocuments, patchRows, reproduceAll, TABLE_BRANCH_ROWS } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
 import { geometricMeanText, notComparedText, regressionsText } from './summary.ts';
 import { driftTable, environmentTable, powerTable, resultsTable, runsTable, type Table } from './tables.ts';
@@ -68,7 +68,7 @@ export function markdownReport(c: Comparison, ctx: ReportContext): string {
     markdownTable(environmentTable(c)),
     markdownTable(runsTable(c)),
     '## Reproduce',
-    fence(reproduceCommands(c), 'sh'),
+    fence(reproduceAll(c, ctx.evidence), 'sh'),
     escapeMarkdown(
       `Thresholds: alpha ${c.options.alpha}, noise threshold ${c.options.thresholdPct} %, ` +
         `${c.options.bootstrapResamples} bootstrap resamples (seed ${c.options.bootstrapSeed}). ` +

@@ -10,6 +10,8 @@ import { cellTitle, deltaText, lkmlSummary, touchedFunctions } from '../codegen/
 import type { Cell, CodegenResult } from '../codegen/types.ts';
 import type { HintsDocument, HintsDocumentRow } from '../hints/document.ts';
 import { pct } from '../hints/verdict.ts';
+import type { Comparison } from '../compare/types.ts';
+import { reproduceCommands, shellQuote } from './facts.ts';
 import type { Table } from './tables.ts';
 
 /** A checked `hintlab codegen --json` document and the file it came from. */
@@ -114,6 +116,33 @@ export function codegenSubjectText(r: CodegenResult): string {
 /** "Code generation (mm/mincore.o): gcc 12.2 -O2: ... ; -Os: identical." */
 export function codegenSentence(r: CodegenResult): string {
   return `Code generation (${codegenSubjectText(r)}): ${lkmlSummary(r)}`;
+}
+
+/**
+ * The `hintlab codegen` command that wrote the document: every input is
+ * recorded in it (files or tree, patch, object, config, compilers, levels),
+ * so the command is exact.
+ */
+export function codegenCommand({ file, result }: LoadedCodegen): string {
+  const s = result.subject;
+  const words =
+    s.kind === 'files'
+      ? ['--before', s.before, '--after', s.after, ...(s.cflags.length > 0 ? ['--cflags', s.cflags.join(' ')] : [])]
+      : ['--src', s.tree, '--patch', s.patch, '--obj', s.object, ...(s.config.kind === 'file' ? ['--config', s.config.path] : [])];
+  const unique = (xs: string[]): string => [...new Set(xs)].join(',');
+  const compilers = unique(result.cells.map((c) => (c.state === 'skipped' ? c.compilerCommand : c.compiler.command)));
+  const levels = unique(result.cells.map((c) => c.opt));
+  return ['hintlab codegen', ...[...words, '--cc', compilers, '--opt', levels].map(shellQuote), '--json', '>', shellQuote(file)].join(' ');
+}
+
+/**
+ * The commands that reproduce the report: the runs and the comparison, then
+ * the codegen document. (A hints document does not record its command
+ * line: its profile files may have come from directories, and its --path
+ * limits are not kept, so no command is guessed for it.)
+ */
+export function reproduceAll(c: Comparison, evidence: PatchDocuments = {}): string[] {
+  return [...reproduceCommands(c), ...(evidence.codegen === undefined ? [] : [codegenCommand(evidence.codegen)])];
 }
 
 function codegenCell(cell: Cell, name: string): string {

@@ -185,3 +185,23 @@ test('the HTML report has both sections with their tables, every value escaped',
   assert.ok(html.includes('<th scope="row">x&lt;y&gt;.c:1</th><td>f&amp;g</td>'));
   assert.ok(!html.includes('x<y>'));
 });
+
+test('the codegen command that wrote the document joins the reproduce commands, exactly as recorded', () => {
+  const doc = JSON.parse(jsonReport(abaComparison(), { ...CTX, evidence: evidence() }));
+  // Compilers and levels in cell order, each once; the tree's own config needs no --config.
+  assert.equal(doc.reproduce.at(-1), 'hintlab codegen --src /src/linux-6.12 --patch mincore.patch --obj mm/mincore.o --cc gcc,clang-15 --opt O2,Os --json > codegen.json');
+  const files = codegenJson();
+  files.subject = { kind: 'files', before: 'a b.c', after: 'b.c', cflags: ['-DNDEBUG', '-fno-pic'] };
+  const ev = evidence(hintsJson(hintRows()), files);
+  assert.equal(
+    JSON.parse(jsonReport(abaComparison(), { ...CTX, evidence: ev })).reproduce.at(-1),
+    "hintlab codegen --before 'a b.c' --after b.c --cflags '-DNDEBUG -fno-pic' --cc gcc,clang-15 --opt O2,Os --json > codegen.json",
+  );
+  const lkml = lkmlReport(abaComparison(), { ...CTX, evidence: ev }).trimEnd().split('\n');
+  // 46 columns, then --cflags and its value (30) would pass 72 with the " \\"; the second line stops before --json for the same reason.
+  assert.deepEqual(lkml.slice(-3), [
+    "  hintlab codegen --before 'a b.c' --after b.c \\",
+    "      --cflags '-DNDEBUG -fno-pic' --cc gcc,clang-15 --opt O2,Os \\",
+    '      --json > codegen.json',
+  ]);
+});
