@@ -16,6 +16,8 @@ import {
   type FunctionDelta,
 } from './types.ts';
 
+/** The name a codegen document may carry in `format`; absent in schema 1 as written today. */
+export const CODEGEN_FORMAT = 'hintlab-codegen';
 const WHAT = 'a hintlab codegen --json document';
 const FIX = 'write one with `hintlab codegen ... --json > FILE`';
 
@@ -95,8 +97,9 @@ function subject(v: unknown): CodegenSubject {
 }
 
 function result(doc: JsonRecord): CodegenResult {
-  // Other hintlab documents name themselves in `format`; a codegen result has only its schema.
-  if (typeof doc.format === 'string') throw new ShapeError('format', `this is a '${doc.format}' document`);
+  // Other hintlab documents name themselves in `format`; a codegen result (schema 1) has only its
+  // schema, and may one day name itself too.
+  if (doc.format !== undefined && doc.format !== CODEGEN_FORMAT) throw new ShapeError('format', `this is a ${JSON.stringify(doc.format)} document`);
   if (doc.schema !== CODEGEN_SCHEMA) throw new ShapeError('schema', `expected ${CODEGEN_SCHEMA}, got ${JSON.stringify(doc.schema) ?? 'nothing'}`);
   return { schema: CODEGEN_SCHEMA, subject: subject(doc.subject), notes: strings(doc.notes, 'notes'), cells: each(doc.cells, 'cells', cell) };
 }

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UserError } from '../cli/io.ts';
-import { codegenFromJson } from '../codegen/document.ts';
+import { CODEGEN_FORMAT, codegenFromJson } from '../codegen/document.ts';
 import { HINTS_JSON_FORMAT, hintsFromJson } from '../hints/document.ts';
 import type { PatchDocuments } from './patch-evidence.ts';
 
@@ -41,7 +41,7 @@ function refuseSwapped(file: string, doc: unknown, flag: '--codegen' | '--hints'
   if (flag === '--codegen' && doc.format === HINTS_JSON_FORMAT) {
     throw new UserError(`${file} is a hintlab hints --format json document, not a hintlab codegen --json one: give it with --hints`);
   }
-  if (flag === '--hints' && doc.format === undefined && 'schema' in doc && 'cells' in doc) {
+  if (flag === '--hints' && (doc.format === undefined || doc.format === CODEGEN_FORMAT) && 'schema' in doc && 'cells' in doc) {
     throw new UserError(`${file} is a hintlab codegen --json document, not a hintlab hints --format json one: give it with --codegen`);
   }
 }

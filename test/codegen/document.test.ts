@@ -52,11 +52,13 @@ test('a document written by hintlab codegen --json loads as it was written', asy
 test('another hintlab document, another schema or no object at all is refused naming the file', () => {
   assert.equal(
     refusal({ format: 'hintlab-report', version: 1 }),
-    "cg.json is not a hintlab codegen --json document (format: this is a 'hintlab-report' document); write one with `hintlab codegen ... --json > FILE`",
+    'cg.json is not a hintlab codegen --json document (format: this is a "hintlab-report" document); write one with `hintlab codegen ... --json > FILE`',
   );
   assert.match(refusal(doc((d) => (d.schema = 2))), /^cg\.json is not a hintlab codegen --json document \(schema: expected 1, got 2\)/);
   assert.match(refusal([1, 2]), /\(the document: expected an object, got an array\)/);
   assert.match(refusal(doc((d) => delete d.schema)), /\(schema: expected 1, got nothing\)/);
+  // A document that names itself hintlab-codegen is read like one that does not.
+  assert.equal(codegenFromJson(doc((d) => (d.format = 'hintlab-codegen')), 'cg.json').cells.length, 1);
 });
 
 test('a damaged cell or function is refused with its JSON path', () => {
