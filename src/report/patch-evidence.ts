@@ -8,9 +8,9 @@
 import { basename } from 'node:path';
 import { cellTitle, deltaText, lkmlSummary, touchedFunctions } from '../codegen/render.ts';
 import type { Cell, CodegenResult } from '../codegen/types.ts';
+import type { Comparison } from '../compare/types.ts';
 import type { HintsDocument, HintsDocumentRow } from '../hints/document.ts';
 import { pct } from '../hints/verdict.ts';
-import type { Comparison } from '../compare/types.ts';
 import { reproduceCommands, shellQuote } from './facts.ts';
 import type { Table } from './tables.ts';
 
