@@ -135,5 +135,6 @@ export function lkmlSummary(r: CodegenResult): string {
 
 /** The result as JSON, for machines. */
 export function renderJson(r: CodegenResult): string {
-  return `${JSON.stringify(r, null, 2)}\n`;
+  // the format name first, so a file says what it is (hintlab report checks it)
+  return `${JSON.stringify({ format: 'hintlab-codegen', ...r }, null, 2)}\n`;
 }
