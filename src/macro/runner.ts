@@ -98,7 +98,16 @@ export async function prepareMacro(req: MacroRequest, executor: StressNgExecutor
   const items = buildPlan(selection.available, instances, req.repeats);
   const environment: HostEnvironment = { ...env0, pinnedCpu: cpus.length === 1 ? cpus[0]! : null };
   const plannedSeconds = items.length * (req.seconds + req.cooldownSeconds) - req.cooldownSeconds;
-  return { req, stressNgVersion: version, ...selection, stressors: selection.available, instances, items, environment, plannedSeconds };
+  return {
+    req,
+    stressNgVersion: version,
+    stressors: selection.available,
+    unavailable: selection.unavailable,
+    instances,
+    items,
+    environment,
+    plannedSeconds,
+  };
 }
 
 function runParams(plan: MacroPlan): RunParams {
