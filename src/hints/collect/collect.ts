@@ -60,7 +60,8 @@ export interface CoverageRecord {
   /** .gcda files whose object has no .gcno in the build (not turned into JSON). */
   withoutGcno: string[];
   jsonFiles: string[];
-  seconds: { build: number; buildReused: boolean; boot: number; gcov: number };
+  /** boot: qemu start to exit (workload and transfer included); transfer: the .gcda dump alone. */
+  seconds: { build: number; buildReused: boolean; boot: number; transfer: number; gcov: number };
   collectedAt: string;
 }
 
@@ -150,7 +151,7 @@ export async function collectCoverage(req: CollectRequest, deps: CollectDeps): P
       gcdaBytes: guest.bytes,
       withoutGcno: noGcno,
       jsonFiles,
-      seconds: { build: build.state === 'reused' ? build.manifest.buildSeconds : buildSeconds, buildReused: build.state === 'reused', boot: guest.bootSeconds, gcov: seconds(started) },
+      seconds: { build: build.state === 'reused' ? build.manifest.buildSeconds : buildSeconds, buildReused: build.state === 'reused', boot: guest.bootSeconds, transfer: guest.transferSeconds, gcov: seconds(started) },
       collectedAt: new Date().toISOString(),
     };
     writeFileSync(join(partial, RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`);

@@ -50,7 +50,18 @@ export interface GuestDeps {
 }
 
 export type GuestResult =
-  | { state: 'complete'; files: ReceivedFile[]; bytes: number; kernel: string; rounds: number; bootSeconds: number; accel: AccelChoice }
+  | {
+      state: 'complete';
+      files: ReceivedFile[];
+      bytes: number;
+      kernel: string;
+      rounds: number;
+      /** qemu start to exit. */
+      bootSeconds: number;
+      /** From the workload's end to the dump's closing line: the serial transfer. */
+      transferSeconds: number;
+      accel: AccelChoice;
+    }
   | { state: 'failed'; reason: string };
 
 /** The probe's arguments (one per line in /hintlab.args). */
@@ -83,6 +94,9 @@ export class CoverageSession {
   rounds = 0;
   done = false;
   corrupt: string[] = [];
+  /** Host clock (ms) at the workload's `done` line and at the dump's closing line. */
+  doneAtMs: number | null = null;
+  dumpedAtMs: number | null = null;
   private failure: string | null = null;
   private execStatus: number | null = null;
 
@@ -116,12 +130,14 @@ export class CoverageSession {
         return;
       case 'done':
         this.done = true;
+        this.doneAtMs = Date.now();
         return;
       case 'file':
       case 'chunk':
       case 'files':
         this.receiver.feed(e);
         if (e.type === 'file') this.onFile?.(e.id + 1);
+        if (e.type === 'files') this.dumpedAtMs = Date.now();
         return;
       default:
         return;
@@ -183,7 +199,8 @@ export async function runCoverageGuest(req: GuestRequest, deps: GuestDeps): Prom
     const problem = describeEnd(session, boot, argv);
     const transfer = session.receiver.outcome();
     if (problem || transfer.state !== 'complete' || !session.hello) return { state: 'failed', reason: problem ?? 'the .gcda transfer is incomplete' };
-    return { state: 'complete', files: transfer.files, bytes: transfer.bytes, kernel: session.hello.kernel, rounds: session.rounds, bootSeconds: boot.elapsedMs / 1000, accel };
+    const transferSeconds = ((session.dumpedAtMs ?? 0) - (session.doneAtMs ?? 0)) / 1000;
+    return { state: 'complete', files: transfer.files, bytes: transfer.bytes, kernel: session.hello.kernel, rounds: session.rounds, bootSeconds: boot.elapsedMs / 1000, transferSeconds, accel };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -37,11 +37,11 @@ async function run(launcher: VmLauncher, workload: GuestWorkload = profilesWorkl
   );
 }
 
-test('the guest runs every profile with a twentieth of its calls, resets the counters, then dumps debugfs gcov', () => {
+test('the guest runs every profile with a quarter of its calls, resets the counters, then dumps debugfs gcov', () => {
   const args = guestArgs(profilesWorkload());
   assert.deepEqual(args.slice(0, 8), ['--cpu', '0', '--other-cpu', '1', '--warmups', '0', '--rounds', '2']);
-  assert.ok(args.includes('getppid:5000'), 'getppid runs 100000 / 20 calls per round');
-  assert.ok(args.includes('select-1000:50'), 'select-1000 (500 by default) is raised to the minimum of 50');
+  assert.ok(args.includes('getppid:25000'), 'getppid runs 100000 / 4 calls per round');
+  assert.ok(args.includes('select-1000:125'), 'select-1000 runs 500 / 4 calls');
   assert.deepEqual(args.slice(-3), ['--reset-gcov', '--dump-gcov', '/sys/kernel/debug/gcov']);
   assert.deepEqual(guestArgs({ kind: 'program', path: '/tmp/w', data: Buffer.alloc(0) }), ['--exec', '/workload', '--reset-gcov', '--dump-gcov', '/sys/kernel/debug/gcov']);
 });
