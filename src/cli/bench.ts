@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { buildProbe, type ProbeBuild } from '../bench/build.ts';
 import { processExecutor, type ProbeExecutor } from '../bench/executor.ts';
-import { PROFILES, selectProfiles } from '../bench/profiles.ts';
+import { PROFILES, type ProfileInfo, selectProfiles } from '../bench/profiles.ts';
 import { BenchRequestError, runBench } from '../bench/runner.ts';
 import { runJson } from '../report/run-export.ts';
 import { runHeadline, runTable } from '../report/run-table.ts';
@@ -11,7 +11,8 @@ import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import { type CliIO, commandLine, UserError } from './io.ts';
 import { collect, intOption } from './options.ts';
-import { progressBar } from './progress.ts';
+import { interruptible } from './interrupt.ts';
+import { type Progress, progressBar } from './progress.ts';
 
 interface BenchOptions {
   profile: string[];
@@ -44,11 +45,25 @@ async function benchAction(opts: BenchOptions, io: CliIO): Promise<void> {
   const probe: ProbeBuild = io.services?.probeBuild ?? buildProbe({ env: io.env });
   const executor: ProbeExecutor = io.services?.probeExecutor ?? processExecutor(probe.path);
   const store = Store.open(opts.db ?? defaultDbPath(io.env));
-  const abort = new AbortController();
-  const onSignal = (): void => abort.abort();
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
   const bar = progressBar(io);
+  try {
+    await interruptible((abort) => measure(opts, profiles, io, store, probe, executor, bar, abort));
+  } finally {
+    bar.clear();
+    store.close();
+  }
+}
+
+async function measure(
+  opts: BenchOptions,
+  profiles: ProfileInfo[],
+  io: CliIO,
+  store: Store,
+  probe: ProbeBuild,
+  executor: ProbeExecutor,
+  bar: Progress,
+  abort: AbortSignal,
+): Promise<void> {
   try {
     const result = await runBench(
       {
@@ -62,7 +77,7 @@ async function benchAction(opts: BenchOptions, io: CliIO): Promise<void> {
         command: commandLine(io),
         hintlabVersion: VERSION,
       },
-      { store, executor, probe, abort: abort.signal, onProgress: (d, t, p) => bar.update(d, t, p) },
+      { store, executor, probe, abort, onProgress: (d, t, p) => bar.update(d, t, p) },
     );
     bar.clear();
     if (result.state === 'failed') {
@@ -77,11 +92,6 @@ async function benchAction(opts: BenchOptions, io: CliIO): Promise<void> {
   } catch (err) {
     if (err instanceof BenchRequestError) throw new UserError(err.message, 2);
     throw err;
-  } finally {
-    bar.clear();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    store.close();
   }
 }
 

@@ -36,12 +36,12 @@ export function processIO(): CliIO {
 
 /**
  * A failure the user can fix: printed as `hintlab: <message>` without a stack
- * trace, exit status 2 for usage errors and 1 otherwise.
+ * trace, exit status 2 for usage errors, 130 after Ctrl-C, and 1 otherwise.
  */
 export class UserError extends Error {
   constructor(
     message: string,
-    readonly exitCode: 1 | 2 = 1,
+    readonly exitCode: 1 | 2 | 130 = 1,
   ) {
     super(message);
   }

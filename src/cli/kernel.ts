@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { buildKernel, type ConfigBase } from '../kernel/build.ts';
 import type { OptLevel } from '../kernel/manifest.ts';
 import { type CliIO, UserError } from './io.ts';
+import { interruptible } from './interrupt.ts';
 import { collect, intOption } from './options.ts';
 
 interface KernelBuildOptions {
@@ -46,45 +47,41 @@ function compileProgress(io: CliIO): { update: (n: number, obj: string) => void;
 }
 
 async function buildAction(opts: KernelBuildOptions, io: CliIO): Promise<void> {
-  const abort = new AbortController();
-  const onSignal = (): void => abort.abort();
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
   const progress = compileProgress(io);
   const started = Date.now();
   try {
-    const result = await buildKernel(
-      {
-        src: resolve(io.cwd, opts.src),
-        patches: opts.patch.map((p) => resolve(io.cwd, p)),
-        fragment: opts.configFragment ? resolve(io.cwd, opts.configFragment) : null,
-        base: configBase(opts.base, io.cwd),
-        opt: optLevel(opts.opt),
-        out: resolve(io.cwd, opts.out),
-        label: opts.label,
-        jobs: opts.jobs ?? availableParallelism(),
-      },
-      {
-        abort: abort.signal,
-        onPhase: (m) => {
-          progress.clear();
-          io.stderr(`${m}\n`);
+    await interruptible(async (abort) => {
+      const result = await buildKernel(
+        {
+          src: resolve(io.cwd, opts.src),
+          patches: opts.patch.map((p) => resolve(io.cwd, p)),
+          fragment: opts.configFragment ? resolve(io.cwd, opts.configFragment) : null,
+          base: configBase(opts.base, io.cwd),
+          opt: optLevel(opts.opt),
+          out: resolve(io.cwd, opts.out),
+          label: opts.label,
+          jobs: opts.jobs ?? availableParallelism(),
         },
-        onCompiled: (n, obj) => progress.update(n, obj),
-      },
-    );
-    progress.clear();
-    const m = result.manifest;
-    const how = result.state === 'reused' ? 'up to date (nothing changed since the last build; reused)' : `built in ${((Date.now() - started) / 1000).toFixed(0)} s`;
-    io.stdout(`kernel ${m.label}: Linux ${m.source.version}, ${m.patches.length} patch(es), ${m.base.split(' ')[0]} -${m.opt}: ${how}\n`);
-    io.stdout(`  image:    ${result.dir}/${m.image}\n  manifest: ${result.dir}/hintlab-kernel.json\n  config:   sha256:${m.configSha256.slice(0, 16)}\n  compiler: ${m.compiler}\n`);
-    for (const p of m.patches) io.stdout(`  patch:    ${p.path} sha256:${p.sha256.slice(0, 16)} (${p.files.join(', ')})\n`);
-    for (const d of m.droppedOptions) io.stderr(`warning: olddefconfig dropped ${d}: its dependencies are not met in this configuration\n`);
-    io.stdout(`boot it with: hintlab vm --kernel ${m.label}=${result.dir} ...\n`);
+        {
+          abort,
+          onPhase: (m) => {
+            progress.clear();
+            io.stderr(`${m}\n`);
+          },
+          onCompiled: (n, obj) => progress.update(n, obj),
+        },
+      );
+      progress.clear();
+      const m = result.manifest;
+      const how = result.state === 'reused' ? 'up to date (nothing changed since the last build; reused)' : `built in ${((Date.now() - started) / 1000).toFixed(0)} s`;
+      io.stdout(`kernel ${m.label}: Linux ${m.source.version}, ${m.patches.length} patch(es), ${m.base.split(' ')[0]} -${m.opt}: ${how}\n`);
+      io.stdout(`  image:    ${result.dir}/${m.image}\n  manifest: ${result.dir}/hintlab-kernel.json\n  config:   sha256:${m.configSha256.slice(0, 16)}\n  compiler: ${m.compiler}\n`);
+      for (const p of m.patches) io.stdout(`  patch:    ${p.path} sha256:${p.sha256.slice(0, 16)} (${p.files.join(', ')})\n`);
+      for (const d of m.droppedOptions) io.stderr(`warning: olddefconfig dropped ${d}: its dependencies are not met in this configuration\n`);
+      io.stdout(`boot it with: hintlab vm --kernel ${m.label}=${result.dir} ...\n`);
+    });
   } finally {
     progress.clear();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
   }
 }
 

@@ -13,6 +13,7 @@ import { defaultDbPath } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import { type CliIO, commandLine, UserError } from './io.ts';
+import { interruptible } from './interrupt.ts';
 import { collect, intOption } from './options.ts';
 import { progressBar } from './progress.ts';
 
@@ -81,29 +82,25 @@ async function macroAction(opts: MacroOptions, io: CliIO): Promise<void> {
       `of ${req.seconds} s, ${req.cooldownSeconds} s cool-down: about ${formatDuration(plan.plannedSeconds)}\n`,
   );
   const store = Store.open(opts.db ?? defaultDbPath(io.env));
-  const abort = new AbortController();
-  const onSignal = (): void => abort.abort();
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
   const ticker = progressTicker(io);
   try {
-    const result = await runMacro(plan, { store, executor, abort: abort.signal, onProgress: (p) => ticker.update(p) });
-    ticker.stop();
-    if (result.state !== 'complete') {
-      throw new UserError(
-        `${result.reason}\nrun #${result.run.id} is marked failed in ${store.path}; its ${result.run.rounds.length} rounds ` +
-          'are kept for inspection but never used as valid data',
-      );
-    }
-    io.stdout(`${runHeadline(result.run)}\n${macroTable(result.run)}${unavailableText(plan.unavailable)}`);
-    for (const w of [...result.warnings, ...macroWarnings(result.run)]) io.stderr(`warning: ${w.message}\n`);
-    if (result.unclassifiedMetrics.length > 0) {
-      io.stderr(`warning: stress-ng metrics not stored (their name gives no unit or direction): ${result.unclassifiedMetrics.join(', ')}\n`);
-    }
+    await interruptible(async (abort) => {
+      const result = await runMacro(plan, { store, executor, abort, onProgress: (p) => ticker.update(p) });
+      ticker.stop();
+      if (result.state !== 'complete') {
+        throw new UserError(
+          `${result.reason}\nrun #${result.run.id} is marked failed in ${store.path}; its ${result.run.rounds.length} rounds ` +
+            'are kept for inspection but never used as valid data',
+        );
+      }
+      io.stdout(`${runHeadline(result.run)}\n${macroTable(result.run)}${unavailableText(plan.unavailable)}`);
+      for (const w of [...result.warnings, ...macroWarnings(result.run)]) io.stderr(`warning: ${w.message}\n`);
+      if (result.unclassifiedMetrics.length > 0) {
+        io.stderr(`warning: stress-ng metrics not stored (their name gives no unit or direction): ${result.unclassifiedMetrics.join(', ')}\n`);
+      }
+    });
   } finally {
     ticker.stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     store.close();
   }
 }

@@ -11,6 +11,7 @@ import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { runVm, type StepResult } from '../vm/runner.ts';
 import { stepsTable } from '../vm/summary.ts';
 import { type CliIO, commandLine, UserError } from './io.ts';
+import { interruptible } from './interrupt.ts';
 import { collect, intOption } from './options.ts';
 import { progressBar } from './progress.ts';
 
@@ -66,55 +67,51 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
   requireQemu();
   const probe = buildProbe({ static: true, env: io.env });
   const store = Store.open(opts.db ?? defaultDbPath(io.env));
-  const abort = new AbortController();
-  const onSignal = (): void => abort.abort();
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
   const bar = progressBar(io);
   try {
-    const result = await runVm(
-      {
-        kernels,
-        steps,
-        profiles,
-        ops: opts.ops ?? null,
-        warmups: opts.warmups,
-        rounds: opts.rounds,
-        accel: opts.accel,
-        icount: opts.icount === true,
-        timeoutSeconds: opts.timeout,
-        labelPrefix: opts.labelPrefix,
-        command: commandLine(io),
-        hintlabVersion: VERSION,
-      },
-      {
-        store,
-        launcher: qemuLauncher(),
-        probe,
-        abort: abort.signal,
-        onAccel: (c) => io.stderr(`accelerator: ${c.accel} (${c.why})\n`),
-        onStepStart: (s) => io.stderr(`boot ${s.index + 1}/${steps.length}: kernel ${s.kernel.label} (${s.kernel.image})\n`),
-        onStepEnd: (s) => {
-          bar.clear();
-          io.stderr(stepLine(s));
+    await interruptible(async (abort) => {
+      const result = await runVm(
+        {
+          kernels,
+          steps,
+          profiles,
+          ops: opts.ops ?? null,
+          warmups: opts.warmups,
+          rounds: opts.rounds,
+          accel: opts.accel,
+          icount: opts.icount === true,
+          timeoutSeconds: opts.timeout,
+          labelPrefix: opts.labelPrefix,
+          command: commandLine(io),
+          hintlabVersion: VERSION,
         },
-        onRound: (s, d, t, p) => bar.update(d, t, `${s.runLabel} ${p}`),
-      },
-    );
-    bar.clear();
-    const runs = result.steps.map((s) => store.getRun(s.runId));
-    if (runs.length) io.stdout(stepsTable(runs));
-    const failed = result.steps.filter((s) => s.state === 'failed');
-    if (result.state === 'interrupted') throw new UserError(`interrupted after ${result.steps.length} of ${steps.length} boots; qemu was stopped and the boot in flight is stored as failed`);
-    if (failed.length) {
-      throw new UserError(`${failed.length} of ${steps.length} boots failed (${failed.map((s) => s.runLabel).join(', ')}); they are stored as failed runs in ${store.path} and never used as data`);
-    }
-    const [a, b, a2] = result.steps;
-    if (a && b) io.stdout(`compare with: hintlab compare ${a.runLabel} ${b.runLabel}${a2 && a2.kernel.label === a.kernel.label ? ` ${a2.runLabel}` : ''}${opts.db ? ` --db ${opts.db}` : ''}\n`);
+        {
+          store,
+          launcher: qemuLauncher(),
+          probe,
+          abort,
+          onAccel: (c) => io.stderr(`accelerator: ${c.accel} (${c.why})\n`),
+          onStepStart: (s) => io.stderr(`boot ${s.index + 1}/${steps.length}: kernel ${s.kernel.label} (${s.kernel.image})\n`),
+          onStepEnd: (s) => {
+            bar.clear();
+            io.stderr(stepLine(s));
+          },
+          onRound: (s, d, t, p) => bar.update(d, t, `${s.runLabel} ${p}`),
+        },
+      );
+      bar.clear();
+      const runs = result.steps.map((s) => store.getRun(s.runId));
+      if (runs.length) io.stdout(stepsTable(runs));
+      const failed = result.steps.filter((s) => s.state === 'failed');
+      if (result.state === 'interrupted') throw new UserError(`interrupted after ${result.steps.length} of ${steps.length} boots; qemu was stopped and the boot in flight is stored as failed`);
+      if (failed.length) {
+        throw new UserError(`${failed.length} of ${steps.length} boots failed (${failed.map((s) => s.runLabel).join(', ')}); they are stored as failed runs in ${store.path} and never used as data`);
+      }
+      const [a, b, a2] = result.steps;
+      if (a && b) io.stdout(`compare with: hintlab compare ${a.runLabel} ${b.runLabel}${a2 && a2.kernel.label === a.kernel.label ? ` ${a2.runLabel}` : ''}${opts.db ? ` --db ${opts.db}` : ''}\n`);
+    });
   } finally {
     bar.clear();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     store.close();
   }
 }

@@ -99,3 +99,27 @@ test('a probe error (pinning to a CPU that does not exist) exits 3 with a framed
   assert.equal(r.status, 3);
   assert.match(r.stdout, /@hl1 error profile=- round=0 warmup=0 stage=pin call=-1 syscall=- errno=22 message=cannot%20pin%20to%20the%20requested%20CPU #/);
 });
+
+test('Ctrl-C stops the probe, marks the run failed with the interruption, and exits 130', async () => {
+  const db = join(tempDir(), 'h.db');
+  const child = spawn(process.execPath, [BIN, 'bench', '--db', db, '--profile', 'getppid', '--ops', '20000', '--warmups', '0', '--rounds', '100000'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  let stored = 0;
+  for (let i = 0; i < 200 && stored < 2; i++) {
+    await sleep(100);
+    try {
+      const conn = new Database(db, { readonly: true, fileMustExist: true });
+      stored = (conn.prepare('SELECT COUNT(*) AS n FROM rounds').get() as { n: number }).n;
+      conn.close();
+    } catch {
+      /* not created yet */
+    }
+  }
+  child.kill('SIGINT');
+  const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+  assert.equal(code, 130, stderr);
+  assert.match(stderr, /interrupted by signal 2; the probe restored the task's affinity and scheduling parameters/);
+  const res = await runCli(['runs', '--db', db]);
+  assert.match(res.stdout, /#1 .* failed/);
+});
