@@ -66,7 +66,8 @@ export function planCpus(allowedList: string, requested: number | null, profiles
   return { cpu, otherCpu };
 }
 
-function opsFor(req: BenchRequest, p: ProfileInfo): number {
+/** Calls per round of a profile: --ops for all, else the profile's default. */
+export function opsFor(req: Pick<BenchRequest, 'ops'>, p: ProfileInfo): number {
   return req.ops ?? p.defaultOps;
 }
 
@@ -79,7 +80,8 @@ export function probeArgs(req: BenchRequest, plan: CpuPlan): string[] {
   return args;
 }
 
-function runParams(req: BenchRequest, plan: CpuPlan): RunParams {
+/** What a probe run measured, as stored with the run (host bench and VM boots alike). */
+export function runParams(req: Pick<BenchRequest, 'profiles' | 'ops' | 'warmups' | 'rounds'>, plan: CpuPlan, extra: Record<string, unknown> = {}): RunParams {
   const subjectParams: RunParams['subjectParams'] = {};
   for (const p of req.profiles) subjectParams[p.name] = { call: p.call, ops: opsFor(req, p), cpus: p.cpus };
   return {
@@ -89,7 +91,7 @@ function runParams(req: BenchRequest, plan: CpuPlan): RunParams {
     rounds: req.rounds,
     cpu: plan.cpu,
     subjectParams,
-    extra: { otherCpu: plan.otherCpu },
+    extra: { otherCpu: plan.otherCpu, ...extra },
   };
 }
 

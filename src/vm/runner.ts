@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { defaultCacheDir, type ProbeBuild } from '../bench/build.ts';
 import type { ProfileInfo } from '../bench/profiles.ts';
 import { parseLine } from '../bench/protocol.ts';
-import { probeArgs, type BenchRequest } from '../bench/runner.ts';
+import { opsFor, probeArgs, runParams, type BenchRequest } from '../bench/runner.ts';
 import { ProbeSession, type SessionOutcome } from '../bench/session.ts';
 import type { RunParams, Unit } from '../model.ts';
 import type { Store } from '../store/store.ts';
@@ -95,22 +95,9 @@ export function planSteps(req: Pick<VmRequest, 'kernels' | 'steps' | 'labelPrefi
   });
 }
 
-function opsFor(req: VmRequest, p: ProfileInfo): number {
-  return req.ops ?? p.defaultOps;
-}
-
-function runParams(req: VmRequest, step: StepPlan, accel: Accel, cpus: number): RunParams {
-  const subjectParams: RunParams['subjectParams'] = {};
-  for (const p of req.profiles) subjectParams[p.name] = { call: p.call, ops: opsFor(req, p), cpus: p.cpus };
-  return {
-    subjects: req.profiles.map((p) => p.name),
-    ops: req.ops,
-    warmups: req.warmups,
-    rounds: req.rounds,
-    cpu: 0,
-    subjectParams,
-    extra: { otherCpu: cpus > 1 ? 1 : null, kernelLabel: step.kernel.label, bootIndex: step.bootIndex, accel, icount: req.icount, order: req.steps.join(',') },
-  };
+function vmRunParams(req: VmRequest, step: StepPlan, accel: Accel, cpus: number): RunParams {
+  const extra = { kernelLabel: step.kernel.label, bootIndex: step.bootIndex, accel, icount: req.icount, order: req.steps.join(',') };
+  return runParams(req, { cpu: 0, otherCpu: cpus > 1 ? 1 : null }, extra);
 }
 
 /** The guest probe's arguments: the same as a host bench, pinned to guest CPU 0. */
@@ -201,7 +188,7 @@ async function runStep(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Acce
     unit,
     command: req.command,
     hintlabVersion: req.hintlabVersion,
-    params: runParams(req, step, accel, cpus),
+    params: vmRunParams(req, step, accel, cpus),
     environment: env as unknown as Record<string, unknown>,
   });
   const total = req.profiles.length * (req.warmups + req.rounds);
