@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { ComparisonRefused } from '../compare/checks.ts';
 import { compare } from '../compare/compare.ts';
-import type { Comparison, ComparisonOptions } from '../compare/types.ts';
+import type { Comparison, ComparisonOptions, Correction } from '../compare/types.ts';
 import { renderText } from '../report/text.ts';
 import { defaultDbPath } from '../store/path.ts';
 import { Store } from '../store/store.ts';
@@ -38,10 +38,21 @@ function alphaOption(value: string): number {
   return n;
 }
 
+function correctionOption(value: string): Correction {
+  if (value !== 'holm' && value !== 'none') {
+    throw new UserError(
+      `--correction must be holm (Holm's step-down over the subjects compared) or none (each subject at alpha on its own); got '${value}'`,
+      2,
+    );
+  }
+  return value;
+}
+
 /** The flags compare and report share. */
 export interface ComparisonFlags {
   threshold: number;
   alpha: number;
+  correction: Correction;
   detect?: number;
   resamples: number;
   seed: number;
@@ -57,7 +68,13 @@ export function addComparisonOptions(cmd: Command): Command {
     .argument('<B>', 'candidate run')
     .argument('[A2]', 'the baseline measured again after B (A/B/A)')
     .option('--threshold <pct>', 'noise threshold: the whole CI of the change must lie beyond it', pctOption('--threshold', '1%', true), 1)
-    .option('--alpha <p>', 'significance level of the tests', alphaOption, 0.05)
+    .option('--alpha <p>', 'significance level of the tests (family-wise with --correction holm)', alphaOption, 0.05)
+    .option(
+      '--correction <method>',
+      'multiple-comparison correction over the subjects: holm, or none for a single pre-registered subject',
+      correctionOption,
+      'holm' as Correction,
+    )
     .option('--detect <pct>', 'also say how many rounds would detect this change, e.g. 0.5%', pctOption('--detect', '0.5%', false))
     .option('--resamples <n>', 'bootstrap resamples', intOption('--resamples', 100), 10_000)
     .option('--seed <n>', 'bootstrap seed', intOption('--seed', 0), 1)
@@ -69,6 +86,7 @@ export function addComparisonOptions(cmd: Command): Command {
 function optionsOf(flags: ComparisonFlags): Partial<ComparisonOptions> {
   return {
     alpha: flags.alpha,
+    correction: flags.correction,
     thresholdPct: flags.threshold,
     detectPct: flags.detect ?? null,
     bootstrapResamples: flags.resamples,

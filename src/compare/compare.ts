@@ -7,9 +7,11 @@ import { bootstrapChangePct } from '../stats/bootstrap.ts';
 import { type Sample, cvPct, geometricMean, isSample, max, mean, median, min, stdev } from '../stats/descriptive.ts';
 import { studentTQuantile } from '../stats/distributions.ts';
 import { minimumDetectableEffect, roundsNeeded } from '../stats/power.ts';
-import { insufficient } from '../stats/result.ts';
+import { type InsufficientData, insufficient } from '../stats/result.ts';
 import { mannWhitneyU, welchTTest } from '../stats/tests.ts';
 import { type RoleRun, checkEnvironment, checkStatus, checkUnits, environmentTable } from './checks.ts';
+import { type FamilyMember, correctFamily } from './family.ts';
+import { notRunOf } from './not-run.ts';
 import {
   COMPARISON_SCHEMA,
   type ComparedRun,
@@ -18,6 +20,7 @@ import {
   type Contrast,
   type DriftAnalysis,
   type GeometricMean,
+  type MultipleComparisons,
   type PowerAnalysis,
   type RunRole,
   type RunSummary,
@@ -27,6 +30,7 @@ import { judge, withDrift } from './verdict.ts';
 
 export const DEFAULT_OPTIONS: ComparisonOptions = {
   alpha: 0.05,
+  correction: 'holm',
   thresholdPct: 1,
   confidenceLevel: 0.95,
   bootstrapResamples: 10_000,
@@ -98,6 +102,8 @@ function contrast(
     }),
     welch: welchTTest(pooled, candidate),
     mannWhitney: mannWhitneyU(pooled, candidate),
+    // Filled in by correctFamily once every subject's contrast of this kind is known.
+    adjusted: { kind: 'not-tested', reason: 'not yet corrected' },
   };
 }
 
@@ -123,35 +129,44 @@ function powerOf(a: RunSummary, b: RunSummary, options: ComparisonOptions): Powe
   };
 }
 
-function driftOf(
-  aValues: Sample,
-  bValues: Sample,
-  a2Values: readonly number[] | null,
-  change: Contrast,
-  direction: Direction,
-  options: ComparisonOptions,
-): DriftAnalysis {
+/** A/B/A before the correction: the contrasts and the rounds behind them. */
+type DriftDraft =
+  | { kind: 'no-a2' }
+  | InsufficientData
+  | {
+      kind: 'measured';
+      drift: FamilyMember;
+      vsPooled: FamilyMember;
+      vsMidpoint: { midpointInUnit: number; changeInUnit: number; changePct: number };
+    };
+
+/** A subject measured in A and B, before its families are corrected and its verdicts judged. */
+interface SubjectDraft {
+  subject: string;
+  runs: RunSummary[];
+  change: FamilyMember;
+  drift: DriftDraft;
+  power: PowerAnalysis;
+  incomplete: boolean;
+}
+
+function driftOf(aValues: Sample, bValues: Sample, a2Values: readonly number[] | null, options: ComparisonOptions): DriftDraft {
   if (a2Values === null) return { kind: 'no-a2' };
   if (!isSample(a2Values)) return insufficient('not measured in A2');
-  const drift = contrast('A', [aValues], 'A2', a2Values, options);
   const midpoint = (mean(aValues) + mean(a2Values)) / 2;
   const bMean = mean(bValues);
   return {
     kind: 'measured',
-    drift,
-    driftVerdict: judge(drift, { baseline: aValues.length, candidate: a2Values.length }, direction, options),
-    vsPooled: contrast('A+A2', [aValues, a2Values], 'B', bValues, options),
+    drift: { contrast: contrast('A', [aValues], 'A2', a2Values, options), rounds: { baseline: aValues.length, candidate: a2Values.length } },
+    vsPooled: {
+      contrast: contrast('A+A2', [aValues, a2Values], 'B', bValues, options),
+      rounds: { baseline: aValues.length + a2Values.length, candidate: bValues.length },
+    },
     vsMidpoint: { midpointInUnit: midpoint, changeInUnit: bMean - midpoint, changePct: 100 * (bMean / midpoint - 1) },
-    driftAsLargeAsChange: Math.abs(drift.changePct) >= Math.abs(change.changePct),
   };
 }
 
-function compareSubject(
-  subject: string,
-  runs: readonly RoleRun[],
-  direction: Direction,
-  options: ComparisonOptions,
-): SubjectComparison | null {
+function measureSubject(subject: string, runs: readonly RoleRun[], options: ComparisonOptions): SubjectDraft | null {
   const values = new Map(runs.map((r) => [r.role, measuredValues(r.run, subject)]));
   const aValues = values.get('A') ?? [];
   const bValues = values.get('B') ?? [];
@@ -161,14 +176,63 @@ function compareSubject(
     const v = values.get(role) ?? [];
     if (isSample(v)) summaries.push(summarize(role, run, subject, v, options.confidenceLevel));
   }
-  const change = contrast('A', [aValues], 'B', bValues, options);
   const a2 = runs.some((r) => r.role === 'A2') ? (values.get('A2') ?? []) : null;
-  const drift = driftOf(aValues, bValues, a2, change, direction, options);
-  let verdict = judge(change, { baseline: aValues.length, candidate: bValues.length }, direction, options);
-  if (drift.kind === 'measured') verdict = withDrift(verdict, change, drift.drift);
-  if (runs.some((r) => r.run.status !== 'complete')) verdict = { ...verdict, caveats: [...verdict.caveats, 'incomplete-run'] };
   const [sa, sb] = summaries;
-  return { subject, runs: summaries, change, drift, power: powerOf(sa!, sb!, options), verdict };
+  return {
+    subject,
+    runs: summaries,
+    change: { contrast: contrast('A', [aValues], 'B', bValues, options), rounds: { baseline: aValues.length, candidate: bValues.length } },
+    drift: driftOf(aValues, bValues, a2, options),
+    power: powerOf(sa!, sb!, options),
+    incomplete: runs.some((r) => r.run.status !== 'complete'),
+  };
+}
+
+/** A subject's A/B/A analysis and verdicts, from contrasts that carry their family's adjusted p-values. */
+function judgeSubject(
+  d: SubjectDraft,
+  change: Contrast,
+  corrected: { drift: Contrast; vsPooled: Contrast } | null,
+  direction: Direction,
+  options: ComparisonOptions,
+): SubjectComparison {
+  let drift: DriftAnalysis = d.drift.kind === 'measured' ? insufficient('the drift was not corrected') : d.drift;
+  if (d.drift.kind === 'measured' && corrected !== null) {
+    drift = {
+      kind: 'measured',
+      drift: corrected.drift,
+      driftVerdict: judge(corrected.drift, d.drift.drift.rounds, direction, options),
+      vsPooled: corrected.vsPooled,
+      vsMidpoint: d.drift.vsMidpoint,
+      driftAsLargeAsChange: Math.abs(corrected.drift.changePct) >= Math.abs(change.changePct),
+    };
+  }
+  let verdict = judge(change, d.change.rounds, direction, options);
+  if (drift.kind === 'measured') verdict = withDrift(verdict, change, drift.drift);
+  if (d.incomplete) verdict = { ...verdict, caveats: [...verdict.caveats, 'incomplete-run'] };
+  return { subject: d.subject, runs: d.runs, change, drift, power: d.power, verdict };
+}
+
+/**
+ * Correct each family (B vs A, A2 vs A, B vs A+A2) over the subjects, then
+ * judge every subject on its adjusted p-values.
+ */
+function judgeAll(drafts: readonly SubjectDraft[], direction: Direction, options: ComparisonOptions) {
+  const changes = correctFamily(drafts.map((d) => d.change), options);
+  const measured = drafts.flatMap((d) => (d.drift.kind === 'measured' ? [d.drift] : []));
+  const drifts = correctFamily(measured.map((m) => m.drift), options);
+  const pooled = correctFamily(measured.map((m) => m.vsPooled), options);
+  let k = 0;
+  const subjects = drafts.map((d, i) => {
+    const corrected = d.drift.kind === 'measured' ? { drift: drifts.contrasts[k]!, vsPooled: pooled.contrasts[k++]! } : null;
+    return judgeSubject(d, changes.contrasts[i]!, corrected, direction, options);
+  });
+  const multipleComparisons: MultipleComparisons = {
+    correction: options.correction,
+    familySize: changes.familySize,
+    driftFamilySize: drafts.some((d) => d.drift.kind !== 'no-a2') ? drifts.familySize : null,
+  };
+  return { subjects, multipleComparisons };
 }
 
 /** Subjects in first-measured order: A's, then any only B or A2 measured. */
@@ -210,16 +274,17 @@ export function compare(input: CompareInput, partial: Partial<ComparisonOptions>
   checkStatus(runs, options.allowIncomplete);
   const unit = input.a.unit;
   const direction = directionOf(unit);
-  const subjects: SubjectComparison[] = [];
+  const drafts: SubjectDraft[] = [];
   const notCompared: Comparison['notCompared'] = [];
   for (const subject of subjectOrder(runs)) {
-    const result = compareSubject(subject, runs, direction, options);
-    if (result) subjects.push(result);
+    const draft = measureSubject(subject, runs, options);
+    if (draft) drafts.push(draft);
     else {
       const presentIn = runs.filter((r) => measuredValues(r.run, subject).length > 0).map((r) => r.role);
       notCompared.push({ subject, presentIn });
     }
   }
+  const { subjects, multipleComparisons } = judgeAll(drafts, direction, options);
   const environment = environmentTable(runs, subjects.map((s) => s.subject));
   const mismatchesAllowed = checkEnvironment(environment, options.allowMismatch);
   return {
@@ -230,6 +295,8 @@ export function compare(input: CompareInput, partial: Partial<ComparisonOptions>
     options,
     subjects,
     notCompared,
+    notRun: notRunOf(runs),
+    multipleComparisons,
     geometricMean: geometricMeanOf(subjects, direction),
     regressions: subjects.filter((s) => s.verdict.verdict === 'slower').map((s) => s.subject),
     environment,

@@ -13,12 +13,16 @@
  *
  * Format history (COMPARISON_SCHEMA):
  *   1: first version.
+ *   2: verdicts judged on family-wise adjusted p-values (Holm by default);
+ *      added `Contrast.adjusted`, `ComparisonOptions.correction`,
+ *      `Comparison.multipleComparisons` and `Comparison.notRun`. Every
+ *      field of version 1 is kept with its meaning.
  */
 import type { Direction, Environment, Run, RunParams, RunStatus, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
 import type { MannWhitneyTest, WelchTest } from '../stats/tests.ts';
 
-export const COMPARISON_SCHEMA = 1;
+export const COMPARISON_SCHEMA = 2;
 
 /** A: baseline; B: candidate; A2: the baseline measured again after B. */
 export type RunRole = 'A' | 'B' | 'A2';
@@ -53,6 +57,32 @@ export interface RunSummary {
 }
 
 /**
+ * How the p-values of one family of contrasts (the same contrast over every
+ * subject of a comparison) are corrected for testing many subjects at once:
+ * `holm` is Holm's step-down (src/stats/multiple.ts), `none` tests each
+ * subject at alpha on its own (for a single, pre-registered subject).
+ */
+export type Correction = 'holm' | 'none';
+
+/**
+ * A contrast's p-values after the family-wise correction. `familySize` is
+ * the number of subjects whose contrast was tested (a subject with
+ * insufficient data is not tested and does not count). With `none` the
+ * values equal the raw ones.
+ */
+export type AdjustedP =
+  | {
+      kind: 'adjusted';
+      correction: Correction;
+      familySize: number;
+      /** Welch's p after the correction: what the verdict compares with alpha. */
+      welchPValue: number;
+      /** Mann-Whitney's p after the same correction (for the tests-disagree caveat); null when not computed. */
+      mannWhitneyPValue: number | null;
+    }
+  | { kind: 'not-tested'; reason: string };
+
+/**
  * One candidate-vs-baseline contrast: B vs A, A2 vs A (drift), B vs pooled
  * A+A2. `ciPct` is a percentile bootstrap of the % change of the means,
  * resampling rounds within each run (see src/stats/bootstrap.ts).
@@ -74,6 +104,8 @@ export interface Contrast {
   welch: WelchTest;
   /** Mann-Whitney U of the candidate (pairs candidate > baseline, ties 1/2), two-sided p. */
   mannWhitney: MannWhitneyTest;
+  /** The p-values corrected over the contrast's family (every subject's same contrast). */
+  adjusted: AdjustedP;
 }
 
 /** Things a reader must know about a verdict. */
@@ -149,8 +181,10 @@ export interface EnvironmentField {
 }
 
 export interface ComparisonOptions {
-  /** Significance level of both tests. */
+  /** Significance level of both tests: the family-wise error rate with `correction` holm. */
   alpha: number;
+  /** Multiple-comparison correction over the subjects of each family of contrasts. */
+  correction: Correction;
   /** Noise threshold: the whole CI of the change must lie beyond ±thresholdPct. */
   thresholdPct: number;
   confidenceLevel: number;
@@ -195,6 +229,24 @@ export type GeometricMean =
     }
   | InsufficientData;
 
+/** The families the correction ran over: how many subjects' tests each counted. */
+export interface MultipleComparisons {
+  correction: Correction;
+  /** Subjects whose B vs A test took part (the verdicts' family). */
+  familySize: number;
+  /** Subjects whose A2 vs A drift test took part; null without A2. */
+  driftFamilySize: number | null;
+}
+
+/** A stressor a macro run asked for but did not run (`run.params.extra.unavailable`, see src/macro/stressors.ts). */
+export interface NotRun {
+  stressor: string;
+  /** As recorded, e.g. 'not in stress-ng 0.15.06'. */
+  reason: string;
+  /** The runs that lacked it (every run, usually). */
+  runs: RunRole[];
+}
+
 export interface Comparison {
   schema: typeof COMPARISON_SCHEMA;
   unit: Unit;
@@ -204,6 +256,9 @@ export interface Comparison {
   subjects: SubjectComparison[];
   /** Subjects not measured in every run: listed, not compared. */
   notCompared: { subject: string; presentIn: RunRole[] }[];
+  /** Stressors a macro run could not run: the set measured was incomplete. */
+  notRun: NotRun[];
+  multipleComparisons: MultipleComparisons;
   geometricMean: GeometricMean;
   /** Subjects whose verdict is 'slower', in subject order, even when the geometric mean improved. */
   regressions: string[];

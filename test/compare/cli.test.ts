@@ -48,7 +48,8 @@ describe('hintlab compare', () => {
     const r = await runCli(['compare', 'plain', 'seccomp', '--db', db, '--json', '--threshold', '0.5%', '--alpha', '0.01', '--detect', '0.5 %']);
     assert.equal(r.code, 0, r.stderr);
     const doc = JSON.parse(r.stdout) as { schema: number; options: Record<string, unknown>; regressions: string[] };
-    assert.equal(doc.schema, 1);
+    assert.equal(doc.schema, 2);
+    assert.equal(doc.options.correction, 'holm');
     assert.equal(doc.options.thresholdPct, 0.5);
     assert.equal(doc.options.alpha, 0.01);
     assert.equal(doc.options.confidenceLevel, 0.99);
@@ -56,8 +57,22 @@ describe('hintlab compare', () => {
     assert.deepEqual(doc.regressions, ['getppid']);
   });
 
+  it('applies --correction none: each subject tested on its own, no family', async () => {
+    const r = await runCli(['compare', 'plain', 'seccomp', '--db', db, '--json', '--correction', 'none']);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as {
+      options: Record<string, unknown>;
+      multipleComparisons: Record<string, unknown>;
+      subjects: { change: { welch: { pValue: number }; adjusted: { kind: string; welchPValue: number } } }[];
+    };
+    assert.equal(doc.options.correction, 'none');
+    assert.deepEqual(doc.multipleComparisons, { correction: 'none', familySize: 2, driftFamilySize: null });
+    for (const s of doc.subjects) assert.equal(s.change.adjusted.welchPValue, s.change.welch.pValue);
+  });
+
   it('rejects bad flag values naming the flag (exit 2)', async () => {
-    for (const [flag, value] of [['--threshold', '-3'], ['--alpha', '2'], ['--detect', 'abc'], ['--resamples', '10']] as const) {
+    const bad = [['--threshold', '-3'], ['--alpha', '2'], ['--detect', 'abc'], ['--resamples', '10'], ['--correction', 'bonferroni']] as const;
+    for (const [flag, value] of bad) {
       const r = await runCli(['compare', 'plain', 'seccomp', '--db', db, flag, value]);
       assert.equal(r.code, 2, `${flag} ${value}`);
       assert.match(r.stderr, new RegExp(`^hintlab: ${flag} must be .*got '${value}'`));

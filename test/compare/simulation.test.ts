@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compare } from '../../src/compare/compare.ts';
-import type { Verdict } from '../../src/compare/types.ts';
+import type { Correction, Verdict } from '../../src/compare/types.ts';
 import { gaussian, mulberry32 } from '../../src/stats/random.ts';
 import { makeRun } from './fixtures.ts';
 
@@ -33,6 +33,24 @@ function simulate(s: Scenario): Record<Verdict, number> {
     counts[cmp.subjects[0]!.verdict.verdict]++;
   }
   return counts;
+}
+
+/**
+ * Run `experiments` A/A comparisons of `subjects` independent subjects each
+ * and count the comparisons that flag at least one subject faster or slower.
+ */
+function familyFlags(subjects: number, experiments: number, correction: Correction, thresholdPct: number, seed: number): number {
+  const random = mulberry32(seed);
+  const series = () => Array.from({ length: 15 }, () => 100 * (1 + 0.03 * gaussian(random)));
+  const names = Array.from({ length: subjects }, (_, k) => `s${k}`);
+  let flagged = 0;
+  for (let i = 0; i < experiments; i++) {
+    const a = makeRun({ id: 1, values: Object.fromEntries(names.map((n) => [n, series()])) });
+    const b = makeRun({ id: 2, values: Object.fromEntries(names.map((n) => [n, series()])) });
+    const cmp = compare({ a, b }, { correction, thresholdPct, bootstrapResamples: 200, bootstrapSeed: i });
+    if (cmp.subjects.some((s) => s.verdict.verdict === 'faster' || s.verdict.verdict === 'slower')) flagged++;
+  }
+  return flagged / experiments;
 }
 
 /** Three binomial standard errors at rate p: the Monte Carlo slack of EXPERIMENTS trials. */
@@ -64,5 +82,19 @@ describe('verdict rule on seeded synthetic data', () => {
     const c = simulate({ shiftPct: 2, noisePct: 3, rounds: 37, thresholdPct: 0, seed: 31 });
     t.diagnostic(`2 % at 3 % noise, 37 rounds: slower in ${c.slower / EXPERIMENTS}`);
     assert.ok(c.slower / EXPERIMENTS >= 0.8 - slack(0.8), `detection ${c.slower / EXPERIMENTS}`);
+  });
+
+  it('flags a subject in at most alpha of A/A comparisons of 24 subjects with Holm, in about 1 - 0.95^24 without', (t) => {
+    const n = 400;
+    const holm = familyFlags(24, n, 'holm', 0, 41);
+    const none = familyFlags(24, n, 'none', 0, 41);
+    const holmDefault = familyFlags(24, n, 'holm', 1, 42);
+    t.diagnostic(`24-subject A/A, threshold 0: a comparison flags something in ${holm} with Holm, ${none} without; ${holmDefault} with Holm and the 1 % threshold`);
+    const slackN = (p: number) => 3 * Math.sqrt((p * (1 - p)) / n);
+    // Holm controls the family-wise error rate at alpha for independent (indeed any) tests.
+    assert.ok(holm <= 0.05 + slackN(0.05), `family-wise rate ${holm} above alpha`);
+    assert.ok(holmDefault <= holm);
+    // Uncorrected, 24 independent tests at 0.05 flag at least one subject with probability 1 - 0.95^24 = 0.708.
+    assert.ok(Math.abs(none - (1 - 0.95 ** 24)) <= slackN(0.708), `uncorrected family-wise rate ${none}`);
   });
 });

@@ -102,6 +102,8 @@ export function contrast(
     ciPct: { kind: 'ok', low: ci[0], high: ci[1], level: 0.95 },
     welch: { kind: 'ok', t: -10, df: 27.5, pValue },
     mannWhitney: { kind: 'ok', u: 3, pValue: pValue * 2, method: 'normal-approximation', ties: false },
+    // Holm over the three subjects, all with the same p: every adjusted p is 3 p (capped at 1).
+    adjusted: { kind: 'adjusted', correction: 'holm', familySize: 3, welchPValue: Math.min(1, 3 * pValue), mannWhitneyPValue: Math.min(1, 6 * pValue) },
   };
 }
 
@@ -204,12 +206,13 @@ export function abaComparison(opts: { withA2?: boolean; unit?: Unit } = {}): Com
   const roles: RunRole[] = withA2 ? ['A', 'B', 'A2'] : ['A', 'B'];
   const perRole = (v: string[]): Partial<Record<RunRole, string>> => Object.fromEntries(roles.map((r, i) => [r, v[i] ?? '']));
   return {
-    schema: 1,
+    schema: 2,
     unit: opts.unit ?? 'ns/call',
     direction: opts.unit === 'bogo-ops/s' ? 'higher-is-better' : 'lower-is-better',
     runs,
     options: {
       alpha: 0.05,
+      correction: 'holm',
       thresholdPct: 1,
       confidenceLevel: 0.95,
       bootstrapResamples: 10000,
@@ -222,6 +225,8 @@ export function abaComparison(opts: { withA2?: boolean; unit?: Unit } = {}): Com
     },
     subjects: SUBJECTS.map((s) => subject(s, withA2)),
     notCompared: [],
+    notRun: [],
+    multipleComparisons: { correction: 'holm', familySize: 3, driftFamilySize: withA2 ? 3 : null },
     geometricMean: { kind: 'ok', ratio: 0.9839, changePct: -1.61, improved: true, subjects: 3 },
     regressions: ['getppid'],
     environment: [

@@ -39,6 +39,8 @@ function contrast(base: number, cand: number, ci: [number, number], p: number): 
     ciPct: { kind: 'ok', low: ci[0], high: ci[1], level: 0.95 },
     welch: { kind: 'ok', t: 5, df: 27.5, pValue: p },
     mannWhitney: { kind: 'ok', u: 200, pValue: 0.0004, method: 'exact', ties: false },
+    // Holm over two subjects with equal p-values: 2 p each.
+    adjusted: { kind: 'adjusted', correction: 'holm', familySize: 2, welchPValue: 2 * p, mannWhitneyPValue: 0.0008 },
   };
 }
 
@@ -55,7 +57,7 @@ function subject(name: string, a: number, b: number, ci: [number, number], verdi
 
 function comparison(unit: Unit): Comparison {
   return {
-    schema: 1,
+    schema: 2,
     unit,
     direction: 'lower-is-better',
     runs: [1, 2].map((id) => ({
@@ -82,6 +84,8 @@ function comparison(unit: Unit): Comparison {
       subject('getpid', 150, 142.5, [-5.4, -4.6], { verdict: 'faster', reason: 'by hand', caveats: ['tests-disagree'] }),
     ],
     notCompared: [{ subject: 'select-1000', presentIn: ['A'] }],
+    notRun: [],
+    multipleComparisons: { correction: 'holm', familySize: 2, driftFamilySize: null },
     geometricMean: { kind: 'ok', ratio: 0.9792, changePct: -2.08, improved: true, subjects: 2 },
     regressions: ['getppid'],
     environment: [
