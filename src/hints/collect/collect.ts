@@ -57,6 +57,8 @@ export interface CoverageRecord {
   gcov: string;
   gcdaFiles: number;
   gcdaBytes: number;
+  /** Lines the serial console broke in two, joined again (each verified by its CRC-32). */
+  rejoinedLines: number;
   /** .gcda files whose object has no .gcno in the build (not turned into JSON). */
   withoutGcno: string[];
   jsonFiles: string[];
@@ -149,6 +151,7 @@ export async function collectCoverage(req: CollectRequest, deps: CollectDeps): P
       gcov,
       gcdaFiles: guest.files.length,
       gcdaBytes: guest.bytes,
+      rejoinedLines: guest.rejoinedLines,
       withoutGcno: noGcno,
       jsonFiles,
       seconds: { build: build.state === 'reused' ? build.manifest.buildSeconds : buildSeconds, buildReused: build.state === 'reused', boot: guest.bootSeconds, transfer: guest.transferSeconds, gcov: seconds(started) },

@@ -11,13 +11,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeProbeError, parseLine, type ProbeEvent } from '../../bench/protocol.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from '../../vm/accel.ts';
 import { cpioNewc, probeInitramfs, type CpioEntry } from '../../vm/initramfs.ts';
 import { BASE_APPEND, qemuCommand, type Accel, type BootResult, type VmLauncher } from '../../vm/qemu.ts';
 import { describeBootFailure } from '../../vm/runner.ts';
 import { gzipSync } from 'node:zlib';
-import { GcdaReceiver, type ReceivedFile } from './transfer.ts';
+import { CoverageSession } from './session.ts';
+import type { ReceivedFile } from './transfer.ts';
 
 /** Where the guest's kernel exposes gcov data (mounted by the probe). */
 export const GUEST_GCOV_DIR = '/sys/kernel/debug/gcov';
@@ -60,6 +60,8 @@ export type GuestResult =
       bootSeconds: number;
       /** From the workload's end to the dump's closing line: the serial transfer. */
       transferSeconds: number;
+      /** Probe lines the console broke in two, joined again and verified by their CRC. */
+      rejoinedLines: number;
       accel: AccelChoice;
     }
   | { state: 'failed'; reason: string };
@@ -85,74 +87,6 @@ export function coverageInitramfs(probe: Buffer, w: GuestWorkload): Buffer {
   ];
   if (w.kind === 'program') entries.push({ kind: 'file', path: GUEST_PROGRAM.slice(1), data: w.data, mode: 0o755 });
   return gzipSync(cpioNewc(entries), { level: 6 });
-}
-
-/** Follows the probe's lines through one boot: workload progress, then the .gcda transfer. */
-export class CoverageSession {
-  readonly receiver = new GcdaReceiver();
-  hello: Extract<ProbeEvent, { type: 'hello' }> | null = null;
-  rounds = 0;
-  done = false;
-  corrupt: string[] = [];
-  /** Host clock (ms) at the workload's `done` line and at the dump's closing line. */
-  doneAtMs: number | null = null;
-  dumpedAtMs: number | null = null;
-  private failure: string | null = null;
-  private execStatus: number | null = null;
-
-  constructor(private readonly onFile?: (files: number) => void) {}
-
-  feed(line: string): void {
-    const p = parseLine(line);
-    if (p.kind === 'noise') return;
-    if (p.kind === 'corrupt') {
-      this.corrupt.push(`${p.reason}: ${p.line.slice(0, 120)}`);
-      return;
-    }
-    this.handle(p.event);
-  }
-
-  private handle(e: ProbeEvent): void {
-    if (this.failure) return;
-    switch (e.type) {
-      case 'hello':
-        this.hello = e;
-        return;
-      case 'round':
-        this.rounds++;
-        return;
-      case 'exec':
-        this.execStatus = e.status;
-        if (e.status !== 0) this.failure = `the workload program exited with status ${e.status}${e.status === 127 ? ' (127: it could not be executed; is it a static x86_64 binary?)' : ''}`;
-        return;
-      case 'error':
-        this.failure = `the probe failed in the guest: ${describeProbeError(e)}`;
-        return;
-      case 'done':
-        this.done = true;
-        this.doneAtMs = Date.now();
-        return;
-      case 'file':
-      case 'chunk':
-      case 'files':
-        this.receiver.feed(e);
-        if (e.type === 'file') this.onFile?.(e.id + 1);
-        if (e.type === 'files') this.dumpedAtMs = Date.now();
-        return;
-      default:
-        return;
-    }
-  }
-
-  /** Why this boot's output is not a complete profile, or null when it is. */
-  problem(): string | null {
-    if (this.failure) return this.failure;
-    if (!this.hello) return 'the probe never started in the guest (no hello line)';
-    if (!this.done) return `the workload did not finish (${this.rounds} profile rounds${this.execStatus === null ? '' : ', program ran'})`;
-    const t = this.receiver.outcome();
-    if (t.state === 'failed') return `${t.reason}${this.corrupt.length ? `; ${this.corrupt.length} corrupt line(s), first: ${this.corrupt[0]}` : ''}`;
-    return null;
-  }
 }
 
 /** The console tail without base64 chunk lines, which say nothing to a reader. */
@@ -200,7 +134,7 @@ export async function runCoverageGuest(req: GuestRequest, deps: GuestDeps): Prom
     const transfer = session.receiver.outcome();
     if (problem || transfer.state !== 'complete' || !session.hello) return { state: 'failed', reason: problem ?? 'the .gcda transfer is incomplete' };
     const transferSeconds = ((session.dumpedAtMs ?? 0) - (session.doneAtMs ?? 0)) / 1000;
-    return { state: 'complete', files: transfer.files, bytes: transfer.bytes, kernel: session.hello.kernel, rounds: session.rounds, bootSeconds: boot.elapsedMs / 1000, transferSeconds, accel };
+    return { state: 'complete', files: transfer.files, bytes: transfer.bytes, kernel: session.hello.kernel, rounds: session.rounds, bootSeconds: boot.elapsedMs / 1000, transferSeconds, rejoinedLines: session.rejoined, accel };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

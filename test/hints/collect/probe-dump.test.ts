@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { buildProbe } from '../../../src/bench/build.ts';
-import { CoverageSession } from '../../../src/hints/collect/guest.ts';
+import { CoverageSession } from '../../../src/hints/collect/session.ts';
 import { tempDir } from '../../helpers/cli.ts';
 
 const dir = tempDir('hintlab-gcda-');

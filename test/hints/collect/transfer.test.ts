@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { frameLine } from '../../../src/bench/executor.ts';
-import { CoverageSession } from '../../../src/hints/collect/guest.ts';
+import { CoverageSession } from '../../../src/hints/collect/session.ts';
 import { crc32Hex, GcdaReceiver } from '../../../src/hints/collect/transfer.ts';
 import { fakeGuestStream } from './fake-guest.ts';
 
@@ -55,6 +55,28 @@ test('a chunk garbled on the console fails its line checksum and shows up as a g
   const s = session(lines);
   assert.equal(s.corrupt.length, 1);
   assert.match(s.problem() ?? '', /1024 of 1300 bytes arrived; bytes 1024-1299 are missing.*1 corrupt line/);
+});
+
+test('a chunk line the console broke in two is joined again, also across a kernel message', () => {
+  for (const between of [[], ['[    9.876] hrtimer: interrupt took 2150000 ns']]) {
+    const lines = fakeGuestStream([{ path: `${GCOV}/x.gcda`, data: big }]);
+    const i = lines.findIndex((l) => l.includes(' off=512 '));
+    const line = lines[i]!;
+    lines.splice(i, 1, line.slice(0, 300), ...between, `${line.slice(300)}\r`);
+    const s = session(lines);
+    assert.equal(s.problem(), null);
+    assert.equal(s.rejoined, 1);
+    assert.ok(files(s)[0]!.data.equals(big));
+  }
+});
+
+test('a broken line whose rest never comes is a gap, with the broken line named', () => {
+  const lines = fakeGuestStream([{ path: `${GCOV}/x.gcda`, data: big }]);
+  const i = lines.findIndex((l) => l.includes(' off=512 '));
+  lines[i] = lines[i]!.slice(0, 300);
+  const s = session(lines);
+  assert.equal(s.rejoined, 0);
+  assert.match(s.problem() ?? '', /x\.gcda: bytes 512-1023 are missing .*1 corrupt line\(s\), first: no checksum: @hl1 chunk id=0 off=512/);
 });
 
 test('a last chunk that is lost before the next file is caught at the next file line', () => {
