@@ -1,6 +1,7 @@
 /** Number formatting shared by verdict reasons and every report format. */
 import type { Unit } from '../model.ts';
 import { unitSuffix } from '../report/units.ts';
+import type { AdjustedP } from './types.ts';
 
 /** A signed percentage with 2 decimals: '+3.10 %', '-0.42 %'. */
 export function formatPct(pct: number, decimals = 2): string {
@@ -19,6 +20,17 @@ export function formatP(p: number): string {
 export function pClause(p: number): string {
   const text = formatP(p);
   return text.startsWith('<') ? `p ${text}` : `p = ${text}`;
+}
+
+/**
+ * 'Welch p = 0.028', followed by the corrected value when a correction
+ * applies: 'Welch p = 0.028 (Holm-adjusted over 24 subjects: 0.67)'.
+ */
+export function welchClause(rawP: number, adjusted: AdjustedP): string {
+  const raw = `Welch ${pClause(rawP)}`;
+  if (adjusted.kind !== 'adjusted' || adjusted.correction === 'none') return raw;
+  const n = adjusted.familySize;
+  return `${raw} (Holm-adjusted over ${n} subject${n === 1 ? '' : 's'}: ${formatP(adjusted.welchPValue)})`;
 }
 
 /** Decimals that keep about four significant digits for the magnitudes we see (166.2, 12.34, 48211). */

@@ -11,7 +11,7 @@
  * computed, gives `insufficient data`, never a guess.
  */
 import type { Direction } from '../model.ts';
-import { formatP, formatPct, pClause } from './format.ts';
+import { formatPct, welchClause } from './format.ts';
 import type { AdjustedP, Caveat, ComparisonOptions, Contrast, VerdictResult } from './types.ts';
 
 /** Measured rounds behind a contrast's baseline and candidate. */
@@ -51,14 +51,6 @@ function caveatsOf(adjusted: AdjustedP & { kind: 'adjusted' }, alpha: number): C
   const { welchPValue, mannWhitneyPValue } = adjusted;
   if (mannWhitneyPValue === null) return [];
   return welchPValue < alpha !== mannWhitneyPValue < alpha ? ['tests-disagree'] : [];
-}
-
-/** 'Welch p = 0.028' with the corrected value when a correction changed it: '... (Holm-adjusted over 24 subjects: 0.67)'. */
-export function welchClause(rawP: number, adjusted: AdjustedP): string {
-  const raw = `Welch ${pClause(rawP)}`;
-  if (adjusted.kind !== 'adjusted' || adjusted.correction === 'none') return raw;
-  const n = adjusted.familySize;
-  return `${raw} (Holm-adjusted over ${n} subject${n === 1 ? '' : 's'}: ${formatP(adjusted.welchPValue)})`;
 }
 
 function insufficientData(reason: string): VerdictResult {

@@ -164,8 +164,8 @@ export function reproduceCommands(c: Comparison): string[] {
   const byLabel = labels.every((l) => l !== null) && new Set(labels).size === labels.length;
   const refs = c.runs.map((r) => (byLabel ? (r.label as string) : String(r.id)));
   const o = c.options;
-  // Threshold and alpha decide the verdicts, so they are always spelled out.
-  const opts = [`--threshold ${o.thresholdPct}`, `--alpha ${o.alpha}`];
+  // Threshold, alpha and the correction decide the verdicts, so they are always spelled out.
+  const opts = [`--threshold ${o.thresholdPct}`, `--alpha ${o.alpha}`, `--correction ${o.correction}`];
   if (o.detectPct !== null) opts.push(`--detect ${o.detectPct}`);
   if (o.bootstrapResamples !== DEFAULT_OPTIONS.bootstrapResamples) opts.push(`--resamples ${o.bootstrapResamples}`);
   if (o.bootstrapSeed !== DEFAULT_OPTIONS.bootstrapSeed) opts.push(`--seed ${o.bootstrapSeed}`);

@@ -11,7 +11,15 @@ import { HTML_STYLE } from './html-style.ts';
 import { escapeXml } from './markup.ts';
 import { branchHeading, branchTable, codegenSentence, codegenTable, noHintsText, type PatchDocuments, patchRows, reproduceAll, TABLE_BRANCH_ROWS } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
-import { geometricMeanText, notComparedText, regressionsText, subjectSentence, subjectsRegressionsFirst } from './summary.ts';
+import {
+  correctionText,
+  geometricMeanText,
+  notComparedText,
+  notRunText,
+  regressionsText,
+  subjectSentence,
+  subjectsRegressionsFirst,
+} from './summary.ts';
 import { changePlot, distributionPlot, roundsPlot } from './svg.ts';
 import { driftTable, environmentTable, powerTable, resultsTable, runsTable, type Table } from './tables.ts';
 
@@ -47,7 +55,7 @@ function summarySection(c: Comparison): string {
   return [
     '<section id="summary"><h2>Summary</h2>',
     regressions === undefined ? '' : `<p class="regressions"><strong>${escapeXml(regressions)}</strong></p>`,
-    ...[geometricMeanText(c), notComparedText(c)].filter((x) => x !== undefined).map((x) => `<p>${escapeXml(x)}</p>`),
+    ...[geometricMeanText(c), notComparedText(c), notRunText(c)].filter((x) => x !== undefined).map((x) => `<p>${escapeXml(x)}</p>`),
     `<ul class="verdicts">${items.join('\n')}</ul>`,
     '</section>',
   ].join('\n');
@@ -71,7 +79,7 @@ function changeSection(c: Comparison): string {
     `<section id="change"><h2>Change per subject</h2><figure>${svg}<figcaption>` +
     `Diamond: change of the mean of B against A; whiskers: its ${Math.round(c.options.confidenceLevel * 100)} % bootstrap interval; ` +
     `grey band: the noise threshold of ±${c.options.thresholdPct} %. A change is claimed only when the whole interval lies outside the band ` +
-    `and p &lt; ${c.options.alpha}.</figcaption></figure></section>`
+    `and the ${c.options.correction === 'holm' ? 'Holm-adjusted ' : ''}Welch p &lt; ${c.options.alpha}.</figcaption></figure></section>`
   );
 }
 
@@ -150,7 +158,8 @@ export function htmlReport(c: Comparison, ctx: ReportContext): string {
     `<section id="rounds"><h2>Rounds per subject</h2>${c.subjects.map((s) => subjectArticle(c, s)).join('\n')}</section>`,
     environmentSection(c),
     `<section id="reproduce"><h2>Reproduce</h2><pre>${escapeXml(reproduceAll(c, ctx.evidence).join('\n'))}</pre></section>`,
-    `<footer>hintlab ${escapeXml(ctx.hintlabVersion)}, ${escapeXml(ctx.generatedAt)}. Alpha ${c.options.alpha}, noise threshold ${c.options.thresholdPct} %, ` +
+    `<footer>hintlab ${escapeXml(ctx.hintlabVersion)}, ${escapeXml(ctx.generatedAt)}. Alpha ${c.options.alpha} with ${escapeXml(correctionText(c))}, ` +
+      `noise threshold ${c.options.thresholdPct} %, ` +
       `${c.options.bootstrapResamples} bootstrap resamples (seed ${c.options.bootstrapSeed}).</footer>`,
   ];
   return [

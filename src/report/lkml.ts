@@ -21,9 +21,11 @@ import {
 } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
 import {
+  correctionText,
   driftText,
   geometricMeanText,
   notComparedText,
+  notRunText,
   regressionsText,
   subjectSentence,
   subjectsRegressionsFirst,
@@ -41,8 +43,13 @@ export function lkmlReport(c: Comparison, ctx: ReportContext): string {
   const caution = unitWords(c.unit).caution;
   blocks.push(para(`hintlab ${design} comparison: ${roles}.${caution ? ` Unit: ${caution}.` : ''}`));
 
-  const head = [regressionsText(c), geometricMeanText(c)].filter((x): x is string => x !== undefined);
-  if (head.length > 0) blocks.push(head.flatMap(para));
+  const o = c.options;
+  // How the verdicts were decided sits with them: a reader must know the p-values were corrected for the number of subjects.
+  const rule =
+    `Verdicts: Welch p < ${o.alpha} ${o.correction === 'holm' ? 'after' : 'with'} ${correctionText(c)}, ` +
+    `and the whole ${Math.round(o.confidenceLevel * 100)} % CI beyond ±${o.thresholdPct} %.`;
+  const head = [regressionsText(c), geometricMeanText(c), notRunText(c), rule].filter((x): x is string => x !== undefined);
+  blocks.push(head.flatMap(para));
 
   blocks.push(subjectsRegressionsFirst(c).flatMap((s) => para(subjectSentence(c, s))));
 

@@ -7,7 +7,7 @@ import { environmentFacts, runName } from './facts.ts';
 import { unitWords } from './format.ts';
 import { branchHeading, branchTable, codegenSentence, codegenTable, noHintsText, type PatchDocuments, patchRows, reproduceAll, TABLE_BRANCH_ROWS } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
-import { geometricMeanText, notComparedText, regressionsText } from './summary.ts';
+import { correctionText, geometricMeanText, notComparedText, notRunText, regressionsText } from './summary.ts';
 import { driftTable, environmentTable, powerTable, resultsTable, runsTable, type Table } from './tables.ts';
 
 /** Escape text for a Markdown table cell or paragraph. */
@@ -56,7 +56,7 @@ export function markdownReport(c: Comparison, ctx: ReportContext): string {
   ];
   const regressions = regressionsText(c);
   if (regressions !== undefined) parts.push(`**${escapeMarkdown(regressions)}**`);
-  for (const line of [geometricMeanText(c), notComparedText(c)]) if (line !== undefined) parts.push(escapeMarkdown(line));
+  for (const line of [geometricMeanText(c), notComparedText(c), notRunText(c)]) if (line !== undefined) parts.push(escapeMarkdown(line));
   parts.push(markdownTable(resultsTable(c)));
   const drift = driftTable(c);
   if (drift !== undefined) parts.push(markdownTable(drift));
@@ -70,7 +70,7 @@ export function markdownReport(c: Comparison, ctx: ReportContext): string {
     '## Reproduce',
     fence(reproduceAll(c, ctx.evidence), 'sh'),
     escapeMarkdown(
-      `Thresholds: alpha ${c.options.alpha}, noise threshold ${c.options.thresholdPct} %, ` +
+      `Thresholds: alpha ${c.options.alpha} with ${correctionText(c)}, noise threshold ${c.options.thresholdPct} %, ` +
         `${c.options.bootstrapResamples} bootstrap resamples (seed ${c.options.bootstrapSeed}). ` +
         `Report by hintlab ${ctx.hintlabVersion} at ${ctx.generatedAt}.`,
     ),

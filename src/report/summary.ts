@@ -77,3 +77,41 @@ export function notComparedText(c: Comparison): string | undefined {
   if (c.notCompared.length === 0) return undefined;
   return `Not compared (missing from a run): ${c.notCompared.map((n) => `${n.subject} (only in ${n.presentIn.join(', ') || 'none'})`).join(', ')}.`;
 }
+
+/**
+ * "cpu-sched, flipflop, mtx (not in stress-ng 0.15.06)": the stressors a
+ * macro run could not run, grouped by reason; a group missing from only
+ * some runs names them. Undefined when every asked-for stressor ran.
+ */
+export function notRunList(c: Comparison): string | undefined {
+  if (c.notRun.length === 0) return undefined;
+  const all = c.runs.length;
+  const groups = new Map<string, { stressors: string[]; label: string }>();
+  for (const n of c.notRun) {
+    const label = n.runs.length === all ? n.reason : `${n.reason}; in ${n.runs.join(', ')} only`;
+    const group = groups.get(label) ?? { stressors: [], label };
+    group.stressors.push(n.stressor);
+    groups.set(label, group);
+  }
+  return [...groups.values()].map((g) => `${g.stressors.join(', ')} (${g.label})`).join('; ');
+}
+
+/** "Not run (the measured set is incomplete): cpu-sched, flipflop (not in stress-ng 0.15.06)." */
+export function notRunText(c: Comparison): string | undefined {
+  const list = notRunList(c);
+  return list === undefined ? undefined : `Not run (the measured set is incomplete): ${list}.`;
+}
+
+/**
+ * Which multiple-comparison correction decided the verdicts, over how many
+ * subjects: "Holm's step-down correction over 24 subjects (A2 vs A drift:
+ * 24)", or "no multiple-comparison correction (--correction none), each of
+ * 24 subjects at alpha".
+ */
+export function correctionText(c: Comparison): string {
+  const m = c.multipleComparisons;
+  const subjects = `${m.familySize} subject${m.familySize === 1 ? '' : 's'}`;
+  if (m.correction === 'none') return `no multiple-comparison correction (--correction none), each of ${subjects} at alpha`;
+  const drift = m.driftFamilySize === null ? '' : ` (A2 vs A drift: ${m.driftFamilySize})`;
+  return `Holm's step-down correction over ${subjects}${drift}`;
+}

@@ -3,7 +3,7 @@
  * HTML reports (so the two always show the same figures). Cells are
  * unescaped text; each renderer escapes for its own syntax.
  */
-import type { Comparison, RunRole, SubjectComparison } from '../compare/types.ts';
+import type { Comparison, Contrast, RunRole, SubjectComparison } from '../compare/types.ts';
 import { formatP } from '../compare/format.ts';
 import { runName } from './facts.ts';
 import { decimalsFor, fixed, isInterval, pctDecimals, roundsText, signed, unitWords } from './format.ts';
@@ -23,6 +23,21 @@ function roles(c: Comparison): RunRole[] {
   return c.runs.map((r) => r.role);
 }
 
+/** A test's p-value, or why there is none. */
+function pText(t: Contrast['welch'] | Contrast['mannWhitney']): string {
+  return t.kind === 'ok' ? formatP(t.pValue) : `n/a (${t.reason})`;
+}
+
+/** The adjusted Welch p the verdict used, or why the contrast was not tested. */
+function adjustedText(a: Contrast['adjusted']): string {
+  return a.kind === 'adjusted' ? formatP(a.welchPValue) : `n/a (${a.reason})`;
+}
+
+/** The adjusted p's column header, or none when the correction is none (it would repeat the raw p). */
+function adjustedHeader(c: Comparison): string[] {
+  return c.multipleComparisons.correction === 'holm' ? ['p Welch (Holm)'] : [];
+}
+
 function ciRange(s: SubjectComparison['change']['ciPct'], decimals: number): string {
   return isInterval(s) ? `${signed(s.low, decimals)} to ${signed(s.high, decimals)}` : `n/a (${s.reason})`;
 }
@@ -38,10 +53,14 @@ export function runsTable(c: Comparison): Table {
   };
 }
 
-/** One row per subject: means per run, change B vs A with its CI, CV, rounds, p-values, verdict. */
+/**
+ * One row per subject: means per run, change B vs A with its CI, CV,
+ * rounds, p-values (raw and, with Holm, adjusted), verdict.
+ */
 export function resultsTable(c: Comparison): Table {
   const u = unitWords(c.unit);
   const rs = roles(c);
+  const adjusted = adjustedHeader(c);
   return {
     id: 'results',
     caption: `Results (${u.perOp}; change is B vs A)`,
@@ -52,8 +71,10 @@ export function resultsTable(c: Comparison): Table {
       'Change (%)',
       '95 % CI (%)',
       `CV ${rs.join('/')} (%)`,
-      'Rounds x ops',
+      // Throughput rounds are timed, not counted in ops (their cells say "5 rounds").
+      c.unit === 'bogo-ops/s' ? 'Rounds' : 'Rounds x ops',
       'p Welch',
+      ...adjusted,
       'p Mann-Whitney',
       'Verdict',
     ],
@@ -61,8 +82,6 @@ export function resultsTable(c: Comparison): Table {
       const d = decimalsFor(s.change.baselineMeanInUnit);
       const ci = s.change.ciPct;
       const pd = pctDecimals(s.change.changePct, ...(isInterval(ci) ? [ci.low, ci.high] : []));
-      const p = (t: { kind: string; pValue?: number; reason?: string }): string =>
-        t.kind === 'ok' && t.pValue !== undefined ? formatP(t.pValue) : `n/a (${t.reason ?? ''})`;
       return [
         s.subject,
         ...rs.map((role) => {
@@ -74,26 +93,40 @@ export function resultsTable(c: Comparison): Table {
         ciRange(ci, pd),
         s.runs.map((r) => fixed(r.cvPct, 1)).join('/'),
         roundsText(s.runs, c.unit),
-        p(s.change.welch),
-        p(s.change.mannWhitney),
+        pText(s.change.welch),
+        ...(adjusted.length > 0 ? [adjustedText(s.change.adjusted)] : []),
+        pText(s.change.mannWhitney),
         verdictText(s),
       ];
     }),
     // Every column between the subject and the verdict.
-    numeric: Array.from({ length: rs.length + 7 }, (_, i) => i + 1),
+    numeric: Array.from({ length: rs.length + 7 + adjusted.length }, (_, i) => i + 1),
   };
 }
 
 /** A/B/A: the drift A2 vs A, and B judged against the pooled baseline and the midpoint. Undefined without A2. */
 export function driftTable(c: Comparison): Table | undefined {
   if (!c.subjects.some((s) => s.drift.kind !== 'no-a2')) return undefined;
+  const adjusted = adjustedHeader(c);
   return {
     id: 'drift',
     caption: 'A/B/A: baseline drift and B against both baselines',
-    headers: ['Subject', 'Drift A2 vs A (%)', '95 % CI (%)', 'Drift verdict', 'B vs A+A2 (%)', '95 % CI (%)', 'B vs midpoint (%)', 'Drift as large as change'],
+    headers: [
+      'Subject',
+      'Drift A2 vs A (%)',
+      '95 % CI (%)',
+      'p Welch',
+      ...adjusted,
+      'Drift verdict',
+      'B vs A+A2 (%)',
+      '95 % CI (%)',
+      'B vs midpoint (%)',
+      'Drift as large as change',
+    ],
     rows: c.subjects.map((s) => {
-      if (s.drift.kind === 'no-a2') return [s.subject, 'no A2', '', '', '', '', '', ''];
-      if (s.drift.kind === 'insufficient-data') return [s.subject, `n/a (${s.drift.reason})`, '', '', '', '', '', ''];
+      const blank = Array<string>(7 + adjusted.length).fill('');
+      if (s.drift.kind === 'no-a2') return [s.subject, 'no A2', ...blank];
+      if (s.drift.kind === 'insufficient-data') return [s.subject, `n/a (${s.drift.reason})`, ...blank];
       const { drift, driftVerdict, vsPooled, vsMidpoint, driftAsLargeAsChange } = s.drift;
       const dd = pctDecimals(drift.changePct, ...(isInterval(drift.ciPct) ? [drift.ciPct.low, drift.ciPct.high] : []));
       const pd = pctDecimals(vsPooled.changePct, ...(isInterval(vsPooled.ciPct) ? [vsPooled.ciPct.low, vsPooled.ciPct.high] : []));
@@ -101,6 +134,8 @@ export function driftTable(c: Comparison): Table | undefined {
         s.subject,
         signed(drift.changePct, dd),
         ciRange(drift.ciPct, dd),
+        pText(drift.welch),
+        ...(adjusted.length > 0 ? [adjustedText(drift.adjusted)] : []),
         driftVerdict.verdict,
         signed(vsPooled.changePct, pd),
         ciRange(vsPooled.ciPct, pd),
@@ -108,7 +143,8 @@ export function driftTable(c: Comparison): Table | undefined {
         driftAsLargeAsChange ? 'yes: the change may be drift' : 'no',
       ];
     }),
-    numeric: [1, 2, 4, 5, 6],
+    // Drift, its CI and p-values; B vs A+A2, its CI, B vs midpoint.
+    numeric: [1, 2, 3, ...adjusted.map((_, i) => 4 + i), 5 + adjusted.length, 6 + adjusted.length, 7 + adjusted.length],
   };
 }
 

@@ -1,10 +1,11 @@
 /**
- * The terminal report of a Comparison: a summary table with one row per
- * subject and its verdict, a compact block per subject, regressions, the
- * geometric mean, and the environment side by side. Returns text; the
+ * The terminal report of a Comparison: regressions and the geometric mean
+ * first (a reader who stops after the first screen must still see what got
+ * slower), then a summary table with one row per subject and its verdict, a
+ * compact block per subject, and the environment side by side. Returns text; the
  * caller decides where it goes. Every figure carries its unit and noise.
  */
-import { formatChange, formatP, formatPct, formatValue, pClause } from '../compare/format.ts';
+import { formatChange, formatP, formatPct, formatValue, welchClause } from '../compare/format.ts';
 import type {
   Comparison,
   ComparedRun,
@@ -27,6 +28,7 @@ import {
   patchRows,
   TABLE_BRANCH_ROWS,
 } from './patch-evidence.ts';
+import { correctionText, notRunList } from './summary.ts';
 import type { Table } from './tables.ts';
 
 /** Left-aligned columns two spaces apart, except those marked right-aligned; trailing blanks trimmed. */
@@ -58,6 +60,11 @@ function pOf(test: Contrast['welch'] | Contrast['mannWhitney']): string {
   return test.kind === 'ok' ? formatP(test.pValue) : 'n/a';
 }
 
+/** The Holm-adjusted Welch p, the one the verdict compares with alpha. */
+function adjustedPOf(c: Contrast): string {
+  return c.adjusted.kind === 'adjusted' ? formatP(c.adjusted.welchPValue) : 'n/a';
+}
+
 function changeCell(c: Contrast, unit: Unit): string {
   return `${formatChange(c.changeInUnit, unit, c.baselineMeanInUnit)} (${formatPct(c.changePct)})`;
 }
@@ -67,7 +74,9 @@ const ROLES: RunRole[] = ['A', 'B', 'A2'];
 function summaryTable(cmp: Comparison): string[] {
   const roles = ROLES.filter((r) => cmp.runs.some((run) => run.role === r));
   const level = `${Math.round(cmp.options.confidenceLevel * 100)} % CI`;
-  const header = ['subject', ...roles, 'B vs A', level, 'Welch p', 'MWU p', 'verdict'];
+  // With --correction none the adjusted p is the raw one: no column repeats it.
+  const holm = cmp.multipleComparisons.correction === 'holm';
+  const header = ['subject', ...roles, 'B vs A', level, 'Welch p', ...(holm ? ['Holm p'] : []), 'MWU p', 'verdict'];
   const rows = cmp.subjects.map((s) => [
     s.subject,
     ...roles.map((role) => {
@@ -77,6 +86,7 @@ function summaryTable(cmp: Comparison): string[] {
     changeCell(s.change, cmp.unit),
     pctInterval(s.change.ciPct),
     pOf(s.change.welch),
+    ...(holm ? [adjustedPOf(s.change)] : []),
     pOf(s.change.mannWhitney),
     s.verdict.verdict,
   ]);
@@ -104,7 +114,7 @@ function runRows(s: SubjectComparison, cmp: Comparison): string[] {
 
 function contrastLine(c: Contrast, unit: Unit): string {
   const ci = c.ciPct.kind === 'ok' ? `, CI ${pctInterval(c.ciPct)}` : '';
-  const p = c.welch.kind === 'ok' ? `Welch ${pClause(c.welch.pValue)}` : `Welch: ${c.welch.reason}`;
+  const p = c.welch.kind === 'ok' ? welchClause(c.welch.pValue, c.adjusted) : `Welch: ${c.welch.reason}`;
   return `${changeCell(c, unit)}${ci}, ${p}`;
 }
 
@@ -158,6 +168,8 @@ function summaryLines(cmp: Comparison): string[] {
       : `geometric mean: n/a (${g.reason})`,
   );
   for (const n of cmp.notCompared) lines.push(`not compared: ${n.subject} (measured only in ${n.presentIn.join(', ') || 'no run'})`);
+  const notRun = notRunList(cmp);
+  if (notRun !== undefined) lines.push(`not run: ${notRun}`);
   return lines;
 }
 
@@ -185,7 +197,8 @@ function headerLines(cmp: Comparison): string[] {
   const o = cmp.options;
   return [
     ...runs,
-    `unit: ${cmp.unit} (${cmp.direction.replace(/-/g, ' ')}); faster/slower needs Welch p < ${o.alpha} ` +
+    `unit: ${cmp.unit} (${cmp.direction.replace(/-/g, ' ')}); faster/slower needs ` +
+      `${o.correction === 'holm' ? 'Holm-adjusted ' : ''}Welch p < ${o.alpha} ` +
       `and the whole ${Math.round(o.confidenceLevel * 100)} % CI of the change beyond ±${o.thresholdPct} %`,
   ];
 }
@@ -218,13 +231,14 @@ export function renderText(cmp: Comparison, evidence: PatchDocuments = {}): stri
   const o = cmp.options;
   const sections = [
     headerLines(cmp),
+    summaryLines(cmp),
     summaryTable(cmp),
     ...cmp.subjects.map((s) => subjectBlock(s, cmp)),
-    summaryLines(cmp),
     ...evidenceSections(evidence),
     environmentLines(cmp),
     [
       `CI of the change: percentile bootstrap, ${o.bootstrapResamples} resamples of rounds within each run, seed ${o.bootstrapSeed}`,
+      `p-values: ${correctionText(cmp)}`,
     ],
   ];
   return `${sections.map((lines) => lines.join('\n')).join('\n\n')}\n`;

@@ -27,7 +27,7 @@ test('the JSON report is a versioned document with the unit in every unit-valued
   assert.equal(sched.runs[0].valuesNsPerCall.length, 15);
   assert.equal(sched.drift.vsMidpoint.midpointNsPerCall, 182.5);
   assert.deepEqual(keys(doc).filter((k) => k.endsWith('InUnit')), []);
-  assert.equal(doc.reproduce.at(-1), 'hintlab compare stock patched stock-again --threshold 1 --alpha 0.05');
+  assert.equal(doc.reproduce.at(-1), 'hintlab compare stock patched stock-again --threshold 1 --alpha 0.05 --correction holm');
 });
 
 test('an instruction-counted comparison names instructions, never ns', () => {

@@ -8,17 +8,19 @@ test('the results table has one row per subject, regressions first, with the han
   const header = lines.findIndex((l) => l.startsWith('| Subject | A mean (ns/call)'));
   assert.equal(
     lines[header],
-    '| Subject | A mean (ns/call) | B mean (ns/call) | A2 mean (ns/call) | Change (ns) | Change (%) | 95 % CI (%) | CV A/B/A2 (%) | Rounds x ops | p Welch | p Mann-Whitney | Verdict |',
+    '| Subject | A mean (ns/call) | B mean (ns/call) | A2 mean (ns/call) | Change (ns) | Change (%) | 95 % CI (%) | CV A/B/A2 (%) | Rounds x ops | p Welch | p Welch (Holm) | p Mann-Whitney | Verdict |',
   );
-  assert.equal(lines[header + 1], '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
-  assert.equal(lines[header + 2], '| getppid | 45.20 | 46.10 | 45.25 | +0.90 | +2.0 | +1.5 to +2.5 | 0.5/0.5/0.5 | 15 x 20000 calls | 1.0e-4 | 2.0e-4 | slower |');
-  assert.equal(lines[header + 3], '| sched\\_getattr | 182.4 | 170.6 | 182.6 | -11.8 | -6.5 | -6.9 to -6.1 | 0.3/0.4/0.3 | 15 x 20000 calls | 1.0e-4 | 2.0e-4 | faster |');
+  assert.equal(lines[header + 1], '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+  // Raw p 1.0e-4 in each of 3 subjects: Holm gives 3 x 1.0e-4 to each.
+  assert.equal(lines[header + 2], '| getppid | 45.20 | 46.10 | 45.25 | +0.90 | +2.0 | +1.5 to +2.5 | 0.5/0.5/0.5 | 15 x 20000 calls | 1.0e-4 | 3.0e-4 | 2.0e-4 | slower |');
+  assert.equal(lines[header + 3], '| sched\\_getattr | 182.4 | 170.6 | 182.6 | -11.8 | -6.5 | -6.9 to -6.1 | 0.3/0.4/0.3 | 15 x 20000 calls | 1.0e-4 | 3.0e-4 | 2.0e-4 | faster |');
 });
 
 test('the drift table shows A2 vs A and B against the pooled baseline', () => {
   const text = markdownReport(abaComparison(), CTX);
   // 182.6 / 182.4 - 1 = +0.110 %; B vs pooled 170.6 / 182.5 - 1 = -6.52 %.
-  assert.ok(text.includes('| sched\\_getattr | +0.11 | -0.20 to +0.40 | no difference proven | -6.5 | -6.9 to -6.1 | -6.5 | no |'));
+  // Drift p 0.40 in each of 3 subjects: Holm 3 x 0.40 = 1.2, capped at 1.
+  assert.ok(text.includes('| sched\\_getattr | +0.11 | -0.20 to +0.40 | 0.40 | 1.0 | no difference proven | -6.5 | -6.9 to -6.1 | -6.5 | no |'));
   assert.ok(!markdownReport(abaComparison({ withA2: false }), CTX).includes('baseline drift'));
 });
 
@@ -27,7 +29,7 @@ test('the reproduce section is a shell code block of the exact commands', () => 
   assert.ok(
     text.includes(
       '## Reproduce\n\n```sh\nhintlab bench --cpu 1 --rounds 15 --label stock\nhintlab bench --cpu 1 --rounds 15 --label patched\n' +
-        'hintlab bench --cpu 1 --rounds 15 --label stock-again\nhintlab compare stock patched stock-again --threshold 1 --alpha 0.05\n```',
+        'hintlab bench --cpu 1 --rounds 15 --label stock-again\nhintlab compare stock patched stock-again --threshold 1 --alpha 0.05 --correction holm\n```',
     ),
   );
 });
@@ -37,5 +39,5 @@ test('user text cannot break a table or inject markup', () => {
   const c = abaComparison();
   c.subjects[0]!.subject = 'evil|subject';
   const row = markdownReport(c, CTX).split('\n').find((l) => l.startsWith('| evil'));
-  assert.equal(row?.split(/(?<!\\)\|/).length, 14, 'twelve cells, the pipe in the name escaped');
+  assert.equal(row?.split(/(?<!\\)\|/).length, 15, 'thirteen cells, the pipe in the name escaped');
 });

@@ -101,13 +101,55 @@ describe('text report', () => {
   const text = renderText(comparison('ns/call'));
   const lines = text.split('\n');
 
-  it('prints one table row per subject: means with CV, change in ns and %, CI, p-values and verdict', () => {
-    // 166.2 * 0.004 / 166.2 = 0.40 % CV; 168.2 - 166.2 = +2.0 ns; 100 * (168.2 / 166.2 - 1) = +1.20 %
-    assert.deepEqual(lines.slice(4, 7), [
-      'subject  A                  B                  B vs A             95 % CI             Welch p  MWU p   verdict',
-      'getppid  166.2 ns ± 0.40 %  168.2 ns ± 0.50 %  +2.0 ns (+1.20 %)  +1.10 % .. +1.30 %  2.0e-9   4.0e-4  slower',
-      'getpid   150.0 ns ± 0.40 %  142.5 ns ± 0.50 %  -7.5 ns (-5.00 %)  -5.40 % .. -4.60 %  2.0e-9   4.0e-4  faster',
+  it('prints one table row per subject: means with CV, change in ns and %, CI, raw and Holm p-values and verdict', () => {
+    // 166.2 * 0.004 / 166.2 = 0.40 % CV; 168.2 - 166.2 = +2.0 ns; 100 * (168.2 / 166.2 - 1) = +1.20 %;
+    // Holm over two equal p-values of 2.0e-9: 2 x 2.0e-9 = 4.0e-9 each.
+    const header = lines.findIndex((l) => l.startsWith('subject  '));
+    assert.deepEqual(lines.slice(header, header + 3), [
+      'subject  A                  B                  B vs A             95 % CI             Welch p  Holm p  MWU p   verdict',
+      'getppid  166.2 ns ± 0.40 %  168.2 ns ± 0.50 %  +2.0 ns (+1.20 %)  +1.10 % .. +1.30 %  2.0e-9   4.0e-9  4.0e-4  slower',
+      'getpid   150.0 ns ± 0.40 %  142.5 ns ± 0.50 %  -7.5 ns (-5.00 %)  -5.40 % .. -4.60 %  2.0e-9   4.0e-9  4.0e-4  faster',
     ]);
+  });
+
+  it('lists regressions and the geometric mean before the per-subject table and blocks', () => {
+    assert.deepEqual(lines.slice(2, 8), [
+      'unit: ns/call (lower is better); faster/slower needs Holm-adjusted Welch p < 0.05 and the whole 95 % CI of the change beyond ±1 %',
+      '',
+      'regressions: getppid (+1.20 %)',
+      'geometric mean of B/A over 2 subjects: 0.9792 (-2.08 %), better',
+      'not compared: select-1000 (measured only in A)',
+      '',
+    ]);
+    assert.ok(lines[8]!.startsWith('subject  A'));
+    assert.ok(lines.indexOf('getppid') > 8);
+  });
+
+  it('ends with the bootstrap and the correction used, over how many subjects', () => {
+    assert.deepEqual(lines.slice(-3), [
+      'CI of the change: percentile bootstrap, 10000 resamples of rounds within each run, seed 1',
+      "p-values: Holm's step-down correction over 2 subjects",
+      '',
+    ]);
+  });
+
+  it('without a correction shows no adjusted column and says so', () => {
+    const c = comparison('ns/call');
+    c.options.correction = 'none';
+    c.multipleComparisons = { correction: 'none', familySize: 2, driftFamilySize: null };
+    const plain = renderText(c).split('\n');
+    assert.ok(plain.includes('subject  A                  B                  B vs A             95 % CI             Welch p  MWU p   verdict'));
+    assert.match(plain[2]!, /faster\/slower needs Welch p < 0\.05 and/);
+    assert.equal(plain.at(-2), 'p-values: no multiple-comparison correction (--correction none), each of 2 subjects at alpha');
+  });
+
+  it('names the stressors a macro run could not run', () => {
+    const c = comparison('bogo-ops/s');
+    c.notRun = ['cpu-sched', 'flipflop', 'mtx'].map((stressor) => ({ stressor, reason: 'not in stress-ng 0.15.06', runs: ['A', 'B'] }));
+    c.notRun.push({ stressor: 'fifo', reason: 'not in stress-ng 0.14.00', runs: ['B'] });
+    assert.ok(
+      renderText(c).includes('\nnot run: cpu-sched, flipflop, mtx (not in stress-ng 0.15.06); fifo (not in stress-ng 0.14.00; in B only)\n'),
+    );
   });
 
   it('gives a compact block per subject with the noise of each run, the power and the verdict reason', () => {
