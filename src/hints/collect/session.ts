@@ -2,7 +2,7 @@
  * Follows the probe's lines through one coverage boot: the workload's
  * progress, then the .gcda transfer.
  *
- * A serial console can break a long line in two (seen once in about ten
+ * A serial console can break a long line in two (seen once in about twenty
  * transfers on a loaded host: the rest of a chunk line arrived as a line of
  * its own). A probe line without its checksum is therefore kept, and each of
  * the next few non-probe lines is tried as its tail; the joined line is used
