@@ -8,7 +8,7 @@ import type { ProbeBuild } from './build.ts';
 import { collectEnvironment, finishEnvironment, parseCpuList, type EnvWarning, type HostEnvironment, type SysReader } from './environment.ts';
 import type { ProbeExecutor } from './executor.ts';
 import type { ProfileInfo } from './profiles.ts';
-import { ProbeSession } from './session.ts';
+import { startProbeRun, type ProbeRunShape } from './session.ts';
 
 export interface BenchRequest {
   profiles: ProfileInfo[];
@@ -71,6 +71,11 @@ export function opsFor(req: Pick<BenchRequest, 'ops'>, p: ProfileInfo): number {
   return req.ops ?? p.defaultOps;
 }
 
+/** What the probe's rounds are checked against, for a request. */
+export function probeRunShape(req: Pick<BenchRequest, 'profiles' | 'ops' | 'warmups' | 'rounds'>): ProbeRunShape {
+  return { expectedOps: new Map(req.profiles.map((p) => [p.name, opsFor(req, p)])), warmups: req.warmups, rounds: req.rounds };
+}
+
 /** The probe's command line for a request. */
 export function probeArgs(req: BenchRequest, plan: CpuPlan): string[] {
   const args = ['--cpu', String(plan.cpu), '--warmups', String(req.warmups), '--rounds', String(req.rounds)];
@@ -102,26 +107,20 @@ export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<Benc
   const plan = planCpus(env0.cpu.allowed.value, req.cpu, req.profiles);
   const env: HostEnvironment = { ...env0, pinnedCpu: plan.cpu };
 
-  const runId = deps.store.createRun({
-    label: req.label,
-    kind: 'bench',
-    unit: 'ns/call',
-    command: req.command,
-    hintlabVersion: req.hintlabVersion,
-    params: runParams(req, plan),
-    environment: env as unknown as Record<string, unknown>,
-  });
-  const total = req.profiles.length * (req.warmups + req.rounds);
-  let done = 0;
-  const session = new ProbeSession({
-    store: deps.store,
-    runId,
-    unit: 'ns/call',
-    expectedOps: new Map(req.profiles.map((p) => [p.name, opsFor(req, p)])),
-    warmups: req.warmups,
-    rounds: req.rounds,
-    onRound: (e) => deps.onProgress?.(++done, total, e.profile),
-  });
+  const { runId, session } = startProbeRun(
+    deps.store,
+    {
+      label: req.label,
+      kind: 'bench',
+      unit: 'ns/call',
+      command: req.command,
+      hintlabVersion: req.hintlabVersion,
+      params: runParams(req, plan),
+      environment: env as unknown as Record<string, unknown>,
+    },
+    probeRunShape(req),
+    deps.onProgress,
+  );
   let outcome;
   try {
     const exit = await deps.executor.run(probeArgs(req, plan), (l) => session.feed(l), deps.abort ?? new AbortController().signal);

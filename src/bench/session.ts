@@ -9,7 +9,7 @@
  * after the probe reported an error.
  */
 import { directionOf, type Unit } from '../model.ts';
-import type { Store } from '../store/store.ts';
+import type { NewRun, Store } from '../store/store.ts';
 import { describeProbeError, parseLine, type ProbeEvent } from './protocol.ts';
 
 type RoundEvent = Extract<ProbeEvent, { type: 'round' }>;
@@ -125,4 +125,35 @@ export class ProbeSession {
     }
     return { state: 'complete', rounds: this.measured };
   }
+}
+
+/** The request fields a probe run is checked against. */
+export interface ProbeRunShape {
+  /** Profile name -> calls per round, in the order the probe runs them. */
+  expectedOps: Map<string, number>;
+  warmups: number;
+  rounds: number;
+}
+
+/**
+ * Create the run and the session that will fill it. `onProgress(done, total,
+ * profile)` sees every stored round (warm-ups included).
+ */
+export function startProbeRun(
+  store: Store,
+  run: NewRun,
+  shape: ProbeRunShape,
+  onProgress?: (done: number, total: number, profile: string) => void,
+): { runId: number; session: ProbeSession } {
+  const runId = store.createRun(run);
+  const total = shape.expectedOps.size * (shape.warmups + shape.rounds);
+  let done = 0;
+  const session = new ProbeSession({
+    store,
+    runId,
+    unit: run.unit,
+    ...shape,
+    onRound: (e) => onProgress?.(++done, total, e.profile),
+  });
+  return { runId, session };
 }

@@ -14,8 +14,8 @@ import { dirname, join } from 'node:path';
 import { defaultCacheDir, type ProbeBuild } from '../bench/build.ts';
 import type { ProfileInfo } from '../bench/profiles.ts';
 import { parseLine } from '../bench/protocol.ts';
-import { opsFor, probeArgs, runParams, type BenchRequest } from '../bench/runner.ts';
-import { ProbeSession, type SessionOutcome } from '../bench/session.ts';
+import { probeArgs, probeRunShape, runParams, type BenchRequest } from '../bench/runner.ts';
+import { type ProbeSession, type SessionOutcome, startProbeRun } from '../bench/session.ts';
 import type { RunParams, Unit } from '../model.ts';
 import type { Store } from '../store/store.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
@@ -182,26 +182,20 @@ async function runStep(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Acce
     append,
     facts: { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: req.icount },
   });
-  const runId = deps.store.createRun({
-    label: step.runLabel,
-    kind: 'vm',
-    unit,
-    command: req.command,
-    hintlabVersion: req.hintlabVersion,
-    params: vmRunParams(req, step, accel, cpus),
-    environment: env as unknown as Record<string, unknown>,
-  });
-  const total = req.profiles.length * (req.warmups + req.rounds);
-  let done = 0;
-  const session = new ProbeSession({
-    store: deps.store,
-    runId,
-    unit,
-    expectedOps: new Map(req.profiles.map((p) => [p.name, opsFor(req, p)])),
-    warmups: req.warmups,
-    rounds: req.rounds,
-    onRound: (e) => deps.onRound?.(step, ++done, total, e.profile),
-  });
+  const { runId, session } = startProbeRun(
+    deps.store,
+    {
+      label: step.runLabel,
+      kind: 'vm',
+      unit,
+      command: req.command,
+      hintlabVersion: req.hintlabVersion,
+      params: vmRunParams(req, step, accel, cpus),
+      environment: env as unknown as Record<string, unknown>,
+    },
+    probeRunShape(req),
+    (done, total, profile) => deps.onRound?.(step, done, total, profile),
+  );
   const argv = qemuCommand({ kernel: step.kernel.image, initrd, accel, icount: req.icount, cpus, memoryMiB: MEMORY_MIB, append });
   const boot = await deps.launcher.boot({ argv, timeoutSeconds: req.timeoutSeconds, abort: deps.abort, onLine: (l) => session.feed(l) });
   const hello = session.helloEvent;

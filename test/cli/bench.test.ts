@@ -16,6 +16,22 @@ import { runCli, tempDir } from '../helpers/cli.ts';
 const BIN = fileURLToPath(new URL('../../bin/hintlab.js', import.meta.url));
 const twoCpus = spawnSync('nproc').stdout.toString().trim() !== '1';
 
+/** Poll the database another process writes until it holds `n` rounds (or 20 s pass). */
+async function waitForRounds(db: string, n: number): Promise<number> {
+  let stored = 0;
+  for (let i = 0; i < 200 && stored < n; i++) {
+    await sleep(100);
+    try {
+      const conn = new Database(db, { readonly: true, fileMustExist: true });
+      stored = (conn.prepare('SELECT COUNT(*) AS n FROM rounds').get() as { n: number }).n;
+      conn.close();
+    } catch {
+      /* not created yet */
+    }
+  }
+  return stored;
+}
+
 test('a short real run of every profile stores every round and prints the table', async () => {
   const db = join(tempDir(), 'h.db');
   const profiles = PROFILES.filter((p) => p.cpus === 1 || twoCpus).map((p) => p.name);
@@ -53,17 +69,7 @@ test('bad flags are rejected with the flag named and nothing stored', async () =
 test('kill -9 in the middle of a run keeps every completed round, and runs shows it incomplete', async () => {
   const db = join(tempDir(), 'h.db');
   const child = spawn(process.execPath, [BIN, 'bench', '--db', db, '--profile', 'getppid', '--ops', '20000', '--warmups', '0', '--rounds', '100000', '--label', 'killed'], { stdio: 'ignore' });
-  let stored = 0;
-  for (let i = 0; i < 200 && stored < 5; i++) {
-    await sleep(100);
-    try {
-      const conn = new Database(db, { readonly: true, fileMustExist: true });
-      stored = (conn.prepare('SELECT COUNT(*) AS n FROM rounds').get() as { n: number }).n;
-      conn.close();
-    } catch {
-      /* not created yet */
-    }
-  }
+  const stored = await waitForRounds(db, 5);
   child.kill('SIGKILL');
   await new Promise((r) => child.on('exit', r));
   assert.ok(stored >= 5, 'rounds were committed while the run was in progress');
@@ -105,17 +111,7 @@ test('Ctrl-C stops the probe, marks the run failed with the interruption, and ex
   const child = spawn(process.execPath, [BIN, 'bench', '--db', db, '--profile', 'getppid', '--ops', '20000', '--warmups', '0', '--rounds', '100000'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  let stored = 0;
-  for (let i = 0; i < 200 && stored < 2; i++) {
-    await sleep(100);
-    try {
-      const conn = new Database(db, { readonly: true, fileMustExist: true });
-      stored = (conn.prepare('SELECT COUNT(*) AS n FROM rounds').get() as { n: number }).n;
-      conn.close();
-    } catch {
-      /* not created yet */
-    }
-  }
+  await waitForRounds(db, 2);
   child.kill('SIGINT');
   const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
   assert.equal(code, 130, stderr);
