@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
 import { relative, resolve } from 'node:path';
 import { buildProbe } from '../bench/build.ts';
-import { checkCollectInputs, collectCoverage, defaultBuildDir, defaultOutDir, type CoverageRecord } from '../hints/collect/collect.ts';
+import { checkCollectInputs, collectCoverage, defaultBuildDir, realTree, defaultOutDir, type CoverageRecord } from '../hints/collect/collect.ts';
 import { parseProfileDirs, type ProfileScope } from '../hints/collect/kernel.ts';
 import { resolveWorkload } from '../hints/collect/workload.ts';
 import type { AccelRequest } from '../vm/accel.ts';
@@ -42,7 +42,7 @@ function summary(r: CoverageRecord, out: string, cwd: string): string {
   const rel = relative(cwd, r.source.dir) || '.';
   const srcArg = rel.startsWith('..') ? r.source.dir : rel;
   return [
-    `coverage '${r.name}': Linux ${r.source.version} (${r.kernel.release}), profiled: ${scope}, workload: ${r.workload}`,
+    `coverage '${r.name}': Linux ${r.source.version}${r.kernel.release === r.source.version ? '' : ` (guest: ${r.kernel.release})`}, profiled: ${scope}, workload: ${r.workload}`,
     `  ${r.gcdaFiles} .gcda files (${(r.gcdaBytes / 1024).toFixed(0)} KiB) -> ${r.jsonFiles.length} gcov JSON files in ${out}`,
     `  time: build ${s.build.toFixed(0)} s${s.buildReused ? ' (reused, built earlier)' : ''}, boot + workload + transfer ${s.boot.toFixed(0)} s (transfer ${s.transfer.toFixed(1)} s), gcov ${s.gcov.toFixed(1)} s; ${r.accel}`,
     ...(r.withoutGcno.length ? [`  ${r.withoutGcno.length} .gcda file(s) without a .gcno in the build, skipped: ${r.withoutGcno.slice(0, 3).join(', ')}`] : []),
@@ -52,7 +52,7 @@ function summary(r: CoverageRecord, out: string, cwd: string): string {
 }
 
 async function collectAction(flags: CollectFlags, io: CliIO): Promise<void> {
-  const src = resolve(io.cwd, flags.src);
+  const src = realTree(resolve(io.cwd, flags.src));
   const scope: ProfileScope = flags.profileDirs === undefined ? { kind: 'all' } : { kind: 'dirs', dirs: parseProfileDirs(flags.profileDirs) };
   const { workload, label } = resolveWorkload(flags.workload, resolve(io.cwd, flags.workload));
   const name = flags.name ?? nameOption(label.replace(/[^\w.-]/g, '_'));

@@ -10,7 +10,7 @@
  * replaced by a complete one.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import { UserError } from '../../cli/io.ts';
@@ -98,12 +98,25 @@ function seconds(fromMs: number): number {
 }
 
 /**
+ * The tree's real path. A symlink given as --src must never reach the
+ * build: `cp -al` copies a symlink as a symlink, and the build would then
+ * patch the user's own tree through it.
+ */
+export function realTree(src: string): string {
+  try {
+    return realpathSync(src);
+  } catch (err) {
+    throw new UserError(`--src ${src}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; point --src at the top of a Linux source tree`, 2);
+  }
+}
+
+/**
  * Everything that can be refused before a build starts: a tree that is not
  * a kernel tree, directories it does not have, an output that is not ours.
  * Returns the tree's kernel version.
  */
 export function checkCollectInputs(req: Pick<CollectRequest, 'src' | 'out' | 'scope'>): string {
-  const src = resolve(req.src);
+  const src = realTree(resolve(req.src));
   const version = kernelVersion(src);
   if (req.scope.kind === 'dirs') profilePatch(src, req.scope.dirs);
   checkOut(resolve(req.out), src);
@@ -112,7 +125,7 @@ export function checkCollectInputs(req: Pick<CollectRequest, 'src' | 'out' | 'sc
 
 /** The whole pipeline; throws UserError with the reason (build errors, console tail, transfer gap) on failure. */
 export async function collectCoverage(req: CollectRequest, deps: CollectDeps): Promise<CoverageRecord> {
-  const src = resolve(req.src);
+  const src = realTree(resolve(req.src));
   const out = resolve(req.out);
   const version = checkCollectInputs(req);
   const gcov = gcovVersion();

@@ -5,7 +5,7 @@
  * stand-in tree whose `tinyconfig` target compiles a broken C file.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli, tempDir } from '../../helpers/cli.ts';
@@ -63,4 +63,15 @@ test('a build failure shows the compiler error line and writes nothing into the 
   assert.deepEqual(readdirSync(src).sort(), ['Makefile', 'init', 'kernel']);
   assert.deepEqual(readdirSync(join(src, 'kernel/sched')), ['Makefile']);
   assert.equal(existsSync(out), false);
+});
+
+test('a tree given through a symlink is copied, never patched through the link', async () => {
+  const src = fakeTree();
+  const link = join(tempDir(), 'linux-link');
+  symlinkSync(src, link);
+  const r = await collect(['--src', link, '--profile-dirs', 'kernel/sched', '--accel', 'tcg', '--out', join(tempDir(), 'cov'), '--build-dir', join(tempDir(), 'build')]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /make tinyconfig failed/);
+  // the profiling patch was applied before make ran: to the copy only
+  assert.equal(readFileSync(join(src, 'kernel/sched/Makefile'), 'utf8'), 'obj-y += core.o\n');
 });
