@@ -44,7 +44,7 @@ function summary(r: CoverageRecord, out: string, cwd: string): string {
   return [
     `coverage '${r.name}': Linux ${r.source.version}${r.kernel.release === r.source.version ? '' : ` (guest: ${r.kernel.release})`}, profiled: ${scope}, workload: ${r.workload}`,
     `  ${r.gcdaFiles} .gcda files (${(r.gcdaBytes / 1024).toFixed(0)} KiB) -> ${r.jsonFiles.length} gcov JSON files in ${out}`,
-    `  time: build ${s.build.toFixed(0)} s${s.buildReused ? ' (reused, built earlier)' : ''}, boot + workload + transfer ${s.boot.toFixed(0)} s (transfer ${s.transfer.toFixed(1)} s), gcov ${s.gcov.toFixed(1)} s; ${r.accel}`,
+    `  time: build ${s.buildReused ? `reused (built earlier in ${s.build.toFixed(0)} s)` : `${s.build.toFixed(0)} s`}, boot + workload + transfer ${s.boot.toFixed(0)} s (transfer ${s.transfer.toFixed(1)} s), gcov ${s.gcov.toFixed(1)} s; ${r.accel}`,
     ...(r.withoutGcno.length ? [`  ${r.withoutGcno.length} .gcda file(s) without a .gcno in the build, skipped: ${r.withoutGcno.slice(0, 3).join(', ')}`] : []),
     `next: hintlab hints ${q(`${r.name}=${out}`)} --src ${q(srcArg)}`,
     '',
