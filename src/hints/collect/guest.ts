@@ -1,8 +1,9 @@
 /**
  * One boot of a coverage kernel: an initramfs with the static probe as
- * /init (and the user's program as /workload when given), the probe runs
- * the workload, zeroes nothing but the boot's counts (`--reset-gcov` before
- * the workload) and sends every .gcda back over the serial console.
+ * /init (and the user's program as /workload when given). The probe sets
+ * the workload up, zeroes the counters (`--reset-gcov`, so the boot does not
+ * count), runs the workload and sends every .gcda back over the serial
+ * console.
  *
  * Invariant: the result is `complete` only when the workload finished and
  * the .gcda transfer passed every check of `GcdaReceiver`; otherwise the
@@ -11,11 +12,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { chooseAccel, type AccelChoice, type AccelRequest } from '../../vm/accel.ts';
 import { cpioNewc, probeInitramfs, type CpioEntry } from '../../vm/initramfs.ts';
-import { BASE_APPEND, qemuCommand, type Accel, type BootResult, type VmLauncher } from '../../vm/qemu.ts';
+import { BASE_APPEND, qemuCommand, type BootResult, type VmLauncher } from '../../vm/qemu.ts';
 import { describeBootFailure } from '../../vm/runner.ts';
-import { gzipSync } from 'node:zlib';
 import { CoverageSession } from './session.ts';
 import type { ReceivedFile } from './transfer.ts';
 
@@ -45,7 +46,7 @@ export interface GuestDeps {
   /** Overrides the KVM check (tests). */
   chooseAccel?: typeof chooseAccel;
   onAccel?: (choice: AccelChoice) => void;
-  /** Called for every .gcda line, with the bytes announced so far. */
+  /** Called at every `file` line with the number of files started so far (progress). */
   onTransfer?: (files: number) => void;
 }
 
@@ -127,7 +128,7 @@ export async function runCoverageGuest(req: GuestRequest, deps: GuestDeps): Prom
     deps.onAccel?.(accel);
     const initrd = join(dir, 'initramfs.cpio.gz');
     writeFileSync(initrd, coverageInitramfs(readFileSync(req.probeBinary), req.workload));
-    const argv = qemuCommand({ kernel: req.kernelImage, initrd, accel: accel.accel as Accel, icount: false, cpus: CPUS, memoryMiB: MEMORY_MIB, append: BASE_APPEND });
+    const argv = qemuCommand({ kernel: req.kernelImage, initrd, accel: accel.accel, icount: false, cpus: CPUS, memoryMiB: MEMORY_MIB, append: BASE_APPEND });
     const session = new CoverageSession(deps.onTransfer);
     const boot = await deps.launcher.boot({ argv, timeoutSeconds: req.timeoutSeconds, abort: deps.abort, onLine: (l) => session.feed(l) });
     const problem = describeEnd(session, boot, argv);
