@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, lstatSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, utimesSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../cli/io.ts';
 import type { PatchRecord } from './manifest.ts';
@@ -77,7 +77,10 @@ function inside(root: string, rel: string): string {
  * rebuilds what a previous build's patches had changed), and the marks of
  * an in-place configuration that make O= refuses are unlinked from the copy.
  */
-export function linkCopy(src: string, dest: string, detach: readonly string[]): void {
+export function linkCopy(srcPath: string, dest: string, detach: readonly string[]): void {
+  // cp copies a symlink as a symlink: copy what it points to, or every later
+  // write to the "copy" (patches, removing .config) would land in the user's tree
+  const src = realpathSync(srcPath);
   rmSync(dest, { recursive: true, force: true });
   let cp = spawnSync('cp', ['-al', '--', src, dest], { encoding: 'utf8' });
   if (cp.status !== 0) {

@@ -3,7 +3,7 @@
  * real patch(1), checked by inode, content and mtime.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { UserError } from '../../src/cli/io.ts';
@@ -105,6 +105,29 @@ test('a file that is not a diff is refused naming the flag and file', () => {
     const f = join(dir, 'notes.txt');
     writeFileSync(f, 'just text\n');
     assert.throws(() => readPatch(f), (e: unknown) => e instanceof UserError && e.message.startsWith(`--patch ${f}: no '+++ b/...' lines`));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a --src given as a symlink is copied, never written through: the tree keeps its .config and its sources', () => {
+  const dir = tempDir();
+  try {
+    const src = fakeTree(dir);
+    const link = join(dir, 'linux-link');
+    symlinkSync(src, link);
+    const before = treeFingerprint(src);
+    const patchFile = join(dir, 'work.patch');
+    writeFileSync(patchFile, PATCH);
+    const patch = readPatch(patchFile);
+    const copy = join(dir, 'out', 'src');
+    mkdirSync(join(dir, 'out'));
+    linkCopy(link, copy, patch.files);
+    applyPatch(copy, patch);
+    assert.equal(lstatSync(copy).isSymbolicLink(), false, 'the copy is a directory of its own');
+    assert.equal(readFileSync(join(src, 'kernel/sys.c'), 'utf8'), 'int getppid(void)\n{\n\treturn 1;\n}\n');
+    assert.equal(readFileSync(join(src, '.config'), 'utf8'), 'CONFIG_X=y\n');
+    assert.equal(treeFingerprint(src), before);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
