@@ -9,15 +9,16 @@
 # below the default noise threshold, so hintlab rightly calls them
 # `no difference proven`.
 #
-#   bench/calibrate-seccomp.sh [FILTER_INSTRUCTIONS] [ROUNDS]
+#   [HINTLAB_DB=FILE] bench/calibrate-seccomp.sh [FILTER_INSTRUCTIONS] [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-64}
 rounds=${2:-15}
-db=$(mktemp -d)/calibrate.db
+db=${HINTLAB_DB:-$(mktemp -d)/calibrate.db}
 profiles=getppid,sched_getattr,sched_setattr,sched_getparam,sched_getscheduler,sched_setscheduler,sched_setparam-default,sched_setparam-custom,select-1000-empty,mincore-256k,sched_yield,sched_yield-dual,sched_setaffinity-same-mask
 hintlab() { node bin/hintlab.js "$@"; }
 hintlab bench --db "$db" --profile "$profiles" --rounds "$rounds" --label A > /dev/null
 hintlab bench --db "$db" --profile "$profiles" --rounds "$rounds" --label B --inject-seccomp "$n" > /dev/null
 hintlab bench --db "$db" --profile "$profiles" --rounds "$rounds" --label A2 > /dev/null
 hintlab compare --db "$db" A B A2
+echo "runs stored in $db"

@@ -8,14 +8,21 @@ import type { ProbeBuild } from './build.ts';
 import { collectEnvironment, finishEnvironment, parseCpuList, type EnvWarning, type HostEnvironment, type SysReader } from './environment.ts';
 import type { ProbeExecutor } from './executor.ts';
 import type { ProfileInfo } from './profiles.ts';
-import { startProbeRun, type ProbeRunShape } from './session.ts';
+import { startProbeRun, type ProbeRunShape, type SessionOutcome } from './session.ts';
 
 export interface BenchRequest {
   profiles: ProfileInfo[];
   /** Calls per round for every profile; null = each profile's default. */
   ops: number | null;
+  /** Warm-up rounds per probe process. */
   warmups: number;
   rounds: number;
+  /**
+   * Probe processes the rounds are split across, one after another. Rounds
+   * within one process vary less than between processes (memory layout, page
+   * placement), so a single process understates the noise two runs show.
+   */
+  processes: number;
   /** CPU to pin to; null = the last allowed CPU. */
   cpu: number | null;
   label: string | null;
@@ -72,8 +79,14 @@ export function opsFor(req: Pick<BenchRequest, 'ops'>, p: ProfileInfo): number {
 }
 
 /** What the probe's rounds are checked against, for a request. */
-export function probeRunShape(req: Pick<BenchRequest, 'profiles' | 'ops' | 'warmups' | 'rounds'>): ProbeRunShape {
-  return { expectedOps: new Map(req.profiles.map((p) => [p.name, opsFor(req, p)])), warmups: req.warmups, rounds: req.rounds };
+export function probeRunShape(req: Pick<BenchRequest, 'profiles' | 'ops' | 'warmups' | 'rounds'> & { processes?: number }): ProbeRunShape {
+  return { expectedOps: new Map(req.profiles.map((p) => [p.name, opsFor(req, p)])), warmups: req.warmups, rounds: req.rounds, processes: req.processes ?? 1 };
+}
+
+/** Split `rounds` over `processes` as evenly as possible, larger shares first: 16 over 3 is 6, 5, 5. */
+export function splitRounds(rounds: number, processes: number): number[] {
+  const n = Math.max(1, Math.min(processes, rounds));
+  return Array.from({ length: n }, (_, i) => Math.floor(rounds / n) + (i < rounds % n ? 1 : 0));
 }
 
 /** The probe's command line for a request. */
@@ -115,18 +128,22 @@ export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<Benc
       unit: 'ns/call',
       command: req.command,
       hintlabVersion: req.hintlabVersion,
-      params: runParams(req, plan),
+      params: runParams(req, plan, { processes: splitRounds(req.rounds, req.processes).length }),
       environment: env as unknown as Record<string, unknown>,
     },
     probeRunShape(req),
     deps.onProgress,
   );
-  let outcome;
-  try {
-    const exit = await deps.executor.run(probeArgs(req, plan), (l) => session.feed(l), deps.abort ?? new AbortController().signal);
-    outcome = session.outcome(exit);
-  } catch (err) {
-    outcome = { state: 'failed' as const, reason: `cannot run the probe: ${(err as Error).message}` };
+  let outcome: SessionOutcome = { state: 'failed', reason: 'no probe process ran' };
+  for (const rounds of splitRounds(req.rounds, req.processes)) {
+    session.startSegment(rounds);
+    try {
+      const exit = await deps.executor.run(probeArgs({ ...req, rounds }, plan), (l) => session.feed(l), deps.abort ?? new AbortController().signal);
+      outcome = session.outcome(exit);
+    } catch (err) {
+      outcome = { state: 'failed', reason: `cannot run the probe: ${(err as Error).message}` };
+    }
+    if (outcome.state === 'failed') break;
   }
   const finalEnv = finishEnvironment(env, deps.reader);
   deps.store.updateEnvironment(runId, finalEnv as unknown as Record<string, unknown>);

@@ -34,10 +34,32 @@ export class ProbeSession {
   private measured = 0;
   private failure: string | null = null;
   private done = false;
+  /**
+   * A run may be measured by several probe processes in turn (`--processes`),
+   * each doing its own warm-ups and a share of the rounds; round indices
+   * continue across them. One process is one segment.
+   */
+  private segment: { rounds: number; measuredBefore: number; idxBase: number; warmBase: number };
+  private segments = 0;
   private hello: Extract<ProbeEvent, { type: 'hello' }> | null = null;
   private readonly corrupt: string[] = [];
 
-  constructor(private readonly o: SessionOptions) {}
+  constructor(private readonly o: SessionOptions) {
+    this.segment = { rounds: o.rounds, measuredBefore: 0, idxBase: 0, warmBase: 0 };
+  }
+
+  /** Start the next probe process's share: `rounds` measured rounds after its own warm-ups. */
+  startSegment(rounds: number): void {
+    const s = this.segment;
+    const first = this.segments++ === 0;
+    this.segment = {
+      rounds,
+      measuredBefore: this.measured,
+      idxBase: first ? 0 : s.idxBase + s.rounds,
+      warmBase: first ? 0 : s.warmBase + this.o.warmups,
+    };
+    this.done = false;
+  }
 
   /** The probe's `hello` line, once seen (kernel release inside a guest, etc.). */
   get helloEvent(): Extract<ProbeEvent, { type: 'hello' }> | null {
@@ -100,7 +122,7 @@ export class ProbeSession {
     this.o.store.addRound(this.o.runId, {
       seq,
       subject: e.profile,
-      index: e.idx,
+      index: e.idx + (e.warmup ? this.segment.warmBase : this.segment.idxBase),
       warmup: e.warmup,
       ops: e.ops,
       total: e.elapsed,
@@ -115,13 +137,14 @@ export class ProbeSession {
   /** Decide how the run ended, given how the probe exited. */
   outcome(exit: { code: number | null; signal: string | null; stderrTail?: readonly string[] }): SessionOutcome {
     if (this.failure) return { state: 'failed', reason: this.failure };
-    const expected = this.o.expectedOps.size * this.o.rounds;
+    const expected = this.o.expectedOps.size * this.segment.rounds;
+    const measured = this.measured - this.segment.measuredBefore;
     const tail = exit.stderrTail?.length ? `; stderr: ${exit.stderrTail.join(' | ')}` : '';
-    if (exit.signal) return { state: 'failed', reason: `probe killed by ${exit.signal} after ${this.measured} of ${expected} measured rounds${tail}` };
-    if (exit.code !== 0) return { state: 'failed', reason: `probe exited with status ${exit.code} after ${this.measured} of ${expected} measured rounds${tail}` };
-    if (!this.done || this.measured !== expected) {
+    if (exit.signal) return { state: 'failed', reason: `probe killed by ${exit.signal} after ${measured} of ${expected} measured rounds${tail}` };
+    if (exit.code !== 0) return { state: 'failed', reason: `probe exited with status ${exit.code} after ${measured} of ${expected} measured rounds${tail}` };
+    if (!this.done || measured !== expected) {
       const garbage = this.corrupt.length ? ` (${this.corrupt.length} corrupt lines, first: ${this.corrupt[0]})` : '';
-      return { state: 'failed', reason: `probe output ended after ${this.measured} of ${expected} measured rounds${garbage}` };
+      return { state: 'failed', reason: `probe output ended after ${measured} of ${expected} measured rounds${garbage}` };
     }
     return { state: 'complete', rounds: this.measured };
   }
@@ -133,6 +156,8 @@ export interface ProbeRunShape {
   expectedOps: Map<string, number>;
   warmups: number;
   rounds: number;
+  /** Probe processes sharing the rounds, each with its own warm-ups (default 1). */
+  processes?: number;
 }
 
 /**
@@ -146,13 +171,15 @@ export function startProbeRun(
   onProgress?: (done: number, total: number, profile: string) => void,
 ): { runId: number; session: ProbeSession } {
   const runId = store.createRun(run);
-  const total = shape.expectedOps.size * (shape.warmups + shape.rounds);
+  const total = shape.expectedOps.size * (shape.warmups * (shape.processes ?? 1) + shape.rounds);
   let done = 0;
   const session = new ProbeSession({
     store,
     runId,
     unit: run.unit,
-    ...shape,
+    expectedOps: shape.expectedOps,
+    warmups: shape.warmups,
+    rounds: shape.rounds,
     onRound: (e) => onProgress?.(++done, total, e.profile),
   });
   return { runId, session };

@@ -102,7 +102,7 @@ function vmRunParams(req: VmRequest, step: StepPlan, accel: Accel, cpus: number)
 
 /** The guest probe's arguments: the same as a host bench, pinned to guest CPU 0. */
 function guestProbeArgs(req: VmRequest, cpus: number): string[] {
-  const bench: BenchRequest = { ...req, cpu: 0, label: null, injectSeccomp: null };
+  const bench: BenchRequest = { ...req, cpu: 0, label: null, injectSeccomp: null, processes: 1 };
   return probeArgs(bench, { cpu: 0, otherCpu: cpus > 1 ? 1 : null });
 }
 

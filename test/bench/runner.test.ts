@@ -16,6 +16,7 @@ function request(over: Partial<BenchRequest> = {}): BenchRequest {
     ops: 1000,
     warmups: 1,
     rounds: 2,
+    processes: 1,
     cpu: null,
     label: 'A',
     injectSeccomp: null,
@@ -59,6 +60,24 @@ test('every round is stored with value = elapsed / ops, interleaved in measureme
     ],
   );
   assert.equal(run.params.cpu, 1, 'default CPU is the last allowed one (fake mask 0-1)');
+});
+
+test('rounds split across probe processes keep counting their indices; each process warms up', async () => {
+  const store = Store.open(':memory:');
+  const calls: string[][] = [];
+  const executor = fakeExecutor((args) => {
+    calls.push(args);
+    return roundsScript(args);
+  });
+  const res = await runBench(request({ rounds: 5, processes: 2 }), { store, executor, probe, reader: fakeSys() });
+  assert.equal(res.state, 'complete');
+  assert.deepEqual(calls.map((a) => a[a.indexOf('--rounds') + 1]), ['3', '2']);
+  const getppid = res.run.rounds.filter((r) => r.subject === 'getppid');
+  assert.deepEqual(getppid.map((r) => [r.warmup, r.index, r.value]), [
+    [true, 0, 100], [false, 0, 101], [false, 1, 102], [false, 2, 103],
+    [true, 1, 100], [false, 3, 101], [false, 4, 102],
+  ]);
+  assert.equal(res.run.params.extra.processes, 2);
 });
 
 test('the probe is asked for the pinned CPU, a second CPU and per-profile ops', () => {
