@@ -15,7 +15,7 @@ import {
   type UnmatchedRow,
 } from './evidence.ts';
 import { scanFiles } from './pool.ts';
-import type { Evidence, FileSites, IfSite, MacroIf } from './types.ts';
+import type { Evidence, FileSites, IfSite, MacroIf, Uncounted } from './types.ts';
 import { decide, weakestConfidence, type HintRow, type Thresholds } from './verdict.ts';
 import { loadWorkloads, type Workload, type WorkloadSpec } from './workload.ts';
 
@@ -149,27 +149,27 @@ function profileRow(
 ): HintRow {
   const evidence: Evidence[] = [];
   const methods: string[] = [];
-  let unknownHot: string | null = null;
-  let unknownExecutions = 0;
+  const uncounted: Uncounted[] = [];
   workloads.forEach((w, i) => {
     const r = siteEvidence(site, w, profilerMatches[i] ?? new Map());
     if (r.kind === 'evidence') {
       evidence.push(r.evidence);
       methods.push(`${w.name}: ${r.method}`);
     } else if (r.kind === 'unknown') {
-      unknownExecutions += r.executions;
-      if (r.executions >= t.minHits) unknownHot = `${w.name}: ${r.reason}`;
+      uncounted.push({ workload: w.name, executions: r.executions, reason: r.reason });
+      methods.push(`${w.name}: no direction (${r.reason})`);
     }
   });
   const counted = evidence.length > 0;
   return {
     site,
-    executions: counted ? evidence.reduce((s, e) => s + e.executions, 0) : unknownExecutions,
+    executions: counted ? evidence.reduce((s, e) => s + e.executions, 0) : uncounted.reduce((s, u) => s + u.executions, 0),
     thenCount: counted ? evidence.reduce((s, e) => s + e.thenCount, 0) : null,
     confidence: weakestConfidence(evidence),
     evidence,
+    uncounted,
     methods,
-    verdict: decide(site, evidence, t, unknownHot),
+    verdict: decide(site, evidence, t, uncounted),
   };
 }
 
@@ -183,6 +183,7 @@ function staticRows(scanned: FileSites[]): HintRow[] {
         thenCount: null,
         confidence: 'heuristic',
         evidence: [],
+        uncounted: [],
         methods: ['early error exit in a syscall implementation'],
         verdict: { kind: 'propose', hint: 'unlikely' },
       })),

@@ -26,28 +26,37 @@ export type Derived =
 export function deriveFromLines(site: IfSite, lines: ReadonlyMap<number, LineCounts>): Derived {
   const ifLine = lines.get(site.line);
   if (!ifLine) return { kind: 'not-compiled' };
-  const executions = ifLine.count;
   const { thenLine, elseLine, afterExitLine } = site.layout;
   const count = (line: number | null): number | undefined => (line === null ? undefined : lines.get(line)?.count);
   const thenRan = count(thenLine);
+  const otherLine = elseLine ?? afterExitLine;
+  const otherRan = count(otherLine);
+  const executions = executionsOf(ifLine.count, thenRan, otherRan);
+  // Said in the method so a reader comparing with gcov's own output sees why.
+  const recount =
+    executions < ifLine.count ? `; executions = line ${thenLine} + line ${otherLine}, gcov's ${ifLine.count} for line ${site.line} counts re-entries` : '';
   if (thenRan !== undefined && thenRan <= executions) {
-    return { kind: 'counted', executions, thenCount: thenRan, confidence: 'lines', method: `then-branch line ${thenLine}` };
+    return { kind: 'counted', executions, thenCount: thenRan, confidence: 'lines', method: `then-branch line ${thenLine}${recount}` };
   }
-  const elseRan = count(elseLine);
-  if (elseRan !== undefined && elseRan <= executions) {
-    return { kind: 'counted', executions, thenCount: executions - elseRan, confidence: 'lines', method: `else-branch line ${elseLine}` };
-  }
-  const afterRan = count(afterExitLine);
-  if (afterRan !== undefined && afterRan <= executions) {
-    return {
-      kind: 'counted',
-      executions,
-      thenCount: executions - afterRan,
-      confidence: 'lines',
-      method: `line ${afterExitLine} after an exiting then-branch`,
-    };
+  if (otherRan !== undefined && otherRan <= executions) {
+    const method = elseLine !== null ? `else-branch line ${elseLine}` : `line ${afterExitLine} after an exiting then-branch`;
+    return { kind: 'counted', executions, thenCount: executions - otherRan, confidence: 'lines', method: method + recount };
   }
   return fromArcs(site, ifLine);
+}
+
+/**
+ * How often the `if` ran. gcov's count for a line is the number of times
+ * control entered the line's blocks from another line, so a condition that
+ * calls an inlined function (whose blocks carry the callee's lines) is
+ * counted again each time the callee returns into it. Every execution goes
+ * to exactly one of the then-branch and the else (or after-exit) statement,
+ * so when both lines are known their sum bounds the count too; the smaller
+ * bound wins.
+ */
+function executionsOf(ifCount: number, thenRan: number | undefined, otherRan: number | undefined): number {
+  if (thenRan === undefined || otherRan === undefined) return ifCount;
+  return Math.min(ifCount, thenRan + otherRan);
 }
 
 function fromArcs(site: IfSite, ifLine: LineCounts): Derived {

@@ -7,7 +7,8 @@ import { pct, type HintRow, type Verdict } from './verdict.ts';
 
 /**
  * JSON format version. History:
- * 1 - first version: rows with site, counts, evidence per workload, verdict.
+ * 1 - first version: rows with site, counts, evidence per workload, verdict;
+ *     later, additively: confidence `none` and `uncounted` (workloads without a direction).
  */
 export const HINTS_JSON_VERSION = 1;
 
@@ -24,9 +25,13 @@ function proposalText(v: Verdict): string {
   }
 }
 
+/** Executions per workload; `?` marks a workload whose counts gave no direction. */
 function workloadsText(row: HintRow): string {
-  if (row.evidence.length === 0) return '-';
-  return row.evidence.map((e) => `${e.workload}:${e.executions}`).join(' ');
+  const parts = [
+    ...row.evidence.map((e) => `${e.workload}:${e.executions}`),
+    ...row.uncounted.map((u) => `${u.workload}:${u.executions}?`),
+  ];
+  return parts.length ? parts.join(' ') : '-';
 }
 
 function thenText(row: HintRow): string {
@@ -124,6 +129,7 @@ export function formatJson(result: HintsResult, generatedBy: string): string {
       confidence: r.confidence,
       methods: r.methods,
       evidence: r.evidence,
+      uncounted: r.uncounted,
       verdict: r.verdict,
     })),
     quiet: result.quiet,

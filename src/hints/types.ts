@@ -94,12 +94,20 @@ export type Confidence =
   | 'profiler' // the kernel's branch profiler counted the condition itself
   | 'lines' // first statement of then/else (or the statement after an exiting then) vs the `if` line
   | 'arcs' // gcov's branch arcs, direction inferred from GCC's layout rules
-  | 'heuristic'; // no profile: static pattern only
+  | 'heuristic' // no profile: static pattern only
+  | 'none'; // the `if` ran, but no workload's counts tell which way it went
+
+/** A workload that ran an `if` without telling which way it went. */
+export interface Uncounted {
+  workload: string;
+  executions: number;
+  reason: string;
+}
 
 /** One workload's evidence for one site. */
 export interface Evidence {
   workload: string;
   executions: number;
   thenCount: number;
-  confidence: Exclude<Confidence, 'heuristic'>;
+  confidence: Exclude<Confidence, 'heuristic' | 'none'>;
 }

@@ -3,7 +3,7 @@
  * propose a hint, flag a contradicted annotation, list it as skipped, or
  * stay silent (balanced, rarely run).
  */
-import type { Confidence, Evidence, IfSite, SkipReason } from './types.ts';
+import type { Confidence, Evidence, IfSite, SkipReason, Uncounted } from './types.ts';
 
 export type Hint = 'likely' | 'unlikely';
 
@@ -35,6 +35,8 @@ export interface HintRow {
   thenCount: number | null;
   confidence: Confidence;
   evidence: Evidence[];
+  /** Workloads that ran the `if` but whose counts give no direction (not in `thenCount`). */
+  uncounted: Uncounted[];
   /** How each workload's count was read (`then-branch line 635`, `branch profiler`...). */
   methods: string[];
   verdict: Verdict;
@@ -42,8 +44,12 @@ export interface HintRow {
 
 const CONFIDENCE_ORDER: Confidence[] = ['heuristic', 'arcs', 'lines', 'profiler'];
 
-/** The weakest method among the evidence: a row is only as sure as its least sure count. */
+/**
+ * The weakest method among the evidence: a row is only as sure as its least
+ * sure count. No evidence at all is `none`.
+ */
 export function weakestConfidence(evidence: Evidence[]): Confidence {
+  if (evidence.length === 0) return 'none';
   let worst = CONFIDENCE_ORDER.length - 1;
   for (const e of evidence) worst = Math.min(worst, CONFIDENCE_ORDER.indexOf(e.confidence));
   return CONFIDENCE_ORDER[worst] ?? 'lines';
@@ -67,16 +73,22 @@ function agreedHint(evidence: Evidence[], t: Thresholds): Hint | null {
 
 /**
  * The verdict for a site with summed `executions`/`thenCount` over
- * `evidence`; `unknownHot` says the line ran often but no direction was read.
+ * `evidence`; `uncounted` are the workloads that ran it without a direction.
  */
-export function decide(site: IfSite, evidence: Evidence[], t: Thresholds, unknownHot: string | null): Verdict {
+export function decide(site: IfSite, evidence: Evidence[], t: Thresholds, uncounted: Uncounted[]): Verdict {
   const executions = evidence.reduce((s, e) => s + e.executions, 0);
   const thenCount = evidence.reduce((s, e) => s + e.thenCount, 0);
-  if (site.skip === 'parse-error') return { kind: 'skip', reason: 'parse-error', detail: 'the condition or a branch did not parse' };
+  // Like every skip, a parse error is listed only for an `if` that ran at least min-hits times.
+  const parseError: Verdict = { kind: 'skip', reason: 'parse-error', detail: 'the condition or a branch did not parse' };
   if (evidence.length === 0) {
-    return unknownHot ? { kind: 'skip', reason: 'direction-unknown', detail: unknownHot } : { kind: 'quiet', reason: 'not-reached' };
+    const ran = uncounted.reduce((s, u) => s + u.executions, 0);
+    if (ran === 0) return { kind: 'quiet', reason: 'not-reached' };
+    if (ran < t.minHits) return { kind: 'quiet', reason: 'few-executions' };
+    const detail = uncounted.map((u) => `${u.workload}: ${u.reason}`).join('; ');
+    return site.skip === 'parse-error' ? parseError : { kind: 'skip', reason: 'direction-unknown', detail };
   }
   if (executions < t.minHits) return { kind: 'quiet', reason: executions === 0 ? 'not-reached' : 'few-executions' };
+  if (site.skip === 'parse-error') return parseError;
   const pooled = biasOf(thenCount, executions, t);
   const share = thenCount / executions;
   if (site.annotation.kind === 'whole') {
