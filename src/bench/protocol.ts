@@ -146,10 +146,18 @@ export function parseLine(raw: string): ParsedLine {
   }
 }
 
-/** Describe a probe error event the way a user needs it: which call, which round, errno. */
+/** Probe stages that run inside a measured round (docs/probe-protocol.md, `error`). */
+const ROUND_STAGES: ReadonlySet<string> = new Set(['before-round', 'loop', 'after-round', 'state-check']);
+
+/**
+ * Describe a probe error event the way a user needs it: which call, which
+ * round (only for stages inside a round), errno.
+ */
 export function describeProbeError(e: Extract<ProbeEvent, { type: 'error' }>): string {
   const where = e.profile === '-' ? '' : `profile ${e.profile}, `;
-  const round = e.round >= 0 ? `${e.warmup ? 'warm-up ' : ''}round ${e.round}, ` : '';
+  // The probe writes round=0 for every stage; only these run inside a round.
+  const inRound = ROUND_STAGES.has(e.stage) && e.round >= 0;
+  const round = inRound ? `${e.warmup ? 'warm-up ' : ''}round ${e.round}, ` : '';
   const call = e.call >= 0 ? `call #${e.call} of ${e.syscall}, ` : '';
   const errno = e.errno ? `errno ${e.errno} ` : '';
   return `${where}${round}${call}stage ${e.stage}: ${errno}(${e.message})`;

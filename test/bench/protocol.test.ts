@@ -34,3 +34,32 @@ test('a probe error names the profile, round, call index, syscall and errno', ()
   if (p.kind !== 'event' || p.event.type !== 'error') throw new Error('not an error event');
   assert.equal(describeProbeError(p.event), 'profile getppid, round 4, call #17 of getppid, stage loop: errno 1 (Operation not permitted)');
 });
+
+test('a probe error outside a round names no round; one inside a round does', () => {
+  const describe = (fields: string): string => {
+    const p = parseLine(frameLine(`@hl1 error ${fields}`));
+    if (p.kind !== 'event' || p.event.type !== 'error') throw new Error('not an error event');
+    return describeProbeError(p.event);
+  };
+  assert.equal(
+    describe('profile=mincore-256k round=0 warmup=0 stage=prepare call=-1 syscall=mmap errno=12 message=mmap%20failed'),
+    'profile mincore-256k, stage prepare: errno 12 (mmap failed)',
+  );
+  assert.equal(
+    describe('profile=getppid round=0 warmup=0 stage=pin call=-1 syscall=- errno=22 message=sched_setaffinity'),
+    'profile getppid, stage pin: errno 22 (sched_setaffinity)',
+  );
+  assert.equal(
+    describe('profile=getppid round=0 warmup=1 stage=seccomp call=-1 syscall=- errno=1 message=filter'),
+    'profile getppid, stage seccomp: errno 1 (filter)',
+  );
+  assert.equal(describe('stage=arguments message=unknown%20profile%20x'), 'stage arguments: (unknown profile x)');
+  assert.equal(
+    describe('profile=getppid round=0 warmup=1 stage=before-round call=-1 syscall=- errno=4 message=x'),
+    'profile getppid, warm-up round 0, stage before-round: errno 4 (x)',
+  );
+  assert.equal(
+    describe('profile=sched-yield round=2 warmup=0 stage=state-check call=-1 syscall=- errno=0 message=policy%20changed'),
+    'profile sched-yield, round 2, stage state-check: (policy changed)',
+  );
+});
