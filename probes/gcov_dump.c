@@ -11,6 +11,9 @@
  * incompletely), so each file is read until EOF into one buffer before a
  * byte of it is sent: size and crc describe exactly what was read.
  *
+ * --dump-files DIR sends every regular file under DIR the same way
+ * (`hintlab vm --macro`: stress-ng's YAML and log files).
+ *
  * --reset-gcov writes DIR/reset first, so counts come from the workload
  * only and not from the boot.
  */
@@ -112,14 +115,15 @@ static void send_file(const char *path, struct dump_state *st)
 	free(data);
 }
 
-static int is_gcda(const char *name)
+/* Whether name ends in suffix; a NULL suffix takes every file. */
+static int wanted(const char *name, const char *suffix)
 {
-	size_t n = strlen(name);
-	return n > 5 && strcmp(name + n - 5, ".gcda") == 0;
+	size_t n = strlen(name), k = suffix ? strlen(suffix) : 0;
+	return !suffix || (n > k && strcmp(name + n - k, suffix) == 0);
 }
 
 /* Depth-first, entries sorted by name so two runs send files in the same order. */
-static void walk(const char *dir, struct dump_state *st)
+static void walk(const char *dir, const char *suffix, struct dump_state *st)
 {
 	struct dirent **names;
 	int n = scandir(dir, &names, NULL, alphasort);
@@ -137,8 +141,8 @@ static void walk(const char *dir, struct dump_state *st)
 		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) < sizeof(path) && lstat(path, &sb) == 0) {
 			/* lstat: the .gcno entries in debugfs are symlinks to the build tree */
 			if (S_ISDIR(sb.st_mode))
-				walk(path, st);
-			else if (S_ISREG(sb.st_mode) && is_gcda(name))
+				walk(path, suffix, st);
+			else if (S_ISREG(sb.st_mode) && wanted(name, suffix))
 				send_file(path, st);
 		}
 		free(names[i]);
@@ -179,7 +183,18 @@ int gcov_dump(const char *dir)
 {
 	struct dump_state st = { 0, 0, 0 };
 	mount_debugfs_for(dir);
-	walk(dir, &st);
+	walk(dir, ".gcda", &st);
+	emit("files", "count=%d bytes=%lld", st.files, st.bytes);
+	return st.failed ? -1 : 0;
+}
+
+/* --dump-files DIR: send every regular file under DIR the same way (a missing DIR sends none). */
+int files_dump(const char *dir)
+{
+	struct dump_state st = { 0, 0, 0 };
+	struct stat sb;
+	if (stat(dir, &sb) == 0)
+		walk(dir, NULL, &st);
 	emit("files", "count=%d bytes=%lld", st.files, st.bytes);
 	return st.failed ? -1 : 0;
 }

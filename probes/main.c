@@ -6,6 +6,7 @@
  * Usage: hintlab-probe [--list] [--cpu N] [--other-cpu N] [--ops N] [--warmups N]
  *                      [--rounds N] [--inject-seccomp N] --profile NAME[:OPS] ...
  *                      [--exec PATH] [--reset-gcov] [--dump-gcov DIR]
+ *                      [--run-plan FILE] [--dump-files DIR]
  * As PID 1 (inside a VM initramfs) arguments come from /hintlab.args, one
  * per line, and the guest is rebooted (qemu -no-reboot then exits) at the end.
  */
@@ -37,6 +38,9 @@ int save_init_state(void);
 int gcov_reset(const char *dir);
 int gcov_dump(const char *dir);
 int run_program(const char *path);
+int run_plan(const char *file);
+int files_dump(const char *dir);
+void mount_for_programs(void);
 
 volatile int stop_requested;
 
@@ -205,6 +209,8 @@ struct options {
 	/* coverage collection (gcov_dump.c, exec.c): NULL / 0 when not asked for */
 	const char *dump_gcov, *exec_path;
 	int reset_gcov;
+	/* programs run from a plan file, their output files sent back (plan.c): NULL when not asked for */
+	const char *run_plan, *dump_files;
 };
 
 static void usage_error(const char *msg, const char *arg)
@@ -247,6 +253,11 @@ static void parse_args(int argc, char **argv, struct options *o)
 			if (!v || !*v)
 				usage_error("flag needs a path", a);
 			*(a[2] == 'd' ? &o->dump_gcov : &o->exec_path) = v;
+			i++;
+		} else if (!strcmp(a, "--run-plan") || !strcmp(a, "--dump-files")) {
+			if (!v || !*v)
+				usage_error("flag needs a path", a);
+			*(a[2] == 'r' ? &o->run_plan : &o->dump_files) = v;
 			i++;
 		} else if (!strcmp(a, "--reset-gcov")) {
 			o->reset_gcov = 1;
@@ -346,7 +357,7 @@ int main(int argc, char **argv)
 		list_profiles();
 		finish(0);
 	}
-	if (n_selected == 0 && !o.dump_gcov && !o.exec_path)
+	if (n_selected == 0 && !o.dump_gcov && !o.exec_path && !o.run_plan)
 		usage_error("no --profile given", NULL);
 	if (o.reset_gcov && !o.dump_gcov)
 		usage_error("--reset-gcov needs --dump-gcov DIR", NULL);
@@ -396,8 +407,16 @@ int main(int argc, char **argv)
 	cleanup_all();
 	if (o.exec_path)
 		run_exec(&ctx, o.exec_path);
+	if (o.run_plan) {
+		if (is_pid1)
+			mount_for_programs();
+		if (run_plan(o.run_plan) != 0)
+			fail(&ctx, NULL, "run-plan", -1, errno, o.run_plan);
+	}
 	emit("done", "rounds=%d profiles=%zu", o.rounds, n_selected);
 	if (o.dump_gcov && gcov_dump(o.dump_gcov) != 0)
+		finish(3);
+	if (o.dump_files && files_dump(o.dump_files) != 0)
 		finish(3);
 	finish(0);
 	return 0;

@@ -14,13 +14,14 @@ export type Unit =
   | 'ns/call' // wall-clock nanoseconds per syscall (host or KVM guest)
   | 'instructions/call' // guest instructions per syscall (qemu -icount)
   | 'emulated-time/call' // TCG guest clock without icount: emulation time, not real time
-  | 'bogo-ops/s'; // stress-ng throughput
+  | 'bogo-ops/s' // stress-ng throughput (host or KVM guest)
+  | 'emulated-bogo-ops/s'; // stress-ng throughput in a TCG guest: bogo-ops per emulated second
 
 /** Whether smaller or larger values of a metric are better. */
 export type Direction = 'lower-is-better' | 'higher-is-better';
 
 export function directionOf(unit: Unit): Direction {
-  return unit === 'bogo-ops/s' ? 'higher-is-better' : 'lower-is-better';
+  return unit === 'bogo-ops/s' || unit === 'emulated-bogo-ops/s' ? 'higher-is-better' : 'lower-is-better';
 }
 
 /** Where a run's rounds came from. */

@@ -9,13 +9,14 @@ import type { AccelRequest } from '../vm/accel.ts';
 import { parseOrder, resolveKernel } from '../vm/kernels.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { runVm, type StepResult } from '../vm/runner.ts';
-import { stepsTable } from '../vm/summary.ts';
 import { type CliIO, commandLine, UserError } from './io.ts';
+import { reportSteps, stepCallbacks } from './vm-report.ts';
+import { vmMacroAction, type VmMacroOptions } from './vm-macro.ts';
 import { interruptible } from './interrupt.ts';
 import { collect, intOption } from './options.ts';
 import { progressBar } from './progress.ts';
 
-interface VmOptions {
+export interface VmOptions extends VmMacroOptions {
   kernel: string[];
   order?: string;
   profile: string[];
@@ -24,7 +25,7 @@ interface VmOptions {
   rounds: number;
   accel: AccelRequest;
   icount?: boolean;
-  timeout: number;
+  timeout?: number;
   labelPrefix: string;
   db?: string;
 }
@@ -50,11 +51,6 @@ function guestProfiles(requested: string[], icount: boolean) {
   return profiles.filter((p) => p.cpus === 1);
 }
 
-function stepLine(s: StepResult): string {
-  if (s.state === 'complete') return `  ${s.runLabel}: complete (run #${s.runId}, ${s.seconds.toFixed(1)} s)\n`;
-  return `  ${s.runLabel}: FAILED (run #${s.runId} stored as failed)\n${s.reason.replace(/^/gm, '    ')}\n`;
-}
-
 async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
   if (opts.kernel.length === 0) throw new UserError('give at least one --kernel LABEL=PATH (e.g. --kernel A=./build-a --kernel B=./build-b)', 2);
   const kernels = opts.kernel.map((k) => resolveKernel(k, io.cwd));
@@ -63,6 +59,7 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
   if (dup) throw new UserError(`--kernel label '${dup}' is given twice; each kernel needs its own label`, 2);
   const defaultOrder = labels.length === 2 ? `${labels[0]},${labels[1]},${labels[0]}` : labels.join(',');
   const steps = parseOrder(opts.order ?? defaultOrder, labels);
+  if (opts.macro) return vmMacroAction(opts, io, kernels, steps);
   const profiles = guestProfiles(opts.profile, opts.icount === true);
   requireQemu();
   const probe = buildProbe({ static: true, env: io.env });
@@ -80,7 +77,7 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
           rounds: opts.rounds,
           accel: opts.accel,
           icount: opts.icount === true,
-          timeoutSeconds: opts.timeout,
+          timeoutSeconds: opts.timeout ?? 600,
           labelPrefix: opts.labelPrefix,
           command: commandLine(io),
           hintlabVersion: VERSION,
@@ -90,25 +87,12 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
           launcher: qemuLauncher(),
           probe,
           abort,
-          onAccel: (c) => io.stderr(`accelerator: ${c.accel} (${c.why})\n`),
-          onStepStart: (s) => io.stderr(`boot ${s.index + 1}/${steps.length}: kernel ${s.kernel.label} (${s.kernel.image})\n`),
-          onStepEnd: (s) => {
-            bar.clear();
-            io.stderr(stepLine(s));
-          },
+          ...stepCallbacks(io, bar, steps.length),
           onRound: (s, d, t, p) => bar.update(d, t, `${s.runLabel} ${p}`),
         },
       );
       bar.clear();
-      const runs = result.steps.map((s) => store.getRun(s.runId));
-      if (runs.length) io.stdout(stepsTable(runs));
-      const failed = result.steps.filter((s) => s.state === 'failed');
-      if (result.state === 'interrupted') throw new UserError(`interrupted after ${result.steps.length} of ${steps.length} boots; qemu was stopped and the boot in flight is stored as failed`);
-      if (failed.length) {
-        throw new UserError(`${failed.length} of ${steps.length} boots failed (${failed.map((s) => s.runLabel).join(', ')}); they are stored as failed runs in ${store.path} and never used as data`);
-      }
-      const [a, b, a2] = result.steps;
-      if (a && b) io.stdout(`compare with: hintlab compare ${a.runLabel} ${b.runLabel}${a2 && a2.kernel.label === a.kernel.label ? ` ${a2.runLabel}` : ''}${opts.db ? ` --db ${opts.db}` : ''}\n`);
+      reportSteps(io, store, result, steps.length, opts.db);
     });
   } finally {
     bar.clear();
@@ -128,8 +112,14 @@ export function registerVm(program: Command, io: CliIO): void {
     .option('--rounds <n>', 'measured rounds per profile and boot', intOption('--rounds', 1), 15)
     .option('--accel <mode>', 'auto (KVM if a trial boot works, else TCG), kvm or tcg', accelOption, 'auto')
     .option('--icount', "count guest instructions (qemu -icount shift=0): results in instructions/call, repeatable to ~0.01 %")
-    .option('--timeout <s>', 'seconds one boot may take before qemu is killed and the boot stored as failed', intOption('--timeout', 5), 600)
+    .option('--timeout <s>', 'seconds one boot may take before qemu is killed and the boot stored as failed (default: 600; with --macro the plan\'s length x 2 + 120)', intOption('--timeout', 5))
     .option('--label-prefix <text>', 'run labels are <prefix><kernel label>-<boot index>', 'vm-')
+    .option('--macro', 'run stress-ng stressors in each guest instead of probe profiles (see docs/vm.md)')
+    .option('--stressor <name>', 'with --macro: stressor to run (repeatable or comma-separated)', collect, [])
+    .option('--set <name>', "with --macro: named stressor set ('sched')", collect, [])
+    .option('--instances <list>', "with --macro: instance counts, comma-separated; 'all' = one per guest CPU", '1')
+    .option('--seconds <s>', 'with --macro: seconds per stress-ng invocation', intOption('--seconds', 1), 5)
+    .option('--repeats <n>', 'with --macro: repeats of every stressor and instance count', intOption('--repeats', 1), 5)
     .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
     .action(async (opts: VmOptions) => vmAction(opts, io));
 }

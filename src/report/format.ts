@@ -3,7 +3,7 @@
  * reports, so every format prints the same figure the same way. Numbers are
  * only formatted here, never computed (they come from a Comparison).
  */
-import type { Unit } from '../model.ts';
+import { directionOf, type Unit } from '../model.ts';
 import type { Interval, InsufficientData, RunSummary } from '../compare/types.ts';
 
 /** How a unit is spoken about in prose and field names. */
@@ -42,6 +42,13 @@ const UNIT_WORDS: Record<Unit, UnitWords> = {
     ops: 'bogo ops',
     fieldSuffix: 'BogoOpsPerSecond',
     caution: 'stress-ng throughput: higher is better',
+  },
+  'emulated-bogo-ops/s': {
+    perOp: 'emulated-bogo-ops/s',
+    change: 'emulated-bogo-ops/s',
+    ops: 'bogo ops',
+    fieldSuffix: 'EmulatedBogoOpsPerSecond',
+    caution: 'stress-ng throughput in a TCG guest, per emulated second (not real time): higher is better, useful only as ratios between kernels',
   },
 };
 
@@ -96,7 +103,7 @@ export function roundsText(runs: RunSummary[], unit: Unit): string {
   const counts = runs.map((r) => String(r.n));
   const rounds = new Set(counts).size === 1 ? counts[0] : `${runs.map((r) => r.role).join('/')} ${counts.join('/')}`;
   const ops = runs.flatMap((r) => r.opsPerRound);
-  if (unit === 'bogo-ops/s' || ops.length === 0) return `${rounds} rounds`;
+  if (directionOf(unit) === 'higher-is-better' || ops.length === 0) return `${rounds} rounds`;
   const lo = Math.min(...ops);
   const hi = Math.max(...ops);
   return `${rounds} x ${lo === hi ? lo : `${lo}-${hi}`} ${unitWords(unit).ops}`;

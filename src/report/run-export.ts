@@ -20,6 +20,8 @@ export function unitColumns(unit: Unit): { total: string; value: string } {
       return { total: 'elapsed_emulated_time', value: 'emulated_time_per_call' };
     case 'bogo-ops/s':
       return { total: 'bogo_ops', value: 'bogo_ops_per_s' };
+    case 'emulated-bogo-ops/s':
+      return { total: 'bogo_ops', value: 'bogo_ops_per_emulated_s' };
   }
 }
 

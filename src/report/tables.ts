@@ -5,6 +5,7 @@
  */
 import type { Comparison, Contrast, RunRole, SubjectComparison } from '../compare/types.ts';
 import { formatP } from '../compare/format.ts';
+import { directionOf } from '../model.ts';
 import { runName } from './facts.ts';
 import { decimalsFor, fixed, isInterval, pctDecimals, roundsText, signed, unitWords } from './format.ts';
 import { subjectsRegressionsFirst, verdictText } from './summary.ts';
@@ -72,7 +73,7 @@ export function resultsTable(c: Comparison): Table {
       '95 % CI (%)',
       `CV ${rs.join('/')} (%)`,
       // Throughput rounds are timed, not counted in ops (their cells say "5 rounds").
-      c.unit === 'bogo-ops/s' ? 'Rounds' : 'Rounds x ops',
+      directionOf(c.unit) === 'higher-is-better' ? 'Rounds' : 'Rounds x ops',
       'p Welch',
       ...adjusted,
       'p Mann-Whitney',

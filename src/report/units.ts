@@ -16,6 +16,8 @@ export function unitSuffix(unit: Unit): string {
       return 'emu-time';
     case 'bogo-ops/s':
       return 'bogo-ops/s';
+    case 'emulated-bogo-ops/s':
+      return 'emu-bogo-ops/s';
   }
 }
 

@@ -55,8 +55,9 @@ export function cpioNewc(entries: CpioEntry[]): Buffer {
 /**
  * The gzip'd initramfs that boots straight into the probe: `probeArgs` are
  * written one per line to /hintlab.args (the probe reads them as PID 1).
+ * `extra` members (stress-ng and its libraries for `vm --macro`) follow.
  */
-export function probeInitramfs(probeBinary: Buffer, probeArgs: string[]): Buffer {
+export function probeInitramfs(probeBinary: Buffer, probeArgs: string[], extra: CpioEntry[] = []): Buffer {
   for (const a of probeArgs) {
     if (a.includes('\n')) throw new Error(`probe argument contains a newline: ${JSON.stringify(a)}`);
   }
@@ -66,6 +67,7 @@ export function probeInitramfs(probeBinary: Buffer, probeArgs: string[]): Buffer
     { kind: 'dir', path: 'proc' },
     { kind: 'file', path: 'hintlab.args', data: Buffer.from(probeArgs.map((a) => `${a}\n`).join(''), 'utf8') },
     { kind: 'file', path: 'init', data: probeBinary, mode: 0o755 },
+    ...extra,
   ];
   return gzipSync(cpioNewc(entries), { level: 6 });
 }

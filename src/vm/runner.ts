@@ -20,7 +20,7 @@ import type { RunParams, Unit } from '../model.ts';
 import type { Store } from '../store/store.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment, type VmEnvironment } from './environment.ts';
-import { probeInitramfs } from './initramfs.ts';
+import { probeInitramfs, type CpioEntry } from './initramfs.ts';
 import type { VmKernel } from './kernels.ts';
 import { BASE_APPEND, qemuCommand, shellQuote, type Accel, type BootResult, type VmLauncher } from './qemu.ts';
 
@@ -80,7 +80,7 @@ export function guestCpus(icount: boolean): number {
   return icount ? 1 : 2;
 }
 
-const MEMORY_MIB = 256;
+export const MEMORY_MIB = 256;
 const TRIAL_TIMEOUT_S = 20;
 
 /** Label each step: the n-th boot of kernel A is `<prefix>A-<n>`. */
@@ -139,8 +139,8 @@ function bootOutcome(session: ProbeSession, boot: BootResult, argv: string[]): S
  * temporary file to clean up, and the qemu command line in an error message
  * stays runnable by hand afterwards.
  */
-export function initramfsFile(probe: ProbeBuild, args: string[], cacheDir = join(dirname(defaultCacheDir()), 'initramfs')): string {
-  const image = probeInitramfs(readFileSync(probe.path), args);
+export function initramfsFile(probe: ProbeBuild, args: string[], cacheDir = join(dirname(defaultCacheDir()), 'initramfs'), extra: CpioEntry[] = []): string {
+  const image = probeInitramfs(readFileSync(probe.path), args, extra);
   const path = join(cacheDir, `${createHash('sha256').update(image).digest('hex').slice(0, 16)}.cpio.gz`);
   if (!existsSync(path)) {
     mkdirSync(cacheDir, { recursive: true });
@@ -151,7 +151,8 @@ export function initramfsFile(probe: ProbeBuild, args: string[], cacheDir = join
   return path;
 }
 
-async function trialBoot(req: VmRequest, deps: VmDeps): Promise<string | null> {
+/** Boot the first kernel under KVM with `--list`: null when KVM works, else why not. */
+export async function trialBoot(req: Pick<VmRequest, 'kernels' | 'steps'>, deps: Pick<VmDeps, 'probe' | 'cacheDir' | 'launcher' | 'abort'>): Promise<string | null> {
   const first = req.kernels.find((k) => k.label === req.steps[0]) ?? req.kernels[0];
   if (!first) return 'no kernel to try';
   const initrd = initramfsFile(deps.probe, ['--list'], deps.cacheDir);

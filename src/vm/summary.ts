@@ -4,7 +4,7 @@
  * runs' unit. Returns text; the CLI decides where it goes.
  */
 import type { RunWithRounds } from '../model.ts';
-import { measuredValues } from '../model.ts';
+import { directionOf, measuredValues } from '../model.ts';
 import { formatNumber, formatPct, unitSuffix } from '../report/units.ts';
 import { cvPct, isSample, median } from '../stats/descriptive.ts';
 
@@ -20,7 +20,8 @@ export function stepsTable(runs: RunWithRounds[]): string {
   const first = runs[0];
   if (!first) return '';
   const subjects = [...new Set(runs.flatMap((r) => r.params.subjects))];
-  const header = [`median ${unitSuffix(first.unit)}/call (CV)`, ...runs.map((r) => `${r.label ?? `#${r.id}`}`)];
+  const per = directionOf(first.unit) === 'higher-is-better' ? '' : '/call';
+  const header = [`median ${unitSuffix(first.unit)}${per} (CV)`, ...runs.map((r) => `${r.label ?? `#${r.id}`}`)];
   const rows = subjects.map((s) => [s, ...runs.map((r) => cell(r, s))]);
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));

@@ -1,0 +1,123 @@
+/**
+ * The guest side of `hintlab vm --macro`, seen from the host: the plan the
+ * probe runs (one stress-ng invocation per line), the lines it prints while
+ * doing so, and the rounds those lines make.
+ *
+ * Invariant: a round is stored only for an invocation whose `exec` line
+ * says status 0 and whose YAML file arrived whole (size and CRC-32 checked
+ * by the transfer); the first failed invocation ends the boot as a failed
+ * run whose reason is stress-ng's own message from its log file.
+ */
+import { describeProbeError, parseLine, type ProbeEvent } from '../bench/protocol.ts';
+import { GcdaReceiver } from '../hints/collect/transfer.ts';
+import { stressNgArgs } from '../macro/executor.ts';
+import { invocationFailure, withStderr } from '../macro/failure.ts';
+import { macroRound } from '../macro/metrics.ts';
+import type { PlanItem } from '../macro/plan.ts';
+import { parseStressNgYaml, StressNgYamlError } from '../macro/yaml.ts';
+import type { Unit } from '../model.ts';
+import type { NewRound } from '../store/store.ts';
+import { GUEST_STRESS_NG } from './stress-ng-image.ts';
+
+/** Where the guest writes stress-ng's YAML and log files (a tmpfs the probe mounts). */
+export const GUEST_OUT_DIR = '/tmp/hintlab';
+export const GUEST_PLAN = '/hintlab.plan';
+
+export const guestYamlPath = (seq: number): string => `${GUEST_OUT_DIR}/round-${seq}.yaml`;
+export const guestLogPath = (seq: number): string => `${GUEST_OUT_DIR}/round-${seq}.log`;
+
+/** The stress-ng arguments of one planned invocation in the guest (no --taskset: the guest's CPUs are all its own). */
+export function guestStressNgArgs(item: PlanItem, seconds: number): string[] {
+  return stressNgArgs({ stressor: item.stressor, instances: item.instances, seconds, cpuList: null, yamlPath: guestYamlPath(item.seq), cwd: '/tmp' });
+}
+
+/** The probe's plan file: `LOGPATH PROGRAM ARG...` per invocation, in plan order. */
+export function guestPlanText(items: PlanItem[], seconds: number): string {
+  return items.map((i) => `${[guestLogPath(i.seq), GUEST_STRESS_NG, ...guestStressNgArgs(i, seconds)].join(' ')}\n`).join('');
+}
+
+/** The probe's arguments for a macro boot. */
+export const MACRO_PROBE_ARGS = ['--run-plan', GUEST_PLAN, '--dump-files', GUEST_OUT_DIR];
+
+/** Collects one macro boot's probe lines: invocation statuses, then the file transfer. */
+export class MacroGuestSession {
+  readonly receiver = new GcdaReceiver();
+  hello: Extract<ProbeEvent, { type: 'hello' }> | null = null;
+  /** Exit status of each invocation, in plan order. */
+  readonly statuses: number[] = [];
+  done = false;
+  error: string | null = null;
+  readonly corrupt: string[] = [];
+
+  constructor(private readonly onInvocation?: (done: number) => void) {}
+
+  feed(raw: string): void {
+    const p = parseLine(raw.replace(/\r+$/, ''));
+    if (p.kind === 'noise') return;
+    if (p.kind === 'corrupt') {
+      this.corrupt.push(`${p.reason}: ${p.line.slice(0, 120)}`);
+      return;
+    }
+    const e = p.event;
+    switch (e.type) {
+      case 'hello':
+        this.hello = e;
+        return;
+      case 'exec':
+        this.statuses.push(e.status);
+        this.onInvocation?.(this.statuses.length);
+        return;
+      case 'error':
+        this.error ??= `the probe failed in the guest: ${describeProbeError(e)}`;
+        return;
+      case 'done':
+        this.done = true;
+        return;
+      case 'file':
+      case 'chunk':
+      case 'files':
+        this.receiver.feed(e);
+        return;
+      default:
+        return;
+    }
+  }
+}
+
+/** The boot's rounds, and why the boot is not data if it is not. */
+export type GuestRounds = { rounds: NewRound[]; failure: string | null };
+
+/** Turn a finished session into rounds in `unit`; stops at the first invocation that is not data. */
+export function guestRounds(session: MacroGuestSession, items: PlanItem[], repeats: number, unit: Unit): GuestRounds {
+  const rounds: NewRound[] = [];
+  const fail = (failure: string): GuestRounds => ({ rounds, failure });
+  if (session.error) return fail(session.error);
+  if (!session.hello) return fail('the probe never started in the guest (no hello line)');
+  if (session.corrupt.length) return fail(`the guest printed ${session.corrupt.length} corrupt probe line(s), first: ${session.corrupt[0]}`);
+  const transfer = session.receiver.outcome();
+  if (transfer.state === 'failed') return fail(`stress-ng's files did not arrive whole: ${transfer.reason.replace('.gcda transfer', 'file transfer')}`);
+  const files = new Map(transfer.files.map((f) => [f.guestPath, f.data.toString('utf8')]));
+  for (const [i, item] of items.entries()) {
+    const status = session.statuses[i];
+    const where = `${item.subject} repeat ${item.repeat + 1}/${repeats}`;
+    if (status === undefined) return fail(`the guest ran ${session.statuses.length} of ${items.length} stress-ng invocations`);
+    const log = files.get(guestLogPath(item.seq)) ?? '';
+    const failure = invocationFailure({ kind: 'exited', code: status, stderr: log });
+    if (failure !== null) return fail(`${where} in the guest: ${failure}`);
+    const yamlPath = guestYamlPath(item.seq);
+    const yaml = files.get(yamlPath);
+    if (yaml === undefined) return fail(withStderr(`${where}: guest:${yamlPath}: stress-ng wrote no YAML file`, log));
+    try {
+      const metrics = parseStressNgYaml(yaml, `guest:${yamlPath}`, item.stressor);
+      if (metrics.bogoOps === 0 || metrics.bogoOpsPerSecRealTime === 0) {
+        return fail(withStderr(`${where}: guest:${yamlPath}: stress-ng reported 0 bogo ops (the stressor did no work)`, log));
+      }
+      const { round } = macroRound(metrics, { seq: item.seq, subject: item.subject, repeat: item.repeat });
+      rounds.push({ ...round, unit });
+    } catch (err) {
+      if (err instanceof StressNgYamlError) return fail(withStderr(`${where}: ${err.message}`, log));
+      throw err;
+    }
+  }
+  return { rounds, failure: null };
+}

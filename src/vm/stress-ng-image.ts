@@ -1,0 +1,69 @@
+/**
+ * What a guest needs to run the host's stress-ng: the binary, every shared
+ * library `ldd` names and the dynamic loader, each at the path the loader
+ * will look for it, plus the directories above them. The guest then runs
+ * the very same stress-ng build as a host `hintlab macro` run.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { UserError } from '../cli/io.ts';
+import type { CpioEntry } from './initramfs.ts';
+
+export const GUEST_STRESS_NG = '/usr/bin/stress-ng';
+
+/**
+ * The absolute paths of the libraries in `ldd` output: `name => /path (addr)`
+ * lines and the loader's bare `/path (addr)` line. The vDSO (no file) and
+ * libraries ldd could not find are skipped here; the latter are reported by
+ * `stressNgFiles`.
+ */
+export function parseLdd(output: string): { paths: string[]; missing: string[] } {
+  const paths: string[] = [];
+  const missing: string[] = [];
+  for (const line of output.split('\n').map((l) => l.trim())) {
+    const arrow = /^(\S+)\s+=>\s+(\S+)/.exec(line);
+    if (arrow) {
+      if (arrow[2] === 'not') missing.push(arrow[1]!);
+      else if (arrow[2]!.startsWith('/')) paths.push(arrow[2]!);
+      continue;
+    }
+    const bare = /^(\/\S+)\s+\(0x[0-9a-f]+\)$/.exec(line);
+    if (bare) paths.push(bare[1]!);
+  }
+  return { paths: [...new Set(paths)], missing };
+}
+
+/** Every directory above `paths`, parents first, without a leading slash. */
+export function parentDirs(paths: string[]): string[] {
+  const dirs = new Set<string>();
+  for (const p of paths) {
+    const parts = p.replace(/^\/+/, '').split('/').slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
+  }
+  return [...dirs].sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
+}
+
+/**
+ * The archive members for `binary` (the host's stress-ng) installed as
+ * /usr/bin/stress-ng. Symlinks (e.g. /lib64/ld-linux-x86-64.so.2) are
+ * stored as the file they point to: the guest needs the bytes, not the link.
+ */
+export function stressNgFiles(binary: string, run: (file: string) => string = lddOutput): { entries: CpioEntry[]; bytes: number } {
+  const { paths, missing } = parseLdd(run(binary));
+  if (missing.length) throw new UserError(`${binary} links libraries ldd cannot find (${missing.join(', ')}); reinstall stress-ng (apt-get install -y --reinstall stress-ng)`);
+  const files = [{ path: GUEST_STRESS_NG, data: readFileSync(binary) }, ...paths.map((p) => ({ path: p, data: readFileSync(p) }))];
+  const dirs = parentDirs(files.map((f) => f.path));
+  const entries: CpioEntry[] = [
+    ...dirs.map((d): CpioEntry => ({ kind: 'dir', path: d })),
+    ...files.map((f): CpioEntry => ({ kind: 'file', path: f.path.slice(1), data: f.data, mode: 0o755 })),
+  ];
+  return { entries, bytes: files.reduce((n, f) => n + f.data.length, 0) };
+}
+
+function lddOutput(binary: string): string {
+  try {
+    return execFileSync('ldd', [binary], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    throw new UserError(`cannot list the libraries of ${binary} with ldd: ${(err as Error).message.split('\n')[0]}; install stress-ng and libc-bin`);
+  }
+}
