@@ -19,7 +19,7 @@ import { runVmMacro, type VmMacroPlan, type VmMacroRequest } from '../../src/vm/
 import { guestPlanText } from '../../src/vm/macro-session.ts';
 import type { BootEnd, BootResult, VmLauncher } from '../../src/vm/qemu.ts';
 import { parentDirs, parseLdd } from '../../src/vm/stress-ng-image.ts';
-import { tempDir } from '../helpers/cli.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
 
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -169,4 +169,25 @@ test('a truncated YAML file from the guest is refused, naming the file', async (
   assert.equal(r.status, 'failed');
   assert.match(r.error ?? '', /fifo@1 repeat 1\/2: guest:\/tmp\/hintlab\/round-0.yaml: truncated YAML/);
   store.close();
+});
+
+test('hintlab vm --macro refuses conflicting and bad flags with exit status 2, before any boot', async () => {
+  const image = join(dir, 'bzImage');
+  const buf = Buffer.alloc(0x300);
+  buf.write('HdrS', 0x202, 'latin1');
+  writeFileSync(image, buf);
+  const base = ['vm', '--kernel', `A=${image}`, '--macro', '--db', join(dir, 'cli.db')];
+  const cases: [string[], RegExp][] = [
+    [[...base], /--macro needs --stressor NAME or --set sched/],
+    [[...base, '--stressor', 'yield', '--icount'], /--macro cannot use --icount: stress-ng's --timeout would count guest instructions/],
+    [[...base, '--stressor', 'yield', '--profile', 'getppid'], /drop --profile/],
+    [[...base, '--stressor', 'nosuch'], /--stressor nosuch: stress-ng [\d.]+ has no stressor 'nosuch'/],
+    [[...base, '--stressor', 'yield', '--instances', '0'], /--instances 0: '0' is neither a positive count nor 'all'/],
+    [[...base, '--set', 'nosuch'], /nosuch/],
+  ];
+  for (const [argv, re] of cases) {
+    const r = await runCli(argv);
+    assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, re);
+  }
 });
