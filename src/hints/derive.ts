@@ -31,7 +31,7 @@ export function deriveFromLines(site: IfSite, lines: ReadonlyMap<number, LineCou
   const thenRan = count(thenLine);
   const otherLine = elseLine ?? afterExitLine;
   const otherRan = count(otherLine);
-  const executions = executionsOf(ifLine.count, thenRan, otherRan);
+  const executions = site.layout.callsFunction ? executionsOf(ifLine, thenRan, otherRan) : ifLine.count;
   // Said in the method so a reader comparing with gcov's own output sees why.
   const recount =
     executions < ifLine.count ? `; executions = line ${thenLine} + line ${otherLine}, gcov's ${ifLine.count} for line ${site.line} counts re-entries` : '';
@@ -46,17 +46,23 @@ export function deriveFromLines(site: IfSite, lines: ReadonlyMap<number, LineCou
 }
 
 /**
- * How often the `if` ran. gcov's count for a line is the number of times
- * control entered the line's blocks from another line, so a condition that
- * calls an inlined function (whose blocks carry the callee's lines) is
- * counted again each time the callee returns into it. Every execution goes
+ * How often an `if` whose condition calls a function ran. gcov's count for
+ * a line is the number of times control entered the line's blocks from
+ * another line, so a condition that calls an inlined function (whose blocks
+ * carry the callee's lines) is counted again each time the callee returns
+ * into it. Every execution goes
  * to exactly one of the then-branch and the else (or after-exit) statement,
- * so when both lines are known their sum bounds the count too; the smaller
- * bound wins.
+ * so their sum is the count, unless one of them lost its code to the
+ * optimizer (a constant-folded `if (IS_ENABLED(...))` after the `if` has no
+ * block and counts 0). Every arc of the `if` line leaves a block that runs
+ * at most once per execution, so the largest arc is a lower bound: the sum
+ * is used only when it lies between that and gcov's count.
  */
-function executionsOf(ifCount: number, thenRan: number | undefined, otherRan: number | undefined): number {
-  if (thenRan === undefined || otherRan === undefined) return ifCount;
-  return Math.min(ifCount, thenRan + otherRan);
+function executionsOf(ifLine: LineCounts, thenRan: number | undefined, otherRan: number | undefined): number {
+  const arcs = ifLine.arcs.filter((a) => !a.throw).map((a) => a.count);
+  if (thenRan === undefined || otherRan === undefined || arcs.length === 0) return ifLine.count;
+  const sum = thenRan + otherRan;
+  return sum < ifLine.count && sum >= Math.max(...arcs) ? sum : ifLine.count;
 }
 
 function fromArcs(site: IfSite, ifLine: LineCounts): Derived {

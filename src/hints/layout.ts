@@ -59,6 +59,16 @@ function isBareReturn(stmt: Node): boolean {
   return body.length === 1 && body[0]?.type === 'return_statement';
 }
 
+/** Names that look like calls but expand in place (hints, builtins, ALL_CAPS macros). */
+const IN_PLACE = /^(likely|unlikely|__builtin_\w+|[A-Z0-9_]+)$/;
+
+function callsFunction(cond: Node): boolean {
+  return cond.descendantsOfType('call_expression').some((c) => {
+    const fn = c?.childForFieldName('function');
+    return fn !== null && fn !== undefined && !(fn.type === 'identifier' && IN_PLACE.test(fn.text));
+  });
+}
+
 function nextStatement(node: Node): Node | null {
   for (let s = node.nextNamedSibling; s; s = s.nextNamedSibling) {
     if (s.type !== 'comment') return s;
@@ -81,6 +91,7 @@ export function branchLayout(ifNode: Node): BranchLayout {
       cond !== null &&
       cond.startPosition.row === cond.endPosition.row &&
       !/&&|\|\||\?/.test(cond.text),
+    callsFunction: cond !== null && callsFunction(cond),
   };
   if (!then) return layout;
   const thenFirst = firstStatement(then);

@@ -46,6 +46,12 @@ export interface BranchLayout {
   thenIsReturn: boolean;
   /** The condition sits on one line with no `&&`, `||` or `?:`, so the line carries exactly one test. */
   singleTest: boolean;
+  /**
+   * The condition calls a function (not a hint, `__builtin_*` or ALL_CAPS
+   * macro): an inlined callee returns into the `if` line, which gcov then
+   * counts again.
+   */
+  callsFunction: boolean;
 }
 
 /** One `if` statement of a C file. */

@@ -32,10 +32,12 @@ describe('parsing kernel C', () => {
     );
     const first = sel[0];
     assert.equal(first?.condition, 'n < 0');
-    assert.deepEqual(first?.layout, { thenLine: 16, elseLine: null, afterExitLine: 19, thenIsReturn: false, singleTest: true });
+    assert.deepEqual(first?.layout, { thenLine: 16, elseLine: null, afterExitLine: 19, thenIsReturn: false, singleTest: true, callsFunction: false });
     // signal_pending() holds unlikely() in its definition.
     assert.deepEqual(sel.find((s) => s.line === 65)?.annotation, { kind: 'whole', macro: 'signal_pending', expectTrue: false, at: { row: 64, column: 6 } });
     assert.equal(sel.find((s) => s.line === 51)?.condition.split('\n').length, 3);
+    // get_fd_set() is a call; signal_pending() too, but unlikely(), IS_ENABLED() and builtins are not.
+    assert.equal(sel.find((s) => s.line === 51)?.layout.callsFunction, true);
   });
 
   test('a SYSCALL_DEFINE body is named as the kernel names it, after DEFINE_PER_CPU', async () => {
