@@ -71,7 +71,7 @@ export async function vmMacroAction(opts: VmMacroOptions & SharedOptions, io: Cl
   io.stderr(unavailableText(plan.unavailable));
   io.stderr(
     `stress-ng ${plan.stressNgVersion} in each guest: ${plan.stressors.length} stressor${plan.stressors.length === 1 ? '' : 's'} x instances ${plan.instances.join(',')} x ${opts.repeats} repeats ` +
-      `of ${opts.seconds} s: about ${formatDuration(plannedSeconds)} per boot, ${steps.length} boots\n`,
+      `of ${opts.seconds} s: about ${formatDuration(plannedSeconds)} per boot, ${steps.length} boot${steps.length === 1 ? '' : 's'}\n`,
   );
   requireQemu();
   const probe = buildProbe({ static: true, env: io.env });

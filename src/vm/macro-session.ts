@@ -84,13 +84,18 @@ export class MacroGuestSession {
   }
 }
 
-/** The boot's rounds, and why the boot is not data if it is not. */
-export type GuestRounds = { rounds: NewRound[]; failure: string | null };
+/**
+ * The boot's rounds, and why the boot is not data if it is not: the guest
+ * (probe, console, transfer) or stress-ng itself, whose message needs no
+ * console lines around it.
+ */
+export type GuestRounds = { rounds: NewRound[]; failure: { by: 'guest' | 'stress-ng'; reason: string } | null };
 
 /** Turn a finished session into rounds in `unit`; stops at the first invocation that is not data. */
 export function guestRounds(session: MacroGuestSession, items: PlanItem[], repeats: number, unit: Unit): GuestRounds {
   const rounds: NewRound[] = [];
-  const fail = (failure: string): GuestRounds => ({ rounds, failure });
+  const fail = (reason: string): GuestRounds => ({ rounds, failure: { by: 'guest', reason } });
+  const stressNgFail = (reason: string): GuestRounds => ({ rounds, failure: { by: 'stress-ng', reason } });
   if (session.error) return fail(session.error);
   if (!session.hello) return fail('the probe never started in the guest (no hello line)');
   if (session.corrupt.length) return fail(`the guest printed ${session.corrupt.length} corrupt probe line(s), first: ${session.corrupt[0]}`);
@@ -103,19 +108,19 @@ export function guestRounds(session: MacroGuestSession, items: PlanItem[], repea
     if (status === undefined) return fail(`the guest ran ${session.statuses.length} of ${items.length} stress-ng invocations`);
     const log = files.get(guestLogPath(item.seq)) ?? '';
     const failure = invocationFailure({ kind: 'exited', code: status, stderr: log });
-    if (failure !== null) return fail(`${where} in the guest: ${failure}`);
+    if (failure !== null) return stressNgFail(`${where} in the guest: ${failure}`);
     const yamlPath = guestYamlPath(item.seq);
     const yaml = files.get(yamlPath);
-    if (yaml === undefined) return fail(withStderr(`${where}: guest:${yamlPath}: stress-ng wrote no YAML file`, log));
+    if (yaml === undefined) return stressNgFail(withStderr(`${where}: guest:${yamlPath}: stress-ng wrote no YAML file`, log));
     try {
       const metrics = parseStressNgYaml(yaml, `guest:${yamlPath}`, item.stressor);
       if (metrics.bogoOps === 0 || metrics.bogoOpsPerSecRealTime === 0) {
-        return fail(withStderr(`${where}: guest:${yamlPath}: stress-ng reported 0 bogo ops (the stressor did no work)`, log));
+        return stressNgFail(withStderr(`${where}: guest:${yamlPath}: stress-ng reported 0 bogo ops (the stressor did no work)`, log));
       }
       const { round } = macroRound(metrics, { seq: item.seq, subject: item.subject, repeat: item.repeat });
       rounds.push({ ...round, unit });
     } catch (err) {
-      if (err instanceof StressNgYamlError) return fail(withStderr(`${where}: ${err.message}`, log));
+      if (err instanceof StressNgYamlError) return stressNgFail(withStderr(`${where}: ${err.message}`, log));
       throw err;
     }
   }

@@ -19,7 +19,7 @@ import { guestKernel, vmEnvironment } from './environment.ts';
 import type { CpioEntry } from './initramfs.ts';
 import type { VmKernel } from './kernels.ts';
 import { guestPlanText, guestRounds, guestStressNgArgs, GUEST_PLAN, MACRO_PROBE_ARGS, MacroGuestSession } from './macro-session.ts';
-import { BASE_APPEND, qemuCommand, type Accel } from './qemu.ts';
+import { BASE_APPEND, qemuCommand, shellQuote, type Accel } from './qemu.ts';
 import { describeBootFailure, guestCpus, initramfsFile, planSteps, trialBoot, type StepPlan, type StepResult, type VmDeps } from './runner.ts';
 import { GUEST_STRESS_NG, stressNgFiles } from './stress-ng-image.ts';
 
@@ -123,7 +123,9 @@ async function runMacroStep(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacr
       ? describeBootFailure('interrupted (Ctrl-C): qemu was killed', tail, argv)
       : end.kind === 'timeout'
         ? describeBootFailure(`no complete result within ${end.seconds} s (--timeout; ${session.statuses.length} of ${plan.items.length} invocations had finished); qemu was killed`, tail, argv)
-        : failure && describeBootFailure(failure, tail, argv);
+        : failure?.by === 'stress-ng'
+          ? `${failure.reason}\nqemu command: ${shellQuote(argv)}`
+          : failure && describeBootFailure(failure.reason, tail, argv);
   if (reason) {
     deps.store.finishRun(runId, 'failed', reason);
     return { ...step, state: 'failed', runId, reason };
