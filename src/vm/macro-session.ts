@@ -89,13 +89,20 @@ export class MacroGuestSession {
  * (probe, console, transfer) or stress-ng itself, whose message needs no
  * console lines around it.
  */
-export type GuestRounds = { rounds: NewRound[]; failure: { by: 'guest' | 'stress-ng'; reason: string } | null };
+export type GuestRounds = {
+  rounds: NewRound[];
+  /** stress-ng metrics left out of the rounds: their names give no unit or direction (as in a host macro run). */
+  unclassified: string[];
+  failure: { by: 'guest' | 'stress-ng'; reason: string } | null;
+};
 
 /** Turn a finished session into rounds in `unit`; stops at the first invocation that is not data. */
 export function guestRounds(session: MacroGuestSession, items: PlanItem[], repeats: number, unit: Unit): GuestRounds {
   const rounds: NewRound[] = [];
-  const fail = (reason: string): GuestRounds => ({ rounds, failure: { by: 'guest', reason } });
-  const stressNgFail = (reason: string): GuestRounds => ({ rounds, failure: { by: 'stress-ng', reason } });
+  const unclassified = new Set<string>();
+  const result = (failure: GuestRounds['failure']): GuestRounds => ({ rounds, unclassified: [...unclassified], failure });
+  const fail = (reason: string): GuestRounds => result({ by: 'guest', reason });
+  const stressNgFail = (reason: string): GuestRounds => result({ by: 'stress-ng', reason });
   if (session.error) return fail(session.error);
   if (!session.hello) return fail('the probe never started in the guest (no hello line)');
   if (session.corrupt.length) return fail(`the guest printed ${session.corrupt.length} corrupt probe line(s), first: ${session.corrupt[0]}`);
@@ -117,12 +124,13 @@ export function guestRounds(session: MacroGuestSession, items: PlanItem[], repea
       if (metrics.bogoOps === 0 || metrics.bogoOpsPerSecRealTime === 0) {
         return stressNgFail(withStderr(`${where}: guest:${yamlPath}: stress-ng reported 0 bogo ops (the stressor did no work)`, log));
       }
-      const { round } = macroRound(metrics, { seq: item.seq, subject: item.subject, repeat: item.repeat });
-      rounds.push({ ...round, unit });
+      const made = macroRound(metrics, { seq: item.seq, subject: item.subject, repeat: item.repeat });
+      rounds.push({ ...made.round, unit });
+      for (const name of made.unclassified) unclassified.add(name);
     } catch (err) {
       if (err instanceof StressNgYamlError) return stressNgFail(withStderr(`${where}: ${err.message}`, log));
       throw err;
     }
   }
-  return { rounds, failure: null };
+  return result(null);
 }

@@ -114,8 +114,9 @@ async function runMacroStep(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacr
   const boot = await deps.launcher.boot({ argv, timeoutSeconds: req.timeoutSeconds, abort: deps.abort, onLine: (l) => session.feed(l) });
   if (session.hello) deps.store.updateEnvironment(runId, { kernel: guestKernel(session.hello, env.kernel) });
   deps.store.updateEnvironment(runId, { vm: { ...env.vm, bootSeconds: boot.elapsedMs / 1000 } });
-  const { rounds, failure } = guestRounds(session, plan.items, req.repeats, unit);
+  const { rounds, unclassified, failure } = guestRounds(session, plan.items, req.repeats, unit);
   for (const r of rounds) deps.store.addRound(runId, r);
+  if (unclassified.length) deps.store.updateEnvironment(runId, { stressNg: { version: plan.stressNgVersion, binary: GUEST_STRESS_NG, unclassifiedMetrics: unclassified } });
   const tail = { ...boot, consoleTail: boot.consoleTail.filter((l) => !l.includes('@hl1 chunk ')) };
   const end = boot.end;
   const reason =

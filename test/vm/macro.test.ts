@@ -193,3 +193,14 @@ test('hintlab vm --macro refuses conflicting and bad flags with exit status 2, b
     assert.match(r.stderr, re);
   }
 });
+
+test('a stressor metric whose name gives no unit is left out of the rounds and named in the environment', async () => {
+  const odd = FIFO_YAML.replace('      max-rss: 2516\n', '      max-rss: 2516\n      mystery-count: 3.000000\n');
+  const files: [string, string][] = [['/tmp/hintlab/round-0.log', ''], ['/tmp/hintlab/round-0.yaml', odd], ['/tmp/hintlab/round-1.log', ''], ['/tmp/hintlab/round-1.yaml', FIFO_YAML]];
+  const { store, result } = await run(scripted(() => guest([0, 0], files)));
+  const r = store.getRun(result.steps[0]!.runId);
+  assert.equal(r.status, 'complete');
+  assert.deepEqual((r.environment as { stressNg: { unclassifiedMetrics: string[] } }).stressNg.unclassifiedMetrics, ['mystery-count']);
+  assert.equal(r.rounds[0]!.metrics.some((m) => m.name === 'mystery-count'), false);
+  store.close();
+});
