@@ -162,3 +162,48 @@ export function describeProbeError(e: Extract<ProbeEvent, { type: 'error' }>): s
   const errno = e.errno ? `errno ${e.errno} ` : '';
   return `${where}${round}${call}stage ${e.stage}: ${errno}(${e.message})`;
 }
+
+/** Non-probe lines tried as the tail of a broken probe line before it counts as corrupt. */
+const REJOIN_TRIES = 3;
+
+/**
+ * Reads probe lines off a console that may break a long line in two (seen
+ * on qemu's emulated serial port on a loaded host: the rest of a line
+ * arrived as a line of its own, sometimes after a kernel message). A probe
+ * line without its checksum is held, and each of the next few non-probe
+ * lines is tried as its tail; a joined line is used only when its CRC-32
+ * matches, so a wrong join cannot pass.
+ */
+export class ConsoleLines {
+  /** Probe lines that were broken and joined again (each verified by its CRC). */
+  rejoined = 0;
+  private broken: { head: string; tries: number } | null = null;
+
+  /** Feed one raw console line; returns what is settled by it (events and corrupt lines, in order). */
+  push(raw: string): ParsedLine[] {
+    const line = raw.replace(/\r+$/, '');
+    const out: ParsedLine[] = [];
+    if (this.broken && !line.includes(PREFIX)) {
+      const joined = parseLine(this.broken.head + line);
+      if (joined.kind === 'event') {
+        this.broken = null;
+        this.rejoined++;
+        return [joined];
+      }
+      if (++this.broken.tries >= REJOIN_TRIES) out.push(...this.flush());
+    }
+    const p = parseLine(line);
+    if (p.kind === 'noise') return out;
+    out.push(...this.flush());
+    if (p.kind === 'corrupt' && p.reason === 'no checksum') this.broken = { head: line, tries: 0 };
+    else out.push(p);
+    return out;
+  }
+
+  /** A held broken line that found no tail: corrupt. Call at the end of the stream too. */
+  flush(): Extract<ParsedLine, { kind: 'corrupt' }>[] {
+    const b = this.broken;
+    this.broken = null;
+    return b ? [{ kind: 'corrupt', line: b.head, reason: 'no checksum' }] : [];
+  }
+}

@@ -10,7 +10,7 @@
  */
 import { directionOf, type Unit } from '../model.ts';
 import type { NewRun, Store } from '../store/store.ts';
-import { describeProbeError, parseLine, type ProbeEvent } from './protocol.ts';
+import { ConsoleLines, describeProbeError, type ProbeEvent } from './protocol.ts';
 
 type RoundEvent = Extract<ProbeEvent, { type: 'round' }>;
 
@@ -71,14 +71,13 @@ export class ProbeSession {
     return this.corrupt;
   }
 
+  private readonly lines = new ConsoleLines();
+
   feed(line: string): void {
-    const parsed = parseLine(line);
-    if (parsed.kind === 'noise') return;
-    if (parsed.kind === 'corrupt') {
-      this.corrupt.push(`${parsed.reason}: ${parsed.line}`);
-      return;
+    for (const parsed of this.lines.push(line)) {
+      if (parsed.kind === 'corrupt') this.corrupt.push(`${parsed.reason}: ${parsed.line}`);
+      else if (parsed.kind === 'event') this.handle(parsed.event);
     }
-    this.handle(parsed.event);
   }
 
   private handle(e: ProbeEvent): void {

@@ -8,7 +8,7 @@
  * by the transfer); the first failed invocation ends the boot as a failed
  * run whose reason is stress-ng's own message from its log file.
  */
-import { describeProbeError, parseLine, type ProbeEvent } from '../bench/protocol.ts';
+import { ConsoleLines, describeProbeError, type ProbeEvent } from '../bench/protocol.ts';
 import { GcdaReceiver } from '../hints/collect/transfer.ts';
 import { stressNgArgs } from '../macro/executor.ts';
 import { invocationFailure, withStderr } from '../macro/failure.ts';
@@ -51,14 +51,16 @@ export class MacroGuestSession {
 
   constructor(private readonly onInvocation?: (done: number) => void) {}
 
+  private readonly lines = new ConsoleLines();
+
   feed(raw: string): void {
-    const p = parseLine(raw.replace(/\r+$/, ''));
-    if (p.kind === 'noise') return;
-    if (p.kind === 'corrupt') {
-      this.corrupt.push(`${p.reason}: ${p.line.slice(0, 120)}`);
-      return;
+    for (const p of this.lines.push(raw)) {
+      if (p.kind === 'event') this.handle(p.event);
+      else if (p.kind === 'corrupt') this.corrupt.push(`${p.reason}: ${p.line.slice(0, 120)}`);
     }
-    const e = p.event;
+  }
+
+  private handle(e: ProbeEvent): void {
     switch (e.type) {
       case 'hello':
         this.hello = e;

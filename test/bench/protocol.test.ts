@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { frameLine } from '../../src/bench/executor.ts';
-import { describeProbeError, parseLine } from '../../src/bench/protocol.ts';
+import { ConsoleLines, describeProbeError, parseLine } from '../../src/bench/protocol.ts';
 
 test('the checksum is the standard CRC-32 (check value of "123456789" is cbf43926)', () => {
   assert.equal(frameLine('123456789'), '123456789 #cbf43926');
@@ -62,4 +62,21 @@ test('a probe error outside a round names no round; one inside a round does', ()
     describe('profile=sched-yield round=2 warmup=0 stage=state-check call=-1 syscall=- errno=0 message=policy%20changed'),
     'profile sched-yield, round 2, stage state-check: (policy changed)',
   );
+});
+
+test('a probe line the console broke in two is joined again only when the joined line checks out', () => {
+  const whole = frameLine('@hl1 done rounds=2 profiles=1');
+  const cut = whole.indexOf('profiles');
+  const lines = new ConsoleLines();
+  assert.deepEqual(lines.push(whole.slice(0, cut)), [], 'the head is held');
+  assert.deepEqual(lines.push('[    2.345] a kernel message'), [], 'a line between the halves is tried and skipped');
+  assert.deepEqual(lines.push(whole.slice(cut)), [{ kind: 'event', event: { type: 'done', rounds: 2, profiles: 1 } }]);
+  assert.equal(lines.rejoined, 1);
+  // a head whose tail never comes is corrupt, never data
+  const other = new ConsoleLines();
+  other.push(whole.slice(0, cut));
+  assert.deepEqual(other.push('x'), []);
+  assert.deepEqual(other.push('y'), []);
+  assert.deepEqual(other.push('z'), [{ kind: 'corrupt', line: whole.slice(0, cut), reason: 'no checksum' }]);
+  assert.equal(other.rejoined, 0);
 });
