@@ -8,29 +8,16 @@
  * test/fixtures/fetch-cloud-kernel.sh) or from that script's cache.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { measuredValues } from '../../src/model.ts';
 import { median } from '../../src/stats/descriptive.ts';
 import { Store } from '../../src/store/store.ts';
+import { cachedCloudKernel } from '../helpers/cloud-kernel.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 
-function cachedVmlinuz(): string | null {
-  const env = process.env;
-  if (env.HINTLAB_TEST_VMLINUZ) return env.HINTLAB_TEST_VMLINUZ;
-  const cache = join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'hintlab', 'cloud-kernel');
-  if (!existsSync(cache)) return null;
-  for (const pkg of readdirSync(cache).filter((d) => d.startsWith('linux-image-')).sort().reverse()) {
-    const boot = join(cache, pkg, 'boot');
-    const image = existsSync(boot) ? readdirSync(boot).find((f) => f.startsWith('vmlinuz-')) : undefined;
-    if (image) return join(boot, image);
-  }
-  return null;
-}
-
-const vmlinuz = cachedVmlinuz();
+const vmlinuz = cachedCloudKernel();
 const skip = vmlinuz
   ? false
   : 'no cloud kernel: set HINTLAB_TEST_VMLINUZ or run test/fixtures/fetch-cloud-kernel.sh (needs apt access)';
