@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -177,6 +178,12 @@ static void finish(int code)
 	if (is_pid1) {
 		sync();
 		emit("poweroff", "status=%d", code);
+		/*
+		 * write() to the console returns once the bytes are in the tty
+		 * buffer; the UART sends them later. Rebooting before it has would
+		 * cut off the end of the output (seen as a transfer ending mid-file).
+		 */
+		tcdrain(STDOUT_FILENO);
 		/* RB_AUTOBOOT with qemu -no-reboot ends qemu on every kernel */
 		reboot(RB_AUTOBOOT);
 	}
