@@ -18,7 +18,7 @@
  *      `Comparison.multipleComparisons` and `Comparison.notRun`. Every
  *      field of version 1 is kept with its meaning.
  */
-import type { Direction, Environment, Run, RunParams, RunStatus, Unit } from '../model.ts';
+import type { Direction, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
 import type { MannWhitneyTest, WelchTest } from '../stats/tests.ts';
 
@@ -200,20 +200,8 @@ export interface ComparisonOptions {
 }
 
 /** The run as compared, without its rounds (those are in each RunSummary). */
-export interface ComparedRun {
+export interface ComparedRun extends Omit<Run, 'unit'> {
   role: RunRole;
-  id: number;
-  label: string | null;
-  kind: Run['kind'];
-  status: RunStatus;
-  startedAt: string;
-  finishedAt: string | null;
-  /** Why the run failed or stopped early, when it did. */
-  error: string | null;
-  command: string;
-  hintlabVersion: string;
-  params: RunParams;
-  environment: Environment;
 }
 
 export type GeometricMean =
