@@ -1,3 +1,4 @@
+import { shellLine } from '../shell.ts';
 import type { ProbeBuild } from '../bench/build.ts';
 import type { ProbeExecutor } from '../bench/executor.ts';
 
@@ -49,6 +50,5 @@ export class UserError extends Error {
 
 /** The command line that reproduces this invocation, shell-quoted. */
 export function commandLine(io: CliIO): string {
-  const quote = (a: string): string => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
-  return ['hintlab', ...(io.argv ?? [])].map(quote).join(' ');
+  return shellLine(['hintlab', ...(io.argv ?? [])]);
 }

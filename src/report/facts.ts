@@ -5,6 +5,7 @@
  * environment records (src/bench/environment.ts), where every machine value
  * is a Known<T>: an unreadable value prints as "unknown", never a guess.
  */
+import { shellWord } from '../shell.ts';
 import { DEFAULT_OPTIONS } from '../compare/compare.ts';
 import type { Comparison, ComparedRun, RunRole } from '../compare/types.ts';
 
@@ -171,10 +172,6 @@ export function reproduceCommands(c: Comparison): string[] {
   if (o.bootstrapSeed !== DEFAULT_OPTIONS.bootstrapSeed) opts.push(`--seed ${o.bootstrapSeed}`);
   if (o.allowMismatch) opts.push('--allow-mismatch');
   if (o.allowIncomplete) opts.push('--allow-incomplete');
-  return [...c.runs.map((r) => r.command), ['hintlab compare', ...refs.map(shellQuote), ...opts].join(' ')];
+  return [...c.runs.map((r) => r.command), ['hintlab compare', ...refs.map(shellWord), ...opts].join(' ')];
 }
 
-/** Quote a word for a POSIX shell only when it needs it. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}

@@ -11,7 +11,8 @@ import type { Cell, CodegenResult } from '../codegen/types.ts';
 import type { Comparison } from '../compare/types.ts';
 import type { HintsDocument, HintsDocumentRow } from '../hints/document.ts';
 import { pct } from '../hints/verdict.ts';
-import { reproduceCommands, shellQuote } from './facts.ts';
+import { shellWord } from '../shell.ts';
+import { reproduceCommands } from './facts.ts';
 import type { Table } from './tables.ts';
 
 /** A checked `hintlab codegen --json` document and the file it came from. */
@@ -132,7 +133,7 @@ export function codegenCommand({ file, result }: LoadedCodegen): string {
   const unique = (xs: string[]): string => [...new Set(xs)].join(',');
   const compilers = unique(result.cells.map((c) => (c.state === 'skipped' ? c.compilerCommand : c.compiler.command)));
   const levels = unique(result.cells.map((c) => c.opt));
-  return ['hintlab codegen', ...[...words, '--cc', compilers, '--opt', levels].map(shellQuote), '--json', '>', shellQuote(file)].join(' ');
+  return ['hintlab codegen', ...[...words, '--cc', compilers, '--opt', levels].map(shellWord), '--json', '>', shellWord(file)].join(' ');
 }
 
 /**

@@ -10,6 +10,7 @@
  * Under TCG the guest's second is emulated time, so rounds are in
  * 'emulated-bogo-ops/s'; under KVM they are real 'bogo-ops/s'.
  */
+import { shellLine } from '../shell.ts';
 import type { StressNgExecutor } from '../macro/executor.ts';
 import { buildPlan, parseInstances, resolveInstances, type PlanItem } from '../macro/plan.ts';
 import { parseStressNgVersion, parseStressorList, selectStressors, type UnavailableStressor } from '../macro/stressors.ts';
@@ -19,7 +20,7 @@ import { guestKernel, vmEnvironment } from './environment.ts';
 import type { CpioEntry } from './initramfs.ts';
 import type { VmKernel } from './kernels.ts';
 import { guestPlanText, guestRounds, guestStressNgArgs, GUEST_PLAN, MACRO_PROBE_ARGS, MacroGuestSession } from './macro-session.ts';
-import { BASE_APPEND, qemuCommand, shellQuote, type Accel } from './qemu.ts';
+import { BASE_APPEND, qemuCommand, type Accel } from './qemu.ts';
 import { describeBootFailure, guestCpus, initramfsFile, planSteps, trialBoot, type StepPlan, type StepResult, type VmDeps } from './runner.ts';
 import { GUEST_STRESS_NG, stressNgFiles } from './stress-ng-image.ts';
 
@@ -125,7 +126,7 @@ async function runMacroStep(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacr
       : end.kind === 'timeout'
         ? describeBootFailure(`no complete result within ${end.seconds} s (--timeout; ${session.statuses.length} of ${plan.items.length} invocations had finished); qemu was killed`, tail, argv)
         : failure?.by === 'stress-ng'
-          ? `${failure.reason}\nqemu command: ${shellQuote(argv)}`
+          ? `${failure.reason}\nqemu command: ${shellLine(argv)}`
           : failure && describeBootFailure(failure.reason, tail, argv);
   if (reason) {
     deps.store.finishRun(runId, 'failed', reason);

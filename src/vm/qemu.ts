@@ -55,11 +55,6 @@ export function qemuCommand(spec: QemuSpec, binary = QEMU_BINARY): string[] {
   ];
 }
 
-/** Shell-quoted command line, for error messages a user can paste. */
-export function shellQuote(argv: readonly string[]): string {
-  return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
-
 /** How a boot ended, as seen from the host. */
 export type BootEnd =
   | { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null }

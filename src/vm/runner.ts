@@ -8,6 +8,7 @@
  * error holds the last console lines and the qemu command line; its rounds
  * are never treated as data.
  */
+import { shellLine } from '../shell.ts';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -22,7 +23,7 @@ import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment, type VmEnvironment } from './environment.ts';
 import { probeInitramfs, type CpioEntry } from './initramfs.ts';
 import type { VmKernel } from './kernels.ts';
-import { BASE_APPEND, qemuCommand, shellQuote, type Accel, type BootResult, type VmLauncher } from './qemu.ts';
+import { BASE_APPEND, qemuCommand, type Accel, type BootResult, type VmLauncher } from './qemu.ts';
 
 export interface VmRequest {
   kernels: VmKernel[];
@@ -115,7 +116,7 @@ export function describeBootFailure(what: string, boot: BootResult, argv: string
     ...(boot.consoleTail.length ? boot.consoleTail.slice(-12).map((l) => `  | ${l}`) : ['  (the guest printed nothing)']),
   ];
   if (boot.stderrTail.length) lines.push('qemu said:', ...boot.stderrTail.slice(-5).map((l) => `  | ${l}`));
-  lines.push(`qemu command: ${shellQuote(argv)}`);
+  lines.push(`qemu command: ${shellLine(argv)}`);
   return lines.join('\n');
 }
 
