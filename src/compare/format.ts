@@ -1,5 +1,6 @@
 /** Number formatting shared by verdict reasons and every report format. */
 import type { Unit } from '../model.ts';
+import { decimalsFor } from '../report/format.ts';
 import { unitSuffix } from '../report/units.ts';
 import type { AdjustedP } from './types.ts';
 
@@ -31,15 +32,6 @@ export function welchClause(rawP: number, adjusted: AdjustedP): string {
   if (adjusted.kind !== 'adjusted' || adjusted.correction === 'none') return raw;
   const n = adjusted.familySize;
   return `${raw} (Holm-adjusted over ${n} subject${n === 1 ? '' : 's'}: ${formatP(adjusted.welchPValue)})`;
-}
-
-/** Decimals that keep about four significant digits for the magnitudes we see (166.2, 12.34, 48211). */
-function decimalsFor(magnitude: number): number {
-  const m = Math.abs(magnitude);
-  if (m >= 10_000) return 0;
-  if (m >= 100) return 1;
-  if (m >= 10) return 2;
-  return 3;
 }
 
 /**
