@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ProbeBuild } from '../../src/bench/build.ts';
-import { fsReader } from '../../src/bench/environment.ts';
+import { fsReader, loadAverage } from '../../src/bench/environment.ts';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../helpers/cli.ts';
 import { fakeExecutor } from '../../src/bench/executor.ts';
 import { selectProfiles } from '../../src/bench/profiles.ts';
 import { BenchRequestError, planCpus, probeArgs, runBench, type BenchRequest } from '../../src/bench/runner.ts';
@@ -128,6 +131,10 @@ test('a two-CPU profile is refused on a one-CPU mask, naming the profile', () =>
   assert.deepEqual(planCpus('0-2,5', null, selectProfiles(['getppid'])), { cpu: 5, otherCpu: 2 });
 });
 
-test('the real machine reader is the default', () => {
-  assert.equal(typeof fsReader().hostname(), 'string');
+test('the file reader reads under its root and reports a missing file by path and code', () => {
+  const root = tempDir();
+  mkdirSync(join(root, 'proc'));
+  writeFileSync(join(root, 'proc/loadavg'), '0.25 0.50 0.75 1/99 42\n');
+  assert.deepEqual(loadAverage(fsReader(root)), { known: true, value: [0.25, 0.5, 0.75] });
+  assert.deepEqual(fsReader(root).read('/proc/cmdline'), { ok: false, reason: '/proc/cmdline: ENOENT' });
 });
