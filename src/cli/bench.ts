@@ -6,7 +6,7 @@ import { PROFILES, type ProfileInfo, selectProfiles } from '../bench/profiles.ts
 import { BenchRequestError, runBench } from '../bench/runner.ts';
 import { runJson } from '../report/run-export.ts';
 import { runHeadline, runTable } from '../report/run-table.ts';
-import { defaultDbPath } from '../store/path.ts';
+import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import { type CliIO, commandLine, UserError } from './io.ts';
@@ -37,6 +37,7 @@ function listProfiles(io: CliIO): void {
 
 async function benchAction(opts: BenchOptions, io: CliIO): Promise<void> {
   if (opts.list) return listProfiles(io);
+  const dbPath = dbPathFrom(opts.db, io.env);
   let profiles;
   try {
     profiles = selectProfiles(opts.profile);
@@ -45,7 +46,7 @@ async function benchAction(opts: BenchOptions, io: CliIO): Promise<void> {
   }
   const probe: ProbeBuild = io.services?.probeBuild ?? buildProbe({ env: io.env });
   const executor: ProbeExecutor = io.services?.probeExecutor ?? processExecutor(probe.path);
-  const store = Store.open(opts.db ?? defaultDbPath(io.env));
+  const store = Store.open(dbPath);
   const bar = progressBar(io);
   try {
     await interruptible((abort) => measure(opts, profiles, io, store, probe, executor, bar, abort));

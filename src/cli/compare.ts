@@ -9,7 +9,7 @@ import { ComparisonRefused } from '../compare/checks.ts';
 import { compare } from '../compare/compare.ts';
 import type { Comparison, ComparisonOptions, Correction } from '../compare/types.ts';
 import { renderText } from '../report/text.ts';
-import { defaultDbPath } from '../store/path.ts';
+import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { type CliIO, UserError } from './io.ts';
 import { intOption } from './options.ts';
@@ -98,7 +98,7 @@ function optionsOf(flags: ComparisonFlags): Partial<ComparisonOptions> {
 
 /** Load the runs named on the command line and compare them; refusals become user errors. */
 export function comparisonFromCli(refs: { a: string; b: string; a2?: string }, flags: ComparisonFlags, io: CliIO): Comparison {
-  const store = Store.open(flags.db ?? defaultDbPath(io.env));
+  const store = Store.openExisting(dbPathFrom(flags.db, io.env));
   try {
     const a = resolveRunRef(store, refs.a);
     const b = resolveRunRef(store, refs.b);

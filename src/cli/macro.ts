@@ -9,7 +9,7 @@ import { StressNgOutputError, StressorSelectionError } from '../macro/stressors.
 import { macroTable, unavailableText } from '../macro/table.ts';
 import { macroWarnings } from '../macro/warnings.ts';
 import { runHeadline } from '../report/run-table.ts';
-import { defaultDbPath } from '../store/path.ts';
+import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import { type CliIO, commandLine, UserError } from './io.ts';
@@ -55,6 +55,7 @@ function progressTicker(io: CliIO): { update: (p: MacroProgress) => void; stop: 
 }
 
 async function macroAction(opts: MacroOptions, io: CliIO): Promise<void> {
+  const dbPath = dbPathFrom(opts.db, io.env);
   const executor: StressNgExecutor = opts.fakeStressNg ? fakeExecutorFromFile(opts.fakeStressNg) : processExecutor();
   const req = {
     stressors: opts.stressor.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean),
@@ -81,7 +82,7 @@ async function macroAction(opts: MacroOptions, io: CliIO): Promise<void> {
     `stress-ng ${plan.stressNgVersion}: ${plan.stressors.length} stressor${plan.stressors.length === 1 ? '' : 's'} x instances ${plan.instances.join(',')} x ${req.repeats} repeats ` +
       `of ${req.seconds} s, ${req.cooldownSeconds} s cool-down: about ${formatDuration(plan.plannedSeconds)}\n`,
   );
-  const store = Store.open(opts.db ?? defaultDbPath(io.env));
+  const store = Store.open(dbPath);
   const ticker = progressTicker(io);
   try {
     await interruptible(async (abort) => {

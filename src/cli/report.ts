@@ -15,6 +15,7 @@ import { markdownReport } from '../report/md.ts';
 import type { Reporter } from '../report/reporter.ts';
 import { loadPatchDocuments } from '../report/documents.ts';
 import { renderText } from '../report/text.ts';
+import { dbPathFrom } from '../store/path.ts';
 import { VERSION } from '../version.ts';
 import { addComparisonOptions, type ComparisonFlags, comparisonFromCli } from './compare.ts';
 import { type CliIO, UserError } from './io.ts';
@@ -66,7 +67,7 @@ export function registerReport(program: Command, io: CliIO): void {
       const comparison = comparisonFromCli(a2 === undefined ? { a, b } : { a, b, a2 }, flags, io);
       const reporter = REPORTERS[flags.format] as Reporter;
       const text = reporter(comparison, { hintlabVersion: VERSION, generatedAt: new Date().toISOString(), evidence });
-      writeOutput(io, text, flags.output);
+      writeOutput(io, text, flags.output, dbPathFrom(flags.db, io.env));
       if (flags.output !== undefined) io.stderr(`wrote ${flags.format} report to ${flags.output}\n`);
     });
 }

@@ -1,16 +1,17 @@
 /** `hintlab runs` and `hintlab export`: what is stored, and raw rounds out. */
 import type { Command } from 'commander';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Run } from '../model.ts';
 import { runCsv, runJson } from '../report/run-export.ts';
 import { environmentText, runHeadline, runTable } from '../report/run-table.ts';
-import { defaultDbPath } from '../store/path.ts';
+import { databaseFiles, dbPathFrom } from '../store/path.ts';
 import { RunNotFoundError, Store } from '../store/store.ts';
+import { writeFileSafely } from '../write-file.ts';
 import { type CliIO, UserError } from './io.ts';
 
+/** `runs` and `export` only read: a missing database is reported, never created. */
 function openStore(db: string | undefined, io: CliIO): Store {
-  return Store.open(db ?? defaultDbPath(io.env));
+  return Store.openExisting(dbPathFrom(db, io.env));
 }
 
 /** Resolve a run reference, turning "not found" into a user error. */
@@ -76,18 +77,15 @@ function runsAction(ref: string | undefined, opts: { db?: string; verbose?: bool
   }
 }
 
-/** Write text to a file atomically (temp file + rename), or to stdout. */
-export function writeOutput(io: CliIO, text: string, file: string | undefined): void {
-  if (!file) return io.stdout(text);
-  const target = resolve(io.cwd, file);
-  const tmp = `${target}.tmp-${process.pid}`;
-  try {
-    writeFileSync(tmp, text);
-    renameSync(tmp, target);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw new UserError(`cannot write ${file}: ${(err as Error).message}`);
-  }
+/**
+ * Write text to stdout, or to `file` through the one file writer (atomic for
+ * a regular file, through for a device or FIFO, a symlink followed). `db` is
+ * the results database in use: output onto it or its -wal/-shm is refused.
+ */
+export function writeOutput(io: CliIO, text: string, file: string | undefined, db?: string): void {
+  if (file === undefined) return io.stdout(text);
+  if (file === '') throw new UserError('-o is empty: name the output file, or drop -o to print to stdout', 2);
+  writeFileSafely(resolve(io.cwd, file), text, { shownAs: file, protect: db === undefined ? [] : databaseFiles(db) });
 }
 
 function exportAction(ref: string, opts: { db?: string; format: string; output?: string }, io: CliIO): void {
@@ -97,7 +95,7 @@ function exportAction(ref: string, opts: { db?: string; format: string; output?:
   const store = openStore(opts.db, io);
   try {
     const run = resolveRunRef(store, ref);
-    writeOutput(io, opts.format === 'json' ? runJson(run) : runCsv(run), opts.output);
+    writeOutput(io, opts.format === 'json' ? runJson(run) : runCsv(run), opts.output, store.path);
   } finally {
     store.close();
   }

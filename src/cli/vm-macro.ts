@@ -5,7 +5,7 @@ import { PlanError } from '../macro/plan.ts';
 import { formatDuration } from '../macro/progress.ts';
 import { StressNgOutputError, StressorSelectionError } from '../macro/stressors.ts';
 import { unavailableText } from '../macro/table.ts';
-import { defaultDbPath } from '../store/path.ts';
+import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import type { AccelRequest } from '../vm/accel.ts';
@@ -75,7 +75,7 @@ export async function vmMacroAction(opts: VmMacroOptions & SharedOptions, io: Cl
   );
   requireQemu();
   const probe = buildProbe({ static: true, env: io.env });
-  const store = Store.open(opts.db ?? defaultDbPath(io.env));
+  const store = Store.open(dbPathFrom(opts.db, io.env));
   const bar = progressBar(io);
   try {
     await interruptible(async (abort) => {

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { buildProbe } from '../bench/build.ts';
 import { selectProfiles } from '../bench/profiles.ts';
-import { defaultDbPath } from '../store/path.ts';
+import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import type { AccelRequest } from '../vm/accel.ts';
@@ -52,6 +52,7 @@ function guestProfiles(requested: string[], icount: boolean) {
 }
 
 async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
+  dbPathFrom(opts.db, io.env); // an empty --db is refused before anything boots
   if (opts.kernel.length === 0) throw new UserError('give at least one --kernel LABEL=PATH (e.g. --kernel A=./build-a --kernel B=./build-b)', 2);
   const kernels = opts.kernel.map((k) => resolveKernel(k, io.cwd));
   const labels = kernels.map((k) => k.label);
@@ -63,7 +64,7 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
   const profiles = guestProfiles(opts.profile, opts.icount === true);
   requireQemu();
   const probe = buildProbe({ static: true, env: io.env });
-  const store = Store.open(opts.db ?? defaultDbPath(io.env));
+  const store = Store.open(dbPathFrom(opts.db, io.env));
   const bar = progressBar(io);
   try {
     await interruptible(async (abort) => {

@@ -4,9 +4,10 @@
  * in-place apply that refuses files changed since they were profiled.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, statSync, writeFileSync, unlinkSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { UserError } from '../cli/io.ts';
+import { writeFileSafely } from '../write-file.ts';
 import type { HintsResult } from './analyze.ts';
 import type { Point } from './types.ts';
 import type { HintRow } from './verdict.ts';
@@ -117,12 +118,13 @@ export function resultPatch(result: HintsResult): string {
  * Write every proposed change in place. All files are checked before any is
  * written: a file whose bytes changed since it was parsed, or that is newer
  * than the newest profile, is refused. Each file is replaced atomically
- * (written next to it, then renamed over it).
+ * (written next to it, then renamed over it; a symlinked file is written at
+ * its target, the link kept).
  */
 export function applyResult(result: HintsResult): string[] {
   const hashes = new Map(result.sources.map((s) => [s.file, s.sha256]));
   const newestProfileMs = Math.max(0, ...result.workloads.map((w) => w.newestMtimeMs));
-  const planned: { path: string; text: string; mode: number }[] = [];
+  const planned: { path: string; text: string }[] = [];
   for (const [file, edits] of editsByFile(result.rows)) {
     const path = join(result.root, file);
     const before = readFileSync(path, 'utf8');
@@ -136,21 +138,8 @@ export function applyResult(result: HintsResult): string[] {
           'its line numbers may not be the profiled ones. Profile again, or use --format patch and review. Nothing was written.',
       );
     }
-    planned.push({ path, text: applyEdits(before, edits), mode: st.mode & 0o7777 });
+    planned.push({ path, text: applyEdits(before, edits) });
   }
-  for (const p of planned) {
-    const tmp = join(dirname(p.path), `.${basename(p.path)}.hintlab-${process.pid}`);
-    try {
-      writeFileSync(tmp, p.text, { mode: p.mode });
-      renameSync(tmp, p.path);
-    } catch (err) {
-      try {
-        unlinkSync(tmp);
-      } catch {
-        // the temporary file was never created
-      }
-      throw err;
-    }
-  }
+  for (const p of planned) writeFileSafely(p.path, p.text);
   return planned.map((p) => p.path);
 }

@@ -7,8 +7,7 @@
  * `incomplete`; its committed rounds stay intact and visible.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type {
   Direction,
   Environment,
@@ -21,7 +20,9 @@ import type {
   RunWithRounds,
   Unit,
 } from '../model.ts';
-import { migrate } from './schema.ts';
+import { describeStoreFailure, isDiskFull, openDatabase } from './open.ts';
+import { describeFilesystem } from './filesystem.ts';
+import { UserError } from '../cli/io.ts';
 
 /** What a caller supplies to start a run. */
 export interface NewRun {
@@ -69,6 +70,25 @@ interface RoundRow {
 /** Raised when a run reference names nothing in the database. */
 export class RunNotFoundError extends Error {}
 
+/**
+ * A read or write of the database that SQLite refused (disk full, I/O
+ * error, corruption), told as "disk full while storing round N of run #ID
+ * (label): free space on /mount (fs)" or "results database PATH: cause".
+ */
+export class StoreError extends UserError {
+  constructor(
+    readonly path: string,
+    override readonly cause: unknown,
+    readonly during: string | null,
+    extra: { after?: string } = {},
+  ) {
+    const what = isDiskFull(cause) && during
+      ? `disk full while ${during}: free space on ${describeFilesystem(path)}`
+      : `results database ${path}: ${describeStoreFailure(path, cause)}${during ? ` (while ${during})` : ''}`;
+    super(extra.after ? `${what}\n${extra.after}` : what, during ? 1 : 2);
+  }
+}
+
 export class Store {
   readonly path: string;
   private readonly db: Database.Database;
@@ -79,115 +99,152 @@ export class Store {
 
   /** Open (creating if needed) the database at `path`; `:memory:` works for tests. */
   static open(path: string): Store {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    let db: Database.Database;
-    try {
-      db = new Database(path);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
-      db.pragma('foreign_keys = ON');
-      db.pragma('busy_timeout = 5000');
-    } catch (err) {
-      throw new Error(`${path}: cannot open results database: ${(err as Error).message}. ` +
-        'Pass --db with a writable path, or set HINTLAB_DB.');
-    }
-    try {
-      migrate(db, path);
-    } catch (err) {
-      db.close();
-      throw err;
-    }
-    return new Store(path, db);
+    return new Store(path, openDatabase(path, { create: true }));
+  }
+
+  /** Open an existing database for a command that only reads; a missing one is a user error, never created. */
+  static openExisting(path: string): Store {
+    return new Store(path, openDatabase(path, { create: false }));
   }
 
   close(): void {
     this.db.close();
   }
 
-  createRun(run: NewRun): number {
-    const info = this.db
-      .prepare(
-        `INSERT INTO runs (label, kind, status, unit, started_at, command, hintlab_version, params_json, env_json, owner)
-         VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        run.label,
-        run.kind,
-        run.unit,
-        new Date().toISOString(),
-        run.command,
-        run.hintlabVersion,
-        JSON.stringify(run.params),
-        JSON.stringify(run.environment),
-        ownerTag(process.pid),
-      );
-    return Number(info.lastInsertRowid);
+  /**
+   * Run one statement group. SQLite's failures (disk full, I/O error,
+   * corruption) become a StoreError naming the file, the cause and the fix;
+   * `during` says what was being written.
+   */
+  private guard<T>(fn: () => T, during?: () => string): T {
+    try {
+      return fn();
+    } catch (err) {
+      if (!(err instanceof Database.SqliteError)) throw err;
+      throw new StoreError(this.path, err, during?.() ?? null);
+    }
   }
 
-  /** Commit one round (and its metrics) at once. */
+  private describeRun(runId: number): string {
+    try {
+      const row = this.db.prepare('SELECT label FROM runs WHERE id = ?').get(runId) as { label: string | null } | undefined;
+      return `run #${runId}${row?.label ? ` (${row.label})` : ''}`;
+    } catch {
+      return `run #${runId}`;
+    }
+  }
+
+  createRun(run: NewRun): number {
+    return this.guard(() => {
+      const info = this.db
+        .prepare(
+          `INSERT INTO runs (label, kind, status, unit, started_at, command, hintlab_version, params_json, env_json, owner)
+           VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          run.label,
+          run.kind,
+          run.unit,
+          new Date().toISOString(),
+          run.command,
+          run.hintlabVersion,
+          JSON.stringify(run.params),
+          JSON.stringify(run.environment),
+          ownerTag(process.pid),
+        );
+      return Number(info.lastInsertRowid);
+    }, () => `starting a ${run.kind} run${run.label ? ` (${run.label})` : ''}`);
+  }
+
+  /** Commit one round (and its metrics) at once; a failure (e.g. disk full) is a StoreError naming the round and run. */
   addRound(runId: number, round: NewRound): void {
-    const insertRound = this.db.prepare(
-      `INSERT INTO rounds (run_id, seq, subject, idx, warmup, ops, total, value, unit, direction, recorded_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    const insertMetric = this.db.prepare(
-      `INSERT INTO round_metrics (run_id, seq, name, value, unit, direction) VALUES (?, ?, ?, ?, ?, ?)`,
-    );
-    this.db.transaction(() => {
-      insertRound.run(
-        runId,
-        round.seq,
-        round.subject,
-        round.index,
-        round.warmup ? 1 : 0,
-        round.ops,
-        round.total,
-        round.value,
-        round.unit,
-        round.direction,
-        new Date().toISOString(),
+    this.guard(() => {
+      const insertRound = this.db.prepare(
+        `INSERT INTO rounds (run_id, seq, subject, idx, warmup, ops, total, value, unit, direction, recorded_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
-      for (const m of round.metrics ?? []) {
-        insertMetric.run(runId, round.seq, m.name, m.value, m.unit, m.direction);
-      }
-    })();
+      const insertMetric = this.db.prepare(
+        `INSERT INTO round_metrics (run_id, seq, name, value, unit, direction) VALUES (?, ?, ?, ?, ?, ?)`,
+      );
+      this.db.transaction(() => {
+        insertRound.run(
+          runId,
+          round.seq,
+          round.subject,
+          round.index,
+          round.warmup ? 1 : 0,
+          round.ops,
+          round.total,
+          round.value,
+          round.unit,
+          round.direction,
+          new Date().toISOString(),
+        );
+        for (const m of round.metrics ?? []) {
+          insertMetric.run(runId, round.seq, m.name, m.value, m.unit, m.direction);
+        }
+      })();
+    }, () => `storing round ${round.seq + 1} of ${this.describeRun(runId)}`);
   }
 
   /** Merge more facts into a run's environment (e.g. load average at the end). */
   updateEnvironment(runId: number, patch: Environment): void {
-    const row = this.db.prepare('SELECT env_json FROM runs WHERE id = ?').get(runId) as
+    const row = this.guard(() => this.db.prepare('SELECT env_json FROM runs WHERE id = ?').get(runId)) as
       | { env_json: string }
       | undefined;
     if (!row) throw new RunNotFoundError(`run ${runId} does not exist`);
     const env = { ...(JSON.parse(row.env_json) as Environment), ...patch };
-    this.db.prepare('UPDATE runs SET env_json = ? WHERE id = ?').run(JSON.stringify(env), runId);
+    this.guard(
+      () => this.db.prepare('UPDATE runs SET env_json = ? WHERE id = ?').run(JSON.stringify(env), runId),
+      () => `recording the environment of ${this.describeRun(runId)}`,
+    );
   }
 
   /** Mark a run finished. Only `complete` runs take part in comparisons by default. */
   finishRun(runId: number, status: 'complete' | 'failed', error: string | null = null): void {
-    this.db
-      .prepare('UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ?')
-      .run(status, new Date().toISOString(), error, runId);
+    this.guard(
+      () => this.db.prepare('UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ?').run(status, new Date().toISOString(), error, runId),
+      () => `marking ${this.describeRun(runId)} ${status}`,
+    );
+  }
+
+  /**
+   * After a write failed in the middle of a run: mark the run failed if the
+   * database still takes that write, then throw the failure saying what
+   * became of the run. The rounds committed before stay either way.
+   */
+  abandonRun(runId: number, failure: StoreError): never {
+    let marked = true;
+    try {
+      this.finishRun(runId, 'failed', failure.message);
+    } catch (err) {
+      if (!(err instanceof StoreError)) throw err;
+      marked = false;
+    }
+    const kept = this.guard(() => this.db.prepare('SELECT COUNT(*) AS n FROM rounds WHERE run_id = ? AND warmup = 0').get(runId) as { n: number }).n;
+    throw new StoreError(this.path, failure.cause, failure.during, {
+      after: `${this.describeRun(runId)} keeps its ${kept} committed measured rounds and is ${marked ? 'marked failed' : 'left incomplete (marking it failed needed space too)'}`,
+    });
   }
 
   /** All runs, oldest first. */
   listRuns(): Run[] {
-    const rows = this.db.prepare('SELECT * FROM runs ORDER BY id').all() as RunRow[];
+    const rows = this.guard(() => this.db.prepare('SELECT * FROM runs ORDER BY id').all() as RunRow[]);
     return rows.map((r) => this.toRun(r));
   }
 
   /** Round counts per run and subject (measured rounds only). */
   roundCounts(runId: number): Map<string, number> {
-    const rows = this.db
+    const rows = this.guard(() => this.db
       .prepare('SELECT subject, COUNT(*) AS n FROM rounds WHERE run_id = ? AND warmup = 0 GROUP BY subject')
-      .all(runId) as { subject: string; n: number }[];
+      .all(runId) as { subject: string; n: number }[]);
     return new Map(rows.map((r) => [r.subject, r.n]));
   }
 
   getRun(id: number): RunWithRounds {
-    const row = this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined;
+    const row = this.guard(() => this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined);
     if (!row) throw new RunNotFoundError(`run ${id} does not exist in ${this.path}; list runs with 'hintlab runs'`);
-    return { ...this.toRun(row), rounds: this.readRounds(id) };
+    return { ...this.toRun(row), rounds: this.guard(() => this.readRounds(id)) };
   }
 
   /**
@@ -197,13 +254,13 @@ export class Store {
   resolveRun(ref: string): RunWithRounds {
     const idText = ref.startsWith('#') ? ref.slice(1) : ref;
     if (/^\d+$/.test(idText)) {
-      const row = this.db.prepare('SELECT id FROM runs WHERE id = ?').get(Number(idText)) as
+      const row = this.guard(() => this.db.prepare('SELECT id FROM runs WHERE id = ?').get(Number(idText))) as
         | { id: number }
         | undefined;
       if (row) return this.getRun(row.id);
       if (ref.startsWith('#')) throw new RunNotFoundError(`no run with id ${idText} in ${this.path}; list runs with 'hintlab runs'`);
     }
-    const row = this.db.prepare('SELECT id FROM runs WHERE label = ? ORDER BY id DESC LIMIT 1').get(ref) as
+    const row = this.guard(() => this.db.prepare('SELECT id FROM runs WHERE label = ? ORDER BY id DESC LIMIT 1').get(ref)) as
       | { id: number }
       | undefined;
     if (!row) {

@@ -1,0 +1,133 @@
+/**
+ * The one writer for files a user names (`-o FILE`, `hints --apply`).
+ *
+ * What the path is decides how it is written, so nothing the user did not
+ * name is replaced:
+ *   - a regular file or a new path: atomically (a temporary file in the same
+ *     directory, renamed over it), keeping an existing file's mode;
+ *   - a symlink: followed; its final target is written as above, the link
+ *     stays a link;
+ *   - a FIFO, a character or block device: written through with a plain
+ *     write (`-o /dev/null`, `-o /dev/stdout` mean what they say), the node
+ *     is never replaced;
+ *   - a directory or a socket: refused.
+ * Files the caller protects (the open results database and its -wal/-shm)
+ * are refused by device and inode, so a hard link or a symlink to them is
+ * caught too, and by canonical path when they do not exist yet.
+ */
+import { lstatSync, readlinkSync, realpathSync, renameSync, rmSync, type Stats, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { UserError } from './cli/io.ts';
+
+/** A file that must not be overwritten, and what it is (for the message). */
+export interface ProtectedFile {
+  path: string;
+  what: string;
+}
+
+export interface WriteOptions {
+  /** Refuse to write onto any of these (compared by device and inode). */
+  protect?: readonly ProtectedFile[];
+  /** The name the user gave, for messages (default: `path`). */
+  shownAs?: string;
+}
+
+/** Follow symlinks to the final path (which may not exist yet); Linux's own limit of 40 hops. */
+export function followLinks(path: string, shownAs: string = path): string {
+  let at = resolve(path);
+  for (let hops = 0; hops <= 40; hops++) {
+    let st: Stats;
+    try {
+      st = lstatSync(at);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return at;
+      throw cannotWrite(shownAs, err);
+    }
+    if (!st.isSymbolicLink()) return at;
+    at = resolve(dirname(at), readlinkSync(at));
+  }
+  throw new UserError(`cannot write ${shownAs}: too many levels of symbolic links; point it at a file`, 2);
+}
+
+/** Write `data` to `path` as the module comment describes. */
+export function writeFileSafely(path: string, data: string | Uint8Array, opts: WriteOptions = {}): void {
+  const shown = opts.shownAs ?? path;
+  const target = followLinks(path, shown);
+  refuseProtected(target, shown, opts.protect ?? []);
+  const st = statOrNull(target, shown);
+  if (st?.isDirectory()) throw new UserError(`cannot write ${shown}: it is a directory; name a file inside it, e.g. ${join(shown, 'out.txt')}`, 2);
+  if (st?.isSocket()) throw new UserError(`cannot write ${shown}: it is a socket; name a regular file, a FIFO or a device`, 2);
+  try {
+    if (st && !st.isFile()) {
+      // FIFO, character or block device: the node stays, the data goes through it
+      writeFileSync(target, data);
+      return;
+    }
+    writeAtomically(target, data, st ? st.mode & 0o7777 : undefined);
+  } catch (err) {
+    throw cannotWrite(shown, err);
+  }
+}
+
+function writeAtomically(target: string, data: string | Uint8Array, mode: number | undefined): void {
+  const tmp = join(dirname(target), `.${basename(target)}.tmp-${process.pid}`);
+  try {
+    writeFileSync(tmp, data, mode === undefined ? {} : { mode });
+    renameSync(tmp, target);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+function refuseProtected(target: string, shown: string, protect: readonly ProtectedFile[]): void {
+  const st = statOrNull(target, shown);
+  const canonical = canonicalPath(target);
+  for (const p of protect) {
+    const other = statQuiet(p.path);
+    const same = st && other ? st.dev === other.dev && st.ino === other.ino : canonical === canonicalPath(resolve(p.path));
+    if (same) {
+      throw new UserError(`refusing to write ${shown}: it is ${p.what} (${p.path}); name another output file`, 2);
+    }
+  }
+}
+
+/** The path with its directory's symlinks resolved (the file itself may not exist). */
+function canonicalPath(path: string): string {
+  try {
+    return join(realpathSync(dirname(path)), basename(path));
+  } catch {
+    return path;
+  }
+}
+
+function statQuiet(path: string): Stats | null {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function statOrNull(path: string, shown: string): Stats | null {
+  try {
+    return statSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw cannotWrite(shown, err);
+  }
+}
+
+function cannotWrite(shown: string, err: unknown): UserError {
+  const e = err as NodeJS.ErrnoException;
+  const why: Record<string, string> = {
+    ENOENT: 'its directory does not exist; create it first',
+    ENOTDIR: 'a part of the path is a file, not a directory; fix the path',
+    EACCES: 'permission denied; choose a writable location',
+    EPERM: 'operation not permitted; choose a writable location',
+    EROFS: 'the file system is read-only; choose a writable location',
+    ENOSPC: 'no space left on the device; free space or write elsewhere',
+    EISDIR: 'it is a directory; name a file inside it',
+  };
+  return new UserError(`cannot write ${shown}: ${(e.code && why[e.code]) ?? e.message}`);
+}
