@@ -138,13 +138,16 @@ export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<Benc
   for (const rounds of splitRounds(req.rounds, req.processes)) {
     session.startSegment(rounds);
     try {
-      const exit = await deps.executor.run(probeArgs({ ...req, rounds }, plan), (l) => session.feed(l), deps.abort ?? new AbortController().signal);
+      const abort = deps.abort ? AbortSignal.any([deps.abort, session.stopped]) : session.stopped;
+      const exit = await deps.executor.run(probeArgs({ ...req, rounds }, plan), (l) => session.feed(l), abort);
       outcome = session.outcome(exit);
     } catch (err) {
       outcome = { state: 'failed', reason: `cannot run the probe: ${(err as Error).message}` };
     }
     if (outcome.state === 'failed') break;
   }
+  // disk full (or an I/O error) while storing: the probe was stopped; keep what was committed
+  if (session.storeFailure) deps.store.abandonRun(runId, session.storeFailure);
   const finalEnv = finishEnvironment(env, deps.reader);
   deps.store.updateEnvironment(runId, finalEnv as unknown as Record<string, unknown>);
   if (outcome.state === 'failed') {

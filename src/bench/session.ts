@@ -9,7 +9,7 @@
  * after the probe reported an error.
  */
 import { directionOf, type Unit } from '../model.ts';
-import type { NewRun, Store } from '../store/store.ts';
+import { type NewRun, type Store, StoreError } from '../store/store.ts';
 import { ConsoleLines, describeProbeError, type ProbeEvent } from './protocol.ts';
 
 type RoundEvent = Extract<ProbeEvent, { type: 'round' }>;
@@ -43,6 +43,8 @@ export class ProbeSession {
   private segments = 0;
   private hello: Extract<ProbeEvent, { type: 'hello' }> | null = null;
   private readonly corrupt: string[] = [];
+  private readonly stop = new AbortController();
+  private storeFailed: StoreError | null = null;
 
   constructor(private readonly o: SessionOptions) {
     this.segment = { rounds: o.rounds, measuredBefore: 0, idxBase: 0, warmBase: 0 };
@@ -64,6 +66,20 @@ export class ProbeSession {
   /** The probe's `hello` line, once seen (kernel release inside a guest, etc.). */
   get helloEvent(): Extract<ProbeEvent, { type: 'hello' }> | null {
     return this.hello;
+  }
+
+  /**
+   * Aborts when a round could not be stored (disk full, I/O error): the
+   * caller stops the probe or the guest with it, since nothing more it
+   * measures can be kept.
+   */
+  get stopped(): AbortSignal {
+    return this.stop.signal;
+  }
+
+  /** The write that failed, once one did; the run then ends through `Store.abandonRun`. */
+  get storeFailure(): StoreError | null {
+    return this.storeFailed;
   }
 
   /** Lines that looked like probe lines but failed their checksum or format. */
@@ -118,6 +134,20 @@ export class ProbeSession {
       return;
     }
     const seq = this.seq++;
+    try {
+      this.addRound(e, seq);
+    } catch (err) {
+      if (!(err instanceof StoreError)) throw err;
+      this.storeFailed = err;
+      this.failure = err.message;
+      this.stop.abort();
+      return;
+    }
+    if (!e.warmup) this.measured++;
+    this.o.onRound?.(e, seq);
+  }
+
+  private addRound(e: RoundEvent, seq: number): void {
     this.o.store.addRound(this.o.runId, {
       seq,
       subject: e.profile,
@@ -129,8 +159,6 @@ export class ProbeSession {
       unit: this.o.unit,
       direction: directionOf(this.o.unit),
     });
-    if (!e.warmup) this.measured++;
-    this.o.onRound?.(e, seq);
   }
 
   /** Decide how the run ended, given how the probe exited. */

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunParams, RunWithRounds } from '../model.ts';
-import type { Store } from '../store/store.ts';
+import { type Store, StoreError } from '../store/store.ts';
 import type { ProbeBuild } from '../bench/build.ts';
 import { collectEnvironment, finishEnvironment, type EnvWarning, type HostEnvironment, type SysReader } from '../bench/environment.ts';
 import { stressNgArgs, type Invocation, type StressNgExecutor } from './executor.ts';
@@ -219,13 +219,17 @@ export async function runMacro(plan: MacroPlan, deps: MacroDeps): Promise<MacroR
   const workDir = mkdtempSync(join(tmpdir(), 'hintlab-macro-'));
   const unclassified = new Set<string>();
   let outcome: { state: 'complete' } | { state: 'failed' | 'interrupted'; reason: string } = { state: 'complete' };
+  let storeFailure: StoreError | null = null;
   try {
     outcome = await runItems({ plan, deps, runId, abort, sleep, workDir }, unclassified);
   } catch (err) {
-    outcome = { state: 'failed', reason: `cannot run stress-ng: ${(err as Error).message}` };
+    if (err instanceof StoreError) storeFailure = err;
+    else outcome = { state: 'failed', reason: `cannot run stress-ng: ${(err as Error).message}` };
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
+  // disk full (or an I/O error) while storing a round: stop here, keep what was committed
+  if (storeFailure) store.abandonRun(runId, storeFailure);
   const finalEnv = finishEnvironment(plan.environment, deps.reader);
   store.updateEnvironment(runId, storedEnvironment(finalEnv, plan.stressNgVersion, [...unclassified]));
   if (outcome.state !== 'complete') {

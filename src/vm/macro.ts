@@ -15,6 +15,7 @@ import type { StressNgExecutor } from '../macro/executor.ts';
 import { buildPlan, parseInstances, resolveInstances, type PlanItem } from '../macro/plan.ts';
 import { parseStressNgVersion, parseStressorList, selectStressors, type UnavailableStressor } from '../macro/stressors.ts';
 import type { RunParams, Unit } from '../model.ts';
+import { StoreError } from '../store/store.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment } from './environment.ts';
 import type { CpioEntry } from './initramfs.ts';
@@ -116,7 +117,12 @@ async function runMacroStep(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacr
   if (session.hello) deps.store.updateEnvironment(runId, { kernel: guestKernel(session.hello, env.kernel) });
   deps.store.updateEnvironment(runId, { vm: { ...env.vm, bootSeconds: boot.elapsedMs / 1000 } });
   const { rounds, unclassified, failure } = guestRounds(session, plan.items, req.repeats, unit);
-  for (const r of rounds) deps.store.addRound(runId, r);
+  try {
+    for (const r of rounds) deps.store.addRound(runId, r);
+  } catch (err) {
+    if (err instanceof StoreError) deps.store.abandonRun(runId, err);
+    throw err;
+  }
   if (unclassified.length) deps.store.updateEnvironment(runId, { stressNg: { version: plan.stressNgVersion, binary: GUEST_STRESS_NG, unclassifiedMetrics: unclassified } });
   const tail = { ...boot, consoleTail: boot.consoleTail.filter((l) => !l.includes('@hl1 chunk ')) };
   const end = boot.end;

@@ -199,7 +199,10 @@ async function runStep(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Acce
     (done, total, profile) => deps.onRound?.(step, done, total, profile),
   );
   const argv = qemuCommand({ kernel: step.kernel.image, initrd, accel, icount: req.icount, cpus, memoryMiB: MEMORY_MIB, append });
-  const boot = await deps.launcher.boot({ argv, timeoutSeconds: req.timeoutSeconds, abort: deps.abort, onLine: (l) => session.feed(l) });
+  // a round that cannot be stored (disk full) stops qemu too
+  const abort = AbortSignal.any([deps.abort, session.stopped]);
+  const boot = await deps.launcher.boot({ argv, timeoutSeconds: req.timeoutSeconds, abort, onLine: (l) => session.feed(l) });
+  if (session.storeFailure) deps.store.abandonRun(runId, session.storeFailure);
   const hello = session.helloEvent;
   if (hello) deps.store.updateEnvironment(runId, { kernel: guestKernel(hello, env.kernel) });
   deps.store.updateEnvironment(runId, { vm: { ...env.vm, bootSeconds: boot.elapsedMs / 1000 } });
