@@ -43,6 +43,9 @@ export function findProfile(name: string): ProfileInfo | undefined {
  */
 export function selectProfiles(requested: string[]): ProfileInfo[] {
   const names = requested.flatMap((r) => r.split(',')).map((s) => s.trim()).filter(Boolean);
+  if (requested.length > 0 && names.length === 0) {
+    throw new Error(`--profile is empty: name a profile (known profiles: ${PROFILES.map((x) => x.name).join(', ')}), or 'all'`);
+  }
   if (names.length === 0 || names.includes('all')) return [...PROFILES];
   const out: ProfileInfo[] = [];
   for (const n of names) {

@@ -10,7 +10,7 @@ import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import { type CliIO, commandLine, UserError } from './io.ts';
-import { collect, intOption } from './options.ts';
+import { collect, intOption, labelOption } from './options.ts';
 import { interruptible } from './interrupt.ts';
 import { type Progress, progressBar } from './progress.ts';
 
@@ -27,6 +27,13 @@ interface BenchOptions {
   list?: boolean;
   injectSeccomp?: number;
 }
+
+/**
+ * The kernel refuses a classic BPF program longer than BPF_MAXINSNS (4096)
+ * instructions; the probe's filter of N instructions counts its own return
+ * among them, so N = 4096 is the longest that installs.
+ */
+const SECCOMP_MAX = { value: 4096, why: "the kernel's BPF_MAXINSNS, the longest seccomp filter it installs" };
 
 function listProfiles(io: CliIO): void {
   const w = Math.max(...PROFILES.map((p) => p.name.length));
@@ -108,9 +115,9 @@ export function registerBench(program: Command, io: CliIO): void {
     .option('--rounds <n>', 'measured rounds per profile', intOption('--rounds', 1), 15)
     .option('--processes <n>', 'probe processes the rounds are split across, each with its own warm-ups', intOption('--processes', 1), 3)
     .option('--cpu <n>', 'CPU to pin to (default: the last allowed CPU)', intOption('--cpu', 0))
-    .option('--label <name>', 'label for the run, used by compare (e.g. A, B, A2)')
+    .option('--label <name>', 'label for the run, used by compare (e.g. A, B, A2)', labelOption('--label'))
     .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
-    .option('--inject-seccomp <n>', 'known-effect calibration: install an N-instruction allow-all seccomp filter first', intOption('--inject-seccomp', 2))
+    .option('--inject-seccomp <n>', 'known-effect calibration: install an N-instruction allow-all seccomp filter first', intOption('--inject-seccomp', 2, SECCOMP_MAX))
     .option('--json', 'print a versioned JSON document instead of the table')
     .option('--list', 'list the profiles and exit')
     .action(async (opts: BenchOptions) => benchAction(opts, io));

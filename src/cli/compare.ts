@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { ComparisonRefused } from '../compare/checks.ts';
 import { compare } from '../compare/compare.ts';
 import type { Comparison, ComparisonOptions, Correction } from '../compare/types.ts';
+import type { RunWithRounds } from '../model.ts';
 import { renderText } from '../report/text.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
@@ -96,6 +97,19 @@ function optionsOf(flags: ComparisonFlags): Partial<ComparisonOptions> {
   };
 }
 
+/** A run compared with itself shows no change by construction: A, B and A2 must be three different runs. */
+function refuseSameRun(named: { role: string; ref: string; run: RunWithRounds }[]): void {
+  for (const [i, x] of named.entries()) {
+    const y = named.slice(0, i).find((other) => other.run.id === x.run.id);
+    if (y) {
+      throw new UserError(
+        `${y.role} '${y.ref}' and ${x.role} '${x.ref}' are the same run (#${x.run.id}); compare different runs (see 'hintlab runs')`,
+        2,
+      );
+    }
+  }
+}
+
 /** Load the runs named on the command line and compare them; refusals become user errors. */
 export function comparisonFromCli(refs: { a: string; b: string; a2?: string }, flags: ComparisonFlags, io: CliIO): Comparison {
   const store = Store.openExisting(dbPathFrom(flags.db, io.env));
@@ -103,6 +117,7 @@ export function comparisonFromCli(refs: { a: string; b: string; a2?: string }, f
     const a = resolveRunRef(store, refs.a);
     const b = resolveRunRef(store, refs.b);
     const a2 = refs.a2 === undefined ? undefined : resolveRunRef(store, refs.a2);
+    refuseSameRun([{ role: 'A', ref: refs.a, run: a }, { role: 'B', ref: refs.b, run: b }, ...(a2 && refs.a2 !== undefined ? [{ role: 'A2', ref: refs.a2, run: a2 }] : [])]);
     return compare(a2 ? { a, b, a2 } : { a, b }, optionsOf(flags));
   } catch (err) {
     if (err instanceof ComparisonRefused) throw new UserError(err.message);

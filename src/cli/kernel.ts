@@ -6,7 +6,7 @@ import { buildKernel, type ConfigBase } from '../kernel/build.ts';
 import type { OptLevel } from '../kernel/manifest.ts';
 import { type CliIO, UserError } from './io.ts';
 import { interruptible } from './interrupt.ts';
-import { collect, intOption } from './options.ts';
+import { collect, intOption, labelOption } from './options.ts';
 
 interface KernelBuildOptions {
   src: string;
@@ -96,7 +96,7 @@ export function registerKernel(program: Command, io: CliIO): void {
     .option('--base <config>', 'base configuration: tinyconfig, defconfig or a .config file', 'tinyconfig')
     .option('--opt <level>', 'O2 (what distributions ship) or Os', 'O2')
     .requiredOption('--out <dir>', 'output directory: bzImage, manifest, config, build.log, work/')
-    .requiredOption('--label <name>', 'name of this kernel (e.g. A, B, base, patched)')
+    .requiredOption('--label <name>', 'name of this kernel (e.g. A, B, base, patched)', labelOption('--label'))
     .option('-j, --jobs <n>', 'parallel make jobs (default: CPUs available)', intOption('--jobs', 1))
     .action(async (opts: KernelBuildOptions) => buildAction(opts, io));
 }

@@ -14,7 +14,7 @@ import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import { type CliIO, commandLine, UserError } from './io.ts';
 import { interruptible } from './interrupt.ts';
-import { collect, intOption } from './options.ts';
+import { collect, intOption, labelOption } from './options.ts';
 import { progressBar } from './progress.ts';
 
 interface MacroOptions {
@@ -117,7 +117,7 @@ export function registerMacro(program: Command, io: CliIO): void {
     .option('--cooldown <s>', 'seconds of idle between invocations', intOption('--cooldown', 0), 20)
     .option('--repeats <n>', 'repeats of every stressor and instance count', intOption('--repeats', 1), 10)
     .option('--cpu <list>', 'CPUs stress-ng may use (stress-ng --taskset), e.g. 0-3 (default: every allowed CPU)')
-    .option('--label <name>', 'label for the run, used by compare (e.g. A, B, A2)')
+    .option('--label <name>', 'label for the run, used by compare (e.g. A, B, A2)', labelOption('--label'))
     .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
     .addOption(new Option('--fake-stress-ng <file>', 'scripted stress-ng for tests (JSON)').hideHelp())
     .action(async (opts: MacroOptions) => macroAction(opts, io));

@@ -4,14 +4,34 @@
  */
 import { UserError } from './io.ts';
 
-/** An integer >= min, e.g. `--rounds 15`. */
-export function intOption(flag: string, min: number): (value: string) => number {
+/** An integer >= min (and <= max when given, with the reason for the bound), e.g. `--rounds 15`. */
+export function intOption(flag: string, min: number, max?: { value: number; why: string }): (value: string) => number {
   return (value: string) => {
     const n = Number(value);
     if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) {
       throw new UserError(`${flag} must be an integer >= ${min}, got '${value}'`, 2);
     }
+    if (max && n > max.value) throw new UserError(`${flag} must be at most ${max.value} (${max.why}), got '${value}'`, 2);
     return n;
+  };
+}
+
+/** Control characters (C0, DEL, C1) and Unicode line breaks: they break tables and stored command lines. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/**
+ * A label, e.g. `--label A`: printable text on one line. Empty is refused
+ * unless `allowEmpty` (a prefix may be empty; a name may not).
+ */
+export function labelOption(flag: string, allowEmpty = false): (value: string) => string {
+  return (value: string) => {
+    if (!allowEmpty && value.trim() === '') throw new UserError(`${flag} is empty: give a name such as A, B or A2`, 2);
+    const bad = CONTROL.exec(value);
+    if (bad) {
+      const code = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+      throw new UserError(`${flag} '${JSON.stringify(value).slice(1, -1)}' contains a control character (${code}, e.g. a newline or tab); use printable characters on one line`, 2);
+    }
+    return value;
   };
 }
 

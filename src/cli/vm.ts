@@ -13,7 +13,7 @@ import { type CliIO, commandLine, UserError } from './io.ts';
 import { reportSteps, stepCallbacks } from './vm-report.ts';
 import { vmMacroAction, type VmMacroOptions } from './vm-macro.ts';
 import { interruptible } from './interrupt.ts';
-import { collect, intOption } from './options.ts';
+import { collect, intOption, labelOption } from './options.ts';
 import { progressBar } from './progress.ts';
 
 export interface VmOptions extends VmMacroOptions {
@@ -114,7 +114,7 @@ export function registerVm(program: Command, io: CliIO): void {
     .option('--accel <mode>', 'auto (KVM if a trial boot works, else TCG), kvm or tcg', accelOption, 'auto')
     .option('--icount', "count guest instructions (qemu -icount shift=0): results in instructions/call, repeatable to ~0.01 %")
     .option('--timeout <s>', 'seconds one boot may take before qemu is killed and the boot stored as failed (default: 600; with --macro the plan\'s length x 2 + 120)', intOption('--timeout', 5))
-    .option('--label-prefix <text>', 'run labels are <prefix><kernel label>-<boot index>', 'vm-')
+    .option('--label-prefix <text>', 'run labels are <prefix><kernel label>-<boot index>', labelOption('--label-prefix', true), 'vm-')
     .option('--macro', 'run stress-ng stressors in each guest instead of probe profiles (see docs/vm.md)')
     .option('--stressor <name>', 'with --macro: stressor to run (repeatable or comma-separated)', collect, [])
     .option('--set <name>', "with --macro: named stressor set ('sched')", collect, [])

@@ -23,7 +23,8 @@ export function compileC(compiler: string, args: string[]): Promise<{ ok: true }
 export class FilesSource implements ObjectSource {
   readonly subject: CodegenSubject;
   readonly notes: string[] = [];
-  private readonly dir = mkdtempSync(join(tmpdir(), 'hintlab-codegen-'));
+  /** Made at the first build, so a failure before any build leaves nothing behind. */
+  private dir: string | null = null;
 
   constructor(before: string, after: string, private readonly cflags: string[]) {
     for (const [flag, file] of [['--before', before], ['--after', after]] as const) {
@@ -36,6 +37,7 @@ export class FilesSource implements ObjectSource {
 
   async build(compiler: CompilerInfo, opt: OptLevel, variant: Variant): Promise<BuildOutcome> {
     if (this.subject.kind !== 'files') throw new Error('unreachable');
+    this.dir ??= mkdtempSync(join(tmpdir(), 'hintlab-codegen-'));
     const objectPath = join(this.dir, `${compiler.command.replace(/\W/g, '_')}-${opt}-${variant}.o`);
     const source = variant === 'before' ? this.subject.before : this.subject.after;
     const result = await compileC(compiler.command, ['-c', `-${opt}`, ...this.cflags, source, '-o', objectPath]);
@@ -43,6 +45,6 @@ export class FilesSource implements ObjectSource {
   }
 
   async close(): Promise<void> {
-    rmSync(this.dir, { recursive: true, force: true });
+    if (this.dir !== null) rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { CodegenResult } from '../../src/codegen/types.ts';
@@ -65,5 +65,20 @@ describe('hintlab codegen on a kernel tree: bad input', () => {
     const notKernel = tempDir();
     const r = await cli(['codegen', '--src', notKernel, '--patch', fixture('mincore-unlikely-6.12.patch'), '--obj', 'mm/mincore.o']);
     assert.match(r.stderr, /not a Linux kernel source tree/);
+  });
+
+  it('a missing --before file leaves no temporary directory behind', async () => {
+    const tmp = tempDir();
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp; // os.tmpdir() reads it at each call
+    try {
+      const r = await cli(['codegen', '--before', join(tmp, 'missing.c'), '--after', fixture('early-return.c')]);
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /--before .*missing\.c: no such file/);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    assert.deepEqual(readdirSync(tmp), []);
   });
 });

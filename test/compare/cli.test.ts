@@ -105,4 +105,21 @@ describe('hintlab compare', () => {
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no run with id or label 'nope'/);
   });
+
+  it('refuses a run compared with itself, by id or label, and an A2 that is A or B', async () => {
+    const cases: [string[], RegExp][] = [
+      [['1', '1'], /A '1' and B '1' are the same run \(#1\)/],
+      [['plain', '#1'], /A 'plain' and B '#1' are the same run \(#1\)/],
+      [['plain', 'seccomp', 'seccomp'], /B 'seccomp' and A2 'seccomp' are the same run \(#2\)/],
+      [['plain', 'seccomp', '1'], /A 'plain' and A2 '1' are the same run \(#1\)/],
+    ];
+    for (const [runs, message] of cases) {
+      for (const command of ['compare', 'report']) {
+        const r = await runCli([command, ...runs, '--db', db]);
+        assert.equal(r.code, 2, `${command} ${runs.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, message);
+        assert.equal(r.stdout, '');
+      }
+    }
+  });
 });
