@@ -8,8 +8,9 @@
  *   - a symlink: followed; its final target is written as above, the link
  *     stays a link;
  *   - a FIFO, a character or block device: written through with a plain
- *     write (`-o /dev/null`, `-o /dev/stdout` mean what they say), the node
- *     is never replaced;
+ *     write (`-o /dev/null` means what it says), the node is never replaced;
+ *   - an open file of the process (`/dev/stdout`, `/dev/fd/N`): appended
+ *     to through that name, whatever the shell connected it to;
  *   - a directory or a socket: refused.
  * Files the caller protects (the open results database and its -wal/-shm)
  * are refused by device and inode, so a hard link or a symlink to them is
@@ -32,8 +33,13 @@ export interface WriteOptions {
   shownAs?: string;
 }
 
-/** Follow symlinks to the final path (which may not exist yet); Linux's own limit of 40 hops. */
-export function followLinks(path: string, shownAs: string = path): string {
+/**
+ * Follow symlinks to the final path (which may not exist yet); Linux's own
+ * limit of 40 hops. A link inside /proc (`/dev/stdout` is one, to
+ * /proc/self/fd/1) is an open file of the process, not a path: null says
+ * "write through the name as given".
+ */
+export function followLinks(path: string, shownAs: string = path): string | null {
   let at = resolve(path);
   for (let hops = 0; hops <= 40; hops++) {
     let st: Stats;
@@ -44,6 +50,7 @@ export function followLinks(path: string, shownAs: string = path): string {
       throw cannotWrite(shownAs, err);
     }
     if (!st.isSymbolicLink()) return at;
+    if (canonicalPath(at).startsWith('/proc/')) return null;
     at = resolve(dirname(at), readlinkSync(at));
   }
   throw new UserError(`cannot write ${shownAs}: too many levels of symbolic links; point it at a file`, 2);
@@ -52,8 +59,10 @@ export function followLinks(path: string, shownAs: string = path): string {
 /** Write `data` to `path` as the module comment describes. */
 export function writeFileSafely(path: string, data: string | Uint8Array, opts: WriteOptions = {}): void {
   const shown = opts.shownAs ?? path;
-  const target = followLinks(path, shown);
-  refuseProtected(target, shown, opts.protect ?? []);
+  const final = followLinks(path, shown);
+  refuseProtected(final ?? path, shown, opts.protect ?? []);
+  if (final === null) return writeThrough(path, data, shown);
+  const target = final;
   const st = statOrNull(target, shown);
   if (st?.isDirectory()) throw new UserError(`cannot write ${shown}: it is a directory; name a file inside it, e.g. ${join(shown, 'out.txt')}`, 2);
   if (st?.isSocket()) throw new UserError(`cannot write ${shown}: it is a socket; name a regular file, a FIFO or a device`, 2);
@@ -64,6 +73,19 @@ export function writeFileSafely(path: string, data: string | Uint8Array, opts: W
       return;
     }
     writeAtomically(target, data, st ? st.mode & 0o7777 : undefined);
+  } catch (err) {
+    throw cannotWrite(shown, err);
+  }
+}
+
+/**
+ * An open file of the process (the shell's `>`, `>>`, a pipe or a terminal):
+ * appended to, so `>>` keeps what was there and `>` (already emptied by the
+ * shell) gets exactly the text.
+ */
+function writeThrough(path: string, data: string | Uint8Array, shown: string): void {
+  try {
+    writeFileSync(path, data, { flag: 'a' });
   } catch (err) {
     throw cannotWrite(shown, err);
   }

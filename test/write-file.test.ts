@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { chmodSync, closeSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { writeFileSafely } from '../src/write-file.ts';
@@ -82,4 +82,29 @@ test('a protected file is refused by device and inode, through a hard link and a
   assert.equal(readFileSync(db, 'utf8'), 'precious');
   writeFileSafely(join(dir, 'other.csv'), 'csv', { protect });
   assert.equal(readFileSync(join(dir, 'other.csv'), 'utf8'), 'csv');
+});
+
+test('an open file of the process (/dev/fd/N, as /dev/stdout is) is written through, appending, never renamed over', () => {
+  const dir = tempDir();
+  const file = join(dir, 'shell-redirect.txt');
+  writeFileSync(file, 'kept\n');
+  const inode = statSync(file).ino;
+  const fd = openSync(file, 'a'); // what `>> file` gives the process
+  try {
+    writeFileSafely(`/dev/fd/${fd}`, 'report\n');
+  } finally {
+    closeSync(fd);
+  }
+  assert.equal(readFileSync(file, 'utf8'), 'kept\nreport\n');
+  assert.equal(statSync(file).ino, inode, 'the same file, not a new one renamed over it');
+  assert.ok(lstatSync('/dev/fd').isSymbolicLink(), '/dev/fd is still the link to /proc/self/fd');
+  const db = join(dir, 'h.db');
+  writeFileSync(db, 'precious');
+  const dbFd = openSync(db, 'a');
+  try {
+    assert.throws(() => writeFileSafely(`/dev/fd/${dbFd}`, 'csv', { protect: [{ path: db, what: 'the results database' }] }), /refusing to write/);
+  } finally {
+    closeSync(dbFd);
+  }
+  assert.equal(readFileSync(db, 'utf8'), 'precious');
 });
