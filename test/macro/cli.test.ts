@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { run } from '../../src/cli/main.ts';
 import type { CliIO } from '../../src/cli/io.ts';
 import { Store } from '../../src/store/store.ts';
+import { fillLeaving, mountTmpfs } from '../helpers/tmpfs.ts';
 
 function io(dir: string) {
   const out = { stdout: '', stderr: '' };
@@ -67,4 +68,26 @@ test('usage errors exit with status 2 and name the flag', async () => {
     assert.equal(code, 2, `${extra.join(' ')}: ${out.stderr}`);
     assert.match(out.stderr, message);
   }
+});
+
+test('disk full while storing a macro round ends the run with the round, run and file system named', async (t) => {
+  const fs = mountTmpfs(1024);
+  if ('skip' in fs) return t.skip(fs.skip);
+  t.after(fs.unmount);
+  const dir = mkdtempSync(join(tmpdir(), 'hintlab-cli-'));
+  const db = join(fs.dir, 'r.db');
+  Store.open(db).close();
+  fillLeaving(fs.dir, 64);
+  const repeats = 400;
+  const file = join(dir, 'fake.json');
+  writeFileSync(file, JSON.stringify({ version: '0.15.06', stressors: ['fifo'], values: { 'fifo@1': Array.from({ length: repeats }, (_, i) => 1000 + i) } }));
+  const { cli, out } = io(dir);
+  const code = await run(['macro', '--stressor', 'fifo', '--instances', '1', '--seconds', '1', '--cooldown', '0', '--repeats', String(repeats), '--label', 'full', '--db', db, '--fake-stress-ng', file], cli);
+  assert.equal(code, 1, out.stderr);
+  assert.doesNotMatch(out.stderr, /internal error|SqliteError/);
+  assert.match(out.stderr, new RegExp(`disk full while storing round \\d+ of run #1 \\(full\\): free space on ${fs.dir} \\(tmpfs\\)\\nrun #1 \\(full\\) keeps its \\d+ committed measured rounds`));
+  const store = Store.openExisting(db);
+  const kept = store.resolveRun('full').rounds.length;
+  store.close();
+  assert.ok(kept > 0 && kept < repeats, `${kept} rounds kept`);
 });

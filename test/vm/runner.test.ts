@@ -16,6 +16,7 @@ import type { VmKernel } from '../../src/vm/kernels.ts';
 import type { BootEnd, BootRequest, BootResult, VmLauncher } from '../../src/vm/qemu.ts';
 import { runVm, type VmRequest } from '../../src/vm/runner.ts';
 import { tempDir } from '../helpers/cli.ts';
+import { fillLeaving, mountTmpfs } from '../helpers/tmpfs.ts';
 
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -158,4 +159,32 @@ test('an abort stops after the boot in flight and marks it failed', async () => 
   assert.equal(result.state, 'interrupted');
   assert.equal(result.steps.length, 1);
   assert.match(store.resolveRun('vm-A-1').error ?? '', /interrupted \(Ctrl-C\)/);
+});
+
+test('disk full while storing a guest round stops qemu (the boot is aborted) and keeps the committed rounds', async (t) => {
+  const fs = mountTmpfs(1024);
+  if ('skip' in fs) return t.skip(fs.skip);
+  t.after(fs.unmount);
+  const db = join(fs.dir, 'h.db');
+  const store = Store.open(db);
+  t.after(() => store.close());
+  fillLeaving(fs.dir, 64);
+  const rounds = 5000;
+  let abortedDuringBoot = false;
+  const launcher: VmLauncher = {
+    async boot(req): Promise<BootResult> {
+      const lines = [frameLine(`@hl1 hello proto=1 kernel=6.12.57-hl version=%231 machine=x86_64 pid1=1 cpu=0 ops=1000 warmups=0 rounds=${rounds} seccomp=0`)];
+      for (let i = 0; i < rounds; i++) lines.push(frameLine(`@hl1 round profile=getppid idx=${i} warmup=0 ops=1000 elapsed=300000 cpu=0`));
+      for (const l of lines) req.onLine(l);
+      abortedDuringBoot = req.abort.aborted;
+      return { end: { kind: 'aborted' }, consoleTail: [], stderrTail: [], elapsedMs: 1500 };
+    },
+  };
+  await assert.rejects(
+    runVm(request({ steps: ['A'], warmups: 0, rounds }), { store, launcher, probe, abort: new AbortController().signal, cacheDir: dir, chooseAccel: async () => tcg }),
+    new RegExp(`disk full while storing round \\d+ of run #1 \\(vm-A-1\\): free space on ${fs.dir} \\(tmpfs\\)\\nrun #1 \\(vm-A-1\\) keeps its \\d+ committed measured rounds`),
+  );
+  assert.ok(abortedDuringBoot, 'qemu was told to stop as soon as a round could not be stored');
+  const kept = store.resolveRun('vm-A-1').rounds.length;
+  assert.ok(kept > 0 && kept < rounds, `${kept} rounds kept`);
 });
