@@ -59,10 +59,9 @@ export function followLinks(path: string, shownAs: string = path): string | null
 /** Write `data` to `path` as the module comment describes. */
 export function writeFileSafely(path: string, data: string | Uint8Array, opts: WriteOptions = {}): void {
   const shown = opts.shownAs ?? path;
-  const final = followLinks(path, shown);
-  refuseProtected(final ?? path, shown, opts.protect ?? []);
-  if (final === null) return writeThrough(path, data, shown);
-  const target = final;
+  const target = followLinks(path, shown);
+  refuseProtected(target ?? path, shown, opts.protect ?? []);
+  if (target === null) return writeThrough(path, data, shown);
   const st = statOrNull(target, shown);
   if (st?.isDirectory()) throw new UserError(`cannot write ${shown}: it is a directory; name a file inside it, e.g. ${join(shown, 'out.txt')}`, 2);
   if (st?.isSocket()) throw new UserError(`cannot write ${shown}: it is a socket; name a regular file, a FIFO or a device`, 2);
