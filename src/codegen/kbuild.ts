@@ -8,26 +8,28 @@
  * -O3 = the -O2 configuration plus KCFLAGS=-O3 (the kernel has no -O3 option;
  * KCFLAGS comes last on the command line, so it wins).
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { spawnSupervised } from '../proc/supervise.ts';
 import { errorLines } from './compilers.ts';
 import type { OptLevel } from './types.ts';
 
 export type MakeResult = { ok: true; output: string } | { ok: false; output: string };
 
-/** Run make in the mirror with output to `objdir`; stdout and stderr together. */
+/** Run make in the mirror with output to `objdir`, under the process supervisor; stdout and stderr together. */
 export function runMake(mirror: string, objdir: string, cc: string, args: string[]): Promise<MakeResult> {
   const argv = ['-C', mirror, `O=${objdir}`, `CC=${cc}`, `-j${availableParallelism()}`, ...args];
   return new Promise((resolve) => {
-    const child = spawn('make', argv, { env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnSupervised(['make', ...argv], { env: { ...process.env, LC_ALL: 'C' } });
     let output = '';
     child.stdout.on('data', (d: Buffer) => void (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => void (output += d.toString()));
-    child.on('error', (err) => resolve({ ok: false, output: `make: ${err.message}` }));
-    child.on('close', (code) => resolve({ ok: code === 0, output }));
+    child.exit.then(
+      ({ code }) => resolve({ ok: code === 0, output }),
+      (err: Error) => resolve({ ok: false, output: `make: ${err.message}` }),
+    );
   });
 }
 

@@ -1,12 +1,12 @@
 /**
- * Running kbuild: make in its own process group (Ctrl-C kills the whole
- * build), everything it prints appended to the build log, progress counted
+ * Running kbuild: make under the process supervisor (Ctrl-C or the death
+ * of hintlab kills the whole build, compilers included), everything it prints appended to the build log, progress counted
  * from kbuild's short "  CC      path.o" lines, and on failure the
  * compiler's error lines picked out of the log.
  */
-import { spawn } from 'node:child_process';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { spawnSupervised } from '../proc/supervise.ts';
 
 export interface MakeRequest {
   /** Arguments after `make`, e.g. ['-C', src, 'O=obj', 'bzImage']. */
@@ -30,25 +30,15 @@ export const REPRODUCIBLE_ENV = {
 export function runMake(req: MakeRequest): Promise<MakeResult> {
   return new Promise((resolve, reject) => {
     appendFileSync(req.log, `$ make ${req.args.join(' ')}\n`);
-    const child = spawn('make', req.args, {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-      env: { ...(req.env ?? process.env), ...REPRODUCIBLE_ENV },
-    });
+    const child = spawnSupervised(['make', ...req.args], { env: { ...(req.env ?? process.env), ...REPRODUCIBLE_ENV } });
     let compiled = 0;
     let aborted = false;
     const kill = (): void => {
       aborted = true;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
+      child.signal('SIGKILL');
     };
     if (req.abort.aborted) kill();
     req.abort.addEventListener('abort', kill, { once: true });
-    const onExit = (): void => kill();
-    process.on('exit', onExit);
     const record = (line: string): void => {
       appendFileSync(req.log, `${line}\n`);
       const m = /^\s+CC\s+(\S+\.o)$/.exec(line);
@@ -56,16 +46,17 @@ export function runMake(req: MakeRequest): Promise<MakeResult> {
     };
     createInterface({ input: child.stdout }).on('line', record);
     createInterface({ input: child.stderr }).on('line', record);
-    child.on('error', (err) => {
-      process.off('exit', onExit);
-      reject(new Error(`cannot run make: ${err.message}; install it with 'apt-get install make'`));
-    });
-    child.on('close', (code) => {
-      process.off('exit', onExit);
-      req.abort.removeEventListener('abort', kill);
-      if (aborted) resolve({ state: 'aborted' });
-      else resolve(code === 0 ? { state: 'ok', compiled } : { state: 'failed', code });
-    });
+    child.exit.then(
+      ({ code }) => {
+        req.abort.removeEventListener('abort', kill);
+        if (aborted) resolve({ state: 'aborted' });
+        else resolve(code === 0 ? { state: 'ok', compiled } : { state: 'failed', code });
+      },
+      (err: Error) => {
+        req.abort.removeEventListener('abort', kill);
+        reject(new Error(`cannot run make: ${err.message}; install it with 'apt-get install make'`));
+      },
+    );
   });
 }
 

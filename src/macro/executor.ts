@@ -3,7 +3,7 @@
  * installed program; tests use a fake (src/macro/fake.ts) that writes
  * YAML files with exact numbers.
  */
-import { spawn } from 'node:child_process';
+import { spawnSupervised } from '../proc/supervise.ts';
 
 /** One stress-ng invocation: one stressor at one instance count. */
 export interface Invocation {
@@ -53,12 +53,14 @@ const KILL_GRACE_MS = 5000;
 export function processExecutor(program = 'stress-ng'): StressNgExecutor {
   const capture = (args: string[]): Promise<string> =>
     new Promise((resolve, reject) => {
-      const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawnSupervised([program, ...args]);
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      child.on('error', (err) => reject(missing(program, err)));
-      child.on('close', () => resolve(out));
+      child.exit.then(
+        () => resolve(out),
+        (err: Error) => reject(missing(program, err)),
+      );
     });
   return {
     version: () => capture(['--version']),
@@ -74,28 +76,22 @@ function missing(program: string, err: Error): StressNgMissingError {
 }
 
 /**
- * Run one invocation in its own process group, so Ctrl-C (forwarded as the
- * abort) and the hang guard stop stress-ng and every stressor it forked.
+ * Run one invocation under the process supervisor, in its own process group,
+ * so Ctrl-C (forwarded as the abort), the hang guard and the death of
+ * hintlab stop stress-ng and every stressor it forked.
  */
 function runStressNg(program: string, inv: Invocation, abort: AbortSignal): Promise<InvocationResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(program, stressNgArgs(inv), { cwd: inv.cwd, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    const child = spawnSupervised([program, ...stressNgArgs(inv)], { cwd: inv.cwd, stdout: 'ignore' });
     let stderr = '';
     let stop: 'aborted' | 'hung' | null = null;
     let killTimer: NodeJS.Timeout | undefined;
-    const signalGroup = (sig: NodeJS.Signals): void => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, sig);
-      } catch {
-        // The group is already gone.
-      }
-    };
     const halt = (why: 'aborted' | 'hung'): void => {
       if (stop) return;
       stop = why;
       // SIGINT lets stress-ng stop its stressors and remove its temporary files.
-      signalGroup('SIGINT');
-      killTimer = setTimeout(() => signalGroup('SIGKILL'), KILL_GRACE_MS);
+      child.signal('SIGINT');
+      killTimer = setTimeout(() => child.signal('SIGKILL'), KILL_GRACE_MS);
     };
     const onAbort = (): void => halt('aborted');
     if (abort.aborted) onAbort();
@@ -107,16 +103,18 @@ function runStressNg(program: string, inv: Invocation, abort: AbortSignal): Prom
       clearTimeout(hangTimer);
       clearTimeout(killTimer);
     };
-    child.on('error', (err) => {
-      cleanup();
-      reject(missing(program, err));
-    });
-    child.on('close', (code, signal) => {
-      cleanup();
-      if (stop === 'aborted') resolve({ kind: 'aborted', stderr });
-      else if (stop === 'hung') resolve({ kind: 'hung', afterSeconds: inv.seconds + HANG_GRACE_SECONDS, stderr });
-      else if (signal !== null) resolve({ kind: 'signalled', signal, stderr });
-      else resolve({ kind: 'exited', code: code ?? 0, stderr });
-    });
+    child.exit.then(
+      ({ code, signal }) => {
+        cleanup();
+        if (stop === 'aborted') resolve({ kind: 'aborted', stderr });
+        else if (stop === 'hung') resolve({ kind: 'hung', afterSeconds: inv.seconds + HANG_GRACE_SECONDS, stderr });
+        else if (signal !== null) resolve({ kind: 'signalled', signal, stderr });
+        else resolve({ kind: 'exited', code: code ?? 0, stderr });
+      },
+      (err: Error) => {
+        cleanup();
+        reject(missing(program, err));
+      },
+    );
   });
 }

@@ -1,15 +1,17 @@
 /**
  * One guest boot in qemu-system-x86_64: the command line, and a launcher
  * that streams the serial console line by line, enforces the timeout, and
- * kills qemu's whole process group on timeout, abort (Ctrl-C) or exit of
- * hintlab itself, so nothing is left running.
+ * kills qemu on timeout or abort (Ctrl-C). qemu runs under the process
+ * supervisor (src/proc/supervise.ts), so it also dies with hintlab, even
+ * after `kill -9` of hintlab.
  *
  * The launcher sits behind `VmLauncher` so the A/B/A runner can be tested
  * with a scripted guest; the real one is `qemuLauncher()`.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { UserError } from '../cli/io.ts';
+import { spawnSupervised } from '../proc/supervise.ts';
 
 export type Accel = 'kvm' | 'tcg';
 
@@ -85,26 +87,6 @@ const TAIL_LINES = 25;
 /** After the probe's `poweroff` line, qemu must be gone this soon; otherwise it is killed (a guest that halted instead). */
 const POWEROFF_GRACE_MS = 10_000;
 
-/** Groups of qemu processes still alive; killed if hintlab exits while they run. */
-const live = new Set<number>();
-let exitHookInstalled = false;
-
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const pid of live) killGroup(pid);
-  });
-}
-
 function pushTail(tail: string[], line: string): void {
   // strip ANSI/VT100 sequences SeaBIOS and the kernel write to the console
   const clean = line.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1bc/g, '').replace(/\r/g, '').trimEnd();
@@ -124,17 +106,13 @@ export function requireQemu(binary = QEMU_BINARY): void {
   }
 }
 
-/** The real launcher: qemu in its own process group, console on a pipe. */
+/** The real launcher: qemu under the supervisor, console on a pipe. */
 export function qemuLauncher(): VmLauncher {
-  installExitHook();
   return {
     boot(req) {
       return new Promise((resolve, reject) => {
         const started = Date.now();
-        const [binary, ...args] = req.argv;
-        if (!binary) throw new Error('empty qemu command line');
-        // detached: its own process group, so one kill reaches qemu and anything it forked
-        const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+        const child = spawnSupervised(req.argv);
         const consoleTail: string[] = [];
         const stderrTail: string[] = [];
         let forced: BootEnd | null = null;
@@ -142,9 +120,8 @@ export function qemuLauncher(): VmLauncher {
         const stop = (why: BootEnd): void => {
           if (forced) return;
           forced = why;
-          if (child.pid !== undefined) killGroup(child.pid);
+          child.signal('SIGKILL');
         };
-        if (child.pid !== undefined) live.add(child.pid);
         timers.push(setTimeout(() => stop({ kind: 'timeout', seconds: req.timeoutSeconds }), req.timeoutSeconds * 1000));
         const onAbort = (): void => stop({ kind: 'aborted' });
         if (req.abort.aborted) onAbort();
@@ -160,17 +137,18 @@ export function qemuLauncher(): VmLauncher {
         const finish = (): void => {
           for (const t of timers) clearTimeout(t);
           req.abort.removeEventListener('abort', onAbort);
-          if (child.pid !== undefined) live.delete(child.pid);
         };
-        child.on('error', (err) => {
-          finish();
-          reject(err);
-        });
-        child.on('close', (code, signal) => {
-          finish();
-          const end: BootEnd = forced ?? { kind: 'exited', code, signal };
-          resolve({ end, consoleTail, stderrTail, elapsedMs: Date.now() - started });
-        });
+        child.exit.then(
+          ({ code, signal }) => {
+            finish();
+            const end: BootEnd = forced ?? { kind: 'exited', code, signal };
+            resolve({ end, consoleTail, stderrTail, elapsedMs: Date.now() - started });
+          },
+          (err: unknown) => {
+            finish();
+            reject(err);
+          },
+        );
       });
     },
   };

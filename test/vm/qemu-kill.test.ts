@@ -1,0 +1,53 @@
+/**
+ * kill -9 of `hintlab vm` while a real Debian cloud kernel boots under TCG:
+ * qemu, and the supervisor it runs under, must be gone within a few seconds.
+ *
+ * The vmlinuz comes from $HINTLAB_TEST_VMLINUZ (CI sets it from
+ * test/fixtures/fetch-cloud-kernel.sh) or from that script's cache.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { QEMU_BINARY } from '../../src/vm/qemu.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { cachedCloudKernel } from '../helpers/cloud-kernel.ts';
+import { descendants, named, survivorsAfter, waitForTree, type Proc } from '../helpers/procs.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/hintlab.js', import.meta.url));
+const vmlinuz = cachedCloudKernel();
+const haveQemu = spawnSync(QEMU_BINARY, ['--version']).status === 0;
+const skip = !haveQemu
+  ? `${QEMU_BINARY} is not installed (apt-get install qemu-system-x86)`
+  : vmlinuz
+    ? false
+    : 'no cloud kernel: set HINTLAB_TEST_VMLINUZ or run test/fixtures/fetch-cloud-kernel.sh (needs apt access)';
+
+test('kill -9 of hintlab vm in the middle of a boot leaves no qemu running', { skip, timeout: 300_000 }, async () => {
+  assert.ok(vmlinuz);
+  const dir = tempDir();
+  const args = ['vm', '--kernel', `K=${vmlinuz}`, '--order', 'K', '--accel', 'tcg', '--icount', '--profile', 'getppid', '--db', join(dir, 'vm.db')];
+  const hintlab = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  hintlab.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  try {
+    assert.ok(hintlab.pid);
+    const isQemu = (p: Proc): boolean => p.comm.startsWith('qemu-system');
+    await waitForTree(hintlab.pid, (procs) => procs.some(isQemu), 120_000);
+    // let the guest get into its boot before the kill
+    await sleep(2000);
+    const started = descendants(hintlab.pid);
+    assert.ok(started.some(isQemu), named(started));
+    assert.equal(hintlab.exitCode, null, `hintlab vm ended before the kill: ${stderr}`);
+    const exited = new Promise((r) => hintlab.on('exit', r));
+    hintlab.kill('SIGKILL');
+    await exited;
+    assert.equal(named(await survivorsAfter(started, 10_000)), '');
+  } finally {
+    hintlab.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
