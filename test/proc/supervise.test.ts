@@ -98,3 +98,18 @@ test('the exit of the thread that started the supervisor does not stop the comma
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a supervisor binary removed from the cache while hintlab runs is built again before the next command', async () => {
+  const dir = tempDir();
+  try {
+    const env = { ...process.env, XDG_CACHE_HOME: dir };
+    const first = supervisorBinary(env);
+    assert.ok(first.startsWith(dir), first);
+    rmSync(join(dir, 'hintlab'), { recursive: true });
+    const child = spawnSupervised(['true'], { env });
+    assert.deepEqual(await child.exit, { code: 0, signal: null });
+    assert.equal(supervisorBinary(env), first);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
