@@ -27,53 +27,49 @@ const skip = !haveQemu
     ? false
     : 'no cloud kernel: set HINTLAB_TEST_VMLINUZ or run test/fixtures/fetch-cloud-kernel.sh (needs apt access)';
 
-/** Start `hintlab vm` on the cloud kernel and wait until qemu has been booting for two seconds. */
-async function midBoot(dir: string): Promise<{ hintlab: ChildProcessWithoutNullStreams; started: Proc[]; stderr: () => string }> {
+interface Boot {
+  hintlab: ChildProcessWithoutNullStreams;
+  /** Every process below hintlab two seconds into the boot, qemu among them. */
+  started: Proc[];
+  stderr: () => string;
+}
+
+/** Start `hintlab vm` on the cloud kernel, let qemu boot for two seconds, then `act`; hintlab is killed and its files removed after. */
+async function whileBooting(act: (boot: Boot) => Promise<void>): Promise<void> {
   assert.ok(vmlinuz);
+  const dir = tempDir();
   const args = ['vm', '--kernel', `K=${vmlinuz}`, '--order', 'K', '--accel', 'tcg', '--icount', '--profile', 'getppid', '--db', join(dir, 'vm.db')];
   const hintlab = spawn(process.execPath, [BIN, ...args]);
   let stderr = '';
   hintlab.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  assert.ok(hintlab.pid);
-  const isQemu = (p: Proc): boolean => p.comm.startsWith('qemu-system');
-  await waitForTree(hintlab.pid, (procs) => procs.some(isQemu), 120_000);
-  // let the guest get into its boot before stopping hintlab
-  await sleep(2000);
-  const started = descendants(hintlab.pid);
-  assert.ok(started.some(isQemu), named(started));
-  assert.equal(hintlab.exitCode, null, `hintlab vm ended too early: ${stderr}`);
-  return { hintlab, started, stderr: () => stderr };
+  try {
+    assert.ok(hintlab.pid);
+    const isQemu = (p: Proc): boolean => p.comm.startsWith('qemu-system');
+    await waitForTree(hintlab.pid, (procs) => procs.some(isQemu), 120_000);
+    await sleep(2000);
+    const started = descendants(hintlab.pid);
+    assert.ok(started.some(isQemu), named(started));
+    assert.equal(hintlab.exitCode, null, `hintlab vm ended too early: ${stderr}`);
+    await act({ hintlab, started, stderr: () => stderr });
+  } finally {
+    hintlab.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-test('kill -9 of hintlab vm in the middle of a boot leaves no qemu running', { skip, timeout: 300_000 }, async () => {
-  const dir = tempDir();
-  let hintlab: ChildProcessWithoutNullStreams | undefined;
-  try {
-    const boot = await midBoot(dir);
-    hintlab = boot.hintlab;
-    const exited = new Promise((r) => boot.hintlab.on('exit', r));
+test('kill -9 of hintlab vm in the middle of a boot leaves no qemu running', { skip, timeout: 300_000 }, () =>
+  whileBooting(async ({ hintlab, started }) => {
+    const exited = new Promise((r) => hintlab.on('exit', r));
     hintlab.kill('SIGKILL');
     await exited;
-    assert.equal(named(await survivorsAfter(boot.started, 10_000)), '');
-  } finally {
-    hintlab?.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+    assert.equal(named(await survivorsAfter(started, 10_000)), '');
+  }));
 
-test('Ctrl-C of hintlab vm in the middle of a boot stops qemu, marks the boot interrupted and exits 130', { skip, timeout: 300_000 }, async () => {
-  const dir = tempDir();
-  let hintlab: ChildProcessWithoutNullStreams | undefined;
-  try {
-    const boot = await midBoot(dir);
-    hintlab = boot.hintlab;
-    const exited = new Promise<number | null>((r) => boot.hintlab.on('exit', (code) => r(code)));
+test('Ctrl-C of hintlab vm in the middle of a boot stops qemu, marks the boot interrupted and exits 130', { skip, timeout: 300_000 }, () =>
+  whileBooting(async ({ hintlab, started, stderr }) => {
+    const exited = new Promise<number | null>((r) => hintlab.on('exit', (code) => r(code)));
     hintlab.kill('SIGINT');
-    assert.equal(await exited, 130, boot.stderr());
-    assert.match(boot.stderr(), /interrupted/);
-    assert.equal(named(await survivorsAfter(boot.started, 10_000)), '');
-  } finally {
-    hintlab?.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+    assert.equal(await exited, 130, stderr());
+    assert.match(stderr(), /interrupted/);
+    assert.equal(named(await survivorsAfter(started, 10_000)), '');
+  }));
