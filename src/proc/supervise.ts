@@ -20,6 +20,7 @@
  * channel, which ends the command and everything it started.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { constants } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -59,19 +60,26 @@ export interface Supervised {
   signal(sig: NodeJS.Signals): void;
 }
 
-let supervisorPath: string | undefined;
+/** Built binaries by compiler and cache directory, so the sources are hashed once per process. */
+const built = new Map<string, string>();
 
-/** The supervisor binary, compiled on first use and cached like the probe. */
+/** The supervisor binary, compiled on first use and cached like the probe (again if the cache was emptied since). */
 export function supervisorBinary(env: NodeJS.ProcessEnv = process.env): string {
-  supervisorPath ??= compileCached({
+  const cc = env.CC ?? 'cc';
+  const cacheDir = defaultCacheDir(env);
+  const key = `${cc}\0${cacheDir}`;
+  const known = built.get(key);
+  if (known !== undefined && existsSync(known)) return known;
+  const path = compileCached({
     what: 'the process supervisor',
     sourceDir: SUPERVISOR_SOURCE_DIR,
     binary: 'hintlab-supervise',
-    cc: env.CC ?? 'cc',
+    cc,
     flags: ['-O2', '-Wall', '-Wextra', '-Werror'],
-    cacheDir: defaultCacheDir(env),
+    cacheDir,
   }).path;
-  return supervisorPath;
+  built.set(key, path);
+  return path;
 }
 
 /** Node's error for a program that could not be started, from the errno the supervisor saw. */
