@@ -1,12 +1,10 @@
 /**
  * The facts about the machine and the runs that every report states next to
- * its numbers: CPU, host, kernels, probe compiler, tuning, calibration, and
- * the commands that reproduce the runs. Read from the runs' stored
+ * its numbers: CPU, host, kernels, probe compiler, tuning and calibration
+ * (the commands that reproduce the runs are in ./reproduce.ts). Read from the runs' stored
  * environment records (src/bench/environment.ts), where every machine value
  * is a Known<T>: an unreadable value prints as "unknown", never a guess.
  */
-import { shellWord } from '../shell.ts';
-import { DEFAULT_OPTIONS } from '../compare/compare.ts';
 import type { Comparison, ComparedRun, RunRole } from '../compare/types.ts';
 
 /** One labelled fact line, e.g. { label: 'Kernels', text: 'A 6.1.0, B 6.12.0' }. */
@@ -153,25 +151,3 @@ export function environmentFacts(c: Comparison): Fact[] {
   }
   return facts;
 }
-
-/**
- * The commands that reproduce the comparison: each run's own command line
- * in run order, then the compare command. Runs are named by label when the
- * labels tell them apart (labels survive into a fresh database; ids do not),
- * else by id.
- */
-export function reproduceCommands(c: Comparison): string[] {
-  const labels = c.runs.map((r) => r.label);
-  const byLabel = labels.every((l) => l !== null) && new Set(labels).size === labels.length;
-  const refs = c.runs.map((r) => (byLabel ? (r.label as string) : String(r.id)));
-  const o = c.options;
-  // Threshold, alpha and the correction decide the verdicts, so they are always spelled out.
-  const opts = [`--threshold ${o.thresholdPct}`, `--alpha ${o.alpha}`, `--correction ${o.correction}`];
-  if (o.detectPct !== null) opts.push(`--detect ${o.detectPct}`);
-  if (o.bootstrapResamples !== DEFAULT_OPTIONS.bootstrapResamples) opts.push(`--resamples ${o.bootstrapResamples}`);
-  if (o.bootstrapSeed !== DEFAULT_OPTIONS.bootstrapSeed) opts.push(`--seed ${o.bootstrapSeed}`);
-  if (o.allowMismatch) opts.push('--allow-mismatch');
-  if (o.allowIncomplete) opts.push('--allow-incomplete');
-  return [...c.runs.map((r) => r.command), ['hintlab compare', ...refs.map(shellWord), ...opts].join(' ')];
-}
-

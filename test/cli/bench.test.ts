@@ -120,3 +120,14 @@ test('Ctrl-C stops the probe, marks the run failed with the interruption, and ex
   const res = await runCli(['runs', '--db', db]);
   assert.match(res.stdout, /#1 .* failed/);
 });
+
+test('a run records its arguments as typed and the working directory, for the reproduce lines', async () => {
+  const db = join(tempDir(), 'h.db');
+  const argv = ['bench', '--db', db, '--profile', 'getppid', '--ops', '200', '--warmups', '0', '--rounds', '1', '--processes', '1', '--label', 'typed'];
+  const res = await runCli(argv);
+  assert.equal(res.code, 0, res.stderr);
+  const conn = new Database(db, { readonly: true });
+  const row = conn.prepare("SELECT params_json FROM runs WHERE label = 'typed'").get() as { params_json: string };
+  conn.close();
+  assert.deepEqual(JSON.parse(row.params_json).extra.invocation, { argv, cwd: process.cwd() });
+});
