@@ -99,7 +99,7 @@ function macroRunParams(req: VmMacroRequest, plan: VmMacroPlan, step: StepPlan, 
 
 async function runMacroStep(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacroPlan, step: StepPlan, accel: Accel, initrd: string): Promise<StepResult> {
   const append = BASE_APPEND;
-  const facts = { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: false };
+  const facts = { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: false, guestCpus: guestCpus(false) };
   // stress-ng spreads its instances over the guest's CPUs: nothing is pinned
   const env = { ...vmEnvironment({ probe: deps.probe, kernel: step.kernel, append, facts }), pinnedCpu: null };
   const unit = macroVmUnit(accel);

@@ -184,7 +184,7 @@ async function runStep(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Acce
     probe: deps.probe,
     kernel: step.kernel,
     append,
-    facts: { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: req.icount },
+    facts: { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: req.icount, guestCpus: cpus },
   });
   const { runId, session } = startProbeRun(
     deps.store,
