@@ -79,6 +79,31 @@ function k(v: unknown): string {
   return Array.isArray(x.value) ? x.value.join(' ') : typeof x.value === 'object' ? JSON.stringify(x.value) : String(x.value);
 }
 
+/** `k=v, k=v` of a flat record; nested records in braces. */
+function pairs(obj: Record<string, unknown>): string {
+  return Object.entries(obj)
+    .map(([key, v]) => `${key}=${v !== null && typeof v === 'object' && !Array.isArray(v) ? `{${pairs(v as Record<string, unknown>)}}` : Array.isArray(v) ? v.join(',') : String(v)}`)
+    .join(', ');
+}
+
+/**
+ * What the run measured, for `runs --verbose`: the run's settings, then one
+ * line per subject with hintlab's parameters and, after `probe:`, those the
+ * probe reported when it prepared the profile (runs stored before that was
+ * recorded have none).
+ */
+export function paramsText(run: Run): string {
+  const p = run.params;
+  const { invocation: _typed, ...extra } = p.extra;
+  const lines = [`  ops ${p.ops ?? 'per subject'}, warmups ${p.warmups}, rounds ${p.rounds}, cpu ${p.cpu ?? 'not pinned'}${Object.keys(extra).length > 0 ? `, ${pairs(extra)}` : ''}`];
+  for (const subject of p.subjects) {
+    const { probe, ...own } = p.subjectParams[subject] ?? {};
+    const reported = probe !== null && typeof probe === 'object' ? `; probe: ${pairs(probe as Record<string, unknown>) || 'no parameters'}` : '';
+    lines.push(`  ${subject}: ${pairs(own)}${reported}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 /** One line naming the run: id, label, kernel, status. */
 export function runHeadline(run: Run): string {
   const env = run.environment as Record<string, Record<string, unknown> | undefined>;
