@@ -126,10 +126,16 @@ export function pctFixed(v: number): string {
   return fixed(v, readableDecimals(1, [v]));
 }
 
-/** The decimals a contrast is printed with: `unit` for before, after and change, `pct` for the % change and its CI. */
+/**
+ * The decimals a contrast is printed with: `unit` for before, after and
+ * change; `ci` for the ends of the % interval; `pct` for the % change (at
+ * least `ci`, more when the change is smaller than the interval shows, so
+ * a tiny drift does not drag its interval to five decimals).
+ */
 export interface ContrastDecimals {
   unit: number;
   pct: number;
+  ci: number;
 }
 
 /** One rule per sentence or row: before -> after, the change and its interval (see the rule above). */
@@ -144,8 +150,8 @@ export function contrastDecimals(c: {
   const after = c.candidateMeanInUnit;
   const unit = readableDecimals(decimalsFor(before, after), [c.changeInUnit], [[before, after]]);
   const ends: [number, number][] = isInterval(c.ciPct) ? [[c.ciPct.low, c.ciPct.high]] : [];
-  const pct = readableDecimals(pctDecimals(c.changePct, ...ends.flat()), [c.changePct, ...ends.flat()], ends);
-  return { unit, pct };
+  const ci = readableDecimals(pctDecimals(c.changePct, ...ends.flat()), ends.flat(), ends);
+  return { unit, pct: readableDecimals(ci, [c.changePct]), ci };
 }
 
 export function isInterval(x: Interval | InsufficientData): x is Interval {

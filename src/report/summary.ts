@@ -26,7 +26,7 @@ export function verdictText(s: SubjectComparison): string {
 export function changeText(c: Comparison, s: SubjectComparison): string {
   const ch = s.change;
   const d = contrastDecimals(ch);
-  return `${signed(ch.changeInUnit, d.unit)} ${unitWords(c.unit).change} (${signed(ch.changePct, d.pct)} %, ${ciPctText(ch.ciPct, d.pct)})`;
+  return `${signed(ch.changeInUnit, d.unit)} ${unitWords(c.unit).change} (${signed(ch.changePct, d.pct)} %, ${ciPctText(ch.ciPct, d.ci)})`;
 }
 
 /** The one-sentence summary of a subject. */
@@ -52,10 +52,10 @@ export function driftText(s: SubjectComparison): string | undefined {
   if (s.drift.kind === 'no-a2') return undefined;
   if (s.drift.kind === 'insufficient-data') return `${s.subject} not measurable (${s.drift.reason})`;
   const dr = s.drift.drift;
-  const pd = contrastDecimals(dr).pct;
+  const pd = contrastDecimals(dr);
   // A drift the tests call real means the machine changed while measuring.
   const moved = s.drift.driftVerdict.verdict === 'faster' || s.drift.driftVerdict.verdict === 'slower' ? ', baseline moved' : '';
-  return `${s.subject} ${signed(dr.changePct, pd)} % (${ciPctText(dr.ciPct, pd)}${moved})`;
+  return `${s.subject} ${signed(dr.changePct, pd.pct)} % (${ciPctText(dr.ciPct, pd.ci)}${moved})`;
 }
 
 /** "Geometric mean of B/A over 3 subjects: -4.1 % (better)." */

@@ -80,7 +80,7 @@ export function resultsTable(c: Comparison): Table {
       'Verdict',
     ],
     rows: subjectsRegressionsFirst(c).map((s) => {
-      const { unit: d, pct: pd } = contrastDecimals(s.change);
+      const { unit: d, pct: pd, ci: cd } = contrastDecimals(s.change);
       const ci = s.change.ciPct;
       const cvd = readableDecimals(1, s.runs.map((r) => r.cvPct));
       return [
@@ -91,7 +91,7 @@ export function resultsTable(c: Comparison): Table {
         }),
         signed(s.change.changeInUnit, d),
         signed(s.change.changePct, pd),
-        ciRange(ci, pd),
+        ciRange(ci, cd),
         s.runs.map((r) => fixed(r.cvPct, cvd)).join('/'),
         roundsText(s.runs, c.unit),
         pText(s.change.welch),
@@ -129,18 +129,18 @@ export function driftTable(c: Comparison): Table | undefined {
       if (s.drift.kind === 'no-a2') return [s.subject, 'no A2', ...blank];
       if (s.drift.kind === 'insufficient-data') return [s.subject, `n/a (${s.drift.reason})`, ...blank];
       const { drift, driftVerdict, vsPooled, vsMidpoint, driftAsLargeAsChange } = s.drift;
-      const dd = contrastDecimals(drift).pct;
-      const pd = readableDecimals(contrastDecimals(vsPooled).pct, [vsMidpoint.changePct]);
+      const dd = contrastDecimals(drift);
+      const pd = contrastDecimals(vsPooled);
       return [
         s.subject,
-        signed(drift.changePct, dd),
-        ciRange(drift.ciPct, dd),
+        signed(drift.changePct, dd.pct),
+        ciRange(drift.ciPct, dd.ci),
         pText(drift.welch),
         ...(adjusted.length > 0 ? [adjustedText(drift.adjusted)] : []),
         driftVerdict.verdict,
-        signed(vsPooled.changePct, pd),
-        ciRange(vsPooled.ciPct, pd),
-        signed(vsMidpoint.changePct, pd),
+        signed(vsPooled.changePct, pd.pct),
+        ciRange(vsPooled.ciPct, pd.ci),
+        signed(vsMidpoint.changePct, readableDecimals(pd.ci, [vsMidpoint.changePct])),
         driftAsLargeAsChange ? 'yes: the change may be drift' : 'no',
       ];
     }),

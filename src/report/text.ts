@@ -59,17 +59,19 @@ function meanWithNoise(s: RunSummary, unit: Unit, decimals: number): string {
 }
 
 /**
- * The decimals of a change in % and its interval (two, more when an end or
- * the change would print as zero or the ends as equal): one rule for the three.
+ * The decimals of an interval in % (two, more when an end would print as
+ * zero or the ends as equal) and of its change (at least as many, more when
+ * the change would print as zero).
  */
-function pctDecimalsOf(c: Contrast): number {
+function pctDecimalsOf(c: Contrast): { pct: number; ci: number } {
   const ends: [number, number][] = c.ciPct.kind === 'ok' ? [[c.ciPct.low, c.ciPct.high]] : [];
-  return readableDecimals(2, [c.changePct, ...ends.flat()], ends);
+  const ci = readableDecimals(2, ends.flat(), ends);
+  return { pct: readableDecimals(ci, [c.changePct]), ci };
 }
 
 function pctInterval(c: Contrast): string {
   const ci = c.ciPct;
-  const d = pctDecimalsOf(c);
+  const d = pctDecimalsOf(c).ci;
   return ci.kind === 'ok' ? `${formatPct(ci.low, d)} .. ${formatPct(ci.high, d)}` : 'n/a';
 }
 
@@ -89,7 +91,7 @@ function rowDecimals(s: SubjectComparison): number {
 }
 
 function changeCell(c: Contrast, unit: Unit, decimals = contrastDecimals(c).unit): string {
-  return `${formatChangeAt(c.changeInUnit, unit, decimals)} (${formatPct(c.changePct, pctDecimalsOf(c))})`;
+  return `${formatChangeAt(c.changeInUnit, unit, decimals)} (${formatPct(c.changePct, pctDecimalsOf(c).pct)})`;
 }
 
 const ROLES: RunRole[] = ['A', 'B', 'A2'];

@@ -80,11 +80,18 @@ test('the Markdown and HTML tables follow the same rule as the sentences', () =>
   assert.match(htmlReport(c, CTX), /-69\.62 to -69\.58/);
 });
 
+test('a tiny change gets its digits without dragging its interval along', () => {
+  // Seen in a real icount A/B/A: drift +0.00001 % inside a CI of about ±0.014 %.
+  const d = contrastDecimals({ baselineMeanInUnit: 5246, candidateMeanInUnit: 5246.0005, changeInUnit: 0.0005, changePct: 0.00001, ciPct: { kind: 'ok', low: -0.01421, high: 0.01422, level: 0.95 } });
+  assert.deepEqual([d.pct, d.ci], [5, 2]);
+  assert.equal(signed(-0.01421, d.ci), '-0.01');
+});
+
 test('the rule never prints a sign on zero and stops at six decimals', () => {
   assert.equal(fixed(-0.0001, 1), '0.0');
   assert.equal(signed(-0.0001, 1), '0.0');
   assert.equal(signed(0.04, 1), '0.0');
   assert.equal(readableDecimals(1, [1e-12]), 6);
-  assert.deepEqual(contrastDecimals({ baselineMeanInUnit: 100, candidateMeanInUnit: 100, changeInUnit: 0, changePct: 0, ciPct: { kind: 'insufficient-data', reason: 'one round' } }), { unit: 1, pct: 2 });
+  assert.deepEqual(contrastDecimals({ baselineMeanInUnit: 100, candidateMeanInUnit: 100, changeInUnit: 0, changePct: 0, ciPct: { kind: 'insufficient-data', reason: 'one round' } }), { unit: 1, pct: 2, ci: 2 });
   assert.equal(cvText([summary('A', 1, 10, 0.004), summary('B', 2, 10, 0.004)]), 'CV 0.004 %');
 });
