@@ -10,8 +10,6 @@ import type {
   Comparison,
   ComparedRun,
   Contrast,
-  InsufficientData,
-  Interval,
   RunRole,
   RunSummary,
   SubjectComparison,
