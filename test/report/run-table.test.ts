@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Run } from '../../src/model.ts';
-import { environmentText } from '../../src/report/run-table.ts';
+import { environmentText, paramsText } from '../../src/report/run-table.ts';
 import { vmEnvironment } from '../../src/vm/environment.ts';
 import { fakeSys } from '../bench/fake-sys.ts';
 import { hostEnvironment, makeRun } from '../compare/fixtures.ts';
@@ -52,4 +52,12 @@ test('a host run keeps its flat environment lines', () => {
   assert.match(text, /^ {2}hostname: lab1$/m);
   assert.match(text, /^ {2}kernel\.release: 6\.12\.9-amd64$/m);
   assert.doesNotMatch(text, /guest|host \(/);
+});
+
+test("runs --verbose shows each subject's parameters, the probe's after 'probe:', and runs stored before without them", () => {
+  const now = makeRun({ id: 3, values: { 'select-1000': [29455] }, ops: 500, subjectParams: { 'select-1000': { call: 'select', ops: 500, probe: { fds: 1000, nfds: 1006 } } } });
+  assert.match(paramsText(now), /^ {2}select-1000: call=select, ops=500; probe: fds=1000, nfds=1006$/m);
+  const old = makeRun({ id: 4, values: { 'select-1000': [29455] }, ops: 500, subjectParams: { 'select-1000': { call: 'select', ops: 500 } } });
+  assert.match(paramsText(old), /^ {2}select-1000: call=select, ops=500$/m);
+  assert.match(paramsText(old), /^ {2}ops 500, warmups 0, rounds 1, cpu 1$/m);
 });
