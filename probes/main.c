@@ -143,6 +143,19 @@ static const struct profile *find_profile(const char *name)
 	return NULL;
 }
 
+/* A profile's fixed params followed by those its describe hook reads at run time. */
+static void prepared_params(const struct profile *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", p->params);
+	size_t used = strlen(buf);
+	if (!p->describe || used + 2 >= len)
+		return;
+	char extra[256] = "";
+	p->describe(extra, sizeof(extra));
+	if (extra[0])
+		snprintf(buf + used, len - used, "%s%s", used ? "," : "", extra);
+}
+
 static void list_profiles(void)
 {
 	const struct profile *tables[] = { sched_profiles, io_profiles, thread_profiles };
@@ -393,7 +406,9 @@ int main(int argc, char **argv)
 			fail(&ctx, p, "prepare", -1, EINVAL, "this profile needs two CPUs (--cpu and --other-cpu)");
 		if (p->prepare && p->prepare(&ctx) != 0)
 			fail(&ctx, p, "prepare", -1, errno, NULL);
-		emit("prepared", "profile=%s params=%s", esc(p->name), esc(p->params));
+		char params[512];
+		prepared_params(p, params, sizeof(params));
+		emit("prepared", "profile=%s params=%s", esc(p->name), esc(params));
 	}
 	if (o.seccomp && seccomp_inject(o.seccomp) != 0)
 		fail(&ctx, NULL, "seccomp", -1, errno, "cannot install the seccomp filter");

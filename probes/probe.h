@@ -38,6 +38,13 @@ struct profile {
 	void (*cleanup)(void);
 	/* the timed loop: run ctx->ops calls; return -1 with *failed_at and errno set */
 	int (*loop)(struct probe_ctx *, long *failed_at);
+	/*
+	 * optional, after prepare: the parameters only known at run time
+	 * ("nfds=1005,page_size=4096") as "k=v,k=v" into buf; they follow the
+	 * fixed params on the prepared line, so the run records every value the
+	 * loop depends on
+	 */
+	void (*describe)(char *buf, size_t len);
 };
 
 extern const struct profile profiles[];

@@ -2,6 +2,7 @@
 #include "probe.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -46,6 +47,12 @@ static int prepare_select(struct probe_ctx *ctx)
 			select_nfds = fd + 1;
 	}
 	return 0;
+}
+
+/* the descriptors select() scans depend on what the process had open before */
+static void describe_select(char *buf, size_t len)
+{
+	snprintf(buf, len, "nfds=%d,fd_first=%d,fd_last=%d", select_nfds, select_fds[0], select_fds[SELECT_FDS - 1]);
 }
 
 static int loop_select(struct probe_ctx *ctx, long *failed_at)
@@ -135,6 +142,11 @@ static int prepare_mincore(struct probe_ctx *ctx)
 	return count_resident() == mincore_pages / 2 ? 0 : (errno = EPROTO, -1);
 }
 
+static void describe_mincore(char *buf, size_t len)
+{
+	snprintf(buf, len, "page_size=%ld,pages=%ld,resident_pages=%ld", page_size, mincore_pages, mincore_pages / 2);
+}
+
 static int loop_mincore(struct probe_ctx *ctx, long *failed_at)
 {
 	for (long i = 0; i < ctx->ops; i++) {
@@ -168,11 +180,11 @@ static void cleanup_mincore(void)
 
 const struct profile io_profiles[] = {
 	{ "select-1000", "select() over 1000 descriptors (an empty pipe's read end, duplicated), zero timeout",
-	  "fds=1000,timeout=0", "select", 0, prepare_select, NULL, NULL, cleanup_select, loop_select },
+	  "fds=1000,timeout=0", "select", 0, prepare_select, NULL, NULL, cleanup_select, loop_select, describe_select },
 	{ "select-1000-empty", "select(1000, empty read set, NULL, NULL, zero timeout): bitmap copy and scan, no file polled",
-	  "nfds=1000,fds_set=0,timeout=0", "select", 0, NULL, NULL, NULL, NULL, loop_select_empty },
+	  "nfds=1000,fds_set=0,timeout=0", "select", 0, NULL, NULL, NULL, NULL, loop_select_empty, NULL },
 	{ "mincore-256k", "mincore() on a 256 KiB private anonymous mapping, half of its pages resident",
 	  "bytes=262144,resident=half", "mincore", 0, prepare_mincore, NULL, after_mincore, cleanup_mincore,
-	  loop_mincore },
+	  loop_mincore, describe_mincore },
 };
 const size_t n_io_profiles = sizeof(io_profiles) / sizeof(io_profiles[0]);

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -166,6 +167,22 @@ static int after_custom(struct probe_ctx *ctx)
 	return 0;
 }
 
+/* the default slice the custom one replaces, as sched_getattr reported it before */
+static void describe_custom(char *buf, size_t len)
+{
+	snprintf(buf, len, "default_slice_ns=%llu", (unsigned long long)default_slice_ns);
+}
+
+/* the slice sched_setparam-default runs with: whatever the kernel's default is */
+static void describe_default(char *buf, size_t len)
+{
+	uint64_t slice = 0;
+	if (get_runtime(&slice) == 0)
+		snprintf(buf, len, "slice_ns=%llu", (unsigned long long)slice);
+	else
+		snprintf(buf, len, "slice_ns=unknown");
+}
+
 static void cleanup_custom(void)
 {
 	set_runtime(0);
@@ -173,22 +190,22 @@ static void cleanup_custom(void)
 
 const struct profile sched_profiles[] = {
 	{ "getppid", "null-syscall baseline: raw syscall(SYS_getppid), no libc caching", "", "getppid",
-	  0, prepare_getppid, NULL, NULL, NULL, loop_getppid },
+	  0, prepare_getppid, NULL, NULL, NULL, loop_getppid, NULL },
 	{ "sched_getattr", "sched_getattr(0, &attr, sizeof attr, 0)", "pid=0", "sched_getattr",
-	  0, NULL, NULL, NULL, NULL, loop_sched_getattr },
+	  0, NULL, NULL, NULL, NULL, loop_sched_getattr, NULL },
 	{ "sched_setattr", "sched_setattr(0, {SCHED_OTHER, nice 0}, 0), unchanged parameters", "pid=0,policy=SCHED_OTHER,nice=0",
-	  "sched_setattr", 0, NULL, NULL, NULL, NULL, loop_sched_setattr },
+	  "sched_setattr", 0, NULL, NULL, NULL, NULL, loop_sched_setattr, NULL },
 	{ "sched_getparam", "sched_getparam(0, &param)", "pid=0", "sched_getparam",
-	  0, NULL, NULL, NULL, NULL, loop_sched_getparam },
+	  0, NULL, NULL, NULL, NULL, loop_sched_getparam, NULL },
 	{ "sched_getscheduler", "sched_getscheduler(0)", "pid=0", "sched_getscheduler",
-	  0, NULL, NULL, NULL, NULL, loop_sched_getscheduler },
+	  0, NULL, NULL, NULL, NULL, loop_sched_getscheduler, NULL },
 	{ "sched_setscheduler", "sched_setscheduler(0, SCHED_OTHER, {0}), unchanged parameters",
 	  "pid=0,policy=SCHED_OTHER,priority=0", "sched_setscheduler", 0, NULL, NULL, NULL, NULL,
-	  loop_sched_setscheduler },
+	  loop_sched_setscheduler, NULL },
 	{ "sched_setparam-default", "sched_setparam(0, {0}) with the default slice", "pid=0,priority=0,slice=default",
-	  "sched_setparam", 0, NULL, NULL, NULL, NULL, loop_sched_setparam },
+	  "sched_setparam", 0, NULL, NULL, NULL, NULL, loop_sched_setparam, describe_default },
 	{ "sched_setparam-custom", "sched_setparam(0, {0}) after sched_setattr set a 10 ms custom slice",
 	  "pid=0,priority=0,slice_ns=10000000", "sched_setparam", 0, prepare_custom, before_custom, after_custom,
-	  cleanup_custom, loop_sched_setparam },
+	  cleanup_custom, loop_sched_setparam, describe_custom },
 };
 const size_t n_sched_profiles = sizeof(sched_profiles) / sizeof(sched_profiles[0]);

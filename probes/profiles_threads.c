@@ -276,16 +276,16 @@ static int after_queued(struct probe_ctx *ctx)
 
 const struct profile thread_profiles[] = {
 	{ "sched_yield", "sched_yield() with no other runnable task on the CPU", "threads=1", "sched_yield",
-	  0, NULL, NULL, NULL, NULL, loop_yield },
+	  0, NULL, NULL, NULL, NULL, loop_yield, NULL },
 	{ "sched_yield-dual", "sched_yield() with a second yielding thread pinned to the same CPU",
 	  "threads=2,partner=same-cpu", "sched_yield", 0, NULL, before_yield_dual, stop_helper, cleanup_helper,
-	  loop_yield },
+	  loop_yield, NULL },
 	{ "sched_setaffinity-same-mask", "sched_setaffinity(tid, mask) rewriting a running thread's unchanged single-CPU mask",
 	  "target=spinning-thread,mask=unchanged", "sched_setaffinity", 0, NULL, before_same_mask, stop_helper,
-	  cleanup_helper, loop_same_mask },
+	  cleanup_helper, loop_same_mask, NULL },
 	{ "sched_setaffinity-queued",
 	  "two controllers on two CPUs alternately pull a busy (yielding) thread onto their own CPU; one op = one move, including the wait for its heartbeat",
 	  "controllers=2,target=spinning-thread", "sched_setaffinity", 1, NULL, before_queued, after_queued,
-	  cleanup_helper, loop_queued },
+	  cleanup_helper, loop_queued, NULL },
 };
 const size_t n_thread_profiles = sizeof(thread_profiles) / sizeof(thread_profiles[0]);

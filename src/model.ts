@@ -86,6 +86,22 @@ export interface RunParams {
   extra: Record<string, unknown>;
 }
 
+/**
+ * How a run was started, recorded in `params.extra.invocation` so reports
+ * can print a command a reader can run: the arguments after `hintlab`
+ * exactly as typed, and the directory relative paths among them are
+ * relative to. Runs stored before it was recorded have only `command`.
+ */
+export interface RunInvocation {
+  argv: string[];
+  cwd: string;
+}
+
+/** `{ invocation }` for a run's params.extra when it is known, else nothing. */
+export function invocationExtra(req: { invocation?: RunInvocation }): { invocation?: RunInvocation } {
+  return req.invocation === undefined ? {} : { invocation: req.invocation };
+}
+
 /** A run as read back from the store. */
 export interface Run {
   id: number;

@@ -120,6 +120,22 @@ function coverageEvent(type: CoverageEvent['type'], f: Record<string, string>): 
   }
 }
 
+/**
+ * A profile's parameters from its `prepared` (or `profile`) line, "k=v,k=v",
+ * as a record; whole numbers become numbers ("nfds=1007" -> { nfds: 1007 }).
+ */
+export function parseProfileParams(text: string): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const pair of text.split(',')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const key = eq < 0 ? pair : pair.slice(0, eq);
+    const value = eq < 0 ? '' : pair.slice(eq + 1);
+    out[key] = /^-?\d{1,15}$/.test(value) ? Number(value) : value;
+  }
+  return out;
+}
+
 /** Parse one line (without its newline). Carriage returns from a serial console are tolerated. */
 export function parseLine(raw: string): ParsedLine {
   const line = raw.replace(/\r+$/, '');

@@ -2,7 +2,7 @@
  * `hintlab bench`: validate the request, record the environment, start a
  * run, let the probe measure, and store every round as it arrives.
  */
-import type { RunParams, RunWithRounds } from '../model.ts';
+import { invocationExtra, type RunInvocation, type RunParams, type RunWithRounds } from '../model.ts';
 import type { Store } from '../store/store.ts';
 import type { ProbeBuild } from './build.ts';
 import { collectEnvironment, finishEnvironment, parseCpuList, type EnvWarning, type HostEnvironment, type SysReader } from './environment.ts';
@@ -28,6 +28,8 @@ export interface BenchRequest {
   label: string | null;
   injectSeccomp: number | null;
   command: string;
+  /** The arguments as typed and the working directory, stored as params.extra.invocation. */
+  invocation?: RunInvocation;
   hintlabVersion: string;
 }
 
@@ -128,7 +130,7 @@ export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<Benc
       unit: 'ns/call',
       command: req.command,
       hintlabVersion: req.hintlabVersion,
-      params: runParams(req, plan, { processes: splitRounds(req.rounds, req.processes).length }),
+      params: runParams(req, plan, { processes: splitRounds(req.rounds, req.processes).length, ...invocationExtra(req) }),
       environment: env as unknown as Record<string, unknown>,
     },
     probeRunShape(req),

@@ -10,7 +10,7 @@
  */
 import { directionOf, type Unit } from '../model.ts';
 import { type NewRun, type Store, StoreError } from '../store/store.ts';
-import { ConsoleLines, describeProbeError, type ProbeEvent } from './protocol.ts';
+import { ConsoleLines, describeProbeError, parseProfileParams, type ProbeEvent } from './protocol.ts';
 
 type RoundEvent = Extract<ProbeEvent, { type: 'round' }>;
 
@@ -102,6 +102,9 @@ export class ProbeSession {
       case 'hello':
         this.hello = e;
         return;
+      case 'prepared':
+        this.storeProbeParams(e);
+        return;
       case 'round':
         this.storeRound(e);
         return;
@@ -117,6 +120,20 @@ export class ProbeSession {
       default:
         return;
     }
+  }
+
+  private readonly paramsStored = new Set<string>();
+
+  /**
+   * What the probe says a profile runs with, fixed and read at run time
+   * (custom slice, select's nfds, mincore's page size...), stored as the
+   * subject's `probe` params once per run (every probe process of a run
+   * prepares the same profile the same way), where compare checks them.
+   */
+  private storeProbeParams(e: Extract<ProbeEvent, { type: 'prepared' }>): void {
+    if (!this.o.expectedOps.has(e.profile) || this.paramsStored.has(e.profile)) return;
+    this.paramsStored.add(e.profile);
+    this.o.store.mergeSubjectParams(this.o.runId, e.profile, { probe: parseProfileParams(e.params) });
   }
 
   private storeRound(e: RoundEvent): void {

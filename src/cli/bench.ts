@@ -9,7 +9,7 @@ import { runHeadline, runTable } from '../report/run-table.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
-import { type CliIO, commandLine, UserError } from './io.ts';
+import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
 import { collect, intOption, labelOption } from './options.ts';
 import { interruptible } from './interrupt.ts';
 import { type Progress, progressBar } from './progress.ts';
@@ -85,6 +85,7 @@ async function measure(
         label: opts.label ?? null,
         injectSeccomp: opts.injectSeccomp ?? null,
         command: commandLine(io),
+        invocation: invocationOf(io),
         hintlabVersion: VERSION,
       },
       { store, executor, probe, abort, onProgress: (d, t, p) => bar.update(d, t, p) },

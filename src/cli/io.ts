@@ -1,3 +1,4 @@
+import type { RunInvocation } from '../model.ts';
 import { shellLine } from '../shell.ts';
 import type { ProbeBuild } from '../bench/build.ts';
 import type { ProbeExecutor } from '../bench/executor.ts';
@@ -46,6 +47,11 @@ export class UserError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The arguments as typed and the working directory, recorded with a run for its reproduce line. */
+export function invocationOf(io: CliIO): RunInvocation {
+  return { argv: [...(io.argv ?? [])], cwd: io.cwd };
 }
 
 /** The command line that reproduces this invocation, shell-quoted. */

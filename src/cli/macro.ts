@@ -12,7 +12,7 @@ import { runHeadline } from '../report/run-table.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
-import { type CliIO, commandLine, UserError } from './io.ts';
+import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
 import { interruptible } from './interrupt.ts';
 import { collect, intOption, labelOption } from './options.ts';
 import { progressBar } from './progress.ts';
@@ -67,6 +67,7 @@ async function macroAction(opts: MacroOptions, io: CliIO): Promise<void> {
     cpuList: opts.cpu ?? null,
     label: opts.label ?? null,
     command: commandLine(io),
+    invocation: invocationOf(io),
     hintlabVersion: VERSION,
   };
   let plan;

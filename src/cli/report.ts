@@ -8,11 +8,13 @@
  * to FILE.
  */
 import type { Command } from 'commander';
+import { homedir, tmpdir } from 'node:os';
 import { htmlReport } from '../report/html.ts';
 import { jsonReport } from '../report/json.ts';
 import { lkmlReport } from '../report/lkml.ts';
 import { markdownReport } from '../report/md.ts';
 import type { Reporter } from '../report/reporter.ts';
+import { DEFAULT_TEMP_DIRS, type ReproduceContext } from '../report/reproduce.ts';
 import { loadPatchDocuments } from '../report/documents.ts';
 import { renderText } from '../report/text.ts';
 import { dbPathFrom } from '../store/path.ts';
@@ -45,6 +47,17 @@ function onceOption(flag: string): (value: string, previous: string | undefined)
   };
 }
 
+/**
+ * What the reproduce commands are written for: the database named with
+ * --db or $HINTLAB_DB (null for the default one), this directory, the home
+ * directory and the temporary directory.
+ */
+function reproduceContext(db: string | undefined, io: CliIO): ReproduceContext {
+  const home = io.env.HOME || homedir();
+  const tempDirs = [...new Set([...DEFAULT_TEMP_DIRS, io.env.TMPDIR || tmpdir()])];
+  return { db: db ?? (io.env.HINTLAB_DB || null), cwd: io.cwd, home, tempDirs };
+}
+
 interface ReportFlags extends ComparisonFlags {
   format: string;
   output?: string;
@@ -66,7 +79,8 @@ export function registerReport(program: Command, io: CliIO): void {
       const evidence = loadPatchDocuments({ codegen: flags.codegen, hints: flags.hints }, io.cwd);
       const comparison = comparisonFromCli(a2 === undefined ? { a, b } : { a, b, a2 }, flags, io);
       const reporter = REPORTERS[flags.format] as Reporter;
-      const text = reporter(comparison, { hintlabVersion: VERSION, generatedAt: new Date().toISOString(), evidence });
+      const reproduce = reproduceContext(flags.db, io);
+      const text = reporter(comparison, { hintlabVersion: VERSION, generatedAt: new Date().toISOString(), evidence, reproduce });
       writeOutput(io, text, flags.output, dbPathFrom(flags.db, io.env));
       if (flags.output !== undefined) io.stderr(`wrote ${flags.format} report to ${flags.output}\n`);
     });

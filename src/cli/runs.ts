@@ -3,8 +3,8 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { Run } from '../model.ts';
 import { runCsv, runJson } from '../report/run-export.ts';
-import { environmentText, runHeadline, runTable } from '../report/run-table.ts';
-import { databaseFiles, dbPathFrom } from '../store/path.ts';
+import { environmentText, paramsText, runHeadline, runTable } from '../report/run-table.ts';
+import { databaseFiles, dbPathFrom, defaultDbPath } from '../store/path.ts';
 import { RunNotFoundError, Store } from '../store/store.ts';
 import { writeFileSafely } from '../write-file.ts';
 import { type CliIO, UserError } from './io.ts';
@@ -55,7 +55,7 @@ function runsAction(ref: string | undefined, opts: { db?: string; verbose?: bool
       io.stdout(`${runHeadline(run)}\ncommand: ${run.command}\n`);
       if (run.error) io.stdout(`error: ${run.error}\n`);
       io.stdout(runTable(run));
-      if (opts.verbose) io.stdout(`environment:\n${environmentText(run)}`);
+      if (opts.verbose) io.stdout(`params:\n${paramsText(run)}environment:\n${environmentText(run)}`);
       return;
     }
     const runs = store.listRuns();
@@ -69,7 +69,7 @@ function runsAction(ref: string | undefined, opts: { db?: string; verbose?: bool
       for (const r of runs) {
         io.stdout(`\n${runHeadline(r)}\ncommand: ${r.command}\n`);
         if (r.error) io.stdout(`error: ${r.error}\n`);
-        io.stdout(environmentText(r));
+        io.stdout(`params:\n${paramsText(r)}environment:\n${environmentText(r)}`);
       }
     }
   } finally {

@@ -13,7 +13,7 @@ import type { VmKernel } from '../vm/kernels.ts';
 import { planVmMacro, runVmMacro, type VmMacroPlan, type VmMacroRequest } from '../vm/macro.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { interruptible } from './interrupt.ts';
-import { type CliIO, commandLine, UserError } from './io.ts';
+import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
 import { progressBar } from './progress.ts';
 import { reportSteps, stepCallbacks } from './vm-report.ts';
 
@@ -64,7 +64,7 @@ export async function vmMacroAction(opts: VmMacroOptions & SharedOptions, io: Cl
   const stressors = opts.stressor.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
   if (stressors.length === 0 && opts.set.length === 0) throw new UserError('--macro needs --stressor NAME or --set sched', 2);
   const partial = { kernels, steps, stressors, sets: opts.set, instances: opts.instances, seconds: opts.seconds, repeats: opts.repeats, accel: opts.accel };
-  const req: VmMacroRequest = { ...partial, timeoutSeconds: 0, labelPrefix: opts.labelPrefix, command: commandLine(io), hintlabVersion: VERSION };
+  const req: VmMacroRequest = { ...partial, timeoutSeconds: 0, labelPrefix: opts.labelPrefix, command: commandLine(io), invocation: invocationOf(io), hintlabVersion: VERSION };
   const plan = await checkedPlan(req);
   const plannedSeconds = plan.items.length * opts.seconds;
   req.timeoutSeconds = opts.timeout ?? plannedSeconds * 2 + BOOT_ALLOWANCE_S;

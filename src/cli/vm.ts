@@ -9,7 +9,7 @@ import type { AccelRequest } from '../vm/accel.ts';
 import { parseOrder, resolveKernel } from '../vm/kernels.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { runVm, type StepResult } from '../vm/runner.ts';
-import { type CliIO, commandLine, UserError } from './io.ts';
+import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
 import { reportSteps, stepCallbacks } from './vm-report.ts';
 import { vmMacroAction, type VmMacroOptions } from './vm-macro.ts';
 import { interruptible } from './interrupt.ts';
@@ -81,6 +81,7 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
           timeoutSeconds: opts.timeout ?? 600,
           labelPrefix: opts.labelPrefix,
           command: commandLine(io),
+          invocation: invocationOf(io),
           hintlabVersion: VERSION,
         },
         {

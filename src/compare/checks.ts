@@ -141,9 +141,10 @@ function subjectRow(
   runs: readonly RoleRun[],
   subjects: readonly string[],
   valueOf: (run: RunWithRounds, s: string) => string | null,
+  missing = 'not measured',
 ): Omit<EnvironmentField, 'kind'> {
   const values: Partial<Record<RunRole, string>> = {};
-  for (const { role, run } of runs) values[role] = subjects.map((s) => `${s}=${valueOf(run, s) ?? 'not measured'}`).join(', ');
+  for (const { role, run } of runs) values[role] = subjects.map((s) => `${s}=${valueOf(run, s) ?? missing}`).join(', ');
   return { field, values, same: agreePerSubject(runs, subjects, valueOf) };
 }
 
@@ -162,11 +163,28 @@ function opsRow(runs: readonly RoleRun[], subjects: readonly string[]): Environm
   return { ...row, kind: varies ? 'info' : 'checked' };
 }
 
+/** A subject's params as recorded by hintlab, without what the probe reported (probeParamsRow checks that). */
 function subjectParamsRow(runs: readonly RoleRun[], subjects: readonly string[]): EnvironmentField {
-  const row = subjectRow('subjectParams', runs, subjects, (run, s) =>
-    measured(run, s).length === 0 ? null : canonical(run.params.subjectParams?.[s] ?? {}),
-  );
+  const row = subjectRow('subjectParams', runs, subjects, (run, s) => {
+    if (measured(run, s).length === 0) return null;
+    const { probe: _probe, ...own } = run.params.subjectParams?.[s] ?? {};
+    return canonical(own);
+  });
   return { ...row, kind: 'checked' };
+}
+
+/**
+ * The parameters the probe reported for each subject (custom slice,
+ * select's nfds, mincore's page size...). Runs stored before the probe's
+ * parameters were recorded abstain: nothing to check them with.
+ */
+function probeParamsRow(runs: readonly RoleRun[], subjects: readonly string[]): EnvironmentField | null {
+  const probeOf = (run: RunWithRounds, s: string): string | null => {
+    const p = run.params.subjectParams?.[s]?.probe;
+    return measured(run, s).length === 0 || p === undefined ? null : canonical(p);
+  };
+  if (!runs.some(({ run }) => subjects.some((s) => probeOf(run, s) !== null))) return null;
+  return { ...subjectRow('probeParams', runs, subjects, probeOf, 'not recorded'), kind: 'checked' };
 }
 
 /** The side-by-side environment of the runs, checked fields first. */
@@ -178,7 +196,8 @@ export function environmentTable(runs: readonly RoleRun[], subjects: readonly st
     rows.push(tableRow(spec.field, spec.kind, raw.map(([role, v]) => [role, show(v, spec.nullText ?? 'none')])));
   }
   const checkedEnd = rows.findIndex((r) => r.kind !== 'checked');
-  rows.splice(checkedEnd < 0 ? rows.length : checkedEnd, 0, opsRow(runs, subjects), subjectParamsRow(runs, subjects));
+  const probe = probeParamsRow(runs, subjects);
+  rows.splice(checkedEnd < 0 ? rows.length : checkedEnd, 0, opsRow(runs, subjects), subjectParamsRow(runs, subjects), ...(probe ? [probe] : []));
   return rows;
 }
 

@@ -1,13 +1,24 @@
 /** Number formatting shared by verdict reasons and every report format. */
 import type { Unit } from '../model.ts';
-import { decimalsFor } from '../report/format.ts';
+import { decimalsFor, fixed, readableDecimals } from '../report/format.ts';
 import { unitSuffix } from '../report/units.ts';
 import type { AdjustedP } from './types.ts';
 
-/** A signed percentage with 2 decimals: '+3.10 %', '-0.42 %'. */
+/**
+ * A signed percentage with 2 decimals: '+3.10 %', '-0.42 %'; more when a
+ * nonzero value would print as zero ('+0.004 %'), and '±0.00 %' for zero.
+ */
 export function formatPct(pct: number, decimals = 2): string {
-  const sign = pct > 0 ? '+' : pct < 0 ? '-' : '±';
-  return `${sign}${Math.abs(pct).toFixed(decimals)} %`;
+  const d = readableDecimals(decimals, [pct]);
+  const digits = fixed(Math.abs(pct), d);
+  const sign = /[1-9]/.test(digits) ? (pct > 0 ? '+' : '-') : '±';
+  return `${sign}${digits} %`;
+}
+
+/** An interval of percentages, both ends with one number of decimals that tells them apart: '-69.62 % to -69.58 %'. */
+export function formatPctRange(low: number, high: number, separator: string, decimals = 2): string {
+  const d = readableDecimals(decimals, [low, high], [[low, high]]);
+  return `${formatPct(low, d)}${separator}${formatPct(high, d)}`;
 }
 
 /** A p-value: 2 significant digits, scientific below 0.001, '< 1e-16' at the limit of doubles. */
@@ -40,11 +51,17 @@ export function welchClause(rawP: number, adjusted: AdjustedP): string {
  * `scale` picks the decimals, so a stdev prints as precisely as its mean.
  */
 export function formatValue(value: number, unit: Unit, scale: number = value): string {
-  return `${value.toFixed(decimalsFor(scale))} ${unitSuffix(unit)}`;
+  return `${fixed(value, readableDecimals(decimalsFor(scale), [value]))} ${unitSuffix(unit)}`;
 }
 
 /** A signed change with its unit: '+57.2 ns', '-0.14 instr'. Decimals follow `scale` (the baseline). */
 export function formatChange(change: number, unit: Unit, scale: number): string {
-  const sign = change > 0 ? '+' : change < 0 ? '-' : '±';
-  return `${sign}${formatValue(Math.abs(change), unit, scale)}`;
+  return formatChangeAt(change, unit, readableDecimals(decimalsFor(scale), [change]));
+}
+
+/** A signed change with its unit at given decimals: '+57.2 ns'; '±0.0 ns' when it prints as zero. */
+export function formatChangeAt(change: number, unit: Unit, decimals: number): string {
+  const digits = fixed(Math.abs(change), decimals);
+  const sign = /[1-9]/.test(digits) ? (change > 0 ? '+' : '-') : '±';
+  return `${sign}${digits} ${unitSuffix(unit)}`;
 }

@@ -11,7 +11,7 @@
  * computed, gives `insufficient data`, never a guess.
  */
 import type { Direction } from '../model.ts';
-import { formatPct, welchClause } from './format.ts';
+import { formatPct, formatPctRange, welchClause } from './format.ts';
 import type { AdjustedP, Caveat, ComparisonOptions, Contrast, VerdictResult } from './types.ts';
 
 /** Measured rounds behind a contrast's baseline and candidate. */
@@ -66,7 +66,7 @@ export function judge(contrast: Contrast, rounds: RoundCounts, direction: Direct
   if (adjusted.kind !== 'adjusted') return insufficientData(adjusted.reason);
   if (ciPct.kind !== 'ok') return insufficientData(ciPct.reason);
   const caveats = caveatsOf(adjusted, options.alpha);
-  const ci = `${Math.round(ciPct.level * 100)} % CI ${formatPct(ciPct.low)} to ${formatPct(ciPct.high)}`;
+  const ci = `${Math.round(ciPct.level * 100)} % CI ${formatPctRange(ciPct.low, ciPct.high, ' to ')}`;
   const p = welchClause(tested.welchPValue, adjusted);
   if (!(adjusted.welchPValue < options.alpha)) {
     return { verdict: 'no difference proven', reason: `${p} is not below alpha ${options.alpha}`, caveats };

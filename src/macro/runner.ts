@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunParams, RunWithRounds } from '../model.ts';
+import { invocationExtra, type RunInvocation, type RunParams, type RunWithRounds } from '../model.ts';
 import { type Store, StoreError } from '../store/store.ts';
 import type { ProbeBuild } from '../bench/build.ts';
 import { collectEnvironment, finishEnvironment, type EnvWarning, type HostEnvironment, type SysReader } from '../bench/environment.ts';
@@ -35,6 +35,8 @@ export interface MacroRequest {
   cpuList: string | null;
   label: string | null;
   command: string;
+  /** The arguments as typed and the working directory, stored as params.extra.invocation. */
+  invocation?: RunInvocation;
   hintlabVersion: string;
 }
 
@@ -139,6 +141,7 @@ function runParams(plan: MacroPlan): RunParams {
       cpuList: req.cpuList,
       sets: req.sets,
       unavailable: plan.unavailable,
+      ...invocationExtra(req),
     },
   };
 }

@@ -1,12 +1,10 @@
 /**
  * The facts about the machine and the runs that every report states next to
- * its numbers: CPU, host, kernels, probe compiler, tuning, calibration, and
- * the commands that reproduce the runs. Read from the runs' stored
+ * its numbers: CPU, host, kernels, probe compiler, tuning and calibration
+ * (the commands that reproduce the runs are in ./reproduce.ts). Read from the runs' stored
  * environment records (src/bench/environment.ts), where every machine value
  * is a Known<T>: an unreadable value prints as "unknown", never a guess.
  */
-import { shellWord } from '../shell.ts';
-import { DEFAULT_OPTIONS } from '../compare/compare.ts';
 import type { Comparison, ComparedRun, RunRole } from '../compare/types.ts';
 
 /** One labelled fact line, e.g. { label: 'Kernels', text: 'A 6.1.0, B 6.12.0' }. */
@@ -65,7 +63,21 @@ function kernelOf(r: ComparedRun): string | undefined {
   return `${release ?? 'unknown'} (VM kernel "${vmLabel}")`;
 }
 
-function tuning(runs: ComparedRun[]): string {
+/** Whether the runs booted guests: their facts then come from two machines (see vmFieldSide). */
+function isVm(runs: ComparedRun[]): boolean {
+  return runs.some((r) => at(r.environment, 'vm') !== undefined);
+}
+
+/** The pinned CPU per run: "CPU 1", or "none". */
+function pinnedText(runs: ComparedRun[]): string | undefined {
+  return perRole(runs, (r) => {
+    const cpu = at(r.environment, 'pinnedCpu');
+    return typeof cpu === 'number' ? `CPU ${cpu}` : 'none';
+  });
+}
+
+/** Turbo, governor, SMT and isolcpus: the tuning of the machine the numbers were measured on (a VM's host). */
+function hostTuning(runs: ComparedRun[]): string[] {
   const parts: string[] = [];
   const add = (name: string, v: string | undefined): void => {
     if (v !== undefined) parts.push(`${name} ${v}`);
@@ -73,22 +85,38 @@ function tuning(runs: ComparedRun[]): string {
   add('turbo', perRole(runs, (r) => headWord(envText(r, 'cpu.boost'))));
   add('governor', perRole(runs, (r) => envText(r, 'cpu.governor')));
   add('SMT', perRole(runs, (r) => envText(r, 'cpu.smt')));
-  const pinned = perRole(runs, (r) => {
-    const cpu = at(r.environment, 'pinnedCpu');
-    return typeof cpu === 'number' ? `CPU ${cpu}` : 'none';
-  });
-  add('pinned', pinned);
+  if (!isVm(runs)) add('pinned', pinnedText(runs));
   const isol = perRole(runs, (r) => envText(r, 'isolation.isolcpus'));
   if (isol !== undefined && isol !== '' && isol !== 'unknown') add('isolcpus', isol);
-  const vm = perRole(runs, (r) => {
+  return parts;
+}
+
+/** A guest's pinned CPU, CPU count and qemu mode: "pinned CPU 0, 1 CPU, under qemu tcg -icount". */
+function guestTuning(runs: ComparedRun[]): string {
+  const cpus = perRole(runs, (r) => {
+    const n = at(r.environment, 'vm.guestCpus');
+    return typeof n === 'number' ? `${n} CPU${n === 1 ? '' : 's'}` : undefined;
+  });
+  const mode = perRole(runs, (r) => {
     const accel = envText(r, 'vm.accel');
     if (accel === undefined) return undefined;
     return at(r.environment, 'vm.icount') === true ? `qemu ${accel} -icount` : `qemu ${accel}`;
   });
-  // A VM run's virtualization field only repeats what the qemu mode says.
-  if (vm !== undefined) parts.push(`guest under ${vm}`);
-  else add('virtualization', perRole(runs, (r) => envText(r, 'virtualization')));
+  return [`pinned ${pinnedText(runs) ?? 'not recorded'}`, ...(cpus === undefined ? [] : [cpus]), `under ${mode ?? 'qemu'}`].join(', ');
+}
+
+/** Host runs: one tuning line. VM runs: the host's tuning, then the guest's (a VM run's virtualization field only repeats the qemu mode). */
+function tuning(runs: ComparedRun[]): string {
+  const host = hostTuning(runs);
+  if (isVm(runs)) return `${host.length > 0 ? `host ${host.join(', ')}` : 'host not recorded'}; guest ${guestTuning(runs)}`;
+  const virt = perRole(runs, (r) => envText(r, 'virtualization'));
+  const parts = virt === undefined ? host : [...host, `virtualization ${virt}`];
   return parts.length > 0 ? parts.join(', ') : 'not recorded';
+}
+
+/** The CPU model without the "(host; guest under qemu ...)" a VM run's record adds (the label says it). */
+function hostModel(r: ComparedRun): string | undefined {
+  return envText(r, 'cpu.model')?.replace(/ \(host; guest under [^)]*\)$/, '');
 }
 
 /** The seccomp calibration filter per run, when any run used one. */
@@ -126,9 +154,11 @@ export function environmentFacts(c: Comparison): Fact[] {
     if (text !== undefined) facts.push({ label, text });
   };
   const host = perRole(runs, (r) => envText(r, 'hostname'));
-  push('Machine', `${perRole(runs, (r) => envText(r, 'cpu.model')) ?? 'CPU not recorded'}${host ? `, host ${host}` : ''}`);
+  const vm = isVm(runs);
+  // A VM run measures a guest on a host: every machine fact says which one it is.
+  push(vm ? 'Host' : 'Machine', `${perRole(runs, hostModel) ?? 'CPU not recorded'}${host ? `, host ${host}` : ''}`);
   const kernels = perRole(runs, kernelOf);
-  push(kernels?.includes(', ') ? 'Kernels' : 'Kernel', kernels);
+  push(`${vm ? 'Guest kernel' : 'Kernel'}${kernels?.includes(', ') ? 's' : ''}`, kernels);
   push(
     'Probe',
     perRole(runs, (r) => {
@@ -153,25 +183,3 @@ export function environmentFacts(c: Comparison): Fact[] {
   }
   return facts;
 }
-
-/**
- * The commands that reproduce the comparison: each run's own command line
- * in run order, then the compare command. Runs are named by label when the
- * labels tell them apart (labels survive into a fresh database; ids do not),
- * else by id.
- */
-export function reproduceCommands(c: Comparison): string[] {
-  const labels = c.runs.map((r) => r.label);
-  const byLabel = labels.every((l) => l !== null) && new Set(labels).size === labels.length;
-  const refs = c.runs.map((r) => (byLabel ? (r.label as string) : String(r.id)));
-  const o = c.options;
-  // Threshold, alpha and the correction decide the verdicts, so they are always spelled out.
-  const opts = [`--threshold ${o.thresholdPct}`, `--alpha ${o.alpha}`, `--correction ${o.correction}`];
-  if (o.detectPct !== null) opts.push(`--detect ${o.detectPct}`);
-  if (o.bootstrapResamples !== DEFAULT_OPTIONS.bootstrapResamples) opts.push(`--resamples ${o.bootstrapResamples}`);
-  if (o.bootstrapSeed !== DEFAULT_OPTIONS.bootstrapSeed) opts.push(`--seed ${o.bootstrapSeed}`);
-  if (o.allowMismatch) opts.push('--allow-mismatch');
-  if (o.allowIncomplete) opts.push('--allow-incomplete');
-  return [...c.runs.map((r) => r.command), ['hintlab compare', ...refs.map(shellWord), ...opts].join(' ')];
-}
-

@@ -157,7 +157,7 @@ export function htmlReport(c: Comparison, ctx: ReportContext): string {
     ...evidenceSections(ctx.evidence ?? {}),
     `<section id="rounds"><h2>Rounds per subject</h2>${c.subjects.map((s) => subjectArticle(c, s)).join('\n')}</section>`,
     environmentSection(c),
-    `<section id="reproduce"><h2>Reproduce</h2><pre>${escapeXml(reproduceAll(c, ctx.evidence).join('\n'))}</pre></section>`,
+    `<section id="reproduce"><h2>Reproduce</h2><pre>${escapeXml(reproduceAll(c, ctx.evidence, ctx.reproduce).join('\n'))}</pre></section>`,
     `<footer>hintlab ${escapeXml(ctx.hintlabVersion)}, ${escapeXml(ctx.generatedAt)}. Alpha ${c.options.alpha} with ${escapeXml(correctionText(c))}, ` +
       `noise threshold ${c.options.thresholdPct} %, ` +
       `${c.options.bootstrapResamples} bootstrap resamples (seed ${c.options.bootstrapSeed}).</footer>`,

@@ -113,7 +113,7 @@ export function jsonReport(c: Comparison, ctx: ReportContext): string {
     unitFieldSuffix: words.fieldSuffix,
     direction: c.direction,
     facts: environmentFacts(c),
-    reproduce: reproduceAll(c, ctx.evidence),
+    reproduce: reproduceAll(c, ctx.evidence, ctx.reproduce),
     comparison: renameUnitFields(c, words.fieldSuffix),
     ...(ctx.evidence?.codegen ? { codegen: codegenJson(ctx.evidence.codegen) } : {}),
     ...(ctx.evidence?.hints ? { hints: hintsJson(ctx.evidence.hints) } : {}),

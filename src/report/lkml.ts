@@ -69,7 +69,7 @@ export function lkmlReport(c: Comparison, ctx: ReportContext): string {
 
   blocks.push([
     'Reproduce:',
-    ...reproduceAll(c, ctx.evidence).flatMap((cmd) => wrapCommand(plain(cmd), W, '  ', '      ')),
+    ...reproduceAll(c, ctx.evidence, ctx.reproduce).flatMap((cmd) => wrapCommand(plain(cmd), W, '  ', '      ')),
   ]);
 
   return `${blocks.map((b) => b.join('\n')).join('\n\n')}\n`;

@@ -68,7 +68,7 @@ export function markdownReport(c: Comparison, ctx: ReportContext): string {
     markdownTable(environmentTable(c)),
     markdownTable(runsTable(c)),
     '## Reproduce',
-    fence(reproduceAll(c, ctx.evidence), 'sh'),
+    fence(reproduceAll(c, ctx.evidence, ctx.reproduce), 'sh'),
     escapeMarkdown(
       `Thresholds: alpha ${c.options.alpha} with ${correctionText(c)}, noise threshold ${c.options.thresholdPct} %, ` +
         `${c.options.bootstrapResamples} bootstrap resamples (seed ${c.options.bootstrapSeed}). ` +

@@ -12,7 +12,7 @@ import type { Comparison } from '../compare/types.ts';
 import type { HintsDocument, HintsDocumentRow } from '../hints/document.ts';
 import { pct } from '../hints/verdict.ts';
 import { shellWord } from '../shell.ts';
-import { reproduceCommands } from './facts.ts';
+import { type ReproduceContext, reproduceCommands } from './reproduce.ts';
 import type { Table } from './tables.ts';
 
 /** A checked `hintlab codegen --json` document and the file it came from. */
@@ -142,8 +142,8 @@ export function codegenCommand({ file, result }: LoadedCodegen): string {
  * line: its profile files may have come from directories, and its --path
  * limits are not kept, so no command is guessed for it.)
  */
-export function reproduceAll(c: Comparison, evidence: PatchDocuments = {}): string[] {
-  return [...reproduceCommands(c), ...(evidence.codegen === undefined ? [] : [codegenCommand(evidence.codegen)])];
+export function reproduceAll(c: Comparison, evidence: PatchDocuments = {}, reproduce?: ReproduceContext): string[] {
+  return [...reproduceCommands(c, reproduce), ...(evidence.codegen === undefined ? [] : [codegenCommand(evidence.codegen)])];
 }
 
 function codegenCell(cell: Cell, name: string): string {

@@ -6,6 +6,7 @@
  */
 import type { Comparison } from '../compare/types.ts';
 import type { PatchDocuments } from './patch-evidence.ts';
+import type { ReproduceContext } from './reproduce.ts';
 
 /** Facts about the report itself, fixed by tests for byte-identical output. */
 export interface ReportContext {
@@ -15,6 +16,8 @@ export interface ReportContext {
   generatedAt: string;
   /** The codegen and branch evidence documents given with --codegen and --hints. */
   evidence?: PatchDocuments;
+  /** The database and directories the reproduce commands are written for (default: the runs' own directory, default database). */
+  reproduce?: ReproduceContext;
 }
 
 export type Reporter = (comparison: Comparison, ctx: ReportContext) => string;

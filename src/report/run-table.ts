@@ -6,6 +6,7 @@
 import type { Known, Run, RunWithRounds } from '../model.ts';
 import { measuredValues } from '../model.ts';
 import { cvPct, isSample, max, mean, median, min, stdev } from '../stats/descriptive.ts';
+import { vmFieldSide } from '../vm/environment.ts';
 import { formatNumber, formatPct } from './units.ts';
 
 export interface SubjectSummary {
@@ -78,6 +79,31 @@ function k(v: unknown): string {
   return Array.isArray(x.value) ? x.value.join(' ') : typeof x.value === 'object' ? JSON.stringify(x.value) : String(x.value);
 }
 
+/** `k=v, k=v` of a flat record; nested records in braces. */
+function pairs(obj: Record<string, unknown>): string {
+  return Object.entries(obj)
+    .map(([key, v]) => `${key}=${v !== null && typeof v === 'object' && !Array.isArray(v) ? `{${pairs(v as Record<string, unknown>)}}` : Array.isArray(v) ? v.join(',') : String(v)}`)
+    .join(', ');
+}
+
+/**
+ * What the run measured, for `runs --verbose`: the run's settings, then one
+ * line per subject with hintlab's parameters and, after `probe:`, those the
+ * probe reported when it prepared the profile (runs stored before that was
+ * recorded have none).
+ */
+export function paramsText(run: Run): string {
+  const p = run.params;
+  const { invocation: _typed, ...extra } = p.extra;
+  const lines = [`  ops ${p.ops ?? 'per subject'}, warmups ${p.warmups}, rounds ${p.rounds}, cpu ${p.cpu ?? 'not pinned'}${Object.keys(extra).length > 0 ? `, ${pairs(extra)}` : ''}`];
+  for (const subject of p.subjects) {
+    const { probe, ...own } = p.subjectParams[subject] ?? {};
+    const reported = probe !== null && typeof probe === 'object' ? `; probe: ${pairs(probe as Record<string, unknown>) || 'no parameters'}` : '';
+    lines.push(`  ${subject}: ${pairs(own)}${reported}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 /** One line naming the run: id, label, kernel, status. */
 export function runHeadline(run: Run): string {
   const env = run.environment as Record<string, Record<string, unknown> | undefined>;
@@ -85,24 +111,40 @@ export function runHeadline(run: Run): string {
   return `run #${run.id}${label}: ${run.kind}, kernel ${k(env.kernel?.release)}, ${run.status}, started ${run.startedAt}`;
 }
 
-/** The environment record as indented `key: value` lines (for `runs --verbose`). */
-export function environmentText(run: Run): string {
+/** Fields of an environment record as `key: value` lines, nested records flattened to dotted keys. */
+function fieldLines(obj: Record<string, unknown>, indent: string, prefix = ''): string[] {
   const lines: string[] = [];
-  const walk = (obj: Record<string, unknown>, prefix: string): void => {
-    for (const [key, v] of Object.entries(obj)) {
-      if (key === 'warnings') continue;
-      const isKnown = v !== null && typeof v === 'object' && 'known' in (v as object);
-      if (v !== null && typeof v === 'object' && !isKnown && !Array.isArray(v)) {
-        walk(v as Record<string, unknown>, `${prefix}${key}.`);
-      } else if (key === 'vulnerabilities' && isKnown && (v as Known<unknown>).known) {
-        for (const [n, s] of Object.entries((v as { value: Record<string, string> }).value)) lines.push(`  vulnerabilities.${n}: ${s}`);
-      } else {
-        lines.push(`  ${prefix}${key}: ${k(v)}`);
-      }
+  for (const [key, v] of Object.entries(obj)) {
+    if (key === 'warnings') continue;
+    const isKnown = v !== null && typeof v === 'object' && 'known' in (v as object);
+    if (v !== null && typeof v === 'object' && !isKnown && !Array.isArray(v)) {
+      lines.push(...fieldLines(v as Record<string, unknown>, indent, `${prefix}${key}.`));
+    } else if (key === 'vulnerabilities' && isKnown && (v as Known<unknown>).known) {
+      for (const [n, s] of Object.entries((v as { value: Record<string, string> }).value)) lines.push(`${indent}${prefix}vulnerabilities.${n}: ${s}`);
+    } else {
+      lines.push(`${indent}${prefix}${key}: ${k(v)}`);
     }
-  };
-  walk(run.environment, '');
-  const warnings = (run.environment.warnings as { message: string }[] | undefined) ?? [];
+  }
+  return lines;
+}
+
+/**
+ * The environment record as indented `key: value` lines (for `runs
+ * --verbose`). A VM run's record mixes two machines, so its fields are
+ * grouped under `guest:` and `host:` (vmFieldSide): the host's
+ * vulnerabilities, CPUs, microcode and load are never shown as the guest's.
+ */
+export function environmentText(run: Run): string {
+  const env = run.environment;
+  const lines: string[] = [];
+  if (env.vm === undefined) {
+    lines.push(...fieldLines(env, '  '));
+  } else {
+    const side = (want: 'guest' | 'host') => Object.fromEntries(Object.entries(env).filter(([key]) => key !== 'schema' && vmFieldSide(key) === want));
+    lines.push('  guest (the booted kernel, where the probe ran):', ...fieldLines(side('guest'), '    '));
+    lines.push('  host (the machine running qemu):', ...fieldLines(side('host'), '    '));
+  }
+  const warnings = (env.warnings as { message: string }[] | undefined) ?? [];
   for (const w of warnings) lines.push(`  warning: ${w.message}`);
   return `${lines.join('\n')}\n`;
 }

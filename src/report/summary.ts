@@ -4,7 +4,7 @@
  * (-6.5 %, 95 % CI -6.9 to -6.1 %), CV 0.3 %, 15 x 20000 calls: faster."
  */
 import type { Caveat, Comparison, SubjectComparison } from '../compare/types.ts';
-import { ciPctText, cvText, decimalsFor, fixed, isInterval, pctDecimals, roundsText, signed, unitWords } from './format.ts';
+import { ciPctText, contrastDecimals, cvText, fixed, pctDecimals, pctFixed, readableDecimals, roundsText, signed, unitWords } from './format.ts';
 
 const CAVEAT_TEXT: Record<Caveat, string> = {
   'drift-as-large-as-change': 'but the A/B/A drift is as large as the change',
@@ -17,7 +17,7 @@ export function verdictText(s: SubjectComparison): string {
   const parts: string[] = [s.verdict.verdict];
   if (s.verdict.verdict === 'insufficient data') parts[0] = `insufficient data (${s.verdict.reason.replace(/\.$/, '')})`;
   if (s.verdict.verdict === 'no difference proven' && s.power.kind === 'ok') {
-    parts[0] = `no difference proven (detectable: ${fixed(s.power.mdePct, 1)} %)`;
+    parts[0] = `no difference proven (detectable: ${pctFixed(s.power.mdePct)} %)`;
   }
   return [parts[0], ...s.verdict.caveats.map((c) => CAVEAT_TEXT[c])].join(', ');
 }
@@ -25,15 +25,14 @@ export function verdictText(s: SubjectComparison): string {
 /** "-11.8 ns (-6.5 %, 95 % CI -6.9 to -6.1 %)" for B vs A. */
 export function changeText(c: Comparison, s: SubjectComparison): string {
   const ch = s.change;
-  const d = decimalsFor(ch.baselineMeanInUnit);
-  const ends = isInterval(ch.ciPct) ? [ch.ciPct.low, ch.ciPct.high] : [];
-  const pd = pctDecimals(ch.changePct, ...ends);
-  return `${signed(ch.changeInUnit, d)} ${unitWords(c.unit).change} (${signed(ch.changePct, pd)} %, ${ciPctText(ch.ciPct, pd)})`;
+  const d = contrastDecimals(ch);
+  return `${signed(ch.changeInUnit, d.unit)} ${unitWords(c.unit).change} (${signed(ch.changePct, d.pct)} %, ${ciPctText(ch.ciPct, d.ci)})`;
 }
 
 /** The one-sentence summary of a subject. */
 export function subjectSentence(c: Comparison, s: SubjectComparison): string {
-  const d = decimalsFor(s.change.baselineMeanInUnit);
+  // Before, after and the change share one rule (contrastDecimals), as changeText prints them.
+  const d = contrastDecimals(s.change).unit;
   const before = fixed(s.change.baselineMeanInUnit, d);
   const after = fixed(s.change.candidateMeanInUnit, d);
   return (
@@ -53,10 +52,10 @@ export function driftText(s: SubjectComparison): string | undefined {
   if (s.drift.kind === 'no-a2') return undefined;
   if (s.drift.kind === 'insufficient-data') return `${s.subject} not measurable (${s.drift.reason})`;
   const dr = s.drift.drift;
-  const pd = pctDecimals(dr.changePct, ...(isInterval(dr.ciPct) ? [dr.ciPct.low, dr.ciPct.high] : []));
+  const pd = contrastDecimals(dr);
   // A drift the tests call real means the machine changed while measuring.
   const moved = s.drift.driftVerdict.verdict === 'faster' || s.drift.driftVerdict.verdict === 'slower' ? ', baseline moved' : '';
-  return `${s.subject} ${signed(dr.changePct, pd)} % (${ciPctText(dr.ciPct, pd)}${moved})`;
+  return `${s.subject} ${signed(dr.changePct, pd.pct)} % (${ciPctText(dr.ciPct, pd.ci)}${moved})`;
 }
 
 /** "Geometric mean of B/A over 3 subjects: -4.1 % (better)." */
@@ -64,7 +63,7 @@ export function geometricMeanText(c: Comparison): string | undefined {
   const g = c.geometricMean;
   if (c.subjects.length < 2) return undefined;
   if (g.kind !== 'ok') return `Geometric mean: not computed (${g.reason}).`;
-  return `Geometric mean of B/A over ${g.subjects} subjects: ${signed(g.changePct, pctDecimals(g.changePct))} % (${g.improved ? 'better' : 'not better'}).`;
+  return `Geometric mean of B/A over ${g.subjects} subjects: ${signed(g.changePct, readableDecimals(pctDecimals(g.changePct), [g.changePct]))} % (${g.improved ? 'better' : 'not better'}).`;
 }
 
 /** "Slower: getppid, read." when anything regressed. */

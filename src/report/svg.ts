@@ -9,6 +9,7 @@
  */
 import type { RunRole } from '../compare/types.ts';
 import { escapeXml } from './markup.ts';
+import { fixed } from './format.ts';
 
 const RUN_STYLE: Record<RunRole, { colour: string; marker: MarkerShape; label: string }> = {
   A: { colour: '#0072B2', marker: 'circle', label: 'A (baseline)' },
@@ -74,7 +75,7 @@ function roundTo(v: number, step: number): number {
 function tickLabel(v: number, ticks: number[]): string {
   const step = ticks.length > 1 ? Math.abs((ticks[1] as number) - (ticks[0] as number)) : 1;
   const decimals = Math.max(0, -Math.floor(Math.log10(step)));
-  return v.toFixed(Math.min(decimals, 6));
+  return fixed(v, Math.min(decimals, 6));
 }
 
 /** One marker of the given shape centred on (x, y). */

@@ -7,7 +7,7 @@ import type { Comparison, Contrast, RunRole, SubjectComparison } from '../compar
 import { formatP } from '../compare/format.ts';
 import { directionOf } from '../model.ts';
 import { runName } from './facts.ts';
-import { decimalsFor, fixed, isInterval, pctDecimals, roundsText, signed, unitWords } from './format.ts';
+import { contrastDecimals, fixed, isInterval, readableDecimals, roundsText, signed, unitWords } from './format.ts';
 import { subjectsRegressionsFirst, verdictText } from './summary.ts';
 
 export interface Table {
@@ -80,9 +80,9 @@ export function resultsTable(c: Comparison): Table {
       'Verdict',
     ],
     rows: subjectsRegressionsFirst(c).map((s) => {
-      const d = decimalsFor(s.change.baselineMeanInUnit);
+      const { unit: d, pct: pd, ci: cd } = contrastDecimals(s.change);
       const ci = s.change.ciPct;
-      const pd = pctDecimals(s.change.changePct, ...(isInterval(ci) ? [ci.low, ci.high] : []));
+      const cvd = readableDecimals(1, s.runs.map((r) => r.cvPct));
       return [
         s.subject,
         ...rs.map((role) => {
@@ -91,8 +91,8 @@ export function resultsTable(c: Comparison): Table {
         }),
         signed(s.change.changeInUnit, d),
         signed(s.change.changePct, pd),
-        ciRange(ci, pd),
-        s.runs.map((r) => fixed(r.cvPct, 1)).join('/'),
+        ciRange(ci, cd),
+        s.runs.map((r) => fixed(r.cvPct, cvd)).join('/'),
         roundsText(s.runs, c.unit),
         pText(s.change.welch),
         ...(adjusted.length > 0 ? [adjustedText(s.change.adjusted)] : []),
@@ -129,18 +129,18 @@ export function driftTable(c: Comparison): Table | undefined {
       if (s.drift.kind === 'no-a2') return [s.subject, 'no A2', ...blank];
       if (s.drift.kind === 'insufficient-data') return [s.subject, `n/a (${s.drift.reason})`, ...blank];
       const { drift, driftVerdict, vsPooled, vsMidpoint, driftAsLargeAsChange } = s.drift;
-      const dd = pctDecimals(drift.changePct, ...(isInterval(drift.ciPct) ? [drift.ciPct.low, drift.ciPct.high] : []));
-      const pd = pctDecimals(vsPooled.changePct, ...(isInterval(vsPooled.ciPct) ? [vsPooled.ciPct.low, vsPooled.ciPct.high] : []));
+      const dd = contrastDecimals(drift);
+      const pd = contrastDecimals(vsPooled);
       return [
         s.subject,
-        signed(drift.changePct, dd),
-        ciRange(drift.ciPct, dd),
+        signed(drift.changePct, dd.pct),
+        ciRange(drift.ciPct, dd.ci),
         pText(drift.welch),
         ...(adjusted.length > 0 ? [adjustedText(drift.adjusted)] : []),
         driftVerdict.verdict,
-        signed(vsPooled.changePct, pd),
-        ciRange(vsPooled.ciPct, pd),
-        signed(vsMidpoint.changePct, pd),
+        signed(vsPooled.changePct, pd.pct),
+        ciRange(vsPooled.ciPct, pd.ci),
+        signed(vsMidpoint.changePct, readableDecimals(pd.ci, [vsMidpoint.changePct])),
         driftAsLargeAsChange ? 'yes: the change may be drift' : 'no',
       ];
     }),
@@ -159,7 +159,7 @@ export function powerTable(c: Comparison): Table {
     rows: c.subjects.map((s) => {
       if (s.power.kind !== 'ok') return [s.subject, `n/a (${s.power.reason})`, ...(detect !== null ? [''] : [])];
       const needed = s.power.roundsNeeded === null ? 'n/a' : String(s.power.roundsNeeded);
-      return [s.subject, fixed(s.power.mdePct, 2), ...(detect !== null ? [needed] : [])];
+      return [s.subject, fixed(s.power.mdePct, readableDecimals(2, [s.power.mdePct])), ...(detect !== null ? [needed] : [])];
     }),
     numeric: [1, 2],
   };

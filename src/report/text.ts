@@ -5,13 +5,11 @@
  * compact block per subject, and the environment side by side. Returns text; the
  * caller decides where it goes. Every figure carries its unit and noise.
  */
-import { formatChange, formatP, formatPct, formatValue, welchClause } from '../compare/format.ts';
+import { formatChange, formatChangeAt, formatP, formatPct, formatValue, welchClause } from '../compare/format.ts';
 import type {
   Comparison,
   ComparedRun,
   Contrast,
-  InsufficientData,
-  Interval,
   RunRole,
   RunSummary,
   SubjectComparison,
@@ -28,6 +26,8 @@ import {
   patchRows,
   TABLE_BRANCH_ROWS,
 } from './patch-evidence.ts';
+import { contrastDecimals, decimalsFor, fixed, readableDecimals } from './format.ts';
+import { unitSuffix } from './units.ts';
 import { correctionText, notRunList } from './summary.ts';
 import type { Table } from './tables.ts';
 
@@ -47,13 +47,30 @@ function runName(run: ComparedRun): string {
   return `run ${run.id}${run.label ? ` '${run.label}'` : ''}`;
 }
 
-/** '166.2 ns ± 0.40 %': the mean with its coefficient of variation. */
-function meanWithNoise(s: RunSummary, unit: Unit): string {
-  return `${formatValue(s.meanInUnit, unit)} ± ${s.cvPct.toFixed(2)} %`;
+/**
+ * '166.2 ns ± 0.40 %': the mean with its coefficient of variation, at the
+ * decimals its row shares (contrastDecimals: '1991.0' next to '605.0', not
+ * '1991' next to '605.0').
+ */
+function meanWithNoise(s: RunSummary, unit: Unit, decimals: number): string {
+  return `${fixed(s.meanInUnit, decimals)} ${unitSuffix(unit)} ± ${fixed(s.cvPct, readableDecimals(2, [s.cvPct]))} %`;
 }
 
-function pctInterval(ci: Interval | InsufficientData): string {
-  return ci.kind === 'ok' ? `${formatPct(ci.low)} .. ${formatPct(ci.high)}` : 'n/a';
+/**
+ * The decimals of an interval in % (two, more when an end would print as
+ * zero or the ends as equal) and of its change (at least as many, more when
+ * the change would print as zero).
+ */
+function pctDecimalsOf(c: Contrast): { pct: number; ci: number } {
+  const ends: [number, number][] = c.ciPct.kind === 'ok' ? [[c.ciPct.low, c.ciPct.high]] : [];
+  const ci = readableDecimals(2, ends.flat(), ends);
+  return { pct: readableDecimals(ci, [c.changePct]), ci };
+}
+
+function pctInterval(c: Contrast): string {
+  const ci = c.ciPct;
+  const d = pctDecimalsOf(c).ci;
+  return ci.kind === 'ok' ? `${formatPct(ci.low, d)} .. ${formatPct(ci.high, d)}` : 'n/a';
 }
 
 function pOf(test: Contrast['welch'] | Contrast['mannWhitney']): string {
@@ -65,8 +82,14 @@ function adjustedPOf(c: Contrast): string {
   return c.adjusted.kind === 'adjusted' ? formatP(c.adjusted.welchPValue) : 'n/a';
 }
 
-function changeCell(c: Contrast, unit: Unit): string {
-  return `${formatChange(c.changeInUnit, unit, c.baselineMeanInUnit)} (${formatPct(c.changePct)})`;
+/** The decimals of a summary row: its means (A2's too) and its change read on one rule. */
+function rowDecimals(s: SubjectComparison): number {
+  const means = s.runs.map((r) => r.meanInUnit);
+  return readableDecimals(Math.max(contrastDecimals(s.change).unit, decimalsFor(...means)), [s.change.changeInUnit]);
+}
+
+function changeCell(c: Contrast, unit: Unit, decimals = contrastDecimals(c).unit): string {
+  return `${formatChangeAt(c.changeInUnit, unit, decimals)} (${formatPct(c.changePct, pctDecimalsOf(c).pct)})`;
 }
 
 const ROLES: RunRole[] = ['A', 'B', 'A2'];
@@ -81,10 +104,10 @@ function summaryTable(cmp: Comparison): string[] {
     s.subject,
     ...roles.map((role) => {
       const run = s.runs.find((r) => r.role === role);
-      return run ? meanWithNoise(run, cmp.unit) : 'not measured';
+      return run ? meanWithNoise(run, cmp.unit, rowDecimals(s)) : 'not measured';
     }),
-    changeCell(s.change, cmp.unit),
-    pctInterval(s.change.ciPct),
+    changeCell(s.change, cmp.unit, rowDecimals(s)),
+    pctInterval(s.change),
     pOf(s.change.welch),
     ...(holm ? [adjustedPOf(s.change)] : []),
     pOf(s.change.mannWhitney),
@@ -101,7 +124,7 @@ function runRows(s: SubjectComparison, cmp: Comparison): string[] {
     formatValue(r.meanInUnit, u),
     formatValue(r.medianInUnit, u),
     formatValue(r.stdevInUnit, u, r.meanInUnit),
-    `${r.cvPct.toFixed(2)} %`,
+    `${fixed(r.cvPct, readableDecimals(2, [r.cvPct]))} %`,
     // Bounds and extremes take the mean's decimals, so a row reads consistently (89.9 .. 540.8, not 89.91).
     r.ciMeanInUnit.kind === 'ok'
       ? `${formatValue(r.ciMeanInUnit.low, u, r.meanInUnit)} .. ${formatValue(r.ciMeanInUnit.high, u, r.meanInUnit)}`
@@ -113,7 +136,7 @@ function runRows(s: SubjectComparison, cmp: Comparison): string[] {
 }
 
 function contrastLine(c: Contrast, unit: Unit): string {
-  const ci = c.ciPct.kind === 'ok' ? `, CI ${pctInterval(c.ciPct)}` : '';
+  const ci = c.ciPct.kind === 'ok' ? `, CI ${pctInterval(c)}` : '';
   const p = c.welch.kind === 'ok' ? welchClause(c.welch.pValue, c.adjusted) : `Welch: ${c.welch.reason}`;
   return `${changeCell(c, unit)}${ci}, ${p}`;
 }
@@ -135,7 +158,7 @@ function powerLine(s: SubjectComparison): string {
   if (p.kind !== 'ok') return `  smallest detectable change: n/a (${p.reason})`;
   const asked =
     p.detectPct !== null && p.roundsNeeded !== null ? `; ${p.detectPct} % needs ${p.roundsNeeded} rounds per run` : '';
-  return `  smallest detectable change: ${p.mdePct.toFixed(2)} % (alpha ${p.alpha}, power ${Math.round(p.power * 100)} %)${asked}`;
+  return `  smallest detectable change: ${fixed(p.mdePct, readableDecimals(2, [p.mdePct]))} % (alpha ${p.alpha}, power ${Math.round(p.power * 100)} %)${asked}`;
 }
 
 function subjectBlock(s: SubjectComparison, cmp: Comparison): string[] {

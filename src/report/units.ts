@@ -3,7 +3,7 @@
  * number, so an instruction-counted run can never be printed as ns.
  */
 import type { Unit } from '../model.ts';
-import { decimalsFor, fixed } from './format.ts';
+import { decimalsFor, fixed, readableDecimals } from './format.ts';
 
 /** Short suffix printed after a per-call value. */
 export function unitSuffix(unit: Unit): string {
@@ -24,7 +24,7 @@ export function unitSuffix(unit: Unit): string {
 /** A value with about four significant digits (the reports' rule); thousands grouped from 100,000. */
 export function formatNumber(v: number): string {
   if (Number.isFinite(v) && Math.abs(v) >= 100_000) return Math.round(v).toLocaleString('en-US');
-  return fixed(v, decimalsFor(v));
+  return fixed(v, readableDecimals(decimalsFor(v), [v]));
 }
 
 /** `166.2 ns`, `1234 instr`, `10,867,835 bogo-ops/s`. */
@@ -32,8 +32,8 @@ export function formatValue(v: number, unit: Unit): string {
   return `${formatNumber(v)} ${unitSuffix(unit)}`;
 }
 
-/** A percentage with two decimals below 10 %, one above. */
+/** A percentage with two decimals below 10 %, one above, more when a nonzero value would print as zero ("0.004 %"). */
 export function formatPct(p: number): string {
   if (!Number.isFinite(p)) return 'n/a';
-  return `${Math.abs(p) < 10 ? p.toFixed(2) : p.toFixed(1)} %`;
+  return `${fixed(p, readableDecimals(Math.abs(p) < 10 ? 2 : 1, [p]))} %`;
 }

@@ -17,6 +17,23 @@ export interface VmFacts {
   bootIndex: number;
   accel: Accel;
   icount: boolean;
+  /** CPUs qemu gave the guest (-smp); absent in runs stored before it was recorded. */
+  guestCpus?: number;
+}
+
+/**
+ * The top-level fields of a VM run's environment that describe the guest:
+ * its kernel (from the probe's hello line and the boot command line), the
+ * qemu mode, the CPU the probe pinned itself to, the probe and stress-ng
+ * that ran inside it. Every other field (hostname, CPU model, microcode,
+ * CPUs, SMT, governor, isolation, vulnerabilities, load) was read on the
+ * host that ran qemu.
+ */
+const GUEST_FIELDS: ReadonlySet<string> = new Set(['kernel', 'virtualization', 'vm', 'pinnedCpu', 'probe', 'injectSeccomp', 'stressNg']);
+
+/** Which machine a top-level field of a VM run's environment describes. */
+export function vmFieldSide(field: string): 'guest' | 'host' {
+  return GUEST_FIELDS.has(field) ? 'guest' : 'host';
 }
 
 export type VmEnvironment = HostEnvironment & { vm: VmFacts };

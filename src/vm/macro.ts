@@ -14,7 +14,7 @@ import { shellLine } from '../shell.ts';
 import type { StressNgExecutor } from '../macro/executor.ts';
 import { buildPlan, parseInstances, resolveInstances, type PlanItem } from '../macro/plan.ts';
 import { parseStressNgVersion, parseStressorList, selectStressors, type UnavailableStressor } from '../macro/stressors.ts';
-import type { RunParams, Unit } from '../model.ts';
+import { invocationExtra, type RunInvocation, type RunParams, type Unit } from '../model.ts';
 import { StoreError } from '../store/store.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment } from './environment.ts';
@@ -38,6 +38,8 @@ export interface VmMacroRequest {
   timeoutSeconds: number;
   labelPrefix: string;
   command: string;
+  /** The arguments as typed and the working directory, stored as params.extra.invocation. */
+  invocation?: RunInvocation;
   hintlabVersion: string;
 }
 
@@ -92,13 +94,13 @@ function macroRunParams(req: VmMacroRequest, plan: VmMacroPlan, step: StepPlan, 
     rounds: req.repeats,
     cpu: null,
     subjectParams,
-    extra: { kernelLabel: step.kernel.label, bootIndex: step.bootIndex, accel, icount: false, order: req.steps.join(','), seconds: req.seconds, instances: req.instances, sets: req.sets, unavailable: plan.unavailable, guestCpus: guestCpus(false) },
+    extra: { kernelLabel: step.kernel.label, bootIndex: step.bootIndex, accel, icount: false, order: req.steps.join(','), seconds: req.seconds, instances: req.instances, sets: req.sets, unavailable: plan.unavailable, guestCpus: guestCpus(false), ...invocationExtra(req) },
   };
 }
 
 async function runMacroStep(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacroPlan, step: StepPlan, accel: Accel, initrd: string): Promise<StepResult> {
   const append = BASE_APPEND;
-  const facts = { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: false };
+  const facts = { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: false, guestCpus: guestCpus(false) };
   // stress-ng spreads its instances over the guest's CPUs: nothing is pinned
   const env = { ...vmEnvironment({ probe: deps.probe, kernel: step.kernel, append, facts }), pinnedCpu: null };
   const unit = macroVmUnit(accel);

@@ -17,7 +17,7 @@ import type { ProfileInfo } from '../bench/profiles.ts';
 import { parseLine } from '../bench/protocol.ts';
 import { probeArgs, probeRunShape, runParams, type BenchRequest } from '../bench/runner.ts';
 import { type ProbeSession, type SessionOutcome, startProbeRun } from '../bench/session.ts';
-import type { RunParams, Unit } from '../model.ts';
+import { invocationExtra, type RunInvocation, type RunParams, type Unit } from '../model.ts';
 import type { Store } from '../store/store.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment, type VmEnvironment } from './environment.ts';
@@ -39,6 +39,8 @@ export interface VmRequest {
   /** Run labels are `<prefix><kernel label>-<boot index>`, e.g. vm-A-2. */
   labelPrefix: string;
   command: string;
+  /** The arguments as typed and the working directory, stored as params.extra.invocation. */
+  invocation?: RunInvocation;
   hintlabVersion: string;
 }
 
@@ -97,7 +99,7 @@ export function planSteps(req: Pick<VmRequest, 'kernels' | 'steps' | 'labelPrefi
 }
 
 function vmRunParams(req: VmRequest, step: StepPlan, accel: Accel, cpus: number): RunParams {
-  const extra = { kernelLabel: step.kernel.label, bootIndex: step.bootIndex, accel, icount: req.icount, order: req.steps.join(',') };
+  const extra = { kernelLabel: step.kernel.label, bootIndex: step.bootIndex, accel, icount: req.icount, order: req.steps.join(','), ...invocationExtra(req) };
   return runParams(req, { cpu: 0, otherCpu: cpus > 1 ? 1 : null }, extra);
 }
 
@@ -182,7 +184,7 @@ async function runStep(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Acce
     probe: deps.probe,
     kernel: step.kernel,
     append,
-    facts: { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: req.icount },
+    facts: { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: req.icount, guestCpus: cpus },
   });
   const { runId, session } = startProbeRun(
     deps.store,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { frameLine } from '../../src/bench/executor.ts';
-import { ConsoleLines, describeProbeError, parseLine } from '../../src/bench/protocol.ts';
+import { ConsoleLines, describeProbeError, parseLine, parseProfileParams } from '../../src/bench/protocol.ts';
 
 test('the checksum is the standard CRC-32 (check value of "123456789" is cbf43926)', () => {
   assert.equal(frameLine('123456789'), '123456789 #cbf43926');
@@ -79,4 +79,10 @@ test('a probe line the console broke in two is joined again only when the joined
   assert.deepEqual(other.push('y'), []);
   assert.deepEqual(other.push('z'), [{ kind: 'corrupt', line: whole.slice(0, cut), reason: 'no checksum' }]);
   assert.equal(other.rejoined, 0);
+});
+
+test("a profile's parameters parse into a record, whole numbers as numbers", () => {
+  assert.deepEqual(parseProfileParams('fds=1000,timeout=0,nfds=1006,resident=half'), { fds: 1000, timeout: 0, nfds: 1006, resident: 'half' });
+  assert.deepEqual(parseProfileParams(''), {});
+  assert.deepEqual(parseProfileParams('slice=default,slice_ns=unknown'), { slice: 'default', slice_ns: 'unknown' });
 });

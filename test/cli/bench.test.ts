@@ -120,3 +120,36 @@ test('Ctrl-C stops the probe, marks the run failed with the interruption, and ex
   const res = await runCli(['runs', '--db', db]);
   assert.match(res.stdout, /#1 .* failed/);
 });
+
+test('a run records its arguments as typed and the working directory, for the reproduce lines', async () => {
+  const db = join(tempDir(), 'h.db');
+  const argv = ['bench', '--db', db, '--profile', 'getppid', '--ops', '200', '--warmups', '0', '--rounds', '1', '--processes', '1', '--label', 'typed'];
+  const res = await runCli(argv);
+  assert.equal(res.code, 0, res.stderr);
+  const conn = new Database(db, { readonly: true });
+  const row = conn.prepare("SELECT params_json FROM runs WHERE label = 'typed'").get() as { params_json: string };
+  conn.close();
+  assert.deepEqual(JSON.parse(row.params_json).extra.invocation, { argv, cwd: process.cwd() });
+});
+
+test("the probe's parameters of every profile are stored with the run and shown by runs --verbose", async () => {
+  const db = join(tempDir(), 'h.db');
+  const profiles = 'select-1000,mincore-256k,sched_setparam-custom,getppid';
+  const res = await runCli(['bench', '--db', db, '--profile', profiles, '--ops', '50', '--warmups', '0', '--rounds', '2', '--processes', '2', '--label', 'p']);
+  assert.equal(res.code, 0, res.stderr);
+  const conn = new Database(db, { readonly: true });
+  const params = JSON.parse((conn.prepare("SELECT params_json FROM runs WHERE label = 'p'").get() as { params_json: string }).params_json);
+  conn.close();
+  const probe = (s: string) => params.subjectParams[s].probe;
+  // select scans every descriptor below nfds: the first duplicate's number decides it, so it is read at run time.
+  assert.equal(probe('select-1000').fds, 1000);
+  assert.equal(probe('select-1000').nfds, probe('select-1000').fd_last + 1);
+  assert.equal(probe('mincore-256k').resident_pages * 2, probe('mincore-256k').pages);
+  assert.equal(probe('sched_setparam-custom').slice_ns, 10_000_000);
+  assert.equal(typeof probe('sched_setparam-custom').default_slice_ns, 'number');
+  assert.deepEqual(probe('getppid'), {});
+  assert.equal(params.subjectParams['select-1000'].ops, 50, "hintlab's own parameters are kept");
+  const shown = await runCli(['runs', 'p', '--verbose', '--db', db]);
+  assert.match(shown.stdout, /^ {2}sched_setparam-custom: call=sched_setparam, ops=50, cpus=1; probe: pid=0, priority=0, slice_ns=10000000, default_slice_ns=\d+$/m);
+  assert.match(shown.stdout, /^ {2}select-1000: .*; probe: fds=1000, timeout=0, nfds=\d+, fd_first=\d+, fd_last=\d+$/m);
+});

@@ -34,6 +34,21 @@ describe('compare refuses', () => {
     assert.throws(() => compare({ a, b }), /opsPerRound: A = 'x=100000', B = 'x=50000'\n {2}subjectParams: A = 'x=\{"fds":1000\}', B = 'x=\{"fds":10\}'/);
   });
 
+  it('different parameters reported by the probe (custom slice, select nfds), naming them', () => {
+    const a = makeRun({ id: 1, values: { x: A }, subjectParams: { x: { call: 'select', probe: { fds: 1000, nfds: 1006 } } } });
+    const b = makeRun({ id: 2, values: { x: A }, subjectParams: { x: { call: 'select', probe: { fds: 1000, nfds: 1007 } } } });
+    assert.throws(() => compare({ a, b }), /probeParams: A = 'x=\{"fds":1000,"nfds":1006\}', B = 'x=\{"fds":1000,"nfds":1007\}'/);
+  });
+
+  it('nothing for a run stored before the probe reported its parameters (it abstains)', () => {
+    const old = makeRun({ id: 1, values: { x: A }, subjectParams: { x: { call: 'select' } } });
+    const now = makeRun({ id: 2, values: { x: A }, subjectParams: { x: { call: 'select', probe: { fds: 1000, nfds: 1006 } } } });
+    const cmp = compare({ a: old, b: now });
+    const row = cmp.environment.find((f) => f.field === 'probeParams');
+    assert.deepEqual(row?.values, { A: 'x=not recorded', B: 'x={"fds":1000,"nfds":1006}' });
+    assert.equal(row?.same, true);
+  });
+
   it('different units always, even with allowMismatch', () => {
     const a = makeRun({ id: 1, values: { x: A } });
     const b = makeRun({ id: 2, values: { x: A }, unit: 'instructions/call' });

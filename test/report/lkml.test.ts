@@ -83,12 +83,16 @@ test('VM runs name each guest kernel by label and the qemu mode', () => {
   const c = abaComparison({ unit: 'instructions/call' });
   const labels = ['stock', 'patched', 'stock'];
   c.runs.forEach((r, i) => {
-    r.environment = { ...r.environment, virtualization: { known: true, value: 'qemu tcg (guest)' }, warnings: [] };
-    (r.environment as Record<string, unknown>).vm = { kernelLabel: labels[i], kernelPath: '/k', bootIndex: i, accel: 'tcg', icount: true };
+    const cpu = { ...(r.environment.cpu as object), model: { known: true, value: 'Intel(R) Xeon(R) CPU @ 2.20GHz (host; guest under qemu tcg with icount)' } };
+    r.environment = { ...r.environment, cpu, pinnedCpu: 0, virtualization: { known: true, value: 'qemu tcg (guest)' }, warnings: [] };
+    (r.environment as Record<string, unknown>).vm = { kernelLabel: labels[i], kernelPath: '/k', bootIndex: i, accel: 'tcg', icount: true, guestCpus: 1 };
   });
   const text = lkmlReport(c, CTX).replace(/\n\s*/g, ' ');
-  assert.match(text, /Kernels: A 6\.12\.9-amd64 \(VM kernel "stock"\), B 6\.12\.9-hintlab\+ \(VM kernel "patched"\), A2 6\.12\.9-amd64 \(VM kernel "stock"\)/);
-  assert.match(text, /Tuning: turbo off, governor performance, SMT off, pinned CPU 1, guest under qemu tcg -icount Reproduce:/);
+  // The CPU model and the tuning are the host's (the machine running qemu); the kernels and the pinned CPU the guests'.
+  assert.match(text, /Host: Intel\(R\) Xeon\(R\) CPU @ 2\.20GHz, host lab-7 Guest kernels: A/);
+  assert.match(text, /Guest kernels: A 6\.12\.9-amd64 \(VM kernel "stock"\), B 6\.12\.9-hintlab\+ \(VM kernel "patched"\), A2 6\.12\.9-amd64 \(VM kernel "stock"\)/);
+  assert.match(text, /Tuning: host turbo off, governor performance, SMT off; guest pinned CPU 0, 1 CPU, under qemu tcg -icount Reproduce:/);
+  assert.doesNotMatch(text, /Machine:/);
 });
 
 test('stress-ng throughput speaks of bogo-ops/s and rounds', () => {
