@@ -45,6 +45,13 @@ describe('the built package', () => {
     assert.deepEqual(r.stdout.trim().split('\n').map((l) => l.split(/\s+/)[0]), PROFILES.map((p) => p.name));
   });
 
+  test('a short real bench run compiles the probe from probes/ beside dist/ and stores its rounds', () => {
+    const db = join(tempDir(), 'h.db');
+    const r = hintlab(pkg, ['bench', '--db', db, '--profile', 'getppid', '--rounds', '2', '--warmups', '0', '--processes', '1', '--ops', '1000']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^getppid +[\d.]+ .* 2 x 1000$/m);
+  });
+
   test('hints --static parses on worker threads without a TypeScript loader', () => {
     const src = tempDir();
     // 40 files: the smallest tree the parser hands to worker threads
