@@ -1,7 +1,13 @@
 #!/usr/bin/env node
-// Entry point: load TypeScript sources through tsx so the package runs from
-// source without a build step, then hand over to the CLI.
-import { register } from 'tsx/esm/api';
-register();
-const { main } = await import('../src/cli/main.ts');
-await main(process.argv.slice(2));
+// Entry point: run the compiled CLI from dist/ (`npm run build`, which
+// `npm ci` and `npm install` run through `prepare`). From source, without a
+// build: node --import tsx src/cli/entry.ts.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const entry = new URL('../dist/cli/entry.js', import.meta.url);
+if (!existsSync(fileURLToPath(entry))) {
+  process.stderr.write(`hintlab: ${fileURLToPath(entry)} is missing: run 'npm run build' in ${fileURLToPath(new URL('..', import.meta.url))}\n`);
+  process.exit(70);
+}
+await import(entry.href);

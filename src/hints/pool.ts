@@ -9,6 +9,13 @@ import { Worker } from 'node:worker_threads';
 import { cParser, scanSource } from './parse.ts';
 import type { FileSites } from './types.ts';
 
+/**
+ * The worker script. Built (dist/), worker.js runs as it is; from source, a
+ * worker thread does not inherit the tsx loader, so worker-entry.mjs
+ * registers it before loading worker.ts.
+ */
+const WORKER = import.meta.url.endsWith('.ts') ? new URL('./worker-entry.mjs', import.meta.url) : new URL('./worker.js', import.meta.url);
+
 /** Below this many files, thread start-up (about 0.3 s each) costs more than it saves. */
 const MIN_FILES_FOR_WORKERS = 40;
 
@@ -34,7 +41,7 @@ export async function scanFiles(opts: ScanOptions): Promise<FileSites[]> {
   let next = 0;
   let done = 0;
   const workers = Array.from({ length: Math.min(jobs, files.length) }, () =>
-    new Worker(new URL('./worker-entry.mjs', import.meta.url), { workerData: { root } }),
+    new Worker(WORKER, { workerData: { root } }),
   );
   try {
     await Promise.all(

@@ -7,13 +7,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { buildProbe } from '../../src/bench/build.ts';
 import { PROFILES } from '../../src/bench/profiles.ts';
-import { runCli, tempDir } from '../helpers/cli.ts';
+import { CLI_FROM_SOURCE, runCli, tempDir } from '../helpers/cli.ts';
+import { requireTool } from '../helpers/tools.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/hintlab.js', import.meta.url));
 const twoCpus = spawnSync('nproc').stdout.toString().trim() !== '1';
 
 /** Poll the database another process writes until it holds `n` rounds (or 20 s pass). */
@@ -67,9 +66,9 @@ test('bad flags are rejected with the flag named and nothing stored', async () =
   assert.match(list.stdout, /no runs in/);
 });
 
-test('kill -9 in the middle of a run keeps every completed round, and runs shows it incomplete', async () => {
+test('kill -9 in the middle of a run keeps every completed round, and runs shows it incomplete', { skip: requireTool('pgrep', 'procps') }, async () => {
   const db = join(tempDir(), 'h.db');
-  const child = spawn(process.execPath, [BIN, 'bench', '--db', db, '--profile', 'getppid', '--ops', '20000', '--warmups', '0', '--rounds', '100000', '--label', 'killed'], { stdio: 'ignore' });
+  const child = spawn(process.execPath, [...CLI_FROM_SOURCE, 'bench', '--db', db, '--profile', 'getppid', '--ops', '20000', '--warmups', '0', '--rounds', '100000', '--label', 'killed'], { stdio: 'ignore' });
   const stored = await waitForRounds(db, 5);
   child.kill('SIGKILL');
   await new Promise((r) => child.on('exit', r));
@@ -109,7 +108,7 @@ test('a probe error (pinning to a CPU that does not exist) exits 3 with a framed
 
 test('Ctrl-C stops the probe, marks the run failed with the interruption, and exits 130', async () => {
   const db = join(tempDir(), 'h.db');
-  const child = spawn(process.execPath, [BIN, 'bench', '--db', db, '--profile', 'getppid', '--ops', '20000', '--warmups', '0', '--rounds', '100000'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...CLI_FROM_SOURCE, 'bench', '--db', db, '--profile', 'getppid', '--ops', '20000', '--warmups', '0', '--rounds', '100000'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   await waitForRounds(db, 2);

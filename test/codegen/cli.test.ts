@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { CodegenResult } from '../../src/codegen/types.ts';
 import { cli, fixture, hashTree, tempDir } from './helpers.ts';
+import { requireTool } from '../helpers/tools.ts';
 
 const pair = ['--before', fixture('early-return.c'), '--after', fixture('early-return-statement.c')];
 
@@ -46,7 +47,7 @@ describe('hintlab codegen on plain C files', () => {
 });
 
 describe('hintlab codegen on a kernel tree: bad input', () => {
-  it('a patch that does not apply is reported before any build, and the tree is left as it was', async () => {
+  it('a patch that does not apply is reported before any build, and the tree is left as it was', { skip: requireTool('patch', 'patch') }, async () => {
     const tree = join(tempDir(), 'linux');
     mkdirSync(join(tree, 'mm'), { recursive: true });
     mkdirSync(join(tree, 'scripts'));

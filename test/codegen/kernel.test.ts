@@ -2,20 +2,21 @@
  * The mincore unlikely() patch from the lkml thread on Debian's real
  * linux-source-6.12, at -O2 and -Os, through the whole pipeline. A few
  * minutes on the first run (extract the tree, configure two output
- * directories); runs whenever Debian's linux-source-6.12 is installed (CI
- * installs it), or with HINTLAB_SLOW_TESTS=1.
+ * directories); runs whenever Debian's linux-source-6.12 and the kernel
+ * build tools are installed (CI installs them).
  */
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { CodegenResult } from '../../src/codegen/types.ts';
 import { cli, fixture, hashTree, tempDir } from './helpers.ts';
-import { testKernelTree } from './kernel-tree.ts';
+import { KERNEL_TARBALL, testKernelTree } from './kernel-tree.ts';
+import { requireAll, requireFile, requireKernelBuildTools, requireTool } from '../helpers/tools.ts';
 
-const enabled = process.env.HINTLAB_SLOW_TESTS === '1' || existsSync('/usr/src/linux-source-6.12.tar.xz');
+const skip = requireAll(requireFile(KERNEL_TARBALL, 'linux-source-6.12'), requireKernelBuildTools(), requireTool('patch', 'patch'));
 
-describe('codegen on linux-source-6.12 mm/mincore.o', { skip: enabled ? false : "needs Debian's linux-source-6.12 (apt-get install linux-source-6.12) or HINTLAB_SLOW_TESTS=1" }, () => {
+describe('codegen on linux-source-6.12 mm/mincore.o', { skip }, () => {
   it('the hint changes only __do_sys_mincore at -O2, and the tree is left as it was', { timeout: 30 * 60_000 }, async () => {
     const tree = testKernelTree();
     const before = hashTree(tree);

@@ -6,6 +6,7 @@ import { AppliedPatch, patchedPaths } from '../../src/codegen/patch.ts';
 import { mirrorTree } from '../../src/codegen/workspace.ts';
 import { UserError } from '../../src/cli/io.ts';
 import { hashTree, tempDir } from './helpers.ts';
+import { requireTool } from '../helpers/tools.ts';
 
 /** A small tree configured and built in place, like a user's kernel tree. */
 function userTree(): string {
@@ -48,7 +49,7 @@ describe('the scratch mirror', () => {
   });
 });
 
-describe('patching the mirror', () => {
+describe('patching the mirror', { skip: requireTool('patch', 'patch') }, () => {
   it('lists the files a patch touches', () => {
     assert.deepEqual(patchedPaths(PATCH), ['mm/mincore.c']);
   });

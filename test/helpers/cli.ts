@@ -2,8 +2,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { CliIO, Services } from '../../src/cli/io.ts';
 import { run } from '../../src/cli/main.ts';
+
+/** node arguments that run the CLI from source in a child process (the tests never use a stale dist/). */
+export const CLI_FROM_SOURCE = ['--import', 'tsx', fileURLToPath(new URL('../../src/cli/entry.ts', import.meta.url))];
 
 export interface CliResult {
   code: number;

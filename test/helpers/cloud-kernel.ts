@@ -18,3 +18,8 @@ export function cachedCloudKernel(env: NodeJS.ProcessEnv = process.env): string 
   }
   return null;
 }
+
+/** The skip reason for a test that boots `vmlinuz` (from cachedCloudKernel), or false. */
+export function requireCloudKernel(vmlinuz: string | null): string | false {
+  return vmlinuz ? false : 'no cloud kernel: set HINTLAB_TEST_VMLINUZ or run test/fixtures/fetch-cloud-kernel.sh (needs apt access)';
+}

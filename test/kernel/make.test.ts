@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { errorLines, runMake } from '../../src/kernel/make.ts';
 import { tempDir } from '../helpers/cli.ts';
+import { requireTool } from '../helpers/tools.ts';
 
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,7 +35,7 @@ test('make output goes to the log and compiled objects are counted from kbuild l
   assert.match(readFileSync(log, 'utf8'), /LD {6}vmlinux/);
 });
 
-test('an abort kills make and everything it started', async () => {
+test('an abort kills make and everything it started', { skip: requireTool('pgrep', 'procps') }, async () => {
   const marker = `hintlab-abort-test-${process.pid}`;
   writeFileSync(join(dir, 'Makefile.slow'), `all:\n\tsleep 30 ; echo ${marker}\n`);
   const abort = new AbortController();

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { UserError } from '../../src/cli/io.ts';
 import { applyPatch, kernelVersion, linkCopy, patchedFiles, readPatch, treeFingerprint } from '../../src/kernel/source.ts';
 import { tempDir } from '../helpers/cli.ts';
+import { requireTool } from '../helpers/tools.ts';
 
 const PATCH = `diff --git a/kernel/sys.c b/kernel/sys.c
 index 1111111..2222222 100644
@@ -50,7 +51,7 @@ test('the files a git diff touches are listed without their a/ b/ prefixes', () 
   assert.deepEqual(patchedFiles(diff), ['kernel/new.c', 'kernel/sys.c']);
 });
 
-test('patching the hard-link copy leaves the original tree byte-for-byte and inode-for-inode unchanged', () => {
+test('patching the hard-link copy leaves the original tree byte-for-byte and inode-for-inode unchanged', { skip: requireTool('patch', 'patch') }, () => {
   const dir = tempDir();
   try {
     const src = fakeTree(dir);
@@ -82,7 +83,7 @@ test('patching the hard-link copy leaves the original tree byte-for-byte and ino
   }
 });
 
-test('a patch that does not apply is refused with patch(1) output, the tree untouched', () => {
+test('a patch that does not apply is refused with patch(1) output, the tree untouched', { skip: requireTool('patch', 'patch') }, () => {
   const dir = tempDir();
   try {
     const src = fakeTree(dir);
@@ -110,7 +111,7 @@ test('a file that is not a diff is refused naming the flag and file', () => {
   }
 });
 
-test('a --src given as a symlink is copied, never written through: the tree keeps its .config and its sources', () => {
+test('a --src given as a symlink is copied, never written through: the tree keeps its .config and its sources', { skip: requireTool('patch', 'patch') }, () => {
   const dir = tempDir();
   try {
     const src = fakeTree(dir);

@@ -11,8 +11,12 @@ import { processExecutor } from '../../src/macro/executor.ts';
 import { invocationFailure } from '../../src/macro/failure.ts';
 import { prepareMacro, runMacro } from '../../src/macro/runner.ts';
 import { Store } from '../../src/store/store.ts';
+import { requireAll, requireTool } from '../helpers/tools.ts';
 
-const installedVersion = /version (\S+)/.exec(execFileSync('stress-ng', ['--version'], { encoding: 'utf8' }))![1];
+const skip = requireAll(requireTool('stress-ng', 'stress-ng'), requireTool('ps', 'procps'));
+
+/** The version the installed stress-ng reports. */
+const installedVersion = (): string | undefined => /version (\S+)/.exec(execFileSync('stress-ng', ['--version'], { encoding: 'utf8' }))?.[1];
 
 /** Processes whose command name starts with stress-ng (stressors rename themselves stress-ng-NAME). */
 function stressNgPids(): string[] {
@@ -22,7 +26,7 @@ function stressNgPids(): string[] {
     .map((l) => l.trim().split(/\s+/)[0]!);
 }
 
-test('a real stress-ng run of yield, 1 instance, 1 s x 2 repeats, stores two consistent rounds', async () => {
+test('a real stress-ng run of yield, 1 instance, 1 s x 2 repeats, stores two consistent rounds', { skip }, async () => {
   const executor = processExecutor();
   const store = Store.open(':memory:');
   const plan = await prepareMacro(
@@ -32,7 +36,7 @@ test('a real stress-ng run of yield, 1 instance, 1 s x 2 repeats, stores two con
   const result = await runMacro(plan, { store, executor });
   assert.equal(result.state, 'complete', result.state !== 'complete' ? result.reason : '');
   const run = result.run;
-  assert.deepEqual(run.environment['stressNg'], { version: installedVersion });
+  assert.deepEqual(run.environment['stressNg'], { version: installedVersion() });
   assert.deepEqual(run.rounds.map((r) => [r.subject, r.index]), [['yield@1', 0], ['yield@1', 1]]);
   for (const r of run.rounds) {
     const metric = (name: string): number => r.metrics.find((m) => m.name === name)!.value;
@@ -44,7 +48,7 @@ test('a real stress-ng run of yield, 1 instance, 1 s x 2 repeats, stores two con
   }
 });
 
-test('stress-ng refusing a CPU outside its range fails with its own message', async () => {
+test('stress-ng refusing a CPU outside its range fails with its own message', { skip }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hintlab-real-'));
   try {
     const res = await processExecutor().run(
@@ -57,7 +61,7 @@ test('stress-ng refusing a CPU outside its range fails with its own message', as
   }
 });
 
-test('aborting a real stress-ng stops its whole process group quickly', async () => {
+test('aborting a real stress-ng stops its whole process group quickly', { skip }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hintlab-real-'));
   const before = stressNgPids();
   const abort = new AbortController();

@@ -5,7 +5,7 @@
  * a screenshot under test-output/ for a human to look at.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
@@ -13,19 +13,20 @@ import { chromium } from 'playwright-core';
 import { htmlReport } from '../../src/report/html.ts';
 import { evidence } from './evidence-fixtures.ts';
 import { abaComparison, CTX, SUBJECTS } from './fixtures.ts';
+import { requireTool, toolPath } from '../helpers/tools.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = toolPath('chromium');
 const OUT = resolve(import.meta.dirname, '../../test-output/report');
 
 test(
   'the HTML report renders in headless Chromium with every plot and table, no errors and no network',
-  { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is absent: apt-get install -y chromium to run this test` },
+  { skip: requireTool('chromium', 'chromium') },
   async () => {
     mkdirSync(OUT, { recursive: true });
     const file = join(OUT, 'aba.html');
     writeFileSync(file, htmlReport(abaComparison(), { ...CTX, evidence: evidence() }));
     const browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: CHROMIUM ?? undefined,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });

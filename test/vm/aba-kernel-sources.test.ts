@@ -16,14 +16,13 @@ import { test } from 'node:test';
 import type { Comparison } from '../../src/compare/types.ts';
 import { treeFingerprint } from '../../src/kernel/source.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { requireAll, requireFile, requireKernelBuildTools, requireTool } from '../helpers/tools.ts';
 
 const TARBALL = '/usr/src/linux-source-6.12.tar.xz';
 const skip =
   process.env.HINTLAB_SLOW_TESTS !== '1'
     ? 'slow (two kernel builds and three boots): set HINTLAB_SLOW_TESTS=1'
-    : existsSync(TARBALL)
-      ? false
-      : `${TARBALL} is missing: apt-get install linux-source-6.12`;
+    : requireAll(requireFile(TARBALL, 'linux-source-6.12'), requireKernelBuildTools(), requireTool('patch', 'patch'), requireTool('qemu-system-x86_64', 'qemu-system-x86'));
 
 const hintlabCache = join(process.env.XDG_CACHE_HOME || join(process.env.HOME || homedir(), '.cache'), 'hintlab');
 const cache = join(hintlabCache, 'test-kernels');

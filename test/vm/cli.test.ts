@@ -4,6 +4,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { requireTool } from '../helpers/tools.ts';
 
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,7 +20,6 @@ test('hintlab vm refuses bad kernels, orders and flags with exit status 2', asyn
     [['vm', '--kernel', `A=${image}`, '--kernel', `A=${image}`, '--db', db], /--kernel label 'A' is given twice/],
     [['vm', '--kernel', `A=${image}`, '--kernel', `B=${image}`, '--order', 'ABC', '--db', db], /step 'C' is not a --kernel label/],
     [['vm', '--kernel', `A=${image}`, '--accel', 'xen', '--db', db], /--accel must be auto, kvm or tcg, got 'xen'/],
-    [['vm', '--kernel', `A=${image}`, '--icount', '--accel', 'kvm', '--db', db], /needs TCG/],
     [['vm', '--kernel', `A=${image}`, '--icount', '--profile', 'sched_setaffinity-queued', '--db', db], /--icount guests have one CPU/],
     [['vm', '--kernel', `A=${image}`, '--profile', 'nosuch', '--db', db], /unknown profile 'nosuch'/],
   ];
@@ -28,6 +28,13 @@ test('hintlab vm refuses bad kernels, orders and flags with exit status 2', asyn
     assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, re);
   }
+});
+
+test('hintlab vm --icount refuses --accel kvm, after finding qemu', { skip: requireTool('qemu-system-x86_64', 'qemu-system-x86') }, async () => {
+  const argv = ['vm', '--kernel', `A=${image}`, '--icount', '--accel', 'kvm', '--db', db];
+  const r = await runCli(argv);
+  assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);
+  assert.match(r.stderr, /needs TCG/);
 });
 
 test('hintlab kernel build refuses a missing tree, an output inside the tree, and a bad --opt', async () => {

@@ -14,13 +14,12 @@ import { test } from 'node:test';
 import { measuredValues } from '../../src/model.ts';
 import { median } from '../../src/stats/descriptive.ts';
 import { Store } from '../../src/store/store.ts';
-import { cachedCloudKernel } from '../helpers/cloud-kernel.ts';
+import { cachedCloudKernel, requireCloudKernel } from '../helpers/cloud-kernel.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { requireAll, requireTool } from '../helpers/tools.ts';
 
 const vmlinuz = cachedCloudKernel();
-const skip = vmlinuz
-  ? false
-  : 'no cloud kernel: set HINTLAB_TEST_VMLINUZ or run test/fixtures/fetch-cloud-kernel.sh (needs apt access)';
+const skip = requireAll(requireTool('qemu-system-x86_64', 'qemu-system-x86'), requireCloudKernel(vmlinuz));
 
 test('two icount boots of the same Debian cloud kernel agree on getppid instructions per call within 0.1 %', { skip, timeout: 600_000 }, async () => {
   assert.ok(vmlinuz);

@@ -4,10 +4,11 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { cpioNewc, probeInitramfs } from '../../src/vm/initramfs.ts';
+import { requireTool } from '../helpers/tools.ts';
 
-const haveCpio = spawnSync('cpio', ['--version']).status === 0 ? false : "cpio(1) is not installed ('apt-get install cpio')";
+const CPIO = requireTool('cpio', 'cpio');
 
-test('cpio -t lists every member with its type, mode and device numbers', { skip: haveCpio }, () => {
+test('cpio -t lists every member with its type, mode and device numbers', { skip: CPIO }, () => {
   const image = probeInitramfs(Buffer.from('\x7fELF-not-really'), ['--profile', 'getppid', '--rounds', '3']);
   const r = spawnSync('cpio', ['-itv', '--quiet'], { input: gunzipSync(image), encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
@@ -23,7 +24,7 @@ test('cpio -t lists every member with its type, mode and device numbers', { skip
   assert.deepEqual(rows[1]!.slice(4, 6), ['5,', '1']);
 });
 
-test('cpio -i extracts the arguments file one argument per line', { skip: haveCpio }, () => {
+test('cpio -i extracts the arguments file one argument per line', { skip: CPIO }, () => {
   const image = probeInitramfs(Buffer.from('x'), ['--profile', 'getppid:1000', '--ops', '5']);
   const r = spawnSync('cpio', ['-i', '--quiet', '--to-stdout', 'hintlab.args'], { input: gunzipSync(image), encoding: 'utf8' });
   assert.equal(r.stdout, '--profile\ngetppid:1000\n--ops\n5\n');

@@ -11,11 +11,12 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Store } from '../../src/store/store.ts';
-import { cachedCloudKernel } from '../helpers/cloud-kernel.ts';
+import { cachedCloudKernel, requireCloudKernel } from '../helpers/cloud-kernel.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { requireAll, requireTool } from '../helpers/tools.ts';
 
 const vmlinuz = cachedCloudKernel();
-const skip = vmlinuz ? false : 'no cloud kernel: set HINTLAB_TEST_VMLINUZ or run test/fixtures/fetch-cloud-kernel.sh (needs apt access)';
+const skip = requireAll(requireTool('qemu-system-x86_64', 'qemu-system-x86'), requireTool('stress-ng', 'stress-ng'), requireCloudKernel(vmlinuz));
 
 test('vm --macro: two TCG boots of a cloud kernel each store yield@1 twice from the guest stress-ng', { skip, timeout: 600_000 }, async () => {
   assert.ok(vmlinuz && existsSync(vmlinuz), `${vmlinuz} does not exist`);

@@ -20,6 +20,7 @@ import { guestPlanText } from '../../src/vm/macro-session.ts';
 import type { BootEnd, BootResult, VmLauncher } from '../../src/vm/qemu.ts';
 import { parentDirs, parseLdd } from '../../src/vm/stress-ng-image.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { requireTool } from '../helpers/tools.ts';
 
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -173,25 +174,41 @@ test('a truncated YAML file from the guest is refused, naming the file', async (
   store.close();
 });
 
-test('hintlab vm --macro refuses conflicting and bad flags with exit status 2, before any boot', async () => {
+/** A file with a bzImage header: enough for the flag checks, never booted. */
+function fakeBzImage(): string {
   const image = join(dir, 'bzImage');
   const buf = Buffer.alloc(0x300);
   buf.write('HdrS', 0x202, 'latin1');
   writeFileSync(image, buf);
-  const base = ['vm', '--kernel', `A=${image}`, '--macro', '--db', join(dir, 'cli.db')];
-  const cases: [string[], RegExp][] = [
-    [[...base], /--macro needs --stressor NAME or --set sched/],
-    [[...base, '--stressor', 'yield', '--icount'], /--macro cannot use --icount: stress-ng's --timeout would count guest instructions/],
-    [[...base, '--stressor', 'yield', '--profile', 'getppid'], /drop --profile/],
-    [[...base, '--stressor', 'nosuch'], /--stressor nosuch: stress-ng [\d.]+ has no stressor 'nosuch'/],
-    [[...base, '--stressor', 'yield', '--instances', '0'], /--instances 0: '0' is neither a positive count nor 'all'/],
-    [[...base, '--set', 'nosuch'], /nosuch/],
-  ];
+  return image;
+}
+
+/** Each command exits 2 with a message matching its pattern. */
+async function assertRefused(cases: [string[], RegExp][]): Promise<void> {
   for (const [argv, re] of cases) {
     const r = await runCli(argv);
     assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, re);
   }
+}
+
+test('hintlab vm --macro refuses conflicting and bad flags with exit status 2, before any boot', async () => {
+  const image = fakeBzImage();
+  const base = ['vm', '--kernel', `A=${image}`, '--macro', '--db', join(dir, 'cli.db')];
+  await assertRefused([
+    [[...base], /--macro needs --stressor NAME or --set sched/],
+    [[...base, '--stressor', 'yield', '--icount'], /--macro cannot use --icount: stress-ng's --timeout would count guest instructions/],
+    [[...base, '--stressor', 'yield', '--profile', 'getppid'], /drop --profile/],
+  ]);
+});
+
+test('hintlab vm --macro refuses a stressor or set the host stress-ng lacks and a bad --instances, after asking stress-ng', { skip: requireTool('stress-ng', 'stress-ng') }, async () => {
+  const base = ['vm', '--kernel', `A=${fakeBzImage()}`, '--macro', '--db', join(dir, 'cli.db')];
+  await assertRefused([
+    [[...base, '--stressor', 'nosuch'], /--stressor nosuch: stress-ng [\d.]+ has no stressor 'nosuch'/],
+    [[...base, '--stressor', 'yield', '--instances', '0'], /--instances 0: '0' is neither a positive count nor 'all'/],
+    [[...base, '--set', 'nosuch'], /nosuch/],
+  ]);
 });
 
 test('a stressor metric whose name gives no unit is left out of the rounds and named in the environment', async () => {

@@ -13,6 +13,7 @@ import { coverageSettings, parseProfileDirs, profilePatch } from '../../../src/h
 import { objectRelative, placeGcda, runGcov } from '../../../src/hints/collect/run-gcov.ts';
 import { readGcovJson } from '../../../src/hints/gcov.ts';
 import { tempDir } from '../../helpers/cli.ts';
+import { requireTool } from '../../helpers/tools.ts';
 
 const dir = tempDir('hintlab-collect-');
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,7 +28,7 @@ function tree(): string {
   return src;
 }
 
-test('the profiling patch puts GCOV_PROFILE := y first in each kbuild file and applies with patch -p1', () => {
+test('the profiling patch puts GCOV_PROFILE := y first in each kbuild file and applies with patch -p1', { skip: requireTool('patch', 'patch') }, () => {
   const src = tree();
   const patch = join(dir, 'p.diff');
   writeFileSync(patch, profilePatch(src, ['kernel/sched', 'fs']));
@@ -73,7 +74,7 @@ const PROGRAM = `int main(int argc, char **argv)
 }
 `;
 
-test('received .gcda bytes beside the build .gcno give gcov JSON with the counts the program ran', () => {
+test('received .gcda bytes beside the build .gcno give gcov JSON with the counts the program ran', { skip: requireTool('gcov', 'gcc') }, () => {
   // a "build": object dir with .gcno only, as after a kernel build; the counts come back as bytes
   const src = join(dir, 'prog');
   const obj = join(src, 'obj/sub');

@@ -21,9 +21,13 @@ import { describe, it } from 'node:test';
 import { readGcovJson } from '../../../src/hints/gcov.ts';
 import { runCli, tempDir } from '../../helpers/cli.ts';
 import { hashTree } from '../../codegen/helpers.ts';
-import { testKernelTree } from '../../codegen/kernel-tree.ts';
+import { KERNEL_TARBALL, testKernelTree } from '../../codegen/kernel-tree.ts';
+import { requireAll, requireFile, requireKernelBuildTools, requireTool } from '../../helpers/tools.ts';
 
-const slow = process.env.HINTLAB_SLOW_TESTS === '1';
+const skip =
+  process.env.HINTLAB_SLOW_TESTS !== '1'
+    ? 'slow (a coverage kernel build and a TCG boot): set HINTLAB_SLOW_TESTS=1'
+    : requireAll(requireFile(KERNEL_TARBALL, 'linux-source-6.12'), requireKernelBuildTools(), requireTool('patch', 'patch'), requireTool('qemu-system-x86_64', 'qemu-system-x86'));
 
 interface Row {
   file: string;
@@ -35,7 +39,7 @@ interface Row {
   verdict: { kind: string };
 }
 
-describe('hints collect on linux-source-6.12 (kernel/sched, fs, mm)', { skip: slow ? false : 'slow (a coverage kernel build and a TCG boot): set HINTLAB_SLOW_TESTS=1' }, () => {
+describe('hints collect on linux-source-6.12 (kernel/sched, fs, mm)', { skip }, () => {
   it('collects gcov JSON whose counts match the workload, and hints reads it, included files too', { timeout: 60 * 60_000 }, async () => {
     const tree = testKernelTree();
     const before = hashTree(tree);

@@ -1,0 +1,75 @@
+/**
+ * The compiled package: `npm run build`'s tsc output, laid out as an
+ * installed package (bin/, dist/, probes/, package.json), run by plain node
+ * with no TypeScript loader. Built into a scratch directory, so a stale
+ * dist/ in the checkout cannot make this pass.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { PROFILES } from '../../src/bench/profiles.ts';
+import { VERSION } from '../../src/version.ts';
+import { tempDir } from '../helpers/cli.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const pkg = tempDir('hintlab-dist-');
+after(() => rmSync(pkg, { recursive: true, force: true }));
+
+/** Run the package's bin with node alone, as an installed `hintlab` runs. */
+function hintlab(root: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
+  return spawnSync(process.execPath, [join(root, 'bin', 'hintlab.js'), ...args], { encoding: 'utf8', cwd: tempDir(), env });
+}
+
+describe('the built package', () => {
+  before(() => {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(pkg, 'dist')], { stdio: 'inherit' });
+    mkdirSync(join(pkg, 'bin'));
+    copyFileSync(join(ROOT, 'bin/hintlab.js'), join(pkg, 'bin/hintlab.js'));
+    copyFileSync(join(ROOT, 'package.json'), join(pkg, 'package.json'));
+    symlinkSync(join(ROOT, 'probes'), join(pkg, 'probes'));
+    symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'));
+  });
+
+  test('prints its version', () => {
+    const r = hintlab(pkg, ['--version']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `${VERSION}\n`);
+  });
+
+  test('bench --list finds the probe sources and lists every profile', () => {
+    const r = hintlab(pkg, ['bench', '--list']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(r.stdout.trim().split('\n').map((l) => l.split(/\s+/)[0]), PROFILES.map((p) => p.name));
+  });
+
+  test('a short real bench run compiles the probe from probes/ beside dist/ and stores its rounds', () => {
+    const db = join(tempDir(), 'h.db');
+    const r = hintlab(pkg, ['bench', '--db', db, '--profile', 'getppid', '--rounds', '2', '--warmups', '0', '--processes', '1', '--ops', '1000']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^getppid +[\d.]+ .* 2 x 1000$/m);
+  });
+
+  test('hints --static parses on worker threads without a TypeScript loader', () => {
+    const src = tempDir();
+    // 40 files: the smallest tree the parser hands to worker threads
+    for (let i = 0; i < 40; i++) writeFileSync(join(src, `f${i}.c`), `long ksys_f${i}(int x)\n{\n\tif (x < 0)\n\t\treturn -EINVAL;\n\treturn x;\n}\n`);
+    const r = hintlab(pkg, ['hints', '--static', '--src', src, '--jobs', '2', '--format', 'json']);
+    assert.equal(r.status, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as { rows: { fn: string }[] };
+    assert.equal(doc.rows.length, 40);
+  });
+});
+
+test('a package without dist/ says how to build it', () => {
+  const bare = tempDir('hintlab-nodist-');
+  mkdirSync(join(bare, 'bin'));
+  copyFileSync(join(ROOT, 'bin/hintlab.js'), join(bare, 'bin/hintlab.js'));
+  copyFileSync(join(ROOT, 'package.json'), join(bare, 'package.json'));
+  const r = hintlab(bare, ['--version']);
+  assert.equal(r.status, 70);
+  assert.match(r.stderr, /^hintlab: .*dist\/cli\/entry\.js is missing: run 'npm run build' in /);
+  rmSync(bare, { recursive: true, force: true });
+});
