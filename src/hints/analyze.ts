@@ -14,6 +14,7 @@ import {
   siteEvidence,
   type UnmatchedRow,
 } from './evidence.ts';
+import { checkPaths } from './paths.ts';
 import { scanFiles } from './pool.ts';
 import type { Evidence, FileSites, IfSite, MacroIf, Uncounted } from './types.ts';
 import { decide, weakestConfidence, type HintRow, type Thresholds } from './verdict.ts';
@@ -38,6 +39,8 @@ export interface WorkloadSummary {
   newestMtimeMs: number;
   /** Profiled files outside the source tree (system headers...). */
   outside: string[];
+  /** Profiled files of the profiled tree that --src lacks (root-relative). */
+  missing: string[];
 }
 
 export interface HintsResult {
@@ -86,11 +89,13 @@ export function listCFiles(root: string, paths: string[], withHeaders: boolean):
 }
 
 function summarize(w: Workload): WorkloadSummary {
-  return { name: w.name, files: w.files, newestMtimeMs: w.newestMtimeMs, outside: w.outside };
+  return { name: w.name, files: w.files, newestMtimeMs: w.newestMtimeMs, outside: w.outside, missing: w.missing };
 }
 
 /** Run the analysis (profile mode when workloads are given, static otherwise). */
-export async function analyzeHints(opts: HintsOptions): Promise<HintsResult> {
+export async function analyzeHints(given: HintsOptions): Promise<HintsResult> {
+  // `--path .` is the whole tree, like no --path at all.
+  const opts = { ...given, paths: checkPaths(given.root, given.paths).filter((p) => p !== '') };
   const workloads = loadWorkloads(opts.root, opts.workloads);
   const mode = workloads.length === 0 ? 'static' : 'profile';
   const files =

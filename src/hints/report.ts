@@ -93,6 +93,12 @@ export function formatTable(result: HintsResult): string {
   return out;
 }
 
+/** The first few names, then how many more. */
+function fewNames(names: string[], shown = 3): string {
+  const head = names.slice(0, shown).join(', ');
+  return names.length > shown ? `${head} and ${names.length - shown} more` : head;
+}
+
 function summaryLine(result: HintsResult): string {
   const files = result.sources.length;
   const parts = [`${result.sitesTotal} ifs in ${files} files`];
@@ -100,8 +106,10 @@ function summaryLine(result: HintsResult): string {
     const q = result.quiet;
     parts.push(`${q.balanced} balanced`, `${q.fewExecutions} under min-hits`, `${q.notReached} not reached`);
     if (result.unmatched.length) parts.push(`${result.unmatched.length} profiler rows unmatched (see --format json)`);
-    const outside = new Set(result.workloads.flatMap((w) => w.outside)).size;
-    if (outside) parts.push(`${outside} profiled files outside the source tree ignored`);
+    const missing = [...new Set(result.workloads.flatMap((w) => w.missing))];
+    if (missing.length) parts.push(`${missing.length} profiled files missing in the source tree, ignored (is --src the profiled tree?): ${fewNames(missing)}`);
+    const outside = [...new Set(result.workloads.flatMap((w) => w.outside))];
+    if (outside.length) parts.push(`${outside.length} profiled files outside the source tree ignored: ${fewNames(outside)}`);
   }
   if (result.macroIfs.length) parts.push(`${result.macroIfs.length} ifs inside #define bodies not analysed`);
   return parts.join('; ');
@@ -116,7 +124,7 @@ export function formatJson(result: HintsResult, generatedBy: string): string {
     mode: result.mode,
     root: result.root,
     thresholds: result.thresholds,
-    workloads: result.workloads.map((w) => ({ name: w.name, files: w.files, outsideSourceTree: w.outside })),
+    workloads: result.workloads.map((w) => ({ name: w.name, files: w.files, outsideSourceTree: w.outside, missingInSourceTree: w.missing })),
     sources: result.sources,
     rows: result.rows.map((r) => ({
       file: r.site.file,
