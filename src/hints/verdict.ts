@@ -12,7 +12,7 @@ export type SkipKind =
   | SkipReason
   | 'already-annotated' // the annotation agrees with the profile
   | 'workloads-disagree' // biased overall, but not in every workload that reached it
-  | 'direction-unknown'; // counted, but neither lines nor arcs tell which way
+  | 'direction-unknown'; // ran, but neither lines nor flow tell which way
 
 export type Verdict =
   | { kind: 'propose'; hint: Hint }
@@ -42,7 +42,7 @@ export interface HintRow {
   verdict: Verdict;
 }
 
-const CONFIDENCE_ORDER: Confidence[] = ['heuristic', 'arcs', 'lines', 'profiler'];
+const CONFIDENCE_ORDER: Confidence[] = ['heuristic', 'arcs', 'flow', 'lines', 'profiler'];
 
 /**
  * The weakest method among the evidence: a row is only as sure as its least
