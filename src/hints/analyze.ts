@@ -103,6 +103,7 @@ export async function analyzeHints(given: HintsOptions): Promise<HintsResult> {
   const scanned = await scanFiles({ root: opts.root, files: files.list, jobs: opts.jobs, onProgress: opts.onProgress });
   const parsed = new Map(scanned.map((f) => [f.file, f]));
   for (const w of workloads) for (const f of scanned) checkSourceMatches(w, f);
+  for (const f of scanned) nameFromProfile(f, workloads);
   const base = {
     mode,
     root: opts.root,
@@ -129,6 +130,24 @@ export async function analyzeHints(given: HintsOptions): Promise<HintsResult> {
   }
   rows.sort((a, b) => (b.executions ?? 0) - (a.executions ?? 0) || a.site.file.localeCompare(b.site.file) || a.site.line - b.site.line);
   return { ...base, rows, quiet, unmatched: matches.flatMap((m) => m.unmatched) };
+}
+
+/**
+ * Name each `if`'s function after gcov's function records where one holds
+ * its line (the innermost): the compiler's name, whatever the parser made
+ * of macros around it. Sites gcov has no record for keep the parser's name.
+ */
+function nameFromProfile(f: FileSites, workloads: Workload[]): void {
+  const functions = workloads.flatMap((w) => w.gcov.get(f.file)?.functions ?? []);
+  if (functions.length === 0) return;
+  for (const site of f.sites) {
+    let best: { name: string; span: number } | null = null;
+    for (const fn of functions) {
+      const span = fn.endLine - fn.startLine;
+      if (fn.startLine <= site.line && site.line <= fn.endLine && (!best || span < best.span)) best = { name: fn.name, span };
+    }
+    if (best) site.fn = best.name;
+  }
 }
 
 /** Files with gcov counts, plus every file a profiler row may name. */

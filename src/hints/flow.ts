@@ -32,6 +32,20 @@ function codeStatements(block: Node): Node[] {
   return block.namedChildren.filter((c): c is Node => c !== null && c.type !== 'comment' && !c.type.startsWith('preproc'));
 }
 
+/**
+ * `for_each_sched_entity(se) { ... }` or `scoped_guard (rcu) { ... }` inside
+ * a function body: tree-sitter reads a macro call followed by a block as a
+ * nested function definition, which C does not have.
+ */
+export function isMacroBlock(node: Node): boolean {
+  return node.type === 'function_definition' && node.parent?.type === 'compound_statement';
+}
+
+/** `for_each_sched_entity` of a macro block. */
+function macroName(node: Node): string {
+  return node.childForFieldName('type')?.text ?? 'macro';
+}
+
 /** A declaration without initializer generates no code and has no line count. */
 export function hasCode(stmt: Node): boolean {
   if (stmt.type !== 'declaration') return stmt.type !== 'empty_statement' && !stmt.type.startsWith('preproc') && stmt.type !== 'comment';
@@ -72,6 +86,7 @@ function nextWithCode(stmt: Node): Node | null {
 function entryOf(stmt: Node, afterRow: number): Flow {
   if (stmt.type === 'labeled_statement') return refuse(`the label at line ${line(stmt)} after it has other predecessors (gotos)`);
   if (LOOPS.has(stmt.type)) return refuse(`the loop at line ${line(stmt)} after it counts its iterations, not its entries`);
+  if (isMacroBlock(stmt)) return refuse(`the macro block ${macroName(stmt)}(...) at line ${line(stmt)} after it may loop`);
   if (stmt.type === 'compound_statement') {
     const first = codeStatements(stmt).find(hasCode);
     return first ? entryOf(first, Math.max(afterRow, stmt.startPosition.row)) : refuse(`the block at line ${line(stmt)} has no statement`);
@@ -108,6 +123,7 @@ function flowPastArm(ifNode: Node, arm: Node): Flow {
 /** Flow past the end of `block` (a compound statement). */
 function flowPastEnd(block: Node): Flow {
   const owner = block.parent;
+  if (owner && isMacroBlock(owner)) return refuse(`it ends the macro block ${macroName(owner)}(...) at line ${line(owner)}, which may loop`);
   if (!owner || owner.type === 'function_definition' || owner.type === 'translation_unit' || owner.type === 'ERROR') {
     return refuse('it is the last statement of the function');
   }

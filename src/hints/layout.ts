@@ -7,8 +7,8 @@ import type { Node } from 'web-tree-sitter';
 import { callsFunction, flowRecipe, hasCode } from './flow.ts';
 import type { BranchLayout } from './types.ts';
 
-/** Statements whose first line runs more than once per entry, or can be jumped to. */
-const UNUSABLE_FIRST = new Set(['for_statement', 'while_statement', 'do_statement', 'labeled_statement']);
+/** Statements whose first line runs more than once per entry, or can be jumped to (a function definition inside a body is a macro block such as for_each_sched_entity). */
+const UNUSABLE_FIRST = new Set(['for_statement', 'while_statement', 'do_statement', 'labeled_statement', 'function_definition']);
 
 function statements(block: Node): Node[] {
   return block.namedChildren.filter((c): c is Node => c !== null && c.type !== 'comment');

@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../cli/io.ts';
-import { addLine, readGcovJson, type LineCounts } from './gcov.ts';
+import { addLine, readGcovJson, type GcovFunction, type LineCounts } from './gcov.ts';
 import { looksLikeProfiler, readProfiler, type ProfilerRow } from './profiler.ts';
 
 /** `[name=]path` as given on the command line. */
@@ -19,6 +19,8 @@ export interface WorkloadSpec {
 /** Line counts of one source file within one workload, with where they came from. */
 export interface FileCounts {
   lines: Map<number, LineCounts>;
+  /** gcov's function records of this file (name and line range), from every document. */
+  functions: GcovFunction[];
   /** The profile files that contributed, for error messages. */
   from: string[];
 }
@@ -172,10 +174,11 @@ function addProfileFile(root: string, w: Workload, file: string, tree: TreeGuess
     }
     let acc = w.gcov.get(rel);
     if (!acc) {
-      acc = { lines: new Map(), from: [] };
+      acc = { lines: new Map(), functions: [], from: [] };
       w.gcov.set(rel, acc);
     }
     if (!acc.from.includes(file)) acc.from.push(file);
     for (const [line, c] of f.lines) addLine(acc.lines, line, c);
+    acc.functions.push(...f.functions);
   }
 }
