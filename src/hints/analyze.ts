@@ -16,8 +16,8 @@ import {
 } from './evidence.ts';
 import { checkPaths } from './paths.ts';
 import { scanFiles } from './pool.ts';
-import type { Evidence, FileSites, IfSite, MacroIf, Uncounted } from './types.ts';
-import { decide, weakestConfidence, type HintRow, type Thresholds } from './verdict.ts';
+import type { Evidence, FileSites, IfSite, MacroIf, ProfilerCheckCounts, Uncounted } from './types.ts';
+import { checkAgainstProfiler, decide, weakestConfidence, type HintRow, type Thresholds } from './verdict.ts';
 import { loadWorkloads, type Workload, type WorkloadSpec } from './workload.ts';
 
 export interface HintsOptions {
@@ -57,6 +57,8 @@ export interface HintsResult {
   sitesTotal: number;
   macroIfs: MacroIf[];
   unmatched: UnmatchedRow[];
+  /** A workload has both gcov counts and branch profiler rows: tables show the profiler's check. */
+  profilerChecks: boolean;
 }
 
 function underPaths(file: string, paths: string[]): boolean {
@@ -114,7 +116,7 @@ export async function analyzeHints(given: HintsOptions): Promise<HintsResult> {
     macroIfs: scanned.flatMap((f) => f.macroIfs),
   } as const;
   if (mode === 'static') {
-    return { ...base, rows: staticRows(scanned), quiet: { balanced: 0, fewExecutions: 0, notReached: 0 }, unmatched: [] };
+    return { ...base, rows: staticRows(scanned), quiet: { balanced: 0, fewExecutions: 0, notReached: 0 }, unmatched: [], profilerChecks: false };
   }
   const matches = workloads.map((w) => matchProfilerRows(w, files.index, parsed));
   const quiet = { balanced: 0, fewExecutions: 0, notReached: 0 };
@@ -129,7 +131,8 @@ export async function analyzeHints(given: HintsOptions): Promise<HintsResult> {
     }
   }
   rows.sort((a, b) => (b.executions ?? 0) - (a.executions ?? 0) || a.site.file.localeCompare(b.site.file) || a.site.line - b.site.line);
-  return { ...base, rows, quiet, unmatched: matches.flatMap((m) => m.unmatched) };
+  const profilerChecks = workloads.some((w) => w.profiler.length > 0 && w.gcov.size > 0);
+  return { ...base, rows, quiet, unmatched: matches.flatMap((m) => m.unmatched), profilerChecks };
 }
 
 /**
@@ -174,17 +177,20 @@ function profileRow(
   const evidence: Evidence[] = [];
   const methods: string[] = [];
   const uncounted: Uncounted[] = [];
+  const checks: ProfilerCheckCounts[] = [];
   workloads.forEach((w, i) => {
     const r = siteEvidence(site, w, profilerMatches[i] ?? new Map());
     if (r.kind === 'evidence') {
       evidence.push(r.evidence);
       methods.push(`${w.name}: ${r.method}`);
+      if (r.check) checks.push(r.check);
     } else if (r.kind === 'unknown') {
       uncounted.push({ workload: w.name, executions: r.executions, reason: r.reason });
       methods.push(`${w.name}: no direction (${r.reason})`);
     }
   });
   const counted = evidence.length > 0;
+  const { verdict, check } = checkAgainstProfiler(decide(site, evidence, t, uncounted), checks, t);
   return {
     site,
     executions: counted ? evidence.reduce((s, e) => s + e.executions, 0) : uncounted.reduce((s, u) => s + u.executions, 0),
@@ -193,7 +199,8 @@ function profileRow(
     evidence,
     uncounted,
     methods,
-    verdict: decide(site, evidence, t, uncounted),
+    verdict,
+    profilerCheck: check,
   };
 }
 
@@ -210,6 +217,7 @@ function staticRows(scanned: FileSites[]): HintRow[] {
         uncounted: [],
         methods: ['early error exit in a syscall implementation'],
         verdict: { kind: 'propose', hint: 'unlikely' },
+        profilerCheck: null,
       })),
   );
 }

@@ -130,3 +130,10 @@ export interface Evidence {
   thenCount: number;
   confidence: Exclude<Confidence, 'heuristic' | 'none'>;
 }
+
+/** The branch profiler's counts for an `if` whose evidence came from gcov, in one workload. */
+export interface ProfilerCheckCounts {
+  workload: string;
+  executions: number;
+  thenCount: number;
+}
