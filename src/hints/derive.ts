@@ -75,8 +75,12 @@ function fromFlow(site: IfSite, ifLine: LineCounts, lines: ReadonlyMap<number, L
   // With one test and two arcs, control leaves the if line along one arc or
   // the other: the flow must be one of them (which one is not read from them).
   const arcs = ifLine.arcs.filter((a) => !a.throw).map((a) => a.count);
-  if (site.layout.singleTest && arcs.length === 2 && !arcs.includes(past)) {
-    return unknown(`the flow past the if (${equation} = ${past}) matches neither arc of line ${site.line}, so a line count holds re-entries`);
+  const checkable = site.layout.singleTest && arcs.length === 2;
+  if (checkable && !arcs.includes(past)) {
+    return unknown(`the flow past the if (${equation} = ${past}) matches neither arc of line ${site.line}, so a line count holds re-entries or merged code`);
+  }
+  if (flow.needsArcs && !checkable) {
+    return unknown(`the flow past the if (${equation}) counts a return line, which gcc may share with other returns, and line ${site.line}'s arcs cannot confirm it`);
   }
   return {
     kind: 'counted',

@@ -23,7 +23,8 @@ const PLAIN = new Set(['expression_statement', 'return_statement', 'if_statement
 /** Calls that expand in place (hints, builtins, ALL_CAPS macros): no inlined callee re-enters the line. */
 const IN_PLACE = /^(likely|unlikely|__builtin_\w+|[A-Z0-9_]+)$/;
 
-type Flow = { terms: FlowRecipe['terms'] } | { refused: string };
+/** `returns`: a term is the line of a `return`, which gcc may share with the function's other returns. */
+type Flow = { terms: FlowRecipe['terms']; returns?: boolean } | { refused: string };
 
 const refuse = (why: string): Flow => ({ refused: why });
 const line = (n: Node): number => n.startPosition.row + 1;
@@ -95,7 +96,7 @@ function entryOf(stmt: Node, afterRow: number): Flow {
   if (stmt.startPosition.row <= afterRow) return refuse(`line ${line(stmt)} holds code of the statement before it too`);
   // A call on this line may be an inlined function whose return gcov counts
   // as another entry: derive.ts checks the result against the if's arcs.
-  return { terms: [{ line: line(stmt), sign: 1 }] };
+  return { terms: [{ line: line(stmt), sign: 1 }], returns: stmt.type === 'return_statement' };
 }
 
 /** Flow out of `stmt` (an arm of `ifNode`) through its end. */
@@ -111,13 +112,13 @@ function flowPastArm(ifNode: Node, arm: Node): Flow {
     if (!cond || callsFunction(cond)) return refuse(`the enclosing if at line ${line(ifNode)} calls a function in its condition (gcov may count re-entries)`);
     const entry = entryOf(arm, cond.endPosition.row);
     if ('refused' in entry) return refuse(`the enclosing if at line ${line(ifNode)}: ${entry.refused}`);
-    return { terms: [...total.terms, { line: line(ifNode), sign: -1 }, ...entry.terms] };
+    return { terms: [...total.terms, { line: line(ifNode), sign: -1 }, ...entry.terms], returns: total.returns || entry.returns };
   }
   if (alwaysExits(other)) return total;
   if (!straightLine(other)) return refuse(`the other arm of the if at line ${line(ifNode)} may leave early or be jumped into`);
   const entry = entryOf(other, other.startPosition.row - 1);
   if ('refused' in entry) return refuse(`the other arm of the if at line ${line(ifNode)}: ${entry.refused}`);
-  return { terms: [...total.terms, ...entry.terms.map((t) => ({ line: t.line, sign: -t.sign as 1 | -1 }))] };
+  return { terms: [...total.terms, ...entry.terms.map((t) => ({ line: t.line, sign: -t.sign as 1 | -1 }))], returns: total.returns || entry.returns };
 }
 
 /** Flow past the end of `block` (a compound statement). */
@@ -155,5 +156,6 @@ export function flowRecipe(ifNode: Node): FlowRecipe | null {
   const then = ifNode.childForFieldName('consequence');
   if (!then || ifNode.childForFieldName('alternative') || !alwaysExits(then)) return null;
   const f = flowPast(ifNode);
-  return 'refused' in f ? { terms: [], refused: f.refused } : { terms: f.terms, refused: null };
+  if ('refused' in f) return { terms: [], refused: f.refused };
+  return { terms: f.terms, refused: null, ...(f.returns ? { needsArcs: true } : {}) };
 }

@@ -64,6 +64,8 @@ export interface BranchLayout {
 export interface FlowRecipe {
   terms: { line: number; sign: 1 | -1 }[];
   refused: string | null;
+  /** A term is a `return` line, which gcc may share with other returns: usable only when the `if` line's arcs confirm it. */
+  needsArcs?: boolean;
 }
 
 /** One `if` statement of a C file. */

@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -30,20 +30,24 @@ interface Row {
 
 let dir = '';
 let json = '';
+let noArcs = '';
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'hintlab-flow-'));
   copyFileSync(FIXTURE, join(dir, 'flow.c'));
   execFileSync('gcc', ['--coverage', '-O2', '-o', 'flow', 'flow.c'], { cwd: dir });
   execFileSync(join(dir, 'flow'), [String(N)], { cwd: dir, stdio: 'ignore' });
+  execFileSync('gcov', ['-j', 'flow.c'], { cwd: dir, stdio: 'ignore' });
+  noArcs = join(dir, 'no-arcs.gcov.json.gz');
+  renameSync(join(dir, 'flow.gcov.json.gz'), noArcs);
   execFileSync('gcov', ['-j', '-b', 'flow.c'], { cwd: dir, stdio: 'ignore' });
   json = join(dir, 'flow.gcov.json.gz');
 });
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-async function rows(extra: string[] = []): Promise<Row[]> {
-  const r = await hintlab(['hints', `w=${json}`, '--src', dir, '--format', 'json', ...extra]);
+async function rows(extra: string[] = [], profile = json): Promise<Row[]> {
+  const r = await hintlab(['hints', `w=${profile}`, '--src', dir, '--format', 'json', ...extra]);
   assert.equal(r.code, 0, r.stderr);
   return (JSON.parse(r.stdout) as { rows: Row[] }).rows;
 }
@@ -92,6 +96,13 @@ describe('flow conservation past an exiting then-branch', () => {
     const r = at(await rows(), 'LOOP');
     assert.deepEqual(summary(r), [3 * N - 300, null, 'none', 'direction-unknown']);
     assert.match(r?.verdict.detail ?? '', /the loop head at line \d+ follows it/);
+  });
+
+  test('a return after the if (gcc may share its line with other returns): flow only when the arcs confirm it', async () => {
+    assert.deepEqual(summary(at(await rows(), 'RETN')), [N, N / 1000, 'flow', 'unlikely']);
+    const r = at(await rows([], noArcs), 'RETN');
+    assert.deepEqual(summary(r), [N, null, 'none', 'direction-unknown']);
+    assert.match(r?.verdict.detail ?? '', /counts a return line, which gcc may share with other returns, and line \d+'s arcs cannot confirm it/);
   });
 
   test('no row anywhere rests on arcs', async () => {
