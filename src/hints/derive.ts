@@ -65,12 +65,15 @@ function fromFlow(site: IfSite, ifLine: LineCounts, lines: ReadonlyMap<number, L
   const ran = flowExecutions(site, ifLine);
   if (typeof ran === 'string') return unknown(ran);
   let past = 0;
-  for (const t of flow.terms) {
-    const c = lines.get(t.line)?.count;
-    if (c === undefined) return unknown(`line ${t.line} of the flow past the if has no count`);
-    past += t.sign * c;
+  const used: string[] = [];
+  for (const [i, t] of flow.terms.entries()) {
+    // A line without a count passes its entries on to the statements that follow it straight.
+    const at = [t.line, ...(t.then ?? [])].find((l) => lines.has(l));
+    if (at === undefined) return unknown(`line ${t.line} of the flow past the if has no count`);
+    past += t.sign * (lines.get(at)?.count ?? 0);
+    used.push(`${t.sign < 0 ? ' - ' : i ? ' + ' : ''}line ${at}`);
   }
-  const equation = flow.terms.map((t, i) => `${t.sign < 0 ? ' - ' : i ? ' + ' : ''}line ${t.line}`).join('');
+  const equation = used.join('');
   if (past < 0 || past > ran.executions) return unknown(`the flow past the if (${equation} = ${past}) does not fit ${ran.executions} executions`);
   // With one test and two arcs, control leaves the if line along one arc or
   // the other: the flow must be one of them (which one is not read from them).

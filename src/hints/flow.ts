@@ -83,6 +83,27 @@ function nextWithCode(stmt: Node): Node | null {
   return null;
 }
 
+/** Statements that always go on to the next one. */
+const SIMPLE = new Set(['expression_statement', 'declaration']);
+
+/**
+ * Lines of the statements after a simple one that run exactly as often as
+ * it does: the following simple statements of the same block, each on its
+ * own line, up to the first that is not simple (which is included: it is
+ * entered once per pass too, unless it is a label or loop).
+ */
+function straightAfter(stmt: Node): Node[] {
+  const out: Node[] = [];
+  let prev = stmt;
+  while (SIMPLE.has(prev.type) && !prev.hasError) {
+    const next = nextWithCode(prev);
+    if (!next || !PLAIN.has(next.type) || next.hasError || next.startPosition.row <= prev.endPosition.row) break;
+    out.push(next);
+    prev = next;
+  }
+  return out;
+}
+
 /** Entry count of `stmt` as line terms; `afterRow` is the last 0-based row holding the code before it. */
 function entryOf(stmt: Node, afterRow: number): Flow {
   if (stmt.type === 'labeled_statement') return refuse(`the label at line ${line(stmt)} after it has other predecessors (gotos)`);
@@ -96,7 +117,10 @@ function entryOf(stmt: Node, afterRow: number): Flow {
   if (stmt.startPosition.row <= afterRow) return refuse(`line ${line(stmt)} holds code of the statement before it too`);
   // A call on this line may be an inlined function whose return gcov counts
   // as another entry: derive.ts checks the result against the if's arcs.
-  return { terms: [{ line: line(stmt), sign: 1 }], returns: stmt.type === 'return_statement' };
+  const after = straightAfter(stmt);
+  const then = after.map(line);
+  const returns = [stmt, ...after].some((s) => s.type === 'return_statement');
+  return { terms: [{ line: line(stmt), sign: 1, ...(then.length ? { then } : {}) }], returns };
 }
 
 /** Flow out of `stmt` (an arm of `ifNode`) through its end. */

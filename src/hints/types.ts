@@ -62,7 +62,13 @@ export interface BranchLayout {
  * cannot be read (`refused`, with `terms` empty).
  */
 export interface FlowRecipe {
-  terms: { line: number; sign: 1 | -1 }[];
+  /**
+   * `then`: lines of the statements that follow the term's statement
+   * straight (simple statements, nothing jumps in or out between): when the
+   * term's own line has no count (its code went to another line), the
+   * first of them with a count has the same entries.
+   */
+  terms: { line: number; sign: 1 | -1; then?: number[] }[];
   refused: string | null;
   /** A term is a `return` line, which gcc may share with other returns: usable only when the `if` line's arcs confirm it. */
   needsArcs?: boolean;

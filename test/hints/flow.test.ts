@@ -105,6 +105,12 @@ describe('flow conservation past an exiting then-branch', () => {
     assert.match(r?.verdict.detail ?? '', /counts a return line, which gcc may share with other returns, and line \d+'s arcs cannot confirm it/);
   });
 
+  test('a successor without a line count passes the flow on to the statement after it', async () => {
+    const r = at(await rows(), 'NOCNT');
+    assert.deepEqual(summary(r), [N, N / 1000, 'flow', 'unlikely']);
+    assert.deepEqual(r?.methods, [`w: then = line ${line('NOCNT')} - flow past the if (line ${line('NOCNT') + 3} = ${N - N / 1000})`]);
+  });
+
   test('no row anywhere rests on arcs', async () => {
     const all = await rows(['--min-hits', '1', '--min-bias', '0.51']);
     assert.deepEqual(all.filter((r) => r.confidence === 'arcs'), []);
