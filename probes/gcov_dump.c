@@ -12,7 +12,9 @@
  * byte of it is sent: size and crc describe exactly what was read.
  *
  * --dump-files DIR sends every regular file under DIR the same way
- * (`hintlab vm --macro`: stress-ng's YAML and log files).
+ * (`hintlab vm --macro`: stress-ng's YAML and log files; `hints collect
+ * --branch-profiler`: /sys/kernel/debug/tracing/trace_stat, debugfs mounted
+ * first like for --dump-gcov).
  *
  * --reset-gcov writes DIR/reset first, so counts come from the workload
  * only and not from the boot.
@@ -193,6 +195,7 @@ int files_dump(const char *dir)
 {
 	struct dump_state st = { 0, 0, 0 };
 	struct stat sb;
+	mount_debugfs_for(dir);
 	if (stat(dir, &sb) == 0)
 		walk(dir, NULL, &st);
 	emit("files", "count=%d bytes=%lld", st.files, st.bytes);

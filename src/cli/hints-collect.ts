@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { relative, resolve } from 'node:path';
 import { buildProbe } from '../bench/build.ts';
 import { checkCollectInputs, collectCoverage, defaultBuildDir, realTree, defaultOutDir, type CoverageRecord } from '../hints/collect/collect.ts';
-import { parseProfileDirs, type ProfileScope } from '../hints/collect/kernel.ts';
+import { parseProfileDirs, type CounterKind, type ProfileScope } from '../hints/collect/kernel.ts';
 import { resolveWorkload } from '../hints/collect/workload.ts';
 import type { AccelRequest } from '../vm/accel.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
@@ -21,6 +21,7 @@ interface CollectFlags {
   timeout: number;
   buildDir?: string;
   jobs?: number;
+  branchProfiler?: boolean;
 }
 
 function accelOption(value: string): AccelRequest {
@@ -41,9 +42,12 @@ function summary(r: CoverageRecord, out: string, cwd: string): string {
   const scope = r.scope.kind === 'all' ? 'the whole kernel (GCOV_PROFILE_ALL)' : r.scope.dirs.join(', ');
   const rel = relative(cwd, r.source.dir) || '.';
   const srcArg = rel.startsWith('..') ? r.source.dir : rel;
+  const profiler = r.counter === 'branch-profiler';
   return [
-    `coverage '${r.name}': Linux ${r.source.version}${r.kernel.release === r.source.version ? '' : ` (guest: ${r.kernel.release})`}, profiled: ${scope}, workload: ${r.workload}`,
-    `  ${r.gcdaFiles} .gcda files (${(r.gcdaBytes / 1024).toFixed(0)} KiB) -> ${r.jsonFiles.length} gcov JSON files in ${out}`,
+    `${profiler ? 'branch profile' : 'coverage'} '${r.name}': Linux ${r.source.version}${r.kernel.release === r.source.version ? '' : ` (guest: ${r.kernel.release})`}, profiled: ${profiler ? 'every if of the kernel (PROFILE_ALL_BRANCHES)' : scope}, workload: ${r.workload}`,
+    profiler
+      ? `  ${r.gcdaFiles} trace_stat files (${(r.gcdaBytes / 1024).toFixed(0)} KiB) -> branch_all in ${out}`
+      : `  ${r.gcdaFiles} .gcda files (${(r.gcdaBytes / 1024).toFixed(0)} KiB) -> ${r.jsonFiles.length} gcov JSON files in ${out}`,
     `  time: build ${s.buildReused ? `reused (built earlier in ${s.build.toFixed(0)} s)` : `${s.build.toFixed(0)} s`}, boot + workload + transfer ${s.boot.toFixed(0)} s (transfer ${s.transfer.toFixed(1)} s), gcov ${s.gcov.toFixed(1)} s; ${r.accel}`,
     ...(r.withoutGcno.length ? [`  ${r.withoutGcno.length} .gcda file(s) without a .gcno in the build, skipped: ${r.withoutGcno.slice(0, 3).join(', ')}`] : []),
     `next: hintlab hints ${q(`${r.name}=${out}`)} --src ${q(srcArg)}`,
@@ -53,12 +57,17 @@ function summary(r: CoverageRecord, out: string, cwd: string): string {
 
 async function collectAction(flags: CollectFlags, io: CliIO): Promise<void> {
   const src = realTree(resolve(io.cwd, flags.src));
+  const counter: CounterKind = flags.branchProfiler ? 'branch-profiler' : 'gcov';
+  if (flags.branchProfiler && flags.profileDirs !== undefined) {
+    throw new UserError('--branch-profiler counts every `if` of the kernel: drop --profile-dirs (it chooses what gcov counts)', 2);
+  }
   const scope: ProfileScope = flags.profileDirs === undefined ? { kind: 'all' } : { kind: 'dirs', dirs: parseProfileDirs(flags.profileDirs) };
   const { workload, label } = resolveWorkload(flags.workload, resolve(io.cwd, flags.workload));
   const name = flags.name ?? nameOption(label.replace(/[^\w.-]/g, '_'));
-  const out = flags.out ? resolve(io.cwd, flags.out) : defaultOutDir(name, io.env);
+  // The same workload's gcov set and branch profile live side by side.
+  const out = flags.out ? resolve(io.cwd, flags.out) : defaultOutDir(counter === 'gcov' ? name : `${name}-branch-profiler`, io.env);
   const accel = accelOption(flags.accel);
-  const buildDir = flags.buildDir ? resolve(io.cwd, flags.buildDir) : defaultBuildDir(src, scope, io.env);
+  const buildDir = flags.buildDir ? resolve(io.cwd, flags.buildDir) : defaultBuildDir(src, scope, io.env, counter);
   checkCollectInputs({ src, out, scope });
   requireQemu();
   const probe = buildProbe({ static: true, env: io.env });
@@ -80,6 +89,7 @@ async function collectAction(flags: CollectFlags, io: CliIO): Promise<void> {
         accel,
         timeoutSeconds: flags.timeout,
         jobs: flags.jobs ?? availableParallelism(),
+        counter,
       },
       {
         abort: abort.signal,
@@ -109,7 +119,7 @@ export function registerHintsCollect(hints: Command, io: CliIO): void {
   hints.enablePositionalOptions();
   hints
     .command('collect')
-    .description('build a gcov kernel, boot it in qemu, run a workload and store the gcov JSON for `hintlab hints`')
+    .description('build a gcov (or branch profiler) kernel, boot it in qemu, run a workload and store the counts for `hintlab hints`')
     .requiredOption('--src <dir>', 'kernel source tree (left exactly as it is)')
     .option('--profile-dirs <dirs>', 'comma-separated directories to profile, e.g. kernel/sched,fs,mm (default: the whole kernel)')
     .option('--workload <what>', "'profiles' (hintlab's syscall profiles) or the path of a static x86_64 program", 'profiles')
@@ -117,6 +127,7 @@ export function registerHintsCollect(hints: Command, io: CliIO): void {
     .option('--name <name>', 'workload name for `hintlab hints` (default: profiles, or the program file name)', nameOption)
     .option('--accel <mode>', 'auto (KVM if a trial boot works, else TCG) or tcg', 'auto')
     .option('--timeout <s>', 'seconds the guest may take (workload and transfer)', intOption('--timeout', 10), 1800)
+    .option('--branch-profiler', 'build a CONFIG_PROFILE_ALL_BRANCHES kernel instead and bring back trace_stat/branch_all (every `if` of the kernel)')
     .option('--build-dir <dir>', 'kernel build directory (default: under $XDG_CACHE_HOME/hintlab/coverage-kernels/)')
     .option('-j, --jobs <n>', 'parallel make jobs (default: CPUs available)', intOption('--jobs', 1))
     .action(async (flags: CollectFlags) => collectAction(flags, io));

@@ -14,9 +14,10 @@ import {
   siteEvidence,
   type UnmatchedRow,
 } from './evidence.ts';
+import { checkPaths } from './paths.ts';
 import { scanFiles } from './pool.ts';
-import type { Evidence, FileSites, IfSite, MacroIf, Uncounted } from './types.ts';
-import { decide, weakestConfidence, type HintRow, type Thresholds } from './verdict.ts';
+import type { Evidence, FileSites, IfSite, MacroIf, ProfilerCheckCounts, Uncounted } from './types.ts';
+import { checkAgainstProfiler, decide, weakestConfidence, type HintRow, type Thresholds } from './verdict.ts';
 import { loadWorkloads, type Workload, type WorkloadSpec } from './workload.ts';
 
 export interface HintsOptions {
@@ -38,6 +39,8 @@ export interface WorkloadSummary {
   newestMtimeMs: number;
   /** Profiled files outside the source tree (system headers...). */
   outside: string[];
+  /** Profiled files of the profiled tree that --src lacks (root-relative). */
+  missing: string[];
 }
 
 export interface HintsResult {
@@ -54,6 +57,8 @@ export interface HintsResult {
   sitesTotal: number;
   macroIfs: MacroIf[];
   unmatched: UnmatchedRow[];
+  /** A workload has both gcov counts and branch profiler rows: tables show the profiler's check. */
+  profilerChecks: boolean;
 }
 
 function underPaths(file: string, paths: string[]): boolean {
@@ -86,11 +91,13 @@ export function listCFiles(root: string, paths: string[], withHeaders: boolean):
 }
 
 function summarize(w: Workload): WorkloadSummary {
-  return { name: w.name, files: w.files, newestMtimeMs: w.newestMtimeMs, outside: w.outside };
+  return { name: w.name, files: w.files, newestMtimeMs: w.newestMtimeMs, outside: w.outside, missing: w.missing };
 }
 
 /** Run the analysis (profile mode when workloads are given, static otherwise). */
-export async function analyzeHints(opts: HintsOptions): Promise<HintsResult> {
+export async function analyzeHints(given: HintsOptions): Promise<HintsResult> {
+  // `--path .` is the whole tree, like no --path at all.
+  const opts = { ...given, paths: checkPaths(given.root, given.paths).filter((p) => p !== '') };
   const workloads = loadWorkloads(opts.root, opts.workloads);
   const mode = workloads.length === 0 ? 'static' : 'profile';
   const files =
@@ -98,6 +105,7 @@ export async function analyzeHints(opts: HintsOptions): Promise<HintsResult> {
   const scanned = await scanFiles({ root: opts.root, files: files.list, jobs: opts.jobs, onProgress: opts.onProgress });
   const parsed = new Map(scanned.map((f) => [f.file, f]));
   for (const w of workloads) for (const f of scanned) checkSourceMatches(w, f);
+  for (const f of scanned) nameFromProfile(f, workloads);
   const base = {
     mode,
     root: opts.root,
@@ -108,7 +116,7 @@ export async function analyzeHints(opts: HintsOptions): Promise<HintsResult> {
     macroIfs: scanned.flatMap((f) => f.macroIfs),
   } as const;
   if (mode === 'static') {
-    return { ...base, rows: staticRows(scanned), quiet: { balanced: 0, fewExecutions: 0, notReached: 0 }, unmatched: [] };
+    return { ...base, rows: staticRows(scanned), quiet: { balanced: 0, fewExecutions: 0, notReached: 0 }, unmatched: [], profilerChecks: false };
   }
   const matches = workloads.map((w) => matchProfilerRows(w, files.index, parsed));
   const quiet = { balanced: 0, fewExecutions: 0, notReached: 0 };
@@ -123,7 +131,26 @@ export async function analyzeHints(opts: HintsOptions): Promise<HintsResult> {
     }
   }
   rows.sort((a, b) => (b.executions ?? 0) - (a.executions ?? 0) || a.site.file.localeCompare(b.site.file) || a.site.line - b.site.line);
-  return { ...base, rows, quiet, unmatched: matches.flatMap((m) => m.unmatched) };
+  const profilerChecks = workloads.some((w) => w.profiler.length > 0 && w.gcov.size > 0);
+  return { ...base, rows, quiet, unmatched: matches.flatMap((m) => m.unmatched), profilerChecks };
+}
+
+/**
+ * Name each `if`'s function after gcov's function records where one holds
+ * its line (the innermost): the compiler's name, whatever the parser made
+ * of macros around it. Sites gcov has no record for keep the parser's name.
+ */
+function nameFromProfile(f: FileSites, workloads: Workload[]): void {
+  const functions = workloads.flatMap((w) => w.gcov.get(f.file)?.functions ?? []);
+  if (functions.length === 0) return;
+  for (const site of f.sites) {
+    let best: { name: string; span: number } | null = null;
+    for (const fn of functions) {
+      const span = fn.endLine - fn.startLine;
+      if (fn.startLine <= site.line && site.line <= fn.endLine && (!best || span < best.span)) best = { name: fn.name, span };
+    }
+    if (best) site.fn = best.name;
+  }
 }
 
 /** Files with gcov counts, plus every file a profiler row may name. */
@@ -150,17 +177,20 @@ function profileRow(
   const evidence: Evidence[] = [];
   const methods: string[] = [];
   const uncounted: Uncounted[] = [];
+  const checks: ProfilerCheckCounts[] = [];
   workloads.forEach((w, i) => {
     const r = siteEvidence(site, w, profilerMatches[i] ?? new Map());
     if (r.kind === 'evidence') {
       evidence.push(r.evidence);
       methods.push(`${w.name}: ${r.method}`);
+      if (r.check) checks.push(r.check);
     } else if (r.kind === 'unknown') {
       uncounted.push({ workload: w.name, executions: r.executions, reason: r.reason });
       methods.push(`${w.name}: no direction (${r.reason})`);
     }
   });
   const counted = evidence.length > 0;
+  const { verdict, check } = checkAgainstProfiler(decide(site, evidence, t, uncounted), checks, t);
   return {
     site,
     executions: counted ? evidence.reduce((s, e) => s + e.executions, 0) : uncounted.reduce((s, u) => s + u.executions, 0),
@@ -169,7 +199,8 @@ function profileRow(
     evidence,
     uncounted,
     methods,
-    verdict: decide(site, evidence, t, uncounted),
+    verdict,
+    profilerCheck: check,
   };
 }
 
@@ -186,6 +217,7 @@ function staticRows(scanned: FileSites[]): HintRow[] {
         uncounted: [],
         methods: ['early error exit in a syscall implementation'],
         verdict: { kind: 'propose', hint: 'unlikely' },
+        profilerCheck: null,
       })),
   );
 }

@@ -1,48 +1,104 @@
 /**
  * From gcov line counts to "how often did the then-branch run".
  *
- * gcov's arcs do not say which way the source condition went: GCC may lay
- * the then-branch on either arc (a then-branch that is a bare `return` is
- * lowered to a jump to the shared return block, so its arc is the *jump*
- * one). Line counts have no such ambiguity: the first statement of the
- * then-branch runs exactly when the condition held. So lines come first,
- * and arcs only when the layout leaves nothing else.
+ * gcov's arcs do not say which way the source condition went: the compiler
+ * inverts and splits conditions, and which arc falls through is a layout
+ * fact, not a truth value. Line counts have no such ambiguity: the first
+ * statement of the then-branch runs exactly when the condition held. So
+ * lines come first, then flow conservation (flow.ts) for a then-branch that
+ * leaves without a line count of its own; arcs never give a direction.
  */
 import type { LineCounts } from './gcov.ts';
 import type { IfSite } from './types.ts';
 
 /** A then-branch count, or why none could be read. */
 export type Derived =
-  | { kind: 'counted'; executions: number; thenCount: number; confidence: 'lines' | 'arcs'; method: string }
+  | { kind: 'counted'; executions: number; thenCount: number; confidence: 'lines' | 'flow'; method: string }
   | { kind: 'not-compiled' } // no line entry: the `if` was not in the object (#ifdef'd out, not built)
   | { kind: 'unknown'; executions: number; reason: string };
 
 /**
  * Derive the then-branch count of `site` from one file's line counts.
- * Methods, in order: then-branch first line; else-branch first line; the
- * statement after a then-branch that always leaves; the two arcs of a
- * single-test line.
+ * Methods, in order: then-branch first line; else-branch first line; flow
+ * conservation past an `if` whose then-branch always leaves. Arcs never
+ * give a direction: they are only quoted when nothing else does.
  */
 export function deriveFromLines(site: IfSite, lines: ReadonlyMap<number, LineCounts>): Derived {
   const ifLine = lines.get(site.line);
   if (!ifLine) return { kind: 'not-compiled' };
-  const { thenLine, elseLine, afterExitLine } = site.layout;
+  const { thenLine, elseLine } = site.layout;
   const count = (line: number | null): number | undefined => (line === null ? undefined : lines.get(line)?.count);
   const thenRan = count(thenLine);
-  const otherLine = elseLine ?? afterExitLine;
-  const otherRan = count(otherLine);
-  const executions = site.layout.callsFunction ? executionsOf(ifLine, thenRan, otherRan) : ifLine.count;
+  const elseRan = count(elseLine);
+  // The statement right after an exiting then-branch runs exactly when the condition was false.
+  const flow = site.layout.flow;
+  const afterLine = flow?.terms.length === 1 && flow.terms[0]?.sign === 1 ? flow.terms[0].line : null;
+  const otherLine = elseLine ?? afterLine;
+  const executions = site.layout.callsFunction ? executionsOf(ifLine, thenRan, count(otherLine)) : ifLine.count;
   // Said in the method so a reader comparing with gcov's own output sees why.
   const recount =
     executions < ifLine.count ? `; executions = line ${thenLine} + line ${otherLine}, gcov's ${ifLine.count} for line ${site.line} counts re-entries` : '';
   if (thenRan !== undefined && thenRan <= executions) {
     return { kind: 'counted', executions, thenCount: thenRan, confidence: 'lines', method: `then-branch line ${thenLine}${recount}` };
   }
-  if (otherRan !== undefined && otherRan <= executions) {
-    const method = elseLine !== null ? `else-branch line ${elseLine}` : `line ${afterExitLine} after an exiting then-branch`;
-    return { kind: 'counted', executions, thenCount: executions - otherRan, confidence: 'lines', method: method + recount };
+  if (elseRan !== undefined && elseRan <= executions) {
+    return { kind: 'counted', executions, thenCount: executions - elseRan, confidence: 'lines', method: `else-branch line ${elseLine}${recount}` };
   }
-  return fromArcs(site, ifLine);
+  return fromFlow(site, ifLine, lines);
+}
+
+/** How often the `if` ran, for a flow equation: gcov's count, or its two arcs when the condition may be re-entered. */
+function flowExecutions(site: IfSite, ifLine: LineCounts): { executions: number; how: string } | string {
+  if (!site.layout.callsFunction) return { executions: ifLine.count, how: `line ${site.line}` };
+  const arcs = ifLine.arcs.filter((a) => !a.throw);
+  if (site.layout.singleTest && arcs.length === 2) {
+    return { executions: arcs.reduce((n, a) => n + a.count, 0), how: `line ${site.line}'s two arcs (gcov's ${ifLine.count} may count re-entries)` };
+  }
+  return `the condition calls a function, so gcov's ${ifLine.count} for line ${site.line} may count re-entries, and ${arcs.length} arcs do not give the executions`;
+}
+
+function fromFlow(site: IfSite, ifLine: LineCounts, lines: ReadonlyMap<number, LineCounts>): Derived {
+  const flow = site.layout.flow;
+  const unknown = (why: string): Derived => ({ kind: 'unknown', executions: ifLine.count, reason: `${why}${arcsInfo(ifLine)}` });
+  if (!flow) return unknown('no branch line has a count');
+  if (flow.refused) return unknown(`no flow past the exiting then-branch: ${flow.refused}`);
+  const ran = flowExecutions(site, ifLine);
+  if (typeof ran === 'string') return unknown(ran);
+  let past = 0;
+  const used: string[] = [];
+  for (const [i, t] of flow.terms.entries()) {
+    // A line without a count passes its entries on to the statements that follow it straight.
+    const at = [t.line, ...(t.then ?? [])].find((l) => lines.has(l));
+    if (at === undefined) return unknown(`line ${t.line} of the flow past the if has no count`);
+    past += t.sign * (lines.get(at)?.count ?? 0);
+    used.push(`${t.sign < 0 ? ' - ' : i ? ' + ' : ''}line ${at}`);
+  }
+  const equation = used.join('');
+  if (past < 0 || past > ran.executions) return unknown(`the flow past the if (${equation} = ${past}) does not fit ${ran.executions} executions`);
+  // With one test and two arcs, control leaves the if line along one arc or
+  // the other: the flow must be one of them (which one is not read from them).
+  const arcs = ifLine.arcs.filter((a) => !a.throw).map((a) => a.count);
+  const checkable = site.layout.singleTest && arcs.length === 2;
+  if (checkable && !arcs.includes(past)) {
+    return unknown(`the flow past the if (${equation} = ${past}) matches neither arc of line ${site.line}, so a line count holds re-entries or merged code`);
+  }
+  if (flow.needsArcs && !checkable) {
+    return unknown(`the flow past the if (${equation}) counts a return line, which gcc may share with other returns, and line ${site.line}'s arcs cannot confirm it`);
+  }
+  return {
+    kind: 'counted',
+    executions: ran.executions,
+    thenCount: ran.executions - past,
+    confidence: 'flow',
+    method: `then = ${ran.how} - flow past the if (${equation} = ${past})`,
+  };
+}
+
+/** The arcs as information only: they do not say which way the condition went. */
+function arcsInfo(ifLine: LineCounts): string {
+  const arcs = ifLine.arcs.filter((a) => !a.throw);
+  if (arcs.length === 0) return '';
+  return ` (arcs, not a direction: ${arcs.map((a) => `${a.fallthrough ? 'fall-through' : 'jump'} ${a.count}`).join(', ')})`;
 }
 
 /**
@@ -65,26 +121,3 @@ function executionsOf(ifLine: LineCounts, thenRan: number | undefined, otherRan:
   return sum < ifLine.count && sum >= Math.max(...arcs) ? sum : ifLine.count;
 }
 
-function fromArcs(site: IfSite, ifLine: LineCounts): Derived {
-  const executions = ifLine.count;
-  const arcs = ifLine.arcs.filter((a) => !a.throw);
-  if (arcs.length === 0) {
-    return { kind: 'unknown', executions, reason: 'no branch line counts and no arcs (run gcov with -b)' };
-  }
-  if (!site.layout.singleTest || arcs.length !== 2) {
-    return { kind: 'unknown', executions, reason: `${arcs.length} arcs on line ${site.line}: cannot tell the then-branch's` };
-  }
-  const fall = arcs.find((a) => a.fallthrough);
-  const jump = arcs.find((a) => !a.fallthrough);
-  if (!fall || !jump) return { kind: 'unknown', executions, reason: 'arcs without a fall-through/jump pair' };
-  // GCC instruments its early CFG, where the then-block follows the test,
-  // except for a bare `return`, which it lowers to a jump.
-  const thenArc = site.layout.thenIsReturn ? jump : fall;
-  return {
-    kind: 'counted',
-    executions: fall.count + jump.count,
-    thenCount: thenArc.count,
-    confidence: 'arcs',
-    method: site.layout.thenIsReturn ? 'jump arc (then-branch is a bare return)' : 'fall-through arc',
-  };
-}

@@ -44,8 +44,8 @@ export interface HintsDocument {
 const WHAT = 'a hintlab hints --format json document';
 const FIX = 'write one with `hintlab hints ... --format json > FILE`';
 const HINTS: readonly Hint[] = ['likely', 'unlikely'];
-const CONFIDENCES: readonly Confidence[] = ['profiler', 'lines', 'arcs', 'heuristic', 'none'];
-const SKIPS: readonly SkipKind[] = ['parse-error', 'compile-time', 'partial-annotation', 'already-annotated', 'workloads-disagree', 'direction-unknown'];
+const CONFIDENCES: readonly Confidence[] = ['profiler', 'lines', 'flow', 'arcs', 'heuristic', 'none'];
+const SKIPS: readonly SkipKind[] = ['parse-error', 'compile-time', 'partial-annotation', 'already-annotated', 'workloads-disagree', 'direction-unknown', 'profiler-disagrees'];
 
 const nullableCount = (v: unknown, where: string): number | null => (v === null ? null : count(v, where));
 
@@ -76,7 +76,7 @@ function evidence(v: unknown, where: string): Evidence {
     workload: string(r.workload, `${where}.workload`),
     executions: count(r.executions, `${where}.executions`),
     thenCount: count(r.thenCount, `${where}.thenCount`),
-    confidence: oneOf(r.confidence, ['profiler', 'lines', 'arcs'] as const, `${where}.confidence`),
+    confidence: oneOf(r.confidence, ['profiler', 'lines', 'flow', 'arcs'] as const, `${where}.confidence`),
   };
 }
 

@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 import { UserError } from '../cli/io.ts';
 import { deriveFromLines } from './derive.ts';
 import { PROFILER_FILE_WIDTH, PROFILER_FUNC_WIDTH, type ProfilerRow } from './profiler.ts';
-import type { Evidence, FileSites, IfSite } from './types.ts';
+import type { Evidence, FileSites, IfSite, ProfilerCheckCounts } from './types.ts';
 import type { Workload } from './workload.ts';
 
 /** A profiler row that names no usable `if`, and why. */
@@ -18,7 +18,8 @@ export interface UnmatchedRow {
 
 /** A site's evidence in one workload, or why it has none. */
 export type SiteResult =
-  | { kind: 'evidence'; evidence: Evidence; method: string }
+  /** `check`: the branch profiler's counts of the same workload, when the evidence came from gcov. */
+  | { kind: 'evidence'; evidence: Evidence; method: string; check?: ProfilerCheckCounts }
   | { kind: 'unknown'; workload: string; executions: number; reason: string }
   | { kind: 'none' };
 
@@ -142,29 +143,26 @@ function checkRowLine(source: string, row: ProfilerRow, files: FileSites[]): voi
   }
 }
 
-/** One site's evidence in one workload: profiler counts first, then gcov lines. */
+/** One site's evidence in one workload: gcov lines or flow first (checked against the profiler when it has the site), else the profiler. */
 export function siteEvidence(
   site: IfSite,
   workload: Workload,
   profiler: ReadonlyMap<string, { executions: number; thenCount: number }>,
 ): SiteResult {
   const fromProfiler = profiler.get(siteKey(site));
+  const lines = workload.gcov.get(site.file)?.lines;
+  const d = lines ? deriveFromLines(site, lines) : ({ kind: 'not-compiled' } as const);
+  if (d.kind === 'counted') {
+    return {
+      kind: 'evidence',
+      evidence: { workload: workload.name, executions: d.executions, thenCount: d.thenCount, confidence: d.confidence },
+      method: d.method,
+      ...(fromProfiler ? { check: { workload: workload.name, ...fromProfiler } } : {}),
+    };
+  }
   if (fromProfiler) {
     return { kind: 'evidence', evidence: { workload: workload.name, ...fromProfiler, confidence: 'profiler' }, method: 'branch profiler' };
   }
-  const lines = workload.gcov.get(site.file)?.lines;
-  if (!lines) return { kind: 'none' };
-  const d = deriveFromLines(site, lines);
-  switch (d.kind) {
-    case 'not-compiled':
-      return { kind: 'none' };
-    case 'unknown':
-      return { kind: 'unknown', workload: workload.name, executions: d.executions, reason: d.reason };
-    case 'counted':
-      return {
-        kind: 'evidence',
-        evidence: { workload: workload.name, executions: d.executions, thenCount: d.thenCount, confidence: d.confidence },
-        method: d.method,
-      };
-  }
+  if (d.kind === 'unknown') return { kind: 'unknown', workload: workload.name, executions: d.executions, reason: d.reason };
+  return { kind: 'none' };
 }

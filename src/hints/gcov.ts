@@ -24,11 +24,19 @@ export interface LineCounts {
   arcs: Arc[];
 }
 
+/** A function as gcov records it: its name and the lines from its header to its closing brace. */
+export interface GcovFunction {
+  name: string;
+  startLine: number;
+  endLine: number;
+}
+
 /** One source file's counts as one gcov JSON document lists them. */
 export interface GcovFile {
   /** The path as gcov wrote it (absolute, or relative to `cwd`). */
   path: string;
   lines: Map<number, LineCounts>;
+  functions: GcovFunction[];
 }
 
 /** A parsed `.gcov.json(.gz)` file. */
@@ -108,7 +116,19 @@ function parseFile(source: string, f: unknown, where: string): GcovFile {
     // A line shared by several functions (inlines, macros) is listed once per function.
     addLine(lines, lineNo, { count: l.count, arcs });
   });
-  return { path: f.file, lines };
+  return { path: f.file, lines, functions: parseFunctions(source, f.functions ?? [], `${where} (${f.file})`) };
+}
+
+/** gcov's function records; a clone's suffix (`.isra.0`, `.constprop.0`, `.part.0`, `.cold`) is dropped. */
+function parseFunctions(source: string, functions: unknown, where: string): GcovFunction[] {
+  if (!Array.isArray(functions)) fail(source, where, '"functions" must be an array');
+  return functions.map((fn, k) => {
+    const at = `${where}.functions[${k}]`;
+    if (!isRecord(fn) || typeof fn.name !== 'string') fail(source, at, 'expected an object with a "name" string');
+    const { start_line: start, end_line: end } = fn;
+    if (typeof start !== 'number' || typeof end !== 'number' || start < 1 || end < start) fail(source, at, '"start_line" and "end_line" must be lines, start first');
+    return { name: fn.name.replace(/\..*$/, ''), startLine: start, endLine: end };
+  });
 }
 
 function parseArcs(source: string, branches: unknown, where: string): Arc[] {

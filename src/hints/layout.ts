@@ -4,31 +4,14 @@
  * compiler may lay the then-branch on either arc).
  */
 import type { Node } from 'web-tree-sitter';
+import { callsFunction, flowRecipe, hasCode } from './flow.ts';
 import type { BranchLayout } from './types.ts';
 
-/** Statements whose first line runs more than once per entry, or can be jumped to. */
-const UNUSABLE_FIRST = new Set(['for_statement', 'while_statement', 'do_statement', 'labeled_statement']);
-const EXITS = new Set(['return_statement', 'goto_statement', 'break_statement', 'continue_statement']);
-/** Statements after an exiting `if` whose line count is the fall-through count. */
-const PLAIN_NEXT = new Set([
-  'expression_statement',
-  'return_statement',
-  'if_statement',
-  'declaration',
-  'goto_statement',
-  'switch_statement',
-  'break_statement',
-  'continue_statement',
-]);
+/** Statements whose first line runs more than once per entry, or can be jumped to (a function definition inside a body is a macro block such as for_each_sched_entity). */
+const UNUSABLE_FIRST = new Set(['for_statement', 'while_statement', 'do_statement', 'labeled_statement', 'function_definition']);
 
 function statements(block: Node): Node[] {
   return block.namedChildren.filter((c): c is Node => c !== null && c.type !== 'comment');
-}
-
-/** A declaration without initializer generates no code and has no line count. */
-function hasCode(stmt: Node): boolean {
-  if (stmt.type !== 'declaration') return stmt.type !== 'empty_statement' && !stmt.type.startsWith('preproc');
-  return stmt.descendantsOfType('init_declarator').length > 0;
 }
 
 /** The first statement that runs when `stmt` is entered, or null when that is not one clean line. */
@@ -45,37 +28,6 @@ function firstStatement(stmt: Node): Node | null {
   return UNUSABLE_FIRST.has(stmt.type) || stmt.type === 'ERROR' ? null : stmt;
 }
 
-function alwaysExits(stmt: Node): boolean {
-  if (EXITS.has(stmt.type)) return true;
-  if (stmt.type !== 'compound_statement') return false;
-  const last = statements(stmt).at(-1);
-  return last !== undefined && EXITS.has(last.type);
-}
-
-function isBareReturn(stmt: Node): boolean {
-  if (stmt.type === 'return_statement') return true;
-  if (stmt.type !== 'compound_statement') return false;
-  const body = statements(stmt);
-  return body.length === 1 && body[0]?.type === 'return_statement';
-}
-
-/** Names that look like calls but expand in place (hints, builtins, ALL_CAPS macros). */
-const IN_PLACE = /^(likely|unlikely|__builtin_\w+|[A-Z0-9_]+)$/;
-
-function callsFunction(cond: Node): boolean {
-  return cond.descendantsOfType('call_expression').some((c) => {
-    const fn = c?.childForFieldName('function');
-    return fn !== null && fn !== undefined && !(fn.type === 'identifier' && IN_PLACE.test(fn.text));
-  });
-}
-
-function nextStatement(node: Node): Node | null {
-  for (let s = node.nextNamedSibling; s; s = s.nextNamedSibling) {
-    if (s.type !== 'comment') return s;
-  }
-  return null;
-}
-
 /** Line facts about one `if` node (see BranchLayout). */
 export function branchLayout(ifNode: Node): BranchLayout {
   const cond = ifNode.childForFieldName('condition');
@@ -85,8 +37,7 @@ export function branchLayout(ifNode: Node): BranchLayout {
   const layout: BranchLayout = {
     thenLine: null,
     elseLine: null,
-    afterExitLine: null,
-    thenIsReturn: then ? isBareReturn(then) : false,
+    flow: null,
     singleTest:
       cond !== null &&
       cond.startPosition.row === cond.endPosition.row &&
@@ -106,11 +57,8 @@ export function branchLayout(ifNode: Node): BranchLayout {
       (elseFirst.startPosition.row > thenEndRow ||
         (then.type === 'compound_statement' && elseFirst.startPosition.row === thenEndRow));
     if (clear && elseFirst) layout.elseLine = elseFirst.startPosition.row + 1;
-  } else if (alwaysExits(then)) {
-    const next = nextStatement(ifNode);
-    if (next && PLAIN_NEXT.has(next.type) && hasCode(next) && next.startPosition.row > then.endPosition.row) {
-      layout.afterExitLine = next.startPosition.row + 1;
-    }
+  } else {
+    layout.flow = flowRecipe(ifNode);
   }
   return layout;
 }

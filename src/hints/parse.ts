@@ -15,6 +15,7 @@ import { Language, Parser, type Node } from 'web-tree-sitter';
 import { blankLines, lineCount } from './source-lines.ts';
 import { branchLayout } from './layout.ts';
 import { classifyCondition } from './condition.ts';
+import { isMacroBlock } from './flow.ts';
 import { isEarlySyscallErrorExit } from './static.ts';
 import type { FileSites, IfSite, MacroIf } from './types.ts';
 
@@ -90,14 +91,16 @@ const SYSCALL_RE = /\b(COMPAT_)?SYSCALL_DEFINE\d\s*\(\s*(\w+)/;
 const NOT_A_NAME = /^(__attribute__|__acquires|__releases|__must_hold|__cond_acquires|__printf|__scanf|sizeof|defined)$/;
 
 /**
- * The name of the function around `node`. SYSCALL_DEFINEn(name, ...) bodies
+ * The name of the function around `node`, seeing through macro blocks
+ * (`for_each_sched_entity(se) { ... }` parses as a nested definition).
+ * SYSCALL_DEFINEn(name, ...) bodies
  * get the kernel's own name for them (`__do_sys_name`), which is also what
  * the branch profiler records as `__func__`.
  */
 export function functionName(node: Node, text: string): string {
   let body: Node | null = null;
   for (let n: Node | null = node.parent; n; n = n.parent) {
-    if (n.type === 'function_definition') return nameFromDefinition(n);
+    if (n.type === 'function_definition' && !isMacroBlock(n)) return nameFromDefinition(n);
     if (n.type === 'compound_statement') body = n;
   }
   // A body tree-sitter could not attach to a signature: read the text

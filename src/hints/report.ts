@@ -51,7 +51,15 @@ function table(header: string[], body: string[][], rightAligned: Set<number>): s
 
 const HEADER = ['file:line', 'function', 'executions', 'then', 'proposal', 'confidence', 'workloads'];
 
-function rowCells(row: HintRow): string[] {
+/** What the branch profiler says of a gcov-derived proposal (column `profiler`). */
+function profilerText(row: HintRow): string {
+  const c = row.profilerCheck;
+  if (!c) return row.confidence === 'profiler' ? 'source' : '-';
+  return c.agreement === 'agrees' ? 'agrees' : `${c.agreement} ${pct(c.thenCount / c.executions)}`;
+}
+
+function rowCells(row: HintRow, withProfiler = false): string[] {
+  if (withProfiler) return [...rowCells(row), profilerText(row)];
   return [
     `${row.site.file}:${row.site.line}`,
     row.site.fn || '-',
@@ -76,7 +84,10 @@ export function formatTable(result: HintsResult): string {
   } else {
     out += `Proposals (then-branch in >= ${pct(bias)} or <= ${pct(1 - bias)} of >= ${result.thresholds.minHits} executions, every workload agreeing)\n`;
   }
-  out += proposals.length ? table(HEADER, proposals.map(rowCells), right) : '(none)\n';
+  const checked = result.profilerChecks;
+  const header = checked ? [...HEADER, 'profiler'] : HEADER;
+  const cells = (r: HintRow): string[] => rowCells(r, checked);
+  out += proposals.length ? table(header, proposals.map(cells), right) : '(none)\n';
   if (result.mode === 'profile') {
     out += `\nAnnotations the profile contradicts\n`;
     out += contradicted.length
@@ -87,10 +98,24 @@ export function formatTable(result: HintsResult): string {
         )
       : '(none)\n';
     out += `\nSkipped (run >= ${result.thresholds.minHits} times)\n`;
-    out += skipped.length ? table(HEADER, skipped.map(rowCells), right) : '(none)\n';
+    out += skipped.length ? table(header, skipped.map(cells), right) : '(none)\n';
   }
   out += `\n${summaryLine(result)}\n`;
   return out;
+}
+
+/** The first few names, then how many more. */
+function fewNames(names: string[], shown = 3): string {
+  const head = names.slice(0, shown).join(', ');
+  return names.length > shown ? `${head} and ${names.length - shown} more` : head;
+}
+
+/** How the gcov-derived proposals fared against the branch profiler. */
+function profilerSummary(rows: HintRow[]): string {
+  const checks = rows.flatMap((r) => (r.profilerCheck ? [r.profilerCheck.agreement] : []));
+  const n = (a: string): number => checks.filter((c) => c === a).length;
+  const unchecked = rows.filter((r) => r.verdict.kind === 'propose' && !r.profilerCheck && r.confidence !== 'profiler').length;
+  return `branch profiler on ${checks.length} gcov-derived proposals: ${n('agrees')} agree, ${n('weaker')} same direction under the bias, ${n('disagrees')} disagree (skipped); ${unchecked} without a profiler row`;
 }
 
 function summaryLine(result: HintsResult): string {
@@ -99,9 +124,12 @@ function summaryLine(result: HintsResult): string {
   if (result.mode === 'profile') {
     const q = result.quiet;
     parts.push(`${q.balanced} balanced`, `${q.fewExecutions} under min-hits`, `${q.notReached} not reached`);
+    if (result.profilerChecks) parts.push(profilerSummary(result.rows));
     if (result.unmatched.length) parts.push(`${result.unmatched.length} profiler rows unmatched (see --format json)`);
-    const outside = new Set(result.workloads.flatMap((w) => w.outside)).size;
-    if (outside) parts.push(`${outside} profiled files outside the source tree ignored`);
+    const missing = [...new Set(result.workloads.flatMap((w) => w.missing))];
+    if (missing.length) parts.push(`${missing.length} profiled files missing in the source tree, ignored (is --src the profiled tree?): ${fewNames(missing)}`);
+    const outside = [...new Set(result.workloads.flatMap((w) => w.outside))];
+    if (outside.length) parts.push(`${outside.length} profiled files outside the source tree ignored: ${fewNames(outside)}`);
   }
   if (result.macroIfs.length) parts.push(`${result.macroIfs.length} ifs inside #define bodies not analysed`);
   return parts.join('; ');
@@ -116,7 +144,7 @@ export function formatJson(result: HintsResult, generatedBy: string): string {
     mode: result.mode,
     root: result.root,
     thresholds: result.thresholds,
-    workloads: result.workloads.map((w) => ({ name: w.name, files: w.files, outsideSourceTree: w.outside })),
+    workloads: result.workloads.map((w) => ({ name: w.name, files: w.files, outsideSourceTree: w.outside, missingInSourceTree: w.missing })),
     sources: result.sources,
     rows: result.rows.map((r) => ({
       file: r.site.file,
@@ -131,6 +159,7 @@ export function formatJson(result: HintsResult, generatedBy: string): string {
       evidence: r.evidence,
       uncounted: r.uncounted,
       verdict: r.verdict,
+      profilerCheck: r.profilerCheck,
     })),
     quiet: result.quiet,
     sitesTotal: result.sitesTotal,

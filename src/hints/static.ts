@@ -5,6 +5,7 @@
  * an errno or jumps to an error label.
  */
 import type { Node } from 'web-tree-sitter';
+import { isMacroBlock } from './flow.ts';
 
 /** Function names of syscall implementations (SYSCALL_DEFINE bodies are named `__do_sys_*`). */
 const SYSCALL_FN_RE = /^(__do_sys_|__do_compat_sys_|ksys_|do_sys_)/;
@@ -45,7 +46,7 @@ export function isEarlySyscallErrorExit(ifNode: Node, fn: string): boolean {
   if (!body || body.type !== 'compound_statement') return false;
   const owner = body.parent;
   const isFunctionBody =
-    owner === null || owner.type === 'function_definition' || owner.type === 'translation_unit' || owner.type === 'ERROR' || owner.type.startsWith('preproc_');
+    owner === null || (owner.type === 'function_definition' && !isMacroBlock(owner)) || owner.type === 'translation_unit' || owner.type === 'ERROR' || owner.type.startsWith('preproc_');
   if (!isFunctionBody) return false;
   const then = ifNode.childForFieldName('consequence');
   if (!then || !isErrorExit(then)) return false;

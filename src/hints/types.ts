@@ -40,10 +40,12 @@ export interface BranchLayout {
   thenLine: number | null;
   /** First line of the else-branch's first statement (or of an `else if`). */
   elseLine: number | null;
-  /** Line of the statement after the `if`, when the then-branch always leaves (return/goto/break/continue). */
-  afterExitLine: number | null;
-  /** The then-branch is one `return` (GCC lowers it to a jump, inverting the arcs). */
-  thenIsReturn: boolean;
+  /**
+   * When the then-branch always leaves (return/goto/break/continue) and
+   * there is no else: the flow past the `if` as line counts (flow.ts), or
+   * why the statement tree does not give it.
+   */
+  flow: FlowRecipe | null;
   /** The condition sits on one line with no `&&`, `||` or `?:`, so the line carries exactly one test. */
   singleTest: boolean;
   /**
@@ -52,6 +54,24 @@ export interface BranchLayout {
    * counts again.
    */
   callsFunction: boolean;
+}
+
+/**
+ * How often control went past an `if`, as a signed sum of line counts
+ * (`+` the successor's entries, `-` its other predecessors), or why that
+ * cannot be read (`refused`, with `terms` empty).
+ */
+export interface FlowRecipe {
+  /**
+   * `then`: lines of the statements that follow the term's statement
+   * straight (simple statements, nothing jumps in or out between): when the
+   * term's own line has no count (its code went to another line), the
+   * first of them with a count has the same entries.
+   */
+  terms: { line: number; sign: 1 | -1; then?: number[] }[];
+  refused: string | null;
+  /** A term is a `return` line, which gcc may share with other returns: usable only when the `if` line's arcs confirm it. */
+  needsArcs?: boolean;
 }
 
 /** One `if` statement of a C file. */
@@ -98,8 +118,9 @@ export interface FileSites {
 /** How a then-branch count was obtained. */
 export type Confidence =
   | 'profiler' // the kernel's branch profiler counted the condition itself
-  | 'lines' // first statement of then/else (or the statement after an exiting then) vs the `if` line
-  | 'arcs' // gcov's branch arcs, direction inferred from GCC's layout rules
+  | 'lines' // first statement of the then- or else-branch vs the `if` line
+  | 'flow' // an exiting then-branch: the `if` line less the flow past it (flow.ts)
+  | 'arcs' // only in JSON documents of earlier versions: a direction guessed from gcov's arcs, never produced now
   | 'heuristic' // no profile: static pattern only
   | 'none'; // the `if` ran, but no workload's counts tell which way it went
 
@@ -116,4 +137,11 @@ export interface Evidence {
   executions: number;
   thenCount: number;
   confidence: Exclude<Confidence, 'heuristic' | 'none'>;
+}
+
+/** The branch profiler's counts for an `if` whose evidence came from gcov, in one workload. */
+export interface ProfilerCheckCounts {
+  workload: string;
+  executions: number;
+  thenCount: number;
 }

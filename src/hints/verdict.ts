@@ -3,7 +3,7 @@
  * propose a hint, flag a contradicted annotation, list it as skipped, or
  * stay silent (balanced, rarely run).
  */
-import type { Confidence, Evidence, IfSite, SkipReason, Uncounted } from './types.ts';
+import type { Confidence, Evidence, IfSite, ProfilerCheckCounts, SkipReason, Uncounted } from './types.ts';
 
 export type Hint = 'likely' | 'unlikely';
 
@@ -12,7 +12,8 @@ export type SkipKind =
   | SkipReason
   | 'already-annotated' // the annotation agrees with the profile
   | 'workloads-disagree' // biased overall, but not in every workload that reached it
-  | 'direction-unknown'; // counted, but neither lines nor arcs tell which way
+  | 'direction-unknown' // ran, but neither lines nor flow tell which way
+  | 'profiler-disagrees'; // gcov's counts say one way, the branch profiler of the same workload the other
 
 export type Verdict =
   | { kind: 'propose'; hint: Hint }
@@ -40,9 +41,43 @@ export interface HintRow {
   /** How each workload's count was read (`then-branch line 635`, `branch profiler`...). */
   methods: string[];
   verdict: Verdict;
+  /** For a gcov-derived proposal: what the branch profiler of the same workloads says; null without one. */
+  profilerCheck: ProfilerCheck | null;
 }
 
-const CONFIDENCE_ORDER: Confidence[] = ['heuristic', 'arcs', 'lines', 'profiler'];
+/**
+ * A gcov-derived proposal seen by the branch profiler: `agrees` when it
+ * meets the bias the same way in every checked workload, `disagrees` when
+ * the then-branch ran on the other side of half in any, `weaker` otherwise
+ * (same direction, under the bias).
+ */
+export interface ProfilerCheck {
+  agreement: 'agrees' | 'weaker' | 'disagrees';
+  executions: number;
+  thenCount: number;
+  counts: ProfilerCheckCounts[];
+}
+
+/**
+ * Check a proposal against the branch profiler's counts. A proposal the
+ * profiler contradicts becomes a `profiler-disagrees` skip: a wrong hint
+ * costs more than a missing one.
+ */
+export function checkAgainstProfiler(verdict: Verdict, checks: ProfilerCheckCounts[], t: Thresholds): { verdict: Verdict; check: ProfilerCheck | null } {
+  const reached = checks.filter((c) => c.executions > 0);
+  if (verdict.kind !== 'propose' || reached.length === 0) return { verdict, check: null };
+  const hint = verdict.hint;
+  const sameSide = (c: ProfilerCheckCounts): boolean => (hint === 'likely' ? c.thenCount * 2 > c.executions : c.thenCount * 2 < c.executions);
+  const agreement = reached.every((c) => biasOf(c.thenCount, c.executions, t) === hint) ? 'agrees' : reached.every(sameSide) ? 'weaker' : 'disagrees';
+  const executions = reached.reduce((n, c) => n + c.executions, 0);
+  const thenCount = reached.reduce((n, c) => n + c.thenCount, 0);
+  const check: ProfilerCheck = { agreement, executions, thenCount, counts: reached };
+  if (agreement !== 'disagrees') return { verdict, check };
+  const detail = `gcov's counts say ${hint}; the branch profiler ran the then-branch in ${pct(thenCount / executions)} of ${executions}`;
+  return { verdict: { kind: 'skip', reason: 'profiler-disagrees', detail }, check };
+}
+
+const CONFIDENCE_ORDER: Confidence[] = ['heuristic', 'arcs', 'flow', 'lines', 'profiler'];
 
 /**
  * The weakest method among the evidence: a row is only as sure as its least

@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../cli/io.ts';
-import { addLine, readGcovJson, type LineCounts } from './gcov.ts';
+import { addLine, readGcovJson, type GcovFunction, type LineCounts } from './gcov.ts';
 import { looksLikeProfiler, readProfiler, type ProfilerRow } from './profiler.ts';
 
 /** `[name=]path` as given on the command line. */
@@ -19,6 +19,8 @@ export interface WorkloadSpec {
 /** Line counts of one source file within one workload, with where they came from. */
 export interface FileCounts {
   lines: Map<number, LineCounts>;
+  /** gcov's function records of this file (name and line range), from every document. */
+  functions: GcovFunction[];
   /** The profile files that contributed, for error messages. */
   from: string[];
 }
@@ -34,6 +36,12 @@ export interface Workload {
   profiler: { source: string; rows: ProfilerRow[] }[];
   /** gcov paths that are not in the source tree (system headers, other trees). */
   outside: string[];
+  /**
+   * Root-relative paths of profiled files that belong to the profiled tree
+   * (under --src, or under the checkout the other files resolved from) but
+   * that --src lacks.
+   */
+  missing: string[];
 }
 
 /** Parse `name=path` or `path` (named after the path's base name). */
@@ -98,18 +106,54 @@ function profileKind(path: string): ProfileKind {
 /** Read every profile file of the given specs, grouping specs that share a name. */
 export function loadWorkloads(root: string, specs: WorkloadSpec[]): Workload[] {
   const byName = new Map<string, Workload>();
+  const trees = new Map<Workload, TreeGuess>();
   for (const spec of specs) {
     let w = byName.get(spec.name);
     if (!w) {
-      w = { name: spec.name, files: [], newestMtimeMs: 0, gcov: new Map(), profiler: [], outside: [] };
+      w = { name: spec.name, files: [], newestMtimeMs: 0, gcov: new Map(), profiler: [], outside: [], missing: [] };
       byName.set(spec.name, w);
+      trees.set(w, { root: resolve(root), others: new Map(), unresolved: [] });
     }
-    for (const file of profileFiles(spec.path)) addProfileFile(root, w, file);
+    for (const file of profileFiles(spec.path)) addProfileFile(root, w, file, trees.get(w)!);
   }
+  for (const [w, tree] of trees) splitUnresolved(w, tree);
   return [...byName.values()];
 }
 
-function addProfileFile(root: string, w: Workload, file: string): void {
+/**
+ * Where the profiled tree was: --src, or the checkout most of gcov's paths
+ * resolved from (a kernel built in a copy of the tree). Counting keeps out a
+ * lone system header that happens to share a suffix with a tree file.
+ */
+interface TreeGuess {
+  root: string;
+  /** Other checkout's root -> files that resolved from it. */
+  others: Map<string, number>;
+  unresolved: string[];
+}
+
+function profiledRoots(tree: TreeGuess): string[] {
+  const best = [...tree.others].sort((a, b) => b[1] - a[1])[0];
+  return best ? [tree.root, best[0]] : [tree.root];
+}
+
+/**
+ * A path under the profiled tree that --src lacks is "missing" (a wrong or
+ * partial --src); anything else (system headers, generated files elsewhere)
+ * is "outside".
+ */
+function splitUnresolved(w: Workload, tree: TreeGuess): void {
+  const roots = profiledRoots(tree);
+  for (const abs of tree.unresolved) {
+    const root = roots.find((r) => abs.startsWith(r + sep));
+    if (root) {
+      const rel = relative(root, abs).split(sep).join('/');
+      if (!w.missing.includes(rel)) w.missing.push(rel);
+    } else if (!w.outside.includes(abs)) w.outside.push(abs);
+  }
+}
+
+function addProfileFile(root: string, w: Workload, file: string, tree: TreeGuess): void {
   w.files.push(file);
   w.newestMtimeMs = Math.max(w.newestMtimeMs, statSync(file).mtimeMs);
   if (profileKind(file) === 'profiler') {
@@ -119,16 +163,22 @@ function addProfileFile(root: string, w: Workload, file: string): void {
   const doc = readGcovJson(file);
   for (const f of doc.files) {
     const rel = resolveUnderRoot(root, doc.cwd, f.path);
+    const abs = isAbsolute(f.path) ? f.path : resolve(doc.cwd || root, f.path);
     if (rel === null) {
-      if (!w.outside.includes(f.path)) w.outside.push(f.path);
+      tree.unresolved.push(abs);
       continue;
+    }
+    if (abs.endsWith(`${sep}${rel}`)) {
+      const other = abs.slice(0, -rel.length - 1);
+      if (other !== tree.root) tree.others.set(other, (tree.others.get(other) ?? 0) + 1);
     }
     let acc = w.gcov.get(rel);
     if (!acc) {
-      acc = { lines: new Map(), from: [] };
+      acc = { lines: new Map(), functions: [], from: [] };
       w.gcov.set(rel, acc);
     }
     if (!acc.from.includes(file)) acc.from.push(file);
     for (const [line, c] of f.lines) addLine(acc.lines, line, c);
+    acc.functions.push(...f.functions);
   }
 }

@@ -32,7 +32,7 @@ describe('parsing kernel C', () => {
     );
     const first = sel[0];
     assert.equal(first?.condition, 'n < 0');
-    assert.deepEqual(first?.layout, { thenLine: 16, elseLine: null, afterExitLine: 19, thenIsReturn: false, singleTest: true, callsFunction: false });
+    assert.deepEqual(first?.layout, { thenLine: 16, elseLine: null, flow: { terms: [{ line: 19, sign: 1, then: [20, 21, 22, 23] }], refused: null }, singleTest: true, callsFunction: false });
     // signal_pending() holds unlikely() in its definition.
     assert.deepEqual(sel.find((s) => s.line === 65)?.annotation, { kind: 'whole', macro: 'signal_pending', expectTrue: false, at: { row: 64, column: 6 } });
     assert.equal(sel.find((s) => s.line === 51)?.condition.split('\n').length, 3);

@@ -19,7 +19,8 @@ import { kernelVersion } from '../../kernel/source.ts';
 import type { AccelChoice, AccelRequest } from '../../vm/accel.ts';
 import type { VmLauncher } from '../../vm/qemu.ts';
 import { runCoverageGuest, type GuestWorkload } from './guest.ts';
-import { buildCoverageKernel, objectDir, profilePatch, type ProfileScope } from './kernel.ts';
+import { buildCoverageKernel, objectDir, profilePatch, type CounterKind, type ProfileScope } from './kernel.ts';
+import type { ReceivedFile } from './transfer.ts';
 import { gcovVersion, placeGcda, runGcov } from './run-gcov.ts';
 
 export const RECORD_FILE = 'hintlab-coverage.json';
@@ -35,6 +36,8 @@ export interface CollectRequest {
   accel: AccelRequest;
   timeoutSeconds: number;
   jobs: number;
+  /** gcov (default) or the kernel's branch profiler (writes `branch_all` instead of gcov JSON). */
+  counter?: CounterKind;
 }
 
 export interface CollectDeps extends KernelBuildDeps {
@@ -51,6 +54,8 @@ export interface CoverageRecord {
   name: string;
   source: { dir: string; version: string };
   scope: ProfileScope;
+  /** Absent in sets written before the branch profiler existed: gcov. */
+  counter?: CounterKind;
   workload: string;
   kernel: { release: string; buildDir: string; configSha256: string; compiler: string };
   accel: string;
@@ -77,9 +82,11 @@ export function defaultOutDir(name: string, env: NodeJS.ProcessEnv): string {
 }
 
 /** One build directory per tree and profiled part, under the cache, so a second workload reuses the kernel. */
-export function defaultBuildDir(src: string, scope: ProfileScope, env: NodeJS.ProcessEnv): string {
+export function defaultBuildDir(src: string, scope: ProfileScope, env: NodeJS.ProcessEnv, counter: CounterKind = 'gcov'): string {
   const cache = env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache');
-  const key = createHash('sha256').update(JSON.stringify({ src, scope })).digest('hex').slice(0, 12);
+  // The branch profiler kernel counts the whole kernel: one build per tree.
+  const what = counter === 'gcov' ? { src, scope } : { src, counter };
+  const key = createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 12);
   return join(cache, 'hintlab', 'coverage-kernels', key);
 }
 
@@ -128,36 +135,43 @@ export async function collectCoverage(req: CollectRequest, deps: CollectDeps): P
   const src = realTree(resolve(req.src));
   const out = resolve(req.out);
   const version = checkCollectInputs(req);
-  const gcov = gcovVersion();
+  const counter = req.counter ?? 'gcov';
+  const gcov = counter === 'gcov' ? gcovVersion() : 'not used';
 
   let started = Date.now();
-  const build = await buildCoverageKernel({ src, scope: req.scope, buildDir: req.buildDir, jobs: req.jobs }, deps);
+  const build = await buildCoverageKernel({ src, scope: req.scope, buildDir: req.buildDir, jobs: req.jobs, counter }, deps);
   const buildSeconds = build.state === 'reused' ? 0 : seconds(started);
 
   started = Date.now();
-  deps.onPhase?.(`booting the coverage kernel (workload: ${req.workloadLabel})`);
+  deps.onPhase?.(`booting the ${counter === 'gcov' ? 'coverage' : 'branch profiler'} kernel (workload: ${req.workloadLabel})`);
   const guest = await runCoverageGuest(
-    { kernelImage: join(build.dir, build.manifest.image), probeBinary: deps.probeBinary, workload: req.workload, accel: req.accel, timeoutSeconds: req.timeoutSeconds },
+    { kernelImage: join(build.dir, build.manifest.image), probeBinary: deps.probeBinary, workload: req.workload, accel: req.accel, timeoutSeconds: req.timeoutSeconds, counter },
     { launcher: deps.launcher, abort: deps.abort, onAccel: deps.onAccel, onTransfer: deps.onTransfer },
   );
   if (guest.state === 'failed') throw new UserError(`coverage run failed: ${guest.reason}`);
-  if (guest.files.length === 0) throw new UserError(`the guest found no .gcda file under /sys/kernel/debug/gcov: no object was built with gcov counters (see ${build.dir}/config)`);
+  if (counter === 'gcov' && guest.files.length === 0) throw new UserError(`the guest found no .gcda file under /sys/kernel/debug/gcov: no object was built with gcov counters (see ${build.dir}/config)`);
 
   started = Date.now();
-  deps.onPhase?.(`running gcov on ${guest.files.length} .gcda files (${(guest.bytes / 1024).toFixed(0)} KiB)`);
   const scratch = mkdtempSync(join(tmpdir(), 'hintlab-gcov-'));
   const partial = join(dirname(out), `.${out.split(sep).at(-1)}.partial-${process.pid}`);
   try {
-    const { placed, noGcno } = placeGcda(guest.files, objectDir(build.dir), join(scratch, 'obj'));
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(partial, { recursive: true });
-    const jsonFiles = runGcov(placed, join(scratch, 'obj'), join(scratch, 'json'), partial);
+    let stored: { jsonFiles: string[]; noGcno: string[] };
+    if (counter === 'gcov') {
+      deps.onPhase?.(`running gcov on ${guest.files.length} .gcda files (${(guest.bytes / 1024).toFixed(0)} KiB)`);
+      const { placed, noGcno } = placeGcda(guest.files, objectDir(build.dir), join(scratch, 'obj'));
+      stored = { jsonFiles: runGcov(placed, join(scratch, 'obj'), join(scratch, 'json'), partial), noGcno };
+    } else {
+      stored = { jsonFiles: [storeBranchAll(guest.files, partial, build.dir)], noGcno: [] };
+    }
     const record: CoverageRecord = {
       format: 'hintlab-coverage',
       version: 1,
       name: req.name,
       source: { dir: src, version },
       scope: req.scope,
+      counter,
       workload: req.workloadLabel,
       kernel: { release: guest.kernel, buildDir: build.dir, configSha256: build.manifest.configSha256, compiler: build.manifest.compiler },
       accel: `${guest.accel.accel} (${guest.accel.why})`,
@@ -165,8 +179,8 @@ export async function collectCoverage(req: CollectRequest, deps: CollectDeps): P
       gcdaFiles: guest.files.length,
       gcdaBytes: guest.bytes,
       rejoinedLines: guest.rejoinedLines,
-      withoutGcno: noGcno,
-      jsonFiles,
+      withoutGcno: stored.noGcno,
+      jsonFiles: stored.jsonFiles,
       seconds: { build: build.state === 'reused' ? build.manifest.buildSeconds : buildSeconds, buildReused: build.state === 'reused', boot: guest.bootSeconds, transfer: guest.transferSeconds, gcov: seconds(started) },
       collectedAt: new Date().toISOString(),
     };
@@ -178,4 +192,19 @@ export async function collectCoverage(req: CollectRequest, deps: CollectDeps): P
     rmSync(scratch, { recursive: true, force: true });
     rmSync(partial, { recursive: true, force: true });
   }
+}
+
+/**
+ * Keep the guest's trace_stat/branch_all as `branch_all` in the set.
+ * branch_annotated is left behind: with PROFILE_ALL_BRANCHES its rows are
+ * the annotated subset of branch_all, and `hintlab hints` would count them twice.
+ */
+export function storeBranchAll(files: ReceivedFile[], dir: string, buildDir: string): string {
+  const all = files.find((f) => f.guestPath.endsWith('/branch_all'));
+  if (!all) {
+    const got = files.map((f) => f.guestPath).join(', ') || 'nothing';
+    throw new UserError(`the guest sent no trace_stat/branch_all (got ${got}): is CONFIG_PROFILE_ALL_BRANCHES set in ${buildDir}/config?`);
+  }
+  writeFileSync(join(dir, 'branch_all'), all.data);
+  return 'branch_all';
 }

@@ -17,11 +17,14 @@ import { chooseAccel, type AccelChoice, type AccelRequest } from '../../vm/accel
 import { cpioNewc, probeInitramfs, type CpioEntry } from '../../vm/initramfs.ts';
 import { BASE_APPEND, qemuCommand, type BootResult, type VmLauncher } from '../../vm/qemu.ts';
 import { describeBootFailure } from '../../vm/runner.ts';
+import type { CounterKind } from './kernel.ts';
 import { CoverageSession } from './session.ts';
 import type { ReceivedFile } from './transfer.ts';
 
 /** Where the guest's kernel exposes gcov data (mounted by the probe). */
 export const GUEST_GCOV_DIR = '/sys/kernel/debug/gcov';
+/** Where a branch profiler kernel exposes branch_all and branch_annotated (tracefs, automounted under debugfs). */
+export const GUEST_TRACE_STAT_DIR = '/sys/kernel/debug/tracing/trace_stat';
 const GUEST_PROGRAM = '/workload';
 const MEMORY_MIB = 512;
 const CPUS = 2;
@@ -38,6 +41,8 @@ export interface GuestRequest {
   workload: GuestWorkload;
   accel: AccelRequest;
   timeoutSeconds: number;
+  /** Default gcov. */
+  counter?: CounterKind;
 }
 
 export interface GuestDeps {
@@ -67,23 +72,27 @@ export type GuestResult =
     }
   | { state: 'failed'; reason: string };
 
-/** The probe's arguments (one per line in /hintlab.args). */
-export function guestArgs(w: GuestWorkload): string[] {
+/**
+ * The probe's arguments (one per line in /hintlab.args). gcov counters are
+ * zeroed after the workload's preparation; the branch profiler has no reset,
+ * so its counts include the boot.
+ */
+export function guestArgs(w: GuestWorkload, counter: CounterKind = 'gcov'): string[] {
   const run =
     w.kind === 'profiles'
       ? ['--cpu', '0', '--other-cpu', '1', '--warmups', '0', '--rounds', String(w.rounds), ...w.profiles.flatMap((p) => ['--profile', `${p.name}:${p.ops}`])]
       : ['--exec', GUEST_PROGRAM];
-  return [...run, '--reset-gcov', '--dump-gcov', GUEST_GCOV_DIR];
+  return counter === 'gcov' ? [...run, '--reset-gcov', '--dump-gcov', GUEST_GCOV_DIR] : [...run, '--dump-files', GUEST_TRACE_STAT_DIR];
 }
 
 /** The gzip'd newc image: /init, its arguments, mount points for /proc and /sys, the program if any. */
-export function coverageInitramfs(probe: Buffer, w: GuestWorkload): Buffer {
+export function coverageInitramfs(probe: Buffer, w: GuestWorkload, counter: CounterKind = 'gcov'): Buffer {
   const entries: CpioEntry[] = [
     { kind: 'dir', path: 'dev' },
     { kind: 'char', path: 'dev/console', major: 5, minor: 1 },
     { kind: 'dir', path: 'proc' },
     { kind: 'dir', path: 'sys' },
-    { kind: 'file', path: 'hintlab.args', data: Buffer.from(guestArgs(w).map((a) => `${a}\n`).join('')) },
+    { kind: 'file', path: 'hintlab.args', data: Buffer.from(guestArgs(w, counter).map((a) => `${a}\n`).join('')) },
     { kind: 'file', path: 'init', data: probe, mode: 0o755 },
   ];
   if (w.kind === 'program') entries.push({ kind: 'file', path: GUEST_PROGRAM.slice(1), data: w.data, mode: 0o755 });
@@ -127,7 +136,7 @@ export async function runCoverageGuest(req: GuestRequest, deps: GuestDeps): Prom
     const accel = await (deps.chooseAccel ?? chooseAccel)(req.accel, false, () => kvmTrial(req, deps, dir));
     deps.onAccel?.(accel);
     const initrd = join(dir, 'initramfs.cpio.gz');
-    writeFileSync(initrd, coverageInitramfs(readFileSync(req.probeBinary), req.workload));
+    writeFileSync(initrd, coverageInitramfs(readFileSync(req.probeBinary), req.workload, req.counter));
     const argv = qemuCommand({ kernel: req.kernelImage, initrd, accel: accel.accel, icount: false, cpus: CPUS, memoryMiB: MEMORY_MIB, append: BASE_APPEND });
     const session = new CoverageSession(deps.onTransfer);
     const boot = await deps.launcher.boot({ argv, timeoutSeconds: req.timeoutSeconds, abort: deps.abort, onLine: (l) => session.feed(l) });

@@ -17,12 +17,21 @@ import { kernelVersion } from '../../kernel/source.ts';
 /** Which part of the kernel gets gcov counters. */
 export type ProfileScope = { kind: 'dirs'; dirs: string[] } | { kind: 'all' };
 
+/**
+ * What counts the branches: gcov's line and arc counters, or the kernel's
+ * branch profiler (CONFIG_PROFILE_ALL_BRANCHES: every `if` condition's own
+ * true/false counts in trace_stat/branch_all, whole kernel).
+ */
+export type CounterKind = 'gcov' | 'branch-profiler';
+
 export interface CoverageBuildRequest {
   src: string;
   scope: ProfileScope;
   /** Where the build lives (reused when nothing changed). */
   buildDir: string;
   jobs: number;
+  /** Default gcov. */
+  counter?: CounterKind;
 }
 
 /** `kernel/sched,fs` -> ['kernel/sched', 'fs'], each a clean tree-relative path. */
@@ -72,16 +81,24 @@ export function profilePatch(src: string, dirs: readonly string[]): string {
 }
 
 /** The config options of a coverage kernel (on top of tinyconfig, the built-in fragment and -O2). */
-export function coverageSettings(scope: ProfileScope): ConfigSetting[] {
-  const names = ['DEBUG_FS', 'GCOV_KERNEL', ...(scope.kind === 'all' ? ['GCOV_PROFILE_ALL'] : [])];
+export function coverageSettings(scope: ProfileScope, counter: CounterKind = 'gcov'): ConfigSetting[] {
+  const names =
+    counter === 'branch-profiler'
+      ? ['DEBUG_FS', 'FTRACE', 'TRACING', 'TRACE_BRANCH_PROFILING', 'PROFILE_ALL_BRANCHES']
+      : ['DEBUG_FS', 'GCOV_KERNEL', ...(scope.kind === 'all' ? ['GCOV_PROFILE_ALL'] : [])];
   return names.map((name) => ({ name, value: 'y' }));
 }
 
-/** Build (or reuse) the coverage kernel; refuses when olddefconfig dropped a gcov option. */
+/**
+ * Build (or reuse) the coverage kernel; refuses when olddefconfig dropped
+ * one of its options. The branch profiler counts every `if` of the kernel,
+ * so its kernel takes no per-directory patch.
+ */
 export async function buildCoverageKernel(req: CoverageBuildRequest, deps: KernelBuildDeps): Promise<KernelBuildResult> {
   kernelVersion(req.src); // a clear error for a directory that is not a kernel tree, before anything is written
-  const settings = coverageSettings(req.scope);
-  const patch = req.scope.kind === 'dirs' ? profilePatch(req.src, req.scope.dirs) : null;
+  const counter = req.counter ?? 'gcov';
+  const settings = coverageSettings(req.scope, counter);
+  const patch = req.scope.kind === 'dirs' && counter === 'gcov' ? profilePatch(req.src, req.scope.dirs) : null;
   mkdirSync(req.buildDir, { recursive: true });
   const fragment = join(req.buildDir, 'coverage.config');
   writeFileSync(fragment, fragmentText(settings));
@@ -96,7 +113,7 @@ export async function buildCoverageKernel(req: CoverageBuildRequest, deps: Kerne
   );
   const dropped = result.manifest.droppedOptions.filter((d) => settings.some((s) => d.startsWith(`CONFIG_${s.name}=`)));
   if (dropped.length) {
-    throw new UserError(`this kernel cannot collect coverage: make olddefconfig dropped ${dropped.join(', ')} (dependencies not met on this architecture or compiler); see ${join(req.buildDir, 'config')}`);
+    throw new UserError(`this kernel cannot collect ${counter === 'gcov' ? 'coverage' : 'branch profiles'}: make olddefconfig dropped ${dropped.join(', ')} (dependencies not met on this architecture or compiler); see ${join(req.buildDir, 'config')}`);
   }
   return result;
 }

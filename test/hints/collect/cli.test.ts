@@ -79,3 +79,9 @@ test('a tree given through a symlink is copied, never patched through the link',
   // the profiling patch was applied before make ran: to the copy only
   assert.equal(readFileSync(join(src, 'kernel/sched/Makefile'), 'utf8'), 'obj-y += core.o\n');
 });
+
+test('--branch-profiler with --profile-dirs is refused: the branch profiler counts the whole kernel', async () => {
+  const r = await collect(['--src', fakeTree(), '--branch-profiler', '--profile-dirs', 'kernel/sched']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--branch-profiler counts every `if` of the kernel: drop --profile-dirs/);
+});

@@ -6,9 +6,11 @@
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import { test } from 'node:test';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { coverageInitramfs, guestArgs, runCoverageGuest, type GuestWorkload } from '../../../src/hints/collect/guest.ts';
+import { storeBranchAll } from '../../../src/hints/collect/collect.ts';
 import { profilesWorkload, staticElfProblem } from '../../../src/hints/collect/workload.ts';
 import type { BootEnd, BootRequest, VmLauncher } from '../../../src/vm/qemu.ts';
 import { buildProbe } from '../../../src/bench/build.ts';
@@ -44,6 +46,26 @@ test('the guest runs every profile with a quarter of its calls, resets the count
   assert.ok(args.includes('select-1000:125'), 'select-1000 runs 500 / 4 calls');
   assert.deepEqual(args.slice(-3), ['--reset-gcov', '--dump-gcov', '/sys/kernel/debug/gcov']);
   assert.deepEqual(guestArgs({ kind: 'program', path: '/tmp/w', data: Buffer.alloc(0) }), ['--exec', '/workload', '--reset-gcov', '--dump-gcov', '/sys/kernel/debug/gcov']);
+});
+
+test('a branch profiler boot resets nothing and dumps trace_stat, where branch_all is', () => {
+  const args = guestArgs(profilesWorkload(), 'branch-profiler');
+  assert.ok(!args.includes('--reset-gcov') && !args.includes('--dump-gcov'));
+  assert.deepEqual(args.slice(-2), ['--dump-files', '/sys/kernel/debug/tracing/trace_stat']);
+  assert.deepEqual(args.slice(0, -2), guestArgs(profilesWorkload()).slice(0, -3), 'the same workload as the gcov boot');
+});
+
+test('branch_all is kept from the files a branch profiler boot sent; without it the run is refused', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hintlab-branch-all-'));
+  try {
+    const at = (name: string) => ({ guestPath: `/sys/kernel/debug/tracing/trace_stat/${name}`, data: Buffer.from(name) });
+    assert.equal(storeBranchAll([at('branch_annotated'), at('branch_all')], dir, '/b'), 'branch_all');
+    assert.deepEqual(readdirSync(dir), ['branch_all']);
+    assert.equal(readFileSync(join(dir, 'branch_all'), 'utf8'), 'branch_all');
+    assert.throws(() => storeBranchAll([at('branch_annotated')], dir, '/b'), /sent no trace_stat\/branch_all .*is CONFIG_PROFILE_ALL_BRANCHES set in \/b\/config\?/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('the initramfs holds /init, its arguments, /sys and the program', () => {
