@@ -98,8 +98,10 @@ function runRows(s: SubjectComparison, cmp: Comparison): string[] {
   const u = cmp.unit;
   const rows = s.runs.map((r) => [
     `  ${r.role}`,
+    String(r.units),
     String(r.n),
     formatValue(r.meanInUnit, u),
+    Number.isNaN(r.unitCvPct) ? 'n/a' : `${r.unitCvPct.toFixed(2)} %`,
     formatValue(r.medianInUnit, u),
     formatValue(r.stdevInUnit, u, r.meanInUnit),
     `${r.cvPct.toFixed(2)} %`,
@@ -110,7 +112,7 @@ function runRows(s: SubjectComparison, cmp: Comparison): string[] {
     `${formatValue(r.minInUnit, u, r.meanInUnit)} .. ${formatValue(r.maxInUnit, u, r.meanInUnit)}`,
   ]);
   const level = `${Math.round(cmp.options.confidenceLevel * 100)} % CI of mean`;
-  return table([['  run', 'rounds', 'mean', 'median', 'stdev', 'CV', level, 'min .. max'], ...rows], [1]);
+  return table([['  run', 'units', 'rounds', 'mean', 'unit CV', 'median', 'stdev', 'CV', level, 'min .. max'], ...rows], [1, 2]);
 }
 
 function contrastLine(c: Contrast, unit: Unit): string {

@@ -170,9 +170,9 @@ describe('text report', () => {
     const start = lines.indexOf('getppid');
     assert.deepEqual(lines.slice(start, start + 6), [
       'getppid',
-      '  run  rounds  mean      median    stdev   CV      95 % CI of mean       min .. max',
-      '  A        15  166.2 ns  166.1 ns  0.7 ns  0.40 %  165.9 ns .. 166.5 ns  164.9 ns .. 167.5 ns',
-      '  B        15  168.2 ns  168.1 ns  0.8 ns  0.50 %  167.8 ns .. 168.6 ns  166.5 ns .. 169.9 ns',
+      '  run  units  rounds  mean      unit CV  median    stdev   CV      95 % CI of mean       min .. max',
+      '  A        3      15  166.2 ns  0.20 %   166.1 ns  0.7 ns  0.40 %  165.9 ns .. 166.5 ns  164.9 ns .. 167.5 ns',
+      '  B        3      15  168.2 ns  0.25 %   168.1 ns  0.8 ns  0.50 %  167.8 ns .. 168.6 ns  166.5 ns .. 169.9 ns',
       '  smallest detectable change: 0.42 % (alpha 0.05, power 80 %); 0.5 % needs 21 processes per run',
       '  verdict: slower: +1.20 % (95 % CI +1.10 % to +1.30 %) lies beyond the ±1 % noise threshold, Welch p = 2.0e-9',
     ]);
