@@ -5,6 +5,7 @@
  * compact block per subject, and the environment side by side. Returns text; the
  * caller decides where it goes. Every figure carries its unit and noise.
  */
+import { unitCount } from '../compare/units.ts';
 import { formatChange, formatChangeAt, formatP, formatPct, formatValue, welchClause } from '../compare/format.ts';
 import type {
   Comparison,
@@ -28,7 +29,7 @@ import {
 } from './patch-evidence.ts';
 import { contrastDecimals, decimalsFor, fixed, readableDecimals } from './format.ts';
 import { unitSuffix } from './units.ts';
-import { correctionText, notRunList } from './summary.ts';
+import { correctionText, measuresText, notRunList, unitsMethodText } from './summary.ts';
 import type { Table } from './tables.ts';
 
 /** Left-aligned columns two spaces apart, except those marked right-aligned; trailing blanks trimmed. */
@@ -120,8 +121,10 @@ function runRows(s: SubjectComparison, cmp: Comparison): string[] {
   const u = cmp.unit;
   const rows = s.runs.map((r) => [
     `  ${r.role}`,
+    String(r.units),
     String(r.n),
     formatValue(r.meanInUnit, u),
+    Number.isNaN(r.unitCvPct) ? 'n/a' : `${r.unitCvPct.toFixed(2)} %`,
     formatValue(r.medianInUnit, u),
     formatValue(r.stdevInUnit, u, r.meanInUnit),
     `${fixed(r.cvPct, readableDecimals(2, [r.cvPct]))} %`,
@@ -132,7 +135,7 @@ function runRows(s: SubjectComparison, cmp: Comparison): string[] {
     `${formatValue(r.minInUnit, u, r.meanInUnit)} .. ${formatValue(r.maxInUnit, u, r.meanInUnit)}`,
   ]);
   const level = `${Math.round(cmp.options.confidenceLevel * 100)} % CI of mean`;
-  return table([['  run', 'rounds', 'mean', 'median', 'stdev', 'CV', level, 'min .. max'], ...rows], [1]);
+  return table([['  run', 'units', 'rounds', 'mean', 'unit CV', 'median', 'stdev', 'CV', level, 'min .. max'], ...rows], [1, 2]);
 }
 
 function contrastLine(c: Contrast, unit: Unit): string {
@@ -157,7 +160,7 @@ function powerLine(s: SubjectComparison): string {
   const p = s.power;
   if (p.kind !== 'ok') return `  smallest detectable change: n/a (${p.reason})`;
   const asked =
-    p.detectPct !== null && p.roundsNeeded !== null ? `; ${p.detectPct} % needs ${p.roundsNeeded} rounds per run` : '';
+    p.detectPct !== null && p.unitsNeeded !== null ? `; ${p.detectPct} % needs ${unitCount(s.runs[0]!.replicateUnit, p.unitsNeeded)} per run` : '';
   return `  smallest detectable change: ${fixed(p.mdePct, readableDecimals(2, [p.mdePct]))} % (alpha ${p.alpha}, power ${Math.round(p.power * 100)} %)${asked}`;
 }
 
@@ -181,7 +184,7 @@ function summaryLines(cmp: Comparison): string[] {
       const s = cmp.subjects.find((x) => x.subject === name);
       return s ? `${name} (${formatPct(s.change.changePct)})` : name;
     });
-    lines.push(`regressions: ${slower.join(', ')}`);
+    lines.push(`${cmp.measures === 'instructions' ? 'more instructions' : 'regressions'}: ${slower.join(', ')}`);
   }
   const g = cmp.geometricMean;
   lines.push(
@@ -190,6 +193,7 @@ function summaryLines(cmp: Comparison): string[] {
           `(${formatPct(g.changePct)}), ${g.improved ? 'better' : g.ratio === 1 ? 'unchanged' : 'worse'}`
       : `geometric mean: n/a (${g.reason})`,
   );
+  if (cmp.controls.length > 0) lines.push(`controls (left out of the geometric mean and regressions): ${cmp.controls.join(', ')}`);
   for (const n of cmp.notCompared) lines.push(`not compared: ${n.subject} (measured only in ${n.presentIn.join(', ') || 'no run'})`);
   const notRun = notRunList(cmp);
   if (notRun !== undefined) lines.push(`not run: ${notRun}`);
@@ -220,9 +224,11 @@ function headerLines(cmp: Comparison): string[] {
   const o = cmp.options;
   return [
     ...runs,
-    `unit: ${cmp.unit} (${cmp.direction.replace(/-/g, ' ')}); faster/slower needs ` +
+    `unit: ${cmp.unit} (${cmp.direction.replace(/-/g, ' ')}); ${cmp.measures === 'instructions' ? 'fewer/more instructions' : 'faster/slower'} needs ` +
       `${o.correction === 'holm' ? 'Holm-adjusted ' : ''}Welch p < ${o.alpha} ` +
       `and the whole ${Math.round(o.confidenceLevel * 100)} % CI of the change beyond ±${o.thresholdPct} %`,
+    unitsMethodText(cmp),
+    ...(measuresText(cmp) === undefined ? [] : [measuresText(cmp)!]),
   ];
 }
 
@@ -260,7 +266,7 @@ export function renderText(cmp: Comparison, evidence: PatchDocuments = {}): stri
     ...evidenceSections(evidence),
     environmentLines(cmp),
     [
-      `CI of the change: percentile bootstrap, ${o.bootstrapResamples} resamples of rounds within each run, seed ${o.bootstrapSeed}`,
+      `CI of the change: hierarchical percentile bootstrap, ${o.bootstrapResamples} resamples of units, then rounds within units, in each run, seed ${o.bootstrapSeed}`,
       `p-values: ${correctionText(cmp)}`,
     ],
   ];

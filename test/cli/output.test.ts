@@ -13,8 +13,8 @@ const params = { subjects: ['getppid'], ops: 10, warmups: 0, rounds: 2, cpu: 1, 
 
 function oneRun(db: string): void {
   const s = Store.open(db);
-  const id = s.createRun({ label: 'A', kind: 'bench', unit: 'ns/call', command: 'hintlab bench', hintlabVersion: 't', params, environment: {} });
-  for (let i = 0; i < 3; i++) s.addRound(id, { seq: i, subject: 'getppid', index: i, warmup: false, ops: 10, total: 1000 + i, value: 100 + i / 10, unit: 'ns/call', direction: 'lower-is-better' });
+  const id = s.createRun({ label: 'A', kind: 'bench', unit: 'ns/call', command: 'hintlab bench', hintlabVersion: 't', replicateUnit: 'process', params, environment: {} });
+  for (let i = 0; i < 3; i++) s.addRound(id, { seq: i, subject: 'getppid', index: i, replicate: 0, warmup: false, ops: 10, total: 1000 + i, value: 100 + i / 10, unit: 'ns/call', direction: 'lower-is-better' });
   s.finishRun(id, 'complete');
   s.close();
 }
@@ -56,8 +56,8 @@ test('report -o onto the database it compares from is refused', async () => {
   const db = join(dir, 'h.db');
   oneRun(db);
   const s = Store.open(db);
-  const id = s.createRun({ label: 'B', kind: 'bench', unit: 'ns/call', command: 'hintlab bench', hintlabVersion: 't', params, environment: {} });
-  for (let i = 0; i < 3; i++) s.addRound(id, { seq: i, subject: 'getppid', index: i, warmup: false, ops: 10, total: 900, value: 90 + i / 10, unit: 'ns/call', direction: 'lower-is-better' });
+  const id = s.createRun({ label: 'B', kind: 'bench', unit: 'ns/call', command: 'hintlab bench', hintlabVersion: 't', replicateUnit: 'process', params, environment: {} });
+  for (let i = 0; i < 3; i++) s.addRound(id, { seq: i, subject: 'getppid', index: i, replicate: 0, warmup: false, ops: 10, total: 900, value: 90 + i / 10, unit: 'ns/call', direction: 'lower-is-better' });
   s.finishRun(id, 'complete');
   s.close();
   const before = readFileSync(db);

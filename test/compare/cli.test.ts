@@ -48,13 +48,24 @@ describe('hintlab compare', () => {
     const r = await runCli(['compare', 'plain', 'seccomp', '--db', db, '--json', '--threshold', '0.5%', '--alpha', '0.01', '--detect', '0.5 %']);
     assert.equal(r.code, 0, r.stderr);
     const doc = JSON.parse(r.stdout) as { schema: number; options: Record<string, unknown>; regressions: string[] };
-    assert.equal(doc.schema, 2);
+    assert.equal(doc.schema, 3);
     assert.equal(doc.options.correction, 'holm');
     assert.equal(doc.options.thresholdPct, 0.5);
     assert.equal(doc.options.alpha, 0.01);
     assert.equal(doc.options.confidenceLevel, 0.99);
     assert.equal(doc.options.detectPct, 0.5);
     assert.deepEqual(doc.regressions, ['getppid']);
+  });
+
+  it('leaves --control subjects out of the regressions and the geometric mean, and refuses an unknown one', async () => {
+    const r = await runCli(['compare', 'plain', 'seccomp', '--db', db, '--control', 'getppid']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /\nregressions:/);
+    assert.match(r.stdout, /\ncontrols \(left out of the geometric mean and regressions\): getppid\n/);
+    assert.match(r.stdout, /\ngeometric mean of B\/A over 1 subject: /);
+    const bad = await runCli(['compare', 'plain', 'seccomp', '--db', db, '--control', 'getpgid']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--control getpgid: no such subject in both A and B; subjects compared: getppid, getpid/);
   });
 
   it('applies --correction none: each subject tested on its own, no family', async () => {

@@ -48,7 +48,8 @@ test('the lkml block puts the missing stressors and the verdict rule with the ge
     head,
     'Slower (regressions): getppid. Geometric mean of B/A over 3 subjects: -1.6 % (better). ' +
       `Not run (the measured set is incomplete): ${LIST}. ` +
-      "Verdicts: Welch p < 0.05 after Holm's step-down correction over 3 subjects (A2 vs A drift: 3), and the whole 95 % CI beyond ±1 %.",
+      "Verdicts: Welch p < 0.05 after Holm's step-down correction over 3 subjects (A2 vs A drift: 3), and the whole 95 % CI beyond ±1 %. " +
+      'Units: invocations (tests on unit means, bootstrap over units then rounds); B judged against A+A2, widened by their run-to-run variation.',
   );
   for (const line of text.split('\n')) assert.ok(line.length <= 72, line);
 });
@@ -74,12 +75,12 @@ test('JSON carries the raw and the adjusted p-values and the families', () => {
   assert.equal(doc.comparison.options.correction, 'holm');
 });
 
-test('a throughput table heads its rounds column "Rounds", matching cells that say "15 rounds"', () => {
+test('a throughput table heads its rounds column "Rounds", matching cells that say "15 invocations"', () => {
   const c = macroComparison();
   const md = markdownReport(c, CTX).split('\n');
   const header = md.find((l) => l.startsWith('| Subject | A mean (bogo-ops/s)'))!;
   assert.match(header, /\| CV A\/B\/A2 \(%\) \| Rounds \| p Welch \|/);
-  assert.ok(md.some((l) => l.startsWith('| getppid |') && l.includes('| 15 rounds |')));
+  assert.ok(md.some((l) => l.startsWith('| getppid |') && l.includes('| 15 invocations |')));
   assert.match(htmlReport(c, CTX), /<th scope="col">CV A\/B\/A2 \(%\)<\/th><th scope="col">Rounds<\/th>/);
   // Calls keep their ops: "15 x 20000 calls" under "Rounds x ops".
   assert.match(markdownReport(abaComparison(), CTX), /\| Rounds x ops \|/);

@@ -20,8 +20,8 @@ const params = { subjects: ['getppid'], ops: 10, warmups: 0, rounds: 2, cpu: 1, 
 function seeded(path: string, runs: number): void {
   const s = Store.open(path);
   for (let r = 0; r < runs; r++) {
-    const id = s.createRun({ label: `L${r}`, kind: 'bench', unit: 'ns/call', command: 'hintlab bench', hintlabVersion: 't', params, environment: { pad: 'x'.repeat(3000) } });
-    for (let i = 0; i < 50; i++) s.addRound(id, { seq: i, subject: 'getppid', index: i, warmup: false, ops: 10, total: 1000, value: 100, unit: 'ns/call', direction: 'lower-is-better' });
+    const id = s.createRun({ label: `L${r}`, kind: 'bench', unit: 'ns/call', command: 'hintlab bench', hintlabVersion: 't', replicateUnit: 'process', params, environment: { pad: 'x'.repeat(3000) } });
+    for (let i = 0; i < 50; i++) s.addRound(id, { seq: i, subject: 'getppid', index: i, replicate: 0, warmup: false, ops: 10, total: 1000, value: 100, unit: 'ns/call', direction: 'lower-is-better' });
     s.finishRun(id, 'complete');
   }
   s.close();
