@@ -1,0 +1,102 @@
+/**
+ * `hintlab bench` with a B side, end to end with the real probe: two runs
+ * from one invocation, and the switched file restored after a normal end,
+ * Ctrl-C and kill -9.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { runCli, tempDir } from '../helpers/cli.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/hintlab.js', import.meta.url));
+// Many short probe processes, so the first B process starts within seconds
+const LONG = ['--profile', 'getppid', '--ops', '5000', '--warmups', '0', '--rounds', '2000', '--processes', '1000'];
+
+/** Poll until `path` holds `want` or `seconds` pass; returns what it last held. */
+async function waitForContents(path: string, want: string, seconds: number): Promise<string> {
+  let have = readFileSync(path, 'utf8');
+  for (let i = 0; i < seconds * 20 && have !== want; i++) {
+    await sleep(50);
+    have = readFileSync(path, 'utf8');
+  }
+  return have;
+}
+
+function knob(contents: string): string {
+  const path = join(tempDir(), 'knob');
+  writeFileSync(path, contents);
+  return path;
+}
+
+test('one invocation stores A and B, compare reads them, and the switched file is restored', async () => {
+  const db = join(tempDir(), 'h.db');
+  const path = knob('0\n');
+  const res = await runCli(['bench', '--db', db, '--profile', 'getppid', '--ops', '2000', '--warmups', '1', '--rounds', '4', '--processes', '2',
+    '--label', 'plain', '--label-b', 'filtered', '--inject-seccomp-b', '64', '--switch-file', `${path}=1`]);
+  assert.equal(res.code, 0, res.stderr);
+  assert.match(res.stdout, /run #1 'plain'[\s\S]*run #2 'filtered'/);
+  assert.match(res.stdout, /probe processes in the order A B B A \(A = 'plain', B = 'filtered'\); compare with: hintlab compare plain filtered/);
+  assert.equal(readFileSync(path, 'utf8'), '0\n');
+  const cmp = await runCli(['compare', '--db', db, 'plain', 'filtered']);
+  assert.equal(cmp.code, 0, cmp.stderr);
+  assert.match(cmp.stdout, /injectSeccomp +off +64 +\(expected\)/);
+  assert.match(cmp.stdout, new RegExp(`switchFiles +${path}=0 +${path}=1 +\\(expected\\)`));
+});
+
+test('kill -9 of hintlab mid-run: the watchdog writes the original value back within 5 s', async () => {
+  const db = join(tempDir(), 'h.db');
+  const path = knob('original\n');
+  const child = spawn(process.execPath, [BIN, 'bench', '--db', db, ...LONG, '--switch-file', `${path}=switched`], { stdio: 'ignore' });
+  try {
+    // A runs first; the file shows B's value once the first B process starts
+    assert.equal(await waitForContents(path, 'switched', 30), 'switched', 'the B side started');
+  } finally {
+    child.kill('SIGKILL');
+  }
+  await new Promise((r) => child.on('exit', r));
+  assert.equal(await waitForContents(path, 'original\n', 5), 'original\n');
+});
+
+test('Ctrl-C mid-run restores the file, fails both runs and exits 130', async () => {
+  const db = join(tempDir(), 'h.db');
+  const path = knob('original\n');
+  const child = spawn(process.execPath, [BIN, 'bench', '--db', db, ...LONG, '--switch-file', `${path}=switched`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  try {
+    assert.equal(await waitForContents(path, 'switched', 30), 'switched');
+  } finally {
+    child.kill('SIGINT');
+  }
+  const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+  assert.equal(code, 130, stderr);
+  assert.equal(readFileSync(path, 'utf8'), 'original\n', 'restored before hintlab exits');
+  // the probe may be caught before it installed its own handler
+  assert.match(stderr, /B \('B'\): (interrupted by signal 2|probe killed by SIGINT)/);
+  const runs = await runCli(['runs', '--db', db]);
+  assert.match(runs.stdout, /#1 +A .* failed\n#2 +B .* failed/);
+});
+
+test('bad B-side flags are refused with the flag named and nothing stored', async () => {
+  const db = join(tempDir(), 'h.db');
+  const path = knob('1\n');
+  const cases: [string[], RegExp][] = [
+    [['--switch-file', path], /--switch-file takes PATH=VALUE/],
+    [['--switch-file', `${path}=2`, '--switch-file-a', '/other=1'], /--switch-file-a \/other: no --switch-file names that path/],
+    [['--switch-file', `${path}=2`, '--switch-file-a', `${path}=5`], /holds '1', not that value/],
+    [['--switch-file', '/nonexistent/knob=2'], /--switch-file \/nonexistent\/knob: cannot read it \(ENOENT\)/],
+    [['--inject-seccomp-b', '1'], /--inject-seccomp-b must be 0 \(no filter\) or at least 2/],
+    [['--label', 'X', '--label-b', 'X'], /A and B need different labels/],
+  ];
+  for (const [args, message] of cases) {
+    const res = await runCli(['bench', '--db', db, '--profile', 'getppid', '--rounds', '2', ...args]);
+    assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
+    assert.match(res.stderr, message);
+  }
+  assert.equal(readFileSync(path, 'utf8'), '1\n');
+  assert.match((await runCli(['runs', '--db', db])).stdout, /no runs in/);
+});
