@@ -41,6 +41,15 @@ export interface Metric {
   direction: Direction;
 }
 
+/**
+ * The unit of replication of a run: what is started afresh between groups
+ * of rounds, so that rounds of one unit share its state (memory layout, page
+ * placement, host load, frequency) and units are the independent evidence.
+ * `process`: one probe process (host bench, `--processes`); `boot`: one
+ * guest boot (vm); `invocation`: one stress-ng invocation (macro).
+ */
+export type ReplicateUnit = 'process' | 'boot' | 'invocation';
+
 /** One measured (or warm-up) round, as stored. */
 export interface Round {
   /** Position in the run's measurement order, 0-based, across all subjects. */
@@ -48,6 +57,13 @@ export interface Round {
   subject: string;
   /** Index of this round within its subject, 0-based, warm-ups counted separately. */
   index: number;
+  /**
+   * 0-based index of the unit of replication (Run.replicateUnit) this round
+   * belongs to, within its run. Runs recorded before units were stored
+   * (schema 1, replicateUnit unknown) read back with 0 for every round: the
+   * whole run is one unit.
+   */
+  replicate: number;
   warmup: boolean;
   ops: number;
   /** Total cost of the round in `unit` x ops (e.g. elapsed ns for ns/call). */
@@ -93,6 +109,8 @@ export interface Run {
   kind: RunKind;
   status: RunStatus;
   unit: Unit;
+  /** What one unit of replication is; unknown for runs recorded before schema 2. */
+  replicateUnit: Known<ReplicateUnit>;
   startedAt: string;
   finishedAt: string | null;
   /** Why the run failed or stopped early, when it did. */

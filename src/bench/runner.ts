@@ -126,6 +126,7 @@ export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<Benc
       label: req.label,
       kind: 'bench',
       unit: 'ns/call',
+      replicateUnit: 'process',
       command: req.command,
       hintlabVersion: req.hintlabVersion,
       params: runParams(req, plan, { processes: splitRounds(req.rounds, req.processes).length }),

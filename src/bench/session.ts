@@ -37,22 +37,25 @@ export class ProbeSession {
   /**
    * A run may be measured by several probe processes in turn (`--processes`),
    * each doing its own warm-ups and a share of the rounds; round indices
-   * continue across them. One process is one segment.
+   * continue across them. One process is one segment, and its 0-based
+   * position is the rounds' `replicate` (a guest boot has one segment).
    */
-  private segment: { rounds: number; measuredBefore: number; idxBase: number; warmBase: number };
+  private segment: { rounds: number; measuredBefore: number; idxBase: number; warmBase: number; replicate: number };
   private segments = 0;
   private hello: Extract<ProbeEvent, { type: 'hello' }> | null = null;
   private readonly corrupt: string[] = [];
 
   constructor(private readonly o: SessionOptions) {
-    this.segment = { rounds: o.rounds, measuredBefore: 0, idxBase: 0, warmBase: 0 };
+    this.segment = { rounds: o.rounds, measuredBefore: 0, idxBase: 0, warmBase: 0, replicate: 0 };
   }
 
   /** Start the next probe process's share: `rounds` measured rounds after its own warm-ups. */
   startSegment(rounds: number): void {
     const s = this.segment;
-    const first = this.segments++ === 0;
+    const replicate = this.segments++;
+    const first = replicate === 0;
     this.segment = {
+      replicate,
       rounds,
       measuredBefore: this.measured,
       idxBase: first ? 0 : s.idxBase + s.rounds,
@@ -122,6 +125,7 @@ export class ProbeSession {
       seq,
       subject: e.profile,
       index: e.idx + (e.warmup ? this.segment.warmBase : this.segment.idxBase),
+      replicate: this.segment.replicate,
       warmup: e.warmup,
       ops: e.ops,
       total: e.elapsed,

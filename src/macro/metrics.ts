@@ -89,6 +89,8 @@ export function macroRound(m: StressorMetrics, at: { seq: number; subject: strin
     seq: at.seq,
     subject: at.subject,
     index: at.repeat,
+    // each repeat is its own stress-ng invocation: the unit of replication
+    replicate: at.repeat,
     warmup: false,
     ops: 1,
     total: m.bogoOpsPerSecRealTime,

@@ -211,6 +211,7 @@ export async function runMacro(plan: MacroPlan, deps: MacroDeps): Promise<MacroR
     label: plan.req.label,
     kind: 'macro',
     unit: 'bogo-ops/s',
+    replicateUnit: 'invocation',
     command: plan.req.command,
     hintlabVersion: plan.req.hintlabVersion,
     params: runParams(plan),

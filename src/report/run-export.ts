@@ -3,11 +3,15 @@
  * with the unit in every numeric column's name.
  *
  * Format history: 1 - first version.
+ *   2 - `replicate` on every round (the 0-based unit of replication within
+ *       the run: probe process, boot or stress-ng invocation, named by the
+ *       run's `replicateUnit`); null/empty for runs recorded before units
+ *       were stored, which count as one unit.
  */
-import type { RunWithRounds, Unit } from '../model.ts';
+import type { Round, RunWithRounds, Unit } from '../model.ts';
 import { summarizeRun } from './run-table.ts';
 
-export const RUN_DOC_VERSION = 1;
+export const RUN_DOC_VERSION = 2;
 
 /** Column-name forms of a unit: what `total` and `value` are measured in. */
 export function unitColumns(unit: Unit): { total: string; value: string } {
@@ -23,6 +27,11 @@ export function unitColumns(unit: Unit): { total: string; value: string } {
     case 'emulated-bogo-ops/s':
       return { total: 'bogo_ops', value: 'bogo_ops_per_emulated_s' };
   }
+}
+
+/** A round's unit of replication as exported: null when the run did not record units. */
+function replicateOf(run: RunWithRounds, r: Round): number | null {
+  return run.replicateUnit.known ? r.replicate : null;
 }
 
 /** The run, its environment, per-subject summaries and every round. */
@@ -48,6 +57,7 @@ export function runJson(run: RunWithRounds): string {
       seq: r.seq,
       subject: r.subject,
       round: r.index,
+      replicate: replicateOf(run, r),
       warmup: r.warmup,
       ops: r.ops,
       [cols.total]: r.total,
@@ -67,9 +77,9 @@ function csvCell(v: string | number | boolean): string {
 /** One row per round, warm-ups included and marked. */
 export function runCsv(run: RunWithRounds): string {
   const cols = unitColumns(run.unit);
-  const header = ['run_id', 'seq', 'subject', 'round', 'warmup', 'ops', cols.total, cols.value, 'recorded_at'];
+  const header = ['run_id', 'seq', 'subject', 'round', 'replicate', 'warmup', 'ops', cols.total, cols.value, 'recorded_at'];
   const rows = run.rounds.map((r) =>
-    [run.id, r.seq, r.subject, r.index, r.warmup ? 1 : 0, r.ops, r.total, r.value, r.recordedAt].map(csvCell).join(','),
+    [run.id, r.seq, r.subject, r.index, replicateOf(run, r) ?? '', r.warmup ? 1 : 0, r.ops, r.total, r.value, r.recordedAt].map(csvCell).join(','),
   );
   return `${[header.join(','), ...rows].join('\n')}\n`;
 }

@@ -3,13 +3,17 @@
  *
  * Format history (bump SCHEMA_VERSION and append a migration, never edit one):
  *   1 - runs, rounds, round_metrics.
+ *   2 - units of replication: `runs.replicate_unit` (process, boot or
+ *       invocation) and `rounds.replicate` (0-based index of the unit within
+ *       its run). Both are NULL for runs recorded at schema 1: their rounds
+ *       read back as one unit per run (see src/store/store.ts).
  *
  * `PRAGMA user_version` holds the schema version. A database written by a
  * newer hintlab is refused rather than guessed at.
  */
 import type Database from 'better-sqlite3';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const MIGRATIONS: readonly string[] = [
   // 0 -> 1
@@ -55,6 +59,11 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (run_id, seq, name),
     FOREIGN KEY (run_id, seq) REFERENCES rounds(run_id, seq) ON DELETE CASCADE
   );
+  `,
+  // 1 -> 2
+  `
+  ALTER TABLE runs ADD COLUMN replicate_unit TEXT CHECK (replicate_unit IN ('process', 'boot', 'invocation'));
+  ALTER TABLE rounds ADD COLUMN replicate INTEGER CHECK (replicate >= 0);
   `,
 ];
 

@@ -13,6 +13,7 @@ import type {
   Direction,
   Environment,
   Metric,
+  ReplicateUnit,
   Round,
   Run,
   RunKind,
@@ -28,6 +29,8 @@ export interface NewRun {
   label: string | null;
   kind: RunKind;
   unit: Unit;
+  /** What each round's `replicate` counts: probe processes, boots or stress-ng invocations. */
+  replicateUnit: ReplicateUnit;
   command: string;
   hintlabVersion: string;
   params: RunParams;
@@ -43,6 +46,7 @@ interface RunRow {
   kind: RunKind;
   status: 'running' | 'complete' | 'failed';
   unit: Unit;
+  replicate_unit: ReplicateUnit | null;
   started_at: string;
   finished_at: string | null;
   error: string | null;
@@ -57,6 +61,7 @@ interface RoundRow {
   seq: number;
   subject: string;
   idx: number;
+  replicate: number | null;
   warmup: number;
   ops: number;
   total: number;
@@ -107,13 +112,14 @@ export class Store {
   createRun(run: NewRun): number {
     const info = this.db
       .prepare(
-        `INSERT INTO runs (label, kind, status, unit, started_at, command, hintlab_version, params_json, env_json, owner)
-         VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO runs (label, kind, status, unit, replicate_unit, started_at, command, hintlab_version, params_json, env_json, owner)
+         VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         run.label,
         run.kind,
         run.unit,
+        run.replicateUnit,
         new Date().toISOString(),
         run.command,
         run.hintlabVersion,
@@ -127,8 +133,8 @@ export class Store {
   /** Commit one round (and its metrics) at once. */
   addRound(runId: number, round: NewRound): void {
     const insertRound = this.db.prepare(
-      `INSERT INTO rounds (run_id, seq, subject, idx, warmup, ops, total, value, unit, direction, recorded_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO rounds (run_id, seq, subject, idx, replicate, warmup, ops, total, value, unit, direction, recorded_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertMetric = this.db.prepare(
       `INSERT INTO round_metrics (run_id, seq, name, value, unit, direction) VALUES (?, ?, ?, ?, ?, ?)`,
@@ -139,6 +145,7 @@ export class Store {
         round.seq,
         round.subject,
         round.index,
+        round.replicate,
         round.warmup ? 1 : 0,
         round.ops,
         round.total,
@@ -231,6 +238,8 @@ export class Store {
       seq: r.seq,
       subject: r.subject,
       index: r.idx,
+      // schema-1 rounds have no unit recorded: the whole run is one unit
+      replicate: r.replicate ?? 0,
       warmup: r.warmup === 1,
       ops: r.ops,
       total: r.total,
@@ -250,6 +259,10 @@ export class Store {
       kind: r.kind,
       status,
       unit: r.unit,
+      replicateUnit:
+        r.replicate_unit === null
+          ? { known: false, reason: 'recorded before units of replication were stored (schema 1); the whole run counts as one unit' }
+          : { known: true, value: r.replicate_unit },
       startedAt: r.started_at,
       finishedAt: r.finished_at,
       error: r.error,

@@ -105,6 +105,8 @@ async function runMacroStep(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacr
     label: step.runLabel,
     kind: 'vm',
     unit,
+    // one stress-ng invocation per repeat inside the boot, as in a host macro run
+    replicateUnit: 'invocation',
     command: req.command,
     hintlabVersion: req.hintlabVersion,
     params: macroRunParams(req, plan, step, accel),

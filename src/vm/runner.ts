@@ -190,6 +190,8 @@ async function runStep(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Acce
       label: step.runLabel,
       kind: 'vm',
       unit,
+      // every boot is its own run: its rounds are all replicate 0
+      replicateUnit: 'boot',
       command: req.command,
       hintlabVersion: req.hintlabVersion,
       params: vmRunParams(req, step, accel, cpus),

@@ -51,7 +51,7 @@ test('every round is stored with value = elapsed / ops, interleaved in measureme
   assert.equal(run.params.cpu, 1, 'default CPU is the last allowed one (fake mask 0-1)');
 });
 
-test('rounds split across probe processes keep counting their indices; each process warms up', async () => {
+test('rounds split across probe processes keep counting their indices, each process warms up and is its own replicate', async () => {
   const store = Store.open(':memory:');
   const calls: string[][] = [];
   const executor = fakeExecutor((args) => {
@@ -62,11 +62,12 @@ test('rounds split across probe processes keep counting their indices; each proc
   assert.equal(res.state, 'complete');
   assert.deepEqual(calls.map((a) => a[a.indexOf('--rounds') + 1]), ['3', '2']);
   const getppid = res.run.rounds.filter((r) => r.subject === 'getppid');
-  assert.deepEqual(getppid.map((r) => [r.warmup, r.index, r.value]), [
-    [true, 0, 100], [false, 0, 101], [false, 1, 102], [false, 2, 103],
-    [true, 1, 100], [false, 3, 101], [false, 4, 102],
+  assert.deepEqual(getppid.map((r) => [r.warmup, r.index, r.value, r.replicate]), [
+    [true, 0, 100, 0], [false, 0, 101, 0], [false, 1, 102, 0], [false, 2, 103, 0],
+    [true, 1, 100, 1], [false, 3, 101, 1], [false, 4, 102, 1],
   ]);
   assert.equal(res.run.params.extra.processes, 2);
+  assert.deepEqual(res.run.replicateUnit, { known: true, value: 'process' });
 });
 
 test('the probe is asked for the pinned CPU, a second CPU and per-profile ops', () => {

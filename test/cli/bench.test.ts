@@ -44,7 +44,7 @@ test('a short real run of every profile stores every round and prints the table'
   assert.equal(row.n, profiles.length * 3);
   assert.ok(row.lo > 1, `a syscall takes more than 1 ns (got ${row.lo})`);
   const json = await runCli(['export', 'smoke', '--db', db, '--format', 'csv']);
-  assert.equal(json.stdout.split('\n')[0], 'run_id,seq,subject,round,warmup,ops,elapsed_ns,ns_per_call,recorded_at');
+  assert.equal(json.stdout.split('\n')[0], 'run_id,seq,subject,round,replicate,warmup,ops,elapsed_ns,ns_per_call,recorded_at');
   // 3 rounds over the default 3 probe processes: each process does 1 warm-up and 1 measured round
   assert.equal(json.stdout.trim().split('\n').length, 1 + profiles.length * (3 + 3));
 });

@@ -1,5 +1,6 @@
 /** Hand-built runs for the compare tests: exact values, no measurement. */
-import type { Environment, Round, RunKind, RunStatus, RunWithRounds, Unit } from '../../src/model.ts';
+import type { Environment, ReplicateUnit, Round, RunKind, RunStatus, RunWithRounds, Unit } from '../../src/model.ts';
+import { splitRounds } from '../../src/bench/runner.ts';
 import { directionOf } from '../../src/model.ts';
 import type { Store } from '../../src/store/store.ts';
 
@@ -46,6 +47,14 @@ export interface RunSpec {
   ops?: number;
   subjectParams?: Record<string, Record<string, unknown>>;
   warmups?: Record<string, readonly number[]>;
+  /** Units of replication the measured rounds are split across, in contiguous blocks as the runner does (default 1). */
+  units?: number;
+  replicateUnit?: ReplicateUnit;
+}
+
+/** The unit of replication of each of `n` rounds split over `units` units: 6 over 3 is 0, 0, 1, 1, 2, 2. */
+export function unitIndices(n: number, units: number): number[] {
+  return splitRounds(n, units).flatMap((size, unit) => Array.from({ length: size }, () => unit));
 }
 
 /** A RunWithRounds whose rounds interleave subjects round-robin, as the runner measures them. */
@@ -54,11 +63,13 @@ export function makeRun(spec: RunSpec): RunWithRounds {
   const ops = spec.ops ?? 100_000;
   const subjects = Object.keys(spec.values);
   const rounds: Round[] = [];
+  const replicates = new Map(subjects.map((s) => [s, unitIndices(spec.values[s]!.length, spec.units ?? 1)]));
   const push = (subject: string, index: number, value: number, warmup: boolean) =>
     rounds.push({
       seq: rounds.length,
       subject,
       index,
+      replicate: warmup ? 0 : (replicates.get(subject)![index] ?? 0),
       warmup,
       ops,
       total: value * ops,
@@ -82,6 +93,7 @@ export function makeRun(spec: RunSpec): RunWithRounds {
     kind: spec.kind ?? 'bench',
     status: spec.status ?? 'complete',
     unit,
+    replicateUnit: { known: true, value: spec.replicateUnit ?? (spec.kind === 'vm' ? 'boot' : spec.kind === 'macro' ? 'invocation' : 'process') },
     startedAt: '2026-11-29T12:00:00.000Z',
     finishedAt: '2026-11-29T12:05:00.000Z',
     error: null,
@@ -107,6 +119,7 @@ export function storeRun(store: Store, run: RunWithRounds, finish: 'complete' | 
     label: run.label,
     kind: run.kind,
     unit: run.unit,
+    replicateUnit: run.replicateUnit.known ? run.replicateUnit.value : 'process',
     command: run.command,
     hintlabVersion: run.hintlabVersion,
     params: run.params,

@@ -71,14 +71,16 @@ test('every invocation is stored as one round with its exact bogo-ops/s, interle
   assert.equal(r.unit, 'bogo-ops/s');
   assert.equal(r.status, 'complete');
   assert.deepEqual(
-    r.rounds.map((x) => [x.seq, x.subject, x.index, x.value, x.ops, x.total]),
+    r.rounds.map((x) => [x.seq, x.subject, x.index, x.replicate, x.value, x.ops, x.total]),
     [
-      [0, 'fifo@1', 0, 1000, 1, 1000],
-      [1, 'yield@1', 0, 2000, 1, 2000],
-      [2, 'fifo@1', 1, 1100, 1, 1100],
-      [3, 'yield@1', 1, 2200, 1, 2200],
+      [0, 'fifo@1', 0, 0, 1000, 1, 1000],
+      [1, 'yield@1', 0, 0, 2000, 1, 2000],
+      [2, 'fifo@1', 1, 1, 1100, 1, 1100],
+      [3, 'yield@1', 1, 1, 2200, 1, 2200],
     ],
   );
+  // every invocation is its own unit of replication
+  assert.deepEqual(r.replicateUnit, { known: true, value: 'invocation' });
   const m = Object.fromEntries(r.rounds[2]!.metrics.map((x) => [x.name, [x.value, x.unit, x.direction]]));
   assert.deepEqual(m['bogo-ops'], [2200, 'bogo-ops', 'higher-is-better']);
   assert.deepEqual(m['bogo-ops-per-second-usr-sys-time'], [550, 'bogo-ops/s (usr+sys time)', 'higher-is-better']);

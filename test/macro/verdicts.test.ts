@@ -38,14 +38,14 @@ function macroRun(store: Store, label: string, factor: (subject: string, base: n
     extra: {},
   };
   const id = store.createRun({
-    label, kind: 'macro', unit: 'bogo-ops/s', command: `hintlab macro --set sched --label ${label}`, hintlabVersion: 'test', params,
+    label, kind: 'macro', unit: 'bogo-ops/s', replicateUnit: 'invocation', command: `hintlab macro --set sched --label ${label}`, hintlabVersion: 'test', params,
     environment: { stressNg: { version: '0.15.06' } },
   });
   let seq = 0;
   for (let r = 0; r < REPEATS; r++) {
     for (const [subject, base] of SUBJECTS) {
       const value = factor(subject, base) * NOISE[r]!;
-      store.addRound(id, { seq: seq++, subject, index: r, warmup: false, ops: 1, total: value, value, unit: 'bogo-ops/s', direction: 'higher-is-better' });
+      store.addRound(id, { seq: seq++, subject, index: r, replicate: r, warmup: false, ops: 1, total: value, value, unit: 'bogo-ops/s', direction: 'higher-is-better' });
     }
   }
   store.finishRun(id, 'complete');

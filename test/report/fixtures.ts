@@ -185,6 +185,7 @@ function run(role: RunRole, id: number, label: string | null, env: Record<string
     label,
     kind: 'bench',
     status: 'complete',
+    replicateUnit: { known: true, value: 'process' },
     startedAt: '2025-01-02T01:00:00.000Z',
     finishedAt: '2025-01-02T01:05:00.000Z',
     error: null,

@@ -66,6 +66,7 @@ function comparison(unit: Unit): Comparison {
       label: id === 1 ? 'plain' : 'patched',
       kind: 'bench' as const,
       status: 'complete' as const,
+      replicateUnit: { known: true as const, value: 'process' as const },
       startedAt: `2026-11-29T12:0${id}:00.000Z`,
       finishedAt: null,
       error: null,

@@ -131,7 +131,8 @@ test('A/B/A under TCG: each boot is a vm run of fifo@1 with the YAML rate in emu
   assert.equal(r.kind, 'vm');
   assert.equal(r.unit, 'emulated-bogo-ops/s');
   assert.deepEqual(r.params.subjects, ['fifo@1']);
-  assert.deepEqual(r.rounds.map((x) => [x.subject, x.index, x.value, x.unit]), [['fifo@1', 0, FIFO_RATE, 'emulated-bogo-ops/s'], ['fifo@1', 1, FIFO_RATE, 'emulated-bogo-ops/s']]);
+  assert.deepEqual(r.rounds.map((x) => [x.subject, x.index, x.replicate, x.value, x.unit]), [['fifo@1', 0, 0, FIFO_RATE, 'emulated-bogo-ops/s'], ['fifo@1', 1, 1, FIFO_RATE, 'emulated-bogo-ops/s']]);
+  assert.deepEqual(r.replicateUnit, { known: true, value: 'invocation' });
   assert.equal(r.rounds[0]!.metrics.find((m) => m.name === 'bogo-ops')?.value, 735573);
   assert.equal(r.params.subjectParams['fifo@1']?.['args'], '--fifo 1 --timeout 2s --metrics --yaml /tmp/hintlab/round-0.yaml');
   store.close();

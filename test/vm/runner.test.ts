@@ -86,6 +86,9 @@ test('A/B/A stores three vm runs labelled per kernel and boot, in instructions p
   assert.equal(b.kind, 'vm');
   assert.equal(b.unit, 'instructions/call');
   assert.deepEqual(b.rounds.filter((r) => !r.warmup).map((r) => r.value), [400, 400.001, 400.002]);
+  // the boot is the unit of replication, and each boot is its own run
+  assert.deepEqual(b.replicateUnit, { known: true, value: 'boot' });
+  assert.deepEqual([...new Set(b.rounds.map((r) => r.replicate))], [0]);
   const env = b.environment as { vm: { kernelLabel: string; bootIndex: number; accel: string; icount: boolean }; kernel: { release: { value: string } } };
   assert.deepEqual([env.vm.kernelLabel, env.vm.bootIndex, env.vm.accel, env.vm.icount], ['B', 1, 'tcg', true]);
   assert.equal(env.kernel.release.value, '6.12.57-hl');
