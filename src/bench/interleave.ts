@@ -75,6 +75,7 @@ function startSide(name: SideName, req: InterleavedRequest, deps: BenchDeps, env
       label: side.label,
       kind: 'bench',
       unit: 'ns/call',
+      replicateUnit: 'process',
       command: req.command,
       hintlabVersion: req.hintlabVersion,
       params: runParams(req, plan, { processes: shares.length, interleave }),

@@ -58,9 +58,10 @@ test('one invocation stores two runs, the seccomp filter only on B, each process
   assert.deepEqual(b.params.extra.interleave, { side: 'B', order: 'ABBAAB', labels: { A: 'A', B: 'B' }, injectSeccomp: { A: null, B: 64 }, files: [] });
   assert.equal(b.command, 'hintlab bench --inject-seccomp-b 64');
   // 6 rounds over 3 processes per side: each process warms up once and measures 2
-  assert.deepEqual(a.rounds.filter((r) => r.subject === 'getppid').map((r) => [r.warmup, r.index]), [
-    [true, 0], [false, 0], [false, 1], [true, 1], [false, 2], [false, 3], [true, 2], [false, 4], [false, 5],
+  assert.deepEqual(a.rounds.filter((r) => r.subject === 'getppid').map((r) => [r.warmup, r.index, r.replicate]), [
+    [true, 0, 0], [false, 0, 0], [false, 1, 0], [true, 1, 1], [false, 2, 1], [false, 3, 1], [true, 2, 2], [false, 4, 2], [false, 5, 2],
   ]);
+  assert.deepEqual(b.replicateUnit, { known: true, value: 'process' });
 });
 
 test('each probe process runs with its side\'s value in the switched file, and the original is back at the end', async () => {
