@@ -14,7 +14,7 @@ import { Store } from '../../src/store/store.ts';
 import type { AccelChoice } from '../../src/vm/accel.ts';
 import type { VmKernel } from '../../src/vm/kernels.ts';
 import type { BootEnd, BootRequest, BootResult, VmLauncher } from '../../src/vm/qemu.ts';
-import { runVm, type VmRequest } from '../../src/vm/runner.ts';
+import { repeatOrder, runVm, type VmRequest } from '../../src/vm/runner.ts';
 import { tempDir } from '../helpers/cli.ts';
 
 const dir = tempDir();
@@ -161,4 +161,38 @@ test('an abort stops after the boot in flight and marks it failed', async () => 
   assert.equal(result.state, 'interrupted');
   assert.equal(result.steps.length, 1);
   assert.match(store.resolveRun('vm-A-1').error ?? '', /interrupted \(Ctrl-C\)/);
+});
+
+test('--repeat order boots A B B A ... so a linear drift hits every kernel alike', () => {
+  assert.deepEqual(repeatOrder(['A', 'B'], 3), ['A', 'B', 'B', 'A', 'A', 'B']);
+  assert.deepEqual(repeatOrder(['A', 'B', 'C'], 2), ['A', 'B', 'C', 'C', 'B', 'A']);
+});
+
+test('pooled boots: one run per kernel, each boot one replicate, the run complete only after its last boot', async () => {
+  const launcher = scripted((boot) => ({ lines: goodGuest((b) => (b === 1 || b === 2 ? 400_000 : 300_000) + b, boot), end: { kind: 'exited', code: 0, signal: null } }));
+  const { store, result } = await run(request({ steps: repeatOrder(['A', 'B'], 2), poolBoots: true }), launcher);
+  assert.equal(result.state, 'finished');
+  assert.deepEqual(result.steps.map((s) => [s.runLabel, s.bootIndex]), [['vm-A', 1], ['vm-B', 1], ['vm-B', 2], ['vm-A', 2]]);
+  assert.deepEqual(store.listRuns().map((r) => [r.label, r.status]), [['vm-A', 'complete'], ['vm-B', 'complete']]);
+  const b = store.resolveRun('vm-B');
+  assert.deepEqual(b.rounds.filter((r) => !r.warmup).map((r) => [r.replicate, r.index, r.value]), [
+    [0, 0, 400.001], [0, 1, 400.001], [0, 2, 400.001], [1, 3, 400.002], [1, 4, 400.002], [1, 5, 400.002],
+  ]);
+  assert.equal(b.params.extra.boots, 2);
+  assert.deepEqual((b.environment.vm as { bootSeconds: number[] }).bootSeconds, [1.5, 1.5]);
+});
+
+test('a failed pooled boot fails its kernel\'s run, stops the order, and fails the other kernel\'s run naming it', async () => {
+  const launcher = scripted((boot) =>
+    boot === 2
+      ? { lines: ['[    0.6] Kernel panic - not syncing: test'], end: { kind: 'exited', code: 0, signal: null } }
+      : { lines: goodGuest(() => 300_000, boot), end: { kind: 'exited', code: 0, signal: null } },
+  );
+  const { store, result } = await run(request({ steps: repeatOrder(['A', 'B'], 2), poolBoots: true }), launcher);
+  assert.deepEqual(result.steps.map((s) => s.state), ['complete', 'complete', 'failed']);
+  const [a, b] = store.listRuns();
+  assert.equal(b!.status, 'failed');
+  assert.match(b!.error ?? '', /^boot 2 of kernel B: .*Kernel panic - not syncing: test/);
+  assert.equal(a!.status, 'failed');
+  assert.equal(a!.error, 'stopped after boot 2 of kernel B failed (run #2)');
 });
