@@ -79,7 +79,9 @@ export function bootsNeededText(rows: BootsNeeded[], effectPct: number): string 
   if (rows.length === 0) return '';
   const w = Math.max(...rows.map((r) => r.subject.length));
   const lines = rows.map((r) => {
-    const spread = r.spreadPct === null ? '' : ` (spread between boots ${formatPct(r.spreadPct)})`;
+    // icount boots agree to about 0.001 %: two decimals would print 0.00 %
+    const pct = r.spreadPct === null ? '' : r.spreadPct > 0 && r.spreadPct < 0.01 ? `${r.spreadPct.toPrecision(2)} %` : formatPct(r.spreadPct);
+    const spread = r.spreadPct === null ? '' : ` (spread between boots ${pct})`;
     const n = r.needed.kind === 'ok' ? `${r.needed.boots}` : `unknown: ${r.needed.reason}`;
     return `  ${r.subject.padEnd(w)}  ${n}${spread}`;
   });
