@@ -47,6 +47,14 @@ test('one invocation stores A and B, compare reads them, and the switched file i
   assert.match(cmp.stdout, new RegExp(`switchFiles +${path}=0 +${path}=1 +\\(expected\\)`));
 });
 
+test('--json prints both runs as one JSON array, A first', async () => {
+  const db = join(tempDir(), 'h.db');
+  const res = await runCli(['bench', '--db', db, '--profile', 'getppid', '--ops', '500', '--warmups', '0', '--rounds', '2', '--processes', '2', '--inject-seccomp-b', '0', '--json']);
+  assert.equal(res.code, 0, res.stderr);
+  const docs = JSON.parse(res.stdout) as { run: { label: string; params: { extra: { interleave: { side: string } } } }; rounds: { replicate: number }[] }[];
+  assert.deepEqual(docs.map((d) => [d.run.label, d.run.params.extra.interleave.side]), [['A', 'A'], ['B', 'B']]);
+});
+
 test('kill -9 of hintlab mid-run: the watchdog writes the original value back within 5 s', async () => {
   const db = join(tempDir(), 'h.db');
   const path = knob('original\n');
