@@ -2,16 +2,17 @@
  * Build a Comparison document from two or three runs (A, B, optional A2).
  * All statistics are computed here, once; reports only format them.
  */
-import { type Direction, type RunWithRounds, directionOf, measuredValues } from '../model.ts';
-import { bootstrapChangePct } from '../stats/bootstrap.ts';
+import { type Direction, type Known, type ReplicateUnit, type RunWithRounds, directionOf, measuredValues } from '../model.ts';
+import { type Units, meanOfUnitMeans, unitMeans } from '../stats/bootstrap.ts';
 import { type Sample, cvPct, geometricMean, isSample, max, mean, median, min, stdev } from '../stats/descriptive.ts';
 import { studentTQuantile } from '../stats/distributions.ts';
 import { minimumDetectableEffect, roundsNeeded } from '../stats/power.ts';
 import { type InsufficientData, insufficient } from '../stats/result.ts';
-import { mannWhitneyU, welchTTest } from '../stats/tests.ts';
 import { type RoleRun, checkEnvironment, checkStatus, checkUnits, environmentTable } from './checks.ts';
+import { contrastOf } from './contrast.ts';
 import { type FamilyMember, correctFamily } from './family.ts';
 import { notRunOf } from './not-run.ts';
+import { moreUnitsAdvice, runToRunOf, unitCount, unitsOf } from './units.ts';
 import {
   COMPARISON_SCHEMA,
   type ComparedRun,
@@ -20,13 +21,14 @@ import {
   type Contrast,
   type DriftAnalysis,
   type GeometricMean,
+  type Measures,
   type MultipleComparisons,
   type PowerAnalysis,
   type RunRole,
   type RunSummary,
   type SubjectComparison,
 } from './types.ts';
-import { judge, withDrift } from './verdict.ts';
+import { type SideCounts, isWorse, judge, withDrift } from './verdict.ts';
 
 export const DEFAULT_OPTIONS: ComparisonOptions = {
   alpha: 0.05,
@@ -37,6 +39,9 @@ export const DEFAULT_OPTIONS: ComparisonOptions = {
   bootstrapSeed: 1,
   power: 0.8,
   minRounds: 5,
+  minUnits: 3,
+  roundsAsUnits: false,
+  controls: [],
   detectPct: null,
   allowMismatch: false,
   allowIncomplete: false,
@@ -48,19 +53,31 @@ export interface CompareInput {
   a2?: RunWithRounds;
 }
 
-function roundsOf(run: RunWithRounds, subject: string) {
-  return run.rounds.filter((r) => r.subject === subject && !r.warmup);
+/** One run's rounds of a subject, grouped by unit, with the run's unit of replication. */
+interface Side {
+  role: RunRole;
+  run: RunWithRounds;
+  units: Units;
+  /** What a unit is, as compared (each round its own unit with roundsAsUnits). */
+  replicateUnit: Known<ReplicateUnit>;
 }
 
-function summarize(role: RunRole, run: RunWithRounds, subject: string, values: Sample, level: number): RunSummary {
-  const rounds = roundsOf(run, subject);
+function summarize(side: Side, subject: string, level: number): RunSummary {
+  const rounds = side.run.rounds.filter((r) => r.subject === subject && !r.warmup);
+  const values = rounds.map((r) => r.value) as unknown as Sample;
+  const means = unitMeans(side.units) as unknown as Sample;
   const m = mean(values);
   const sd = stdev(values);
   const halfWidth = values.length >= 2 ? studentTQuantile((1 + level) / 2, values.length - 1) * (sd / Math.sqrt(values.length)) : 0;
   return {
-    role,
-    runId: run.id,
+    role: side.role,
+    runId: side.run.id,
     n: values.length,
+    replicateUnit: side.replicateUnit,
+    units: side.units.length,
+    roundsPerUnit: side.units.map((u) => u.length),
+    unitMeansInUnit: [...means],
+    unitCvPct: means.length >= 2 ? cvPct(means) : Number.NaN,
     meanInUnit: m,
     medianInUnit: median(values),
     stdevInUnit: sd,
@@ -77,39 +94,24 @@ function summarize(role: RunRole, run: RunWithRounds, subject: string, values: S
   };
 }
 
-function contrast(
-  baselineRole: Contrast['baseline'],
-  baselineRuns: readonly Sample[],
-  candidateRole: RunRole,
-  candidate: Sample,
-  options: ComparisonOptions,
-): Contrast {
-  const pooled = baselineRuns.flat();
-  const baseMean = pooled.reduce((s, x) => s + x, 0) / pooled.length;
-  const candMean = mean(candidate);
+/** Rounds and units behind a contrast, and what to run when the units are too few. */
+function countsOf(baseline: readonly Side[], candidate: Side, options: ComparisonOptions): SideCounts {
+  const rounds = (s: Side) => s.units.reduce((n, u) => n + u.length, 0);
+  const few = [...baseline, candidate].find((s) => s.units.length < options.minUnits) ?? candidate;
+  const unitsText = [...baseline, candidate].map((s, i) => `${i === 0 ? '' : 'and '}${s.role} has ${unitCount(s.replicateUnit, s.units.length)}`).join(' ');
   return {
-    candidate: candidateRole,
-    baseline: baselineRole,
-    baselineMeanInUnit: baseMean,
-    candidateMeanInUnit: candMean,
-    changeInUnit: candMean - baseMean,
-    changePct: 100 * (candMean / baseMean - 1),
-    ratio: candMean / baseMean,
-    ciPct: bootstrapChangePct(baselineRuns, candidate, {
-      resamples: options.bootstrapResamples,
-      seed: options.bootstrapSeed,
-      level: options.confidenceLevel,
-    }),
-    welch: welchTTest(pooled, candidate),
-    mannWhitney: mannWhitneyU(pooled, candidate),
-    // Filled in by correctFamily once every subject's contrast of this kind is known.
-    adjusted: { kind: 'not-tested', reason: 'not yet corrected' },
+    baseline: baseline.reduce((n, s) => n + rounds(s), 0),
+    candidate: rounds(candidate),
+    unitsText,
+    advice: moreUnitsAdvice(few.replicateUnit, options.minUnits),
   };
 }
 
+/** Power in units: the noise is the spread of unit means, the sample size the number of units. */
 function powerOf(a: RunSummary, b: RunSummary, options: ComparisonOptions): PowerAnalysis {
-  const noiseA = { stdev: a.stdevInUnit, n: a.n };
-  const noiseB = { stdev: b.stdevInUnit, n: b.n };
+  const noise = (s: RunSummary) => ({ stdev: s.units >= 2 ? stdev(s.unitMeansInUnit as unknown as Sample) : 0, n: s.units });
+  const noiseA = noise(a);
+  const noiseB = noise(b);
   const po = { alpha: options.alpha, power: options.power };
   const mde = minimumDetectableEffect(noiseA, noiseB, po);
   if (mde.kind !== 'ok') return mde;
@@ -125,7 +127,7 @@ function powerOf(a: RunSummary, b: RunSummary, options: ComparisonOptions): Powe
     power: options.power,
     mdePct: (100 * mde.effect) / Math.abs(a.meanInUnit),
     detectPct: options.detectPct,
-    roundsNeeded: needed,
+    unitsNeeded: needed,
   };
 }
 
@@ -150,40 +152,44 @@ interface SubjectDraft {
   incomplete: boolean;
 }
 
-function driftOf(aValues: Sample, bValues: Sample, a2Values: readonly number[] | null, options: ComparisonOptions): DriftDraft {
-  if (a2Values === null) return { kind: 'no-a2' };
-  if (!isSample(a2Values)) return insufficient('not measured in A2');
-  const midpoint = (mean(aValues) + mean(a2Values)) / 2;
-  const bMean = mean(bValues);
+function driftOf(a: Side, b: Side, a2: Side | null | undefined, options: ComparisonOptions): DriftDraft {
+  if (a2 === undefined) return { kind: 'no-a2' };
+  if (a2 === null) return insufficient('not measured in A2');
+  const levelA = meanOfUnitMeans([a.units]);
+  const levelA2 = meanOfUnitMeans([a2.units]);
+  const midpoint = (levelA + levelA2) / 2;
+  const bLevel = meanOfUnitMeans([b.units]);
+  const runToRun = runToRunOf(a.units, a2.units, meanOfUnitMeans([a.units, a2.units]));
   return {
     kind: 'measured',
-    drift: { contrast: contrast('A', [aValues], 'A2', a2Values, options), rounds: { baseline: aValues.length, candidate: a2Values.length } },
+    drift: { contrast: contrastOf('A', [a.units], 'A2', a2.units, options), counts: countsOf([a], a2, options) },
     vsPooled: {
-      contrast: contrast('A+A2', [aValues, a2Values], 'B', bValues, options),
-      rounds: { baseline: aValues.length + a2Values.length, candidate: bValues.length },
+      contrast: contrastOf('A+A2', [a.units, a2.units], 'B', b.units, options, runToRun),
+      counts: countsOf([a, a2], b, options),
     },
-    vsMidpoint: { midpointInUnit: midpoint, changeInUnit: bMean - midpoint, changePct: 100 * (bMean / midpoint - 1) },
+    vsMidpoint: { midpointInUnit: midpoint, changeInUnit: bLevel - midpoint, changePct: 100 * (bLevel / midpoint - 1) },
   };
 }
 
+function sideOf(role: RunRole, run: RunWithRounds, subject: string, options: ComparisonOptions): Side | null {
+  const units = unitsOf(run, subject, options.roundsAsUnits);
+  if (units.length === 0) return null;
+  const replicateUnit: Known<ReplicateUnit> = options.roundsAsUnits ? { known: false, reason: 'every round taken as its own unit' } : run.replicateUnit;
+  return { role, run, units, replicateUnit };
+}
+
 function measureSubject(subject: string, runs: readonly RoleRun[], options: ComparisonOptions): SubjectDraft | null {
-  const values = new Map(runs.map((r) => [r.role, measuredValues(r.run, subject)]));
-  const aValues = values.get('A') ?? [];
-  const bValues = values.get('B') ?? [];
-  if (!isSample(aValues) || !isSample(bValues)) return null;
-  const summaries: RunSummary[] = [];
-  for (const { role, run } of runs) {
-    const v = values.get(role) ?? [];
-    if (isSample(v)) summaries.push(summarize(role, run, subject, v, options.confidenceLevel));
-  }
-  const a2 = runs.some((r) => r.role === 'A2') ? (values.get('A2') ?? []) : null;
-  const [sa, sb] = summaries;
+  const sides = new Map(runs.map((r) => [r.role, sideOf(r.role, r.run, subject, options)]));
+  const a = sides.get('A');
+  const b = sides.get('B');
+  if (!a || !b) return null;
+  const summaries = [...sides.values()].flatMap((s) => (s ? [summarize(s, subject, options.confidenceLevel)] : []));
   return {
     subject,
     runs: summaries,
-    change: { contrast: contrast('A', [aValues], 'B', bValues, options), rounds: { baseline: aValues.length, candidate: bValues.length } },
-    drift: driftOf(aValues, bValues, a2, options),
-    power: powerOf(sa!, sb!, options),
+    change: { contrast: contrastOf('A', [a.units], 'B', b.units, options), counts: countsOf([a], b, options) },
+    drift: driftOf(a, b, sides.get('A2'), options),
+    power: powerOf(summaries[0]!, summaries[1]!, options),
     incomplete: runs.some((r) => r.run.status !== 'complete'),
   };
 }
@@ -195,29 +201,33 @@ function judgeSubject(
   corrected: { drift: Contrast; vsPooled: Contrast } | null,
   direction: Direction,
   options: ComparisonOptions,
+  measures: Measures,
 ): SubjectComparison {
   let drift: DriftAnalysis = d.drift.kind === 'measured' ? insufficient('the drift was not corrected') : d.drift;
+  // With A2, B is judged against both baselines' units, its interval widened by the run-to-run variation A/A2 showed.
+  let verdict = judge(change, d.change.counts, direction, options, measures);
+  let judgedOn: SubjectComparison['judgedOn'] = 'B vs A';
   if (d.drift.kind === 'measured' && corrected !== null) {
     drift = {
       kind: 'measured',
       drift: corrected.drift,
-      driftVerdict: judge(corrected.drift, d.drift.drift.rounds, direction, options),
+      driftVerdict: judge(corrected.drift, d.drift.drift.counts, direction, options, measures),
       vsPooled: corrected.vsPooled,
       vsMidpoint: d.drift.vsMidpoint,
       driftAsLargeAsChange: Math.abs(corrected.drift.changePct) >= Math.abs(change.changePct),
     };
+    verdict = withDrift(judge(corrected.vsPooled, d.drift.vsPooled.counts, direction, options, measures), change, corrected.drift);
+    judgedOn = 'B vs A+A2';
   }
-  let verdict = judge(change, d.change.rounds, direction, options);
-  if (drift.kind === 'measured') verdict = withDrift(verdict, change, drift.drift);
   if (d.incomplete) verdict = { ...verdict, caveats: [...verdict.caveats, 'incomplete-run'] };
-  return { subject: d.subject, runs: d.runs, change, drift, power: d.power, verdict };
+  return { subject: d.subject, runs: d.runs, change, drift, power: d.power, verdict, judgedOn, control: options.controls.includes(d.subject) };
 }
 
 /**
  * Correct each family (B vs A, A2 vs A, B vs A+A2) over the subjects, then
  * judge every subject on its adjusted p-values.
  */
-function judgeAll(drafts: readonly SubjectDraft[], direction: Direction, options: ComparisonOptions) {
+function judgeAll(drafts: readonly SubjectDraft[], direction: Direction, options: ComparisonOptions, measures: Measures) {
   const changes = correctFamily(drafts.map((d) => d.change), options);
   const measured = drafts.flatMap((d) => (d.drift.kind === 'measured' ? [d.drift] : []));
   const drifts = correctFamily(measured.map((m) => m.drift), options);
@@ -225,7 +235,7 @@ function judgeAll(drafts: readonly SubjectDraft[], direction: Direction, options
   let k = 0;
   const subjects = drafts.map((d, i) => {
     const corrected = d.drift.kind === 'measured' ? { drift: drifts.contrasts[k]!, vsPooled: pooled.contrasts[k++]! } : null;
-    return judgeSubject(d, changes.contrasts[i]!, corrected, direction, options);
+    return judgeSubject(d, changes.contrasts[i]!, corrected, direction, options, measures);
   });
   const multipleComparisons: MultipleComparisons = {
     correction: options.correction,
@@ -242,9 +252,10 @@ function subjectOrder(runs: readonly RoleRun[]): string[] {
   return [...seen];
 }
 
+/** Geometric mean of B/A over the compared subjects that are not controls. */
 function geometricMeanOf(subjects: readonly SubjectComparison[], direction: Direction): GeometricMean {
-  const ratios = subjects.map((s) => s.change.ratio);
-  if (!isSample(ratios)) return insufficient('no subject was measured in both A and B');
+  const ratios = subjects.filter((s) => !s.control).map((s) => s.change.ratio);
+  if (!isSample(ratios)) return insufficient(subjects.length ? 'every subject compared is a control' : 'no subject was measured in both A and B');
   if (ratios.some((r) => !(r > 0) || !Number.isFinite(r))) {
     return insufficient('a mean is zero or negative, so ratios of means are not meaningful');
   }
@@ -284,12 +295,14 @@ export function compare(input: CompareInput, partial: Partial<ComparisonOptions>
       notCompared.push({ subject, presentIn });
     }
   }
-  const { subjects, multipleComparisons } = judgeAll(drafts, direction, options);
+  const measures: Measures = unit === 'instructions/call' ? 'instructions' : 'time';
+  const { subjects, multipleComparisons } = judgeAll(drafts, direction, options, measures);
   const environment = environmentTable(runs, subjects.map((s) => s.subject));
   const mismatchesAllowed = checkEnvironment(environment, options.allowMismatch);
   return {
     schema: COMPARISON_SCHEMA,
     unit,
+    measures,
     direction,
     runs: runs.map((r) => comparedRun(r.role, r.run)),
     options,
@@ -298,7 +311,8 @@ export function compare(input: CompareInput, partial: Partial<ComparisonOptions>
     notRun: notRunOf(runs),
     multipleComparisons,
     geometricMean: geometricMeanOf(subjects, direction),
-    regressions: subjects.filter((s) => s.verdict.verdict === 'slower').map((s) => s.subject),
+    regressions: subjects.filter((s) => !s.control && isWorse(s.verdict.verdict)).map((s) => s.subject),
+    controls: subjects.filter((s) => s.control).map((s) => s.subject),
     environment,
     mismatchesAllowed,
   };

@@ -7,12 +7,12 @@
  */
 import { holmAdjust } from '../stats/multiple.ts';
 import type { ComparisonOptions, Contrast } from './types.ts';
-import { type RoundCounts, testability } from './verdict.ts';
+import { type SideCounts, testability } from './verdict.ts';
 
-/** One subject's contrast with the rounds behind it. */
+/** One subject's contrast with the rounds and units behind it. */
 export interface FamilyMember {
   contrast: Contrast;
-  rounds: RoundCounts;
+  counts: SideCounts;
 }
 
 function adjust(pValues: readonly number[], correction: ComparisonOptions['correction']): number[] {
@@ -27,7 +27,7 @@ function adjust(pValues: readonly number[], correction: ComparisonOptions['corre
  * two tests are compared at the same family-wise level.
  */
 export function correctFamily(members: readonly FamilyMember[], options: ComparisonOptions): { contrasts: Contrast[]; familySize: number } {
-  const tests = members.map((m) => testability(m.contrast, m.rounds, options));
+  const tests = members.map((m) => testability(m.contrast, m.counts, options));
   const tested = tests.flatMap((t, i) => (t.kind === 'testable' ? [{ i, welch: t.welchPValue, mwu: t.mannWhitneyPValue }] : []));
   const welch = adjust(tested.map((t) => t.welch), options.correction);
   const withMwu = tested.filter((t) => t.mwu !== null);

@@ -17,17 +17,43 @@
  *      added `Contrast.adjusted`, `ComparisonOptions.correction`,
  *      `Comparison.multipleComparisons` and `Comparison.notRun`. Every
  *      field of version 1 is kept with its meaning.
+ *   3: verdicts judged on units of replication (probe processes, boots,
+ *      stress-ng invocations), not rounds: `Contrast.welch` and
+ *      `Contrast.mannWhitney` test unit means, `Contrast.ciPct` is a
+ *      hierarchical bootstrap (units, then rounds within units), the means
+ *      are means of unit means. Added `Contrast.units`,
+ *      `Contrast.roundWelch` (the round-level test, shown, never deciding),
+ *      `Contrast.runToRun`, `RunSummary.units`/`roundsPerUnit`/
+ *      `unitMeansInUnit`/`unitCvPct`/`replicateUnit`, the verdict
+ *      'insufficient units', `SubjectComparison.judgedOn`,
+ *      `ComparisonOptions.minUnits`/`roundsAsUnits`/`controls`,
+ *      `SubjectComparison.control`, `Comparison.controls`, and
+ *      `Comparison.measures`. `PowerAnalysis.roundsNeeded` became
+ *      `unitsNeeded`; with A2 the verdict is judged on B vs A+A2.
  */
-import type { Direction, Run, Unit } from '../model.ts';
+import type { Direction, Known, ReplicateUnit, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
 import type { MannWhitneyTest, WelchTest } from '../stats/tests.ts';
 
-export const COMPARISON_SCHEMA = 2;
+export const COMPARISON_SCHEMA = 3;
 
 /** A: baseline; B: candidate; A2: the baseline measured again after B. */
 export type RunRole = 'A' | 'B' | 'A2';
 
-export type Verdict = 'faster' | 'slower' | 'no difference proven' | 'insufficient data';
+/**
+ * `insufficient units`: too few units of replication (probe processes,
+ * boots, invocations) for a claim; the reason says what to run. Rounds of
+ * one unit are never counted as independent evidence.
+ */
+export type Verdict =
+  | 'faster'
+  | 'slower'
+  /** Instruction counts (qemu -icount): a change in instructions, not in time. */
+  | 'fewer instructions'
+  | 'more instructions'
+  | 'no difference proven'
+  | 'insufficient data'
+  | 'insufficient units';
 
 export type { InsufficientData, Interval } from '../stats/result.ts';
 export type { MannWhitneyTest as MannWhitneyResult, WelchTest as WelchResult } from '../stats/tests.ts';
@@ -38,6 +64,16 @@ export interface RunSummary {
   runId: number;
   /** Measured (non-warm-up) rounds. */
   n: number;
+  /** What one unit of replication is in this run (unknown for runs recorded before units were stored). */
+  replicateUnit: Known<ReplicateUnit>;
+  /** Units of replication behind the rounds (1 for a run that did not record them). */
+  units: number;
+  /** Measured rounds of each unit, in unit order. */
+  roundsPerUnit: number[];
+  /** The mean of each unit's rounds, in unit order: the observations the tests use. */
+  unitMeansInUnit: number[];
+  /** CV of the unit means in % (the between-unit noise); NaN with one unit. */
+  unitCvPct: number;
   meanInUnit: number;
   medianInUnit: number;
   /** Sample standard deviation (n - 1); 0 when n = 1. */
@@ -83,9 +119,27 @@ export type AdjustedP =
   | { kind: 'not-tested'; reason: string };
 
 /**
+ * Run-to-run variation added to a B vs A+A2 contrast: A and A2 measure the
+ * same thing in two runs, so how far apart they are (beyond what their own
+ * units explain) estimates the variance of a run's level, which B's single
+ * run and the baseline's two runs carry too (see src/compare/units.ts).
+ */
+export type RunToRun =
+  | { kind: 'not-estimated' }
+  | {
+      kind: 'from-a2';
+      /** Between-run standard deviation of a run's level, in % of the baseline (method of moments from A vs A2). */
+      runSdPct: number;
+      /** Standard error it adds to the change, in %: sqrt(1 + 1/2) x runSdPct. */
+      addedSePct: number;
+    };
+
+/**
  * One candidate-vs-baseline contrast: B vs A, A2 vs A (drift), B vs pooled
- * A+A2. `ciPct` is a percentile bootstrap of the % change of the means,
- * resampling rounds within each run (see src/stats/bootstrap.ts).
+ * A+A2. Means are means of unit means; the tests compare unit means;
+ * `ciPct` is a hierarchical percentile bootstrap of the % change, resampling
+ * units and then rounds within units, run by run (src/stats/bootstrap.ts),
+ * widened by `runToRun` when A2 measured it.
  */
 export interface Contrast {
   candidate: RunRole;
@@ -100,10 +154,15 @@ export interface Contrast {
   /** candidate mean / baseline mean. */
   ratio: number;
   ciPct: Interval | InsufficientData;
-  /** Welch's t-test: t = (candidate - baseline) / SE, Welch-Satterthwaite df, two-sided p. */
+  /** Units of replication behind each side (their means are the tests' observations). */
+  units: { baseline: number; candidate: number };
+  /** Welch's t-test on unit means: t = (candidate - baseline) / SE, Welch-Satterthwaite df (plus runToRun), two-sided p. */
   welch: WelchTest;
-  /** Mann-Whitney U of the candidate (pairs candidate > baseline, ties 1/2), two-sided p. */
+  /** Mann-Whitney U of the candidate's unit means (pairs candidate > baseline, ties 1/2), two-sided p. */
   mannWhitney: MannWhitneyTest;
+  /** Welch's test with every round taken as independent: shown for reference, never decides a verdict. */
+  roundWelch: WelchTest;
+  runToRun: RunToRun;
   /** The p-values corrected over the contrast's family (every subject's same contrast). */
   adjusted: AdjustedP;
 }
@@ -149,12 +208,12 @@ export type PowerAnalysis =
       /** Two-sided alpha and power (1 - beta) the figures assume. */
       alpha: number;
       power: number;
-      /** Smallest |change| in % of A's mean detectable at the current rounds and noise. */
+      /** Smallest |change| in % of A's mean detectable at the current units and their noise. */
       mdePct: number;
       /** The effect asked for with --detect, in %, or null. */
       detectPct: number | null;
-      /** Rounds per run needed to detect `detectPct`, or null when not asked. */
-      roundsNeeded: number | null;
+      /** Units of replication per run (processes, boots...) needed to detect `detectPct`, or null when not asked. */
+      unitsNeeded: number | null;
     }
   | InsufficientData;
 
@@ -167,6 +226,10 @@ export interface SubjectComparison {
   drift: DriftAnalysis;
   power: PowerAnalysis;
   verdict: VerdictResult;
+  /** The contrast the verdict was judged on: B vs A, or with A2, B vs A+A2 (with run-to-run variation). */
+  judgedOn: 'B vs A' | 'B vs A+A2';
+  /** Named with --control: shown, left out of the geometric mean and the regressions. */
+  control: boolean;
 }
 
 /** One environment field shown side by side across runs. */
@@ -194,6 +257,16 @@ export interface ComparisonOptions {
   power: number;
   /** Fewer measured rounds than this in A or B gives 'insufficient data'. */
   minRounds: number;
+  /** Fewer units of replication than this in a run gives 'insufficient units'. */
+  minUnits: number;
+  /**
+   * Take every round as its own unit (the round-level statistics of schema
+   * 2): kept to measure how often they claim a difference between two runs
+   * of the same kernel (bench/aa-false-claims.ts). Not for verdicts.
+   */
+  roundsAsUnits: boolean;
+  /** Control subjects (e.g. getppid): shown, but left out of the geometric mean and the regressions. */
+  controls: string[];
   detectPct: number | null;
   allowMismatch: boolean;
   allowIncomplete: boolean;
@@ -235,9 +308,17 @@ export interface NotRun {
   runs: RunRole[];
 }
 
+/**
+ * What the runs' unit measures: `time` (ns, emulated time, bogo-ops/s) can
+ * be faster or slower; `instructions` (qemu -icount) only more or fewer
+ * instructions: counts ignore cycles, caches and stalls.
+ */
+export type Measures = 'time' | 'instructions';
+
 export interface Comparison {
   schema: typeof COMPARISON_SCHEMA;
   unit: Unit;
+  measures: Measures;
   direction: Direction;
   runs: ComparedRun[];
   options: ComparisonOptions;
@@ -248,8 +329,10 @@ export interface Comparison {
   notRun: NotRun[];
   multipleComparisons: MultipleComparisons;
   geometricMean: GeometricMean;
-  /** Subjects whose verdict is 'slower', in subject order, even when the geometric mean improved. */
+  /** Subjects whose verdict is 'slower', in subject order, even when the geometric mean improved; controls left out. */
   regressions: string[];
+  /** Control subjects named with --control that were compared (left out of the geometric mean and regressions). */
+  controls: string[];
   environment: EnvironmentField[];
   /** Checked fields that differ, accepted because allowMismatch was set. */
   mismatchesAllowed: EnvironmentField[];

@@ -1,45 +1,63 @@
 /**
- * The verdict rule. Welch's t-test is the primary test (the change is in
- * means, and the bootstrap interval is of the change in means); Mann-Whitney
- * is reported beside it and a disagreement is flagged, not used to flip the
- * verdict. A change is `faster`/`slower` only when BOTH
+ * The verdict rule, on units of replication (probe processes, boots,
+ * stress-ng invocations), never on rounds taken one by one. Welch's t-test
+ * on unit means is the primary test (the change is in means of unit means,
+ * and the hierarchical bootstrap interval is of that change); Mann-Whitney
+ * on unit means is reported beside it and a disagreement is flagged, not
+ * used to flip the verdict. A change is claimed (`faster`/`slower`, or for
+ * instruction counts `fewer instructions`/`more instructions`) only when BOTH
  *   1. Welch's two-sided p, adjusted for the number of subjects tested
  *      (Holm's step-down unless the correction is `none`), is below alpha, and
  *   2. the whole bootstrap interval of the % change lies beyond the noise
  *      threshold (entirely above +threshold or entirely below -threshold).
- * Fewer than `minRounds` rounds in either run, or a test that cannot be
- * computed, gives `insufficient data`, never a guess.
+ * Fewer than `minUnits` units in a run gives `insufficient units` with what
+ * to run; fewer than `minRounds` rounds, or a test that cannot be computed,
+ * gives `insufficient data`; never a guess.
  */
 import type { Direction } from '../model.ts';
 import { formatPct, welchClause } from './format.ts';
-import type { AdjustedP, Caveat, ComparisonOptions, Contrast, VerdictResult } from './types.ts';
+import type { AdjustedP, Caveat, ComparisonOptions, Contrast, Measures, Verdict, VerdictResult } from './types.ts';
 
-/** Measured rounds behind a contrast's baseline and candidate. */
-export interface RoundCounts {
+/** What stands behind a contrast's two sides, and what to run when the units are too few. */
+export interface SideCounts {
+  /** Measured rounds of the baseline and the candidate. */
   baseline: number;
   candidate: number;
+  /** Units of replication described for people, e.g. 'A has 1 process and B has 1'. */
+  unitsText: string;
+  /** What to run for enough units (src/compare/units.ts moreUnitsAdvice). */
+  advice: string;
 }
 
 /** Whether a contrast can be judged by its tests: its raw p-values, or why not. */
 export type Testability =
   | { kind: 'testable'; welchPValue: number; mannWhitneyPValue: number | null }
-  | { kind: 'untestable'; reason: string };
+  | { kind: 'untestable'; verdict: 'insufficient data' | 'insufficient units'; reason: string };
 
 /**
  * A contrast is tested (and joins its family for the correction) when both
- * runs have at least `minRounds` rounds, Welch's test and the bootstrap
- * interval could be computed.
+ * sides have at least `minUnits` units of replication and `minRounds`
+ * rounds, and Welch's test and the bootstrap interval could be computed.
  */
-export function testability(contrast: Contrast, rounds: RoundCounts, options: ComparisonOptions): Testability {
-  if (rounds.baseline < options.minRounds || rounds.candidate < options.minRounds) {
+export function testability(contrast: Contrast, counts: SideCounts, options: ComparisonOptions): Testability {
+  const { units } = contrast;
+  if (units.baseline < options.minUnits || units.candidate < options.minUnits) {
     return {
       kind: 'untestable',
-      reason: `${contrast.baseline} has ${rounds.baseline} rounds and ${contrast.candidate} has ${rounds.candidate}; at least ${options.minRounds} per run are needed`,
+      verdict: 'insufficient units',
+      reason: `${counts.unitsText}; a claim needs at least ${options.minUnits} per run, rounds of one unit are not independent evidence: ${counts.advice}`,
+    };
+  }
+  if (counts.baseline < options.minRounds || counts.candidate < options.minRounds) {
+    return {
+      kind: 'untestable',
+      verdict: 'insufficient data',
+      reason: `${contrast.baseline} has ${counts.baseline} rounds and ${contrast.candidate} has ${counts.candidate}; at least ${options.minRounds} per run are needed`,
     };
   }
   const { welch, ciPct, mannWhitney } = contrast;
-  if (welch.kind !== 'ok') return { kind: 'untestable', reason: welch.reason };
-  if (ciPct.kind === 'insufficient-data') return { kind: 'untestable', reason: ciPct.reason };
+  if (welch.kind !== 'ok') return { kind: 'untestable', verdict: 'insufficient data', reason: welch.reason };
+  if (ciPct.kind === 'insufficient-data') return { kind: 'untestable', verdict: 'insufficient data', reason: ciPct.reason };
   return { kind: 'testable', welchPValue: welch.pValue, mannWhitneyPValue: mannWhitney.kind === 'ok' ? mannWhitney.pValue : null };
 }
 
@@ -47,9 +65,36 @@ function worse(changePct: number, direction: Direction): boolean {
   return direction === 'lower-is-better' ? changePct > 0 : changePct < 0;
 }
 
-function caveatsOf(adjusted: AdjustedP & { kind: 'adjusted' }, alpha: number): Caveat[] {
+/** The claim for a change: faster/slower for time, fewer/more instructions for instruction counts. */
+export function claimOf(isWorse: boolean, measures: Measures): Verdict {
+  if (measures === 'instructions') return isWorse ? 'more instructions' : 'fewer instructions';
+  return isWorse ? 'slower' : 'faster';
+}
+
+/** True for a verdict that claims a change. */
+export function isClaim(v: Verdict): boolean {
+  return v === 'faster' || v === 'slower' || v === 'more instructions' || v === 'fewer instructions';
+}
+
+/** True for a claimed change for the worse (slower, more instructions). */
+export function isWorse(v: Verdict): boolean {
+  return v === 'slower' || v === 'more instructions';
+}
+
+/**
+ * The smallest two-sided p the exact Mann-Whitney test can give for these
+ * sizes, 2 / C(m+n, m): with 3 units against 3 it is 0.1, so a Welch-only
+ * significance is no disagreement.
+ */
+function mannWhitneyCanReject(units: Contrast['units'], alpha: number): boolean {
+  let arrangements = 1;
+  for (let i = 1; i <= units.baseline; i++) arrangements = (arrangements * (units.candidate + i)) / i;
+  return 2 / arrangements < alpha;
+}
+
+function caveatsOf(adjusted: AdjustedP & { kind: 'adjusted' }, units: Contrast['units'], alpha: number): Caveat[] {
   const { welchPValue, mannWhitneyPValue } = adjusted;
-  if (mannWhitneyPValue === null) return [];
+  if (mannWhitneyPValue === null || !mannWhitneyCanReject(units, alpha)) return [];
   return welchPValue < alpha !== mannWhitneyPValue < alpha ? ['tests-disagree'] : [];
 }
 
@@ -57,24 +102,25 @@ function insufficientData(reason: string): VerdictResult {
   return { verdict: 'insufficient data', reason, caveats: [] };
 }
 
-/** Judge one contrast (B vs A, or A2 vs A) whose family correction has been applied. */
-export function judge(contrast: Contrast, rounds: RoundCounts, direction: Direction, options: ComparisonOptions): VerdictResult {
-  const tested = testability(contrast, rounds, options);
-  if (tested.kind === 'untestable') return insufficientData(tested.reason);
+/** Judge one contrast (B vs A, B vs A+A2, or A2 vs A) whose family correction has been applied. */
+export function judge(contrast: Contrast, counts: SideCounts, direction: Direction, options: ComparisonOptions, measures: Measures = 'time'): VerdictResult {
+  const tested = testability(contrast, counts, options);
+  if (tested.kind === 'untestable') return { verdict: tested.verdict, reason: tested.reason, caveats: [] };
   const { ciPct, adjusted } = contrast;
   // Unreachable for contrasts built by compare(), whose testable contrasts are all adjusted; never a guess.
   if (adjusted.kind !== 'adjusted') return insufficientData(adjusted.reason);
   if (ciPct.kind !== 'ok') return insufficientData(ciPct.reason);
-  const caveats = caveatsOf(adjusted, options.alpha);
+  const caveats = caveatsOf(adjusted, contrast.units, options.alpha);
   const ci = `${Math.round(ciPct.level * 100)} % CI ${formatPct(ciPct.low)} to ${formatPct(ciPct.high)}`;
-  const p = welchClause(tested.welchPValue, adjusted);
+  const runs = contrast.runToRun.kind === 'from-a2' ? ` (B vs A+A2, run-to-run variation from A and A2: ${contrast.runToRun.runSdPct.toFixed(2)} % per run)` : '';
+  const p = `${welchClause(tested.welchPValue, adjusted)}${runs}`;
   if (!(adjusted.welchPValue < options.alpha)) {
     return { verdict: 'no difference proven', reason: `${p} is not below alpha ${options.alpha}`, caveats };
   }
   const t = options.thresholdPct;
   if (ciPct.low > t || ciPct.high < -t) {
     return {
-      verdict: worse(contrast.changePct, direction) ? 'slower' : 'faster',
+      verdict: claimOf(worse(contrast.changePct, direction), measures),
       reason: `${formatPct(contrast.changePct)} (${ci}) lies beyond the ±${t} % noise threshold, ${p}`,
       caveats,
     };
@@ -92,7 +138,8 @@ export function judge(contrast: Contrast, rounds: RoundCounts, direction: Direct
  * becomes 'no difference proven' with the reason and a caveat.
  */
 export function withDrift(verdict: VerdictResult, change: Contrast, drift: Contrast): VerdictResult {
-  if (verdict.verdict !== 'faster' && verdict.verdict !== 'slower') return verdict;
+  // the B vs A change is what A2 is compared with, whichever contrast the verdict was judged on
+  if (!isClaim(verdict.verdict)) return verdict;
   if (Math.abs(drift.changePct) < Math.abs(change.changePct)) return verdict;
   return {
     verdict: 'no difference proven',

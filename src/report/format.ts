@@ -3,7 +3,7 @@
  * reports, so every format prints the same figure the same way. Numbers are
  * only formatted here, never computed (they come from a Comparison).
  */
-import { directionOf, type Unit } from '../model.ts';
+import { directionOf, type ReplicateUnit, type Unit } from '../model.ts';
 import type { Interval, InsufficientData, RunSummary } from '../compare/types.ts';
 
 /** How a unit is spoken about in prose and field names. */
@@ -98,12 +98,43 @@ export function cvText(runs: RunSummary[]): string {
   return `CV ${runs.map((r) => r.role).join('/')} ${cvs.join('/')} %`;
 }
 
-/** "15 x 20000 calls", or "A/B 15/14 x 20000 calls" when round counts differ. */
+/**
+ * The units of replication and rounds behind each run: "3 processes x 5
+ * rounds", "A/B 3/1 processes x 5/15 rounds", "5 invocations" (one round
+ * each), "15 rounds (units not recorded)" for runs stored before units were.
+ */
+export function unitsText(runs: RunSummary[]): string {
+  const first = runs[0];
+  if (!first) return '';
+  const same = (f: (r: RunSummary) => string) => {
+    const xs = runs.map(f);
+    return new Set(xs).size === 1 ? xs[0]! : xs.join('/');
+  };
+  const roles = runs.map((r) => r.role).join('/');
+  const differ = new Set(runs.map((r) => `${r.units} ${r.n}`)).size > 1;
+  const lead = differ ? `${roles} ` : '';
+  if (!first.replicateUnit.known) return `${lead}${same((r) => String(r.n))} rounds (units not recorded)`;
+  const units = `${same((r) => String(r.units))} ${unitNounOf(first.replicateUnit.value, runs.some((r) => r.units !== 1))}`;
+  if (runs.every((r) => r.n === r.units)) return `${lead}${units}`;
+  const perUnit = same((r) => {
+    const lo = Math.min(...r.roundsPerUnit);
+    const hi = Math.max(...r.roundsPerUnit);
+    return lo === hi ? String(lo) : `${lo}-${hi}`;
+  });
+  return `${lead}${units} x ${perUnit} rounds`;
+}
+
+/** 'process'/'processes', 'boot'/'boots', 'invocation'/'invocations'. */
+export function unitNounOf(unit: ReplicateUnit, plural: boolean): string {
+  const nouns: Record<ReplicateUnit, [string, string]> = { process: ['process', 'processes'], boot: ['boot', 'boots'], invocation: ['invocation', 'invocations'] };
+  return nouns[unit][plural ? 1 : 0];
+}
+
+/** "3 processes x 5 rounds x 20000 calls", or "A/B 3/3 processes x 5/4 rounds x 20000 calls". */
 export function roundsText(runs: RunSummary[], unit: Unit): string {
-  const counts = runs.map((r) => String(r.n));
-  const rounds = new Set(counts).size === 1 ? counts[0] : `${runs.map((r) => r.role).join('/')} ${counts.join('/')}`;
+  const rounds = unitsText(runs);
   const ops = runs.flatMap((r) => r.opsPerRound);
-  if (directionOf(unit) === 'higher-is-better' || ops.length === 0) return `${rounds} rounds`;
+  if (directionOf(unit) === 'higher-is-better' || ops.length === 0) return rounds;
   const lo = Math.min(...ops);
   const hi = Math.max(...ops);
   return `${rounds} x ${lo === hi ? lo : `${lo}-${hi}`} ${unitWords(unit).ops}`;

@@ -28,8 +28,11 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 const BADGE_CLASS: Record<Verdict, string> = {
   faster: 'faster',
   slower: 'slower',
+  'fewer instructions': 'faster',
+  'more instructions': 'slower',
   'no difference proven': 'none',
   'insufficient data': 'insufficient',
+  'insufficient units': 'insufficient',
 };
 
 /** A table with a caption; numeric columns right-aligned. */

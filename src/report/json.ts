@@ -10,6 +10,10 @@
  *      unit's suffix. Later, without a version change (optional fields
  *      added, existing ones unchanged): `codegen` (with --codegen) and
  *      `hints` (with --hints), each naming its `source` file.
+ *   2: the comparison is schema 3: units of replication (processes, boots,
+ *      invocations) decide the verdicts; `power.roundsNeeded` became
+ *      `power.unitsNeeded`; verdicts include 'insufficient units' and, for
+ *      instruction counts, 'fewer instructions'/'more instructions'.
  */
 import { lkmlSummary } from '../codegen/render.ts';
 import type { Cell, FunctionDelta } from '../codegen/types.ts';
@@ -20,7 +24,7 @@ import { codegenSubjectText, hintText, type LoadedCodegen, type LoadedHints, pat
 import type { ReportContext } from './reporter.ts';
 
 export const JSON_REPORT_FORMAT = 'hintlab-report';
-export const JSON_REPORT_VERSION = 1;
+export const JSON_REPORT_VERSION = 2;
 
 /**
  * Rename every `xInUnit` key to `x<Suffix>` (e.g. `meanInUnit` ->

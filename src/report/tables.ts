@@ -7,7 +7,7 @@ import type { Comparison, Contrast, RunRole, SubjectComparison } from '../compar
 import { formatP } from '../compare/format.ts';
 import { directionOf } from '../model.ts';
 import { runName } from './facts.ts';
-import { decimalsFor, fixed, isInterval, pctDecimals, roundsText, signed, unitWords } from './format.ts';
+import { decimalsFor, fixed, isInterval, pctDecimals, roundsText, signed, unitNounOf, unitWords } from './format.ts';
 import { subjectsRegressionsFirst, verdictText } from './summary.ts';
 
 export interface Table {
@@ -149,16 +149,23 @@ export function driftTable(c: Comparison): Table | undefined {
   };
 }
 
+/** 'Processes', 'Boots', 'Invocations', or 'Units' for runs that did not record theirs. */
+function unitNoun(c: Comparison): string {
+  const u = c.subjects[0]?.runs[0]?.replicateUnit;
+  const noun = u?.known ? unitNounOf(u.value, true) : 'units';
+  return noun.charAt(0).toUpperCase() + noun.slice(1);
+}
+
 /** The smallest detectable change per subject and, with --detect, the rounds a given change needs. */
 export function powerTable(c: Comparison): Table {
   const detect = c.options.detectPct;
   return {
     id: 'power',
     caption: `Sensitivity (alpha ${c.options.alpha}, power ${c.options.power})`,
-    headers: ['Subject', 'Smallest detectable change (%)', ...(detect !== null ? [`Rounds per run to detect ${detect} %`] : [])],
+    headers: ['Subject', 'Smallest detectable change (%)', ...(detect !== null ? [`${unitNoun(c)} per run to detect ${detect} %`] : [])],
     rows: c.subjects.map((s) => {
       if (s.power.kind !== 'ok') return [s.subject, `n/a (${s.power.reason})`, ...(detect !== null ? [''] : [])];
-      const needed = s.power.roundsNeeded === null ? 'n/a' : String(s.power.roundsNeeded);
+      const needed = s.power.unitsNeeded === null ? 'n/a' : String(s.power.unitsNeeded);
       return [s.subject, fixed(s.power.mdePct, 2), ...(detect !== null ? [needed] : [])];
     }),
     numeric: [1, 2],

@@ -5,6 +5,7 @@
  * compact block per subject, and the environment side by side. Returns text; the
  * caller decides where it goes. Every figure carries its unit and noise.
  */
+import { unitCount } from '../compare/units.ts';
 import { formatChange, formatP, formatPct, formatValue, welchClause } from '../compare/format.ts';
 import type {
   Comparison,
@@ -134,7 +135,7 @@ function powerLine(s: SubjectComparison): string {
   const p = s.power;
   if (p.kind !== 'ok') return `  smallest detectable change: n/a (${p.reason})`;
   const asked =
-    p.detectPct !== null && p.roundsNeeded !== null ? `; ${p.detectPct} % needs ${p.roundsNeeded} rounds per run` : '';
+    p.detectPct !== null && p.unitsNeeded !== null ? `; ${p.detectPct} % needs ${unitCount(s.runs[0]!.replicateUnit, p.unitsNeeded)} per run` : '';
   return `  smallest detectable change: ${p.mdePct.toFixed(2)} % (alpha ${p.alpha}, power ${Math.round(p.power * 100)} %)${asked}`;
 }
 

@@ -16,8 +16,17 @@ export type WelchTest =
  * the Welch-Satterthwaite degrees of freedom
  * df = (v1/n1 + v2/n2)² / ((v1/n1)²/(n1-1) + (v2/n2)²/(n2-1)).
  * Same as scipy.stats.ttest_ind(candidate, baseline, equal_var=False).
+ *
+ * `extra` adds an independent variance component to the difference (in the
+ * values' unit squared) with its own degrees of freedom, which enters the
+ * Satterthwaite (1946) df like the samples' terms: used for run-to-run
+ * variation estimated outside the two samples.
  */
-export function welchTTest(baseline: readonly number[], candidate: readonly number[]): WelchTest {
+export function welchTTest(
+  baseline: readonly number[],
+  candidate: readonly number[],
+  extra: { variance: number; df: number } = { variance: 0, df: 1 },
+): WelchTest {
   if (baseline.length < 2 || candidate.length < 2 || !isSample(baseline) || !isSample(candidate)) {
     return insufficient(
       `Welch's t-test needs at least 2 rounds per run (have ${baseline.length} and ${candidate.length})`,
@@ -25,12 +34,13 @@ export function welchTTest(baseline: readonly number[], candidate: readonly numb
   }
   const seB = variance(baseline) / baseline.length;
   const seC = variance(candidate) / candidate.length;
-  const se2 = seB + seC;
+  const se2 = seB + seC + extra.variance;
   if (se2 === 0) {
     return insufficient('every round of both runs has the same value: zero variance, t is undefined');
   }
   const t = (mean(candidate) - mean(baseline)) / Math.sqrt(se2);
-  const df = (se2 * se2) / ((seB * seB) / (baseline.length - 1) + (seC * seC) / (candidate.length - 1));
+  const df =
+    (se2 * se2) / ((seB * seB) / (baseline.length - 1) + (seC * seC) / (candidate.length - 1) + (extra.variance * extra.variance) / extra.df);
   return { kind: 'ok', t, df, pValue: Math.min(1, 2 * studentTSf(Math.abs(t), df)) };
 }
 

@@ -2,6 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compare } from '../../src/compare/compare.ts';
+import { withDrift } from '../../src/compare/verdict.ts';
 import { assertClose } from '../stats/close.ts';
 import { makeRun } from './fixtures.ts';
 
@@ -29,17 +30,21 @@ describe('A/B/A', () => {
     assert.deepEqual(s.verdict.caveats, []);
   });
 
-  it('when the baseline drifts as much as the change, says so instead of claiming it', () => {
+  it('when the baseline drifts as much as the change, the run-to-run variation it shows keeps B from a claim', () => {
+    // Schema 2 judged B vs A (+10 %) and overruled it with the drift rule; B vs A+A2 now carries
+    // the run-to-run variation A and A2 revealed, and its test no longer rejects.
     const cmp = compare({
       a: makeRun({ id: 1, values: { x: A } }),
       b: makeRun({ id: 2, values: { x: shift(10) } }),
       a2: makeRun({ id: 3, values: { x: shift(10) } }),
     });
     const s = cmp.subjects[0]!;
+    assert.equal(s.judgedOn, 'B vs A+A2');
     assert.equal(s.verdict.verdict, 'no difference proven');
-    assert.deepEqual(s.verdict.caveats, ['drift-as-large-as-change']);
-    assert.match(s.verdict.reason, /B vs A is \+10\.00 % but the baseline drifted \+10\.00 % between A and A2/);
-    assert.match(s.verdict.reason, /without A2 it would read 'slower'/);
+    assert.match(s.verdict.reason, /is not below alpha 0\.05/);
+    // sqrt((10² - 2 * (10/6) / 7) / 2) = 7.054 of the pooled level 105: 6.72 %
+    assert.match(s.verdict.reason, /run-to-run variation from A and A2: 6\.72 % per run/);
+    assert.equal(s.change.welch.kind === 'ok' && s.change.welch.pValue < 1e-6, true, 'B vs A alone looks certain');
     assert.equal(s.drift.kind === 'measured' && s.drift.driftVerdict.verdict, 'slower');
     // Midpoint 105: B at 110 is +4.76 %.
     assert.equal(s.drift.kind === 'measured' && s.drift.vsMidpoint.midpointInUnit, 105);
@@ -54,5 +59,19 @@ describe('A/B/A', () => {
     });
     assert.deepEqual(cmp.subjects[0]!.drift, { kind: 'insufficient-data', reason: 'not measured in A2' });
     assert.deepEqual(cmp.notCompared, [{ subject: 'other', presentIn: ['A2'] }]);
+  });
+});
+
+describe('the drift rule', () => {
+  it('turns a claim into no difference proven when A2 moved as far as B did', () => {
+    const cmp = compare({ a: makeRun({ id: 1, values: { x: A } }), b: makeRun({ id: 2, values: { x: shift(10) } }) });
+    const drift = compare({ a: makeRun({ id: 1, values: { x: A } }), b: makeRun({ id: 3, values: { x: shift(-11) } }) }).subjects[0]!.change;
+    const s = cmp.subjects[0]!;
+    assert.equal(s.verdict.verdict, 'slower');
+    const v = withDrift(s.verdict, s.change, drift);
+    assert.equal(v.verdict, 'no difference proven');
+    assert.deepEqual(v.caveats, ['drift-as-large-as-change']);
+    assert.match(v.reason, /B vs A is \+10\.00 % but the baseline drifted -11\.00 % between A and A2/);
+    assert.match(v.reason, /without A2 it would read 'slower'/);
   });
 });

@@ -131,7 +131,7 @@ describe('compare: verdict rules', () => {
     ]);
   });
 
-  it('gives the minimum detectable effect and the rounds for --detect', () => {
+  it('gives the minimum detectable effect and the units for --detect (here every round is its own unit)', () => {
     const cmp = compare({ a: makeRun({ id: 1, values: { x: A } }), b: makeRun({ id: 2, values: { x: A } }) }, { detectPct: 1 });
     const p = cmp.subjects[0]!.power;
     assert.equal(p.kind, 'ok');
@@ -139,7 +139,7 @@ describe('compare: verdict rules', () => {
     // (t.ppf(.975, 12) + t.ppf(.8, 12)) * sqrt(2 * (10/6) / 7), as % of the mean 100 (scipy: 3.0514221212553667 * 0.69007)
     assertClose(p.mdePct, 3.0514221212553667 * Math.sqrt((2 * 10) / 6 / 7), 1e-12);
     assert.equal(p.detectPct, 1);
-    // 1 % of 100 at sd sqrt(10/6): 28 rounds, also the smallest n with exact noncentral-t power >= 0.8 (scipy)
-    assert.equal(p.roundsNeeded, 28);
+    // 1 % of 100 at sd sqrt(10/6): 28 units, also the smallest n with exact noncentral-t power >= 0.8 (scipy)
+    assert.equal(p.unitsNeeded, 28);
   });
 });

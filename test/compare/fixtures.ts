@@ -47,7 +47,11 @@ export interface RunSpec {
   ops?: number;
   subjectParams?: Record<string, Record<string, unknown>>;
   warmups?: Record<string, readonly number[]>;
-  /** Units of replication the measured rounds are split across, in contiguous blocks as the runner does (default 1). */
+  /**
+   * Units of replication the measured rounds are split across, in contiguous
+   * blocks as the runner does. Default: every round its own unit (as with
+   * --processes equal to --rounds), so rounds are independent observations.
+   */
   units?: number;
   replicateUnit?: ReplicateUnit;
 }
@@ -63,7 +67,7 @@ export function makeRun(spec: RunSpec): RunWithRounds {
   const ops = spec.ops ?? 100_000;
   const subjects = Object.keys(spec.values);
   const rounds: Round[] = [];
-  const replicates = new Map(subjects.map((s) => [s, unitIndices(spec.values[s]!.length, spec.units ?? 1)]));
+  const replicates = new Map(subjects.map((s) => [s, unitIndices(spec.values[s]!.length, spec.units ?? spec.values[s]!.length)]));
   const push = (subject: string, index: number, value: number, warmup: boolean) =>
     rounds.push({
       seq: rounds.length,

@@ -35,7 +35,7 @@ test('report --format lkml prints the 72-column block with the A/B/A verdict', a
   assert.equal(code, 0);
   // 100.0 -> 105.0 is +5.0 ns, +5.0 %.
   assert.match(out, /^getppid: 100\.0 -> 105\.0 ns\/call, \+5\.0 ns \(\+5\.0 %, 95 % CI/m);
-  assert.match(out.replace(/\n\s*/g, ' '), /10 x 100000 calls: slower\./);
+  assert.match(out.replace(/\n\s*/g, ' '), /10 processes x 100000 calls: slower\./);
   assert.ok(out.includes('  hintlab compare base patched base2 --threshold 1 --alpha 0.05 \\\n      --correction holm\n'));
   for (const line of out.split('\n')) assert.ok(line.length <= 72, line);
 });

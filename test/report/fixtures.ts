@@ -70,6 +70,11 @@ export function summary(role: RunRole, runId: number, mean: number, cvPct: numbe
     role,
     runId,
     n,
+    replicateUnit: { known: true, value: 'process' },
+    units: 3,
+    roundsPerUnit: [n / 3, n / 3, n / 3],
+    unitMeansInUnit: [mean - sd / 2, mean, mean + sd / 2],
+    unitCvPct: cvPct / 2,
     meanInUnit: mean,
     medianInUnit: mean,
     stdevInUnit: sd,
@@ -100,8 +105,11 @@ export function contrast(
     changePct: 100 * (after / before - 1),
     ratio: after / before,
     ciPct: { kind: 'ok', low: ci[0], high: ci[1], level: 0.95 },
-    welch: { kind: 'ok', t: -10, df: 27.5, pValue },
-    mannWhitney: { kind: 'ok', u: 3, pValue: pValue * 2, method: 'normal-approximation', ties: false },
+    units: { baseline: baseline === 'A' ? 3 : 6, candidate: 3 },
+    welch: { kind: 'ok', t: -10, df: 3.9, pValue },
+    mannWhitney: { kind: 'ok', u: 0, pValue: 0.1, method: 'exact', ties: false },
+    roundWelch: { kind: 'ok', t: -25, df: 27.5, pValue: pValue / 100 },
+    runToRun: baseline === 'A+A2' ? { kind: 'from-a2', runSdPct: 0.05, addedSePct: 0.061 } : { kind: 'not-estimated' },
     // Holm over the three subjects, all with the same p: every adjusted p is 3 p (capped at 1).
     adjusted: { kind: 'adjusted', correction: 'holm', familySize: 3, welchPValue: Math.min(1, 3 * pValue), mannWhitneyPValue: Math.min(1, 6 * pValue) },
   };
@@ -137,9 +145,24 @@ function subject(spec: SubjectSpec, withA2: boolean): SubjectComparison {
           driftAsLargeAsChange: false,
         }
       : { kind: 'no-a2' as const },
-    power: { kind: 'ok', alpha: 0.05, power: 0.8, mdePct: spec.mdePct, detectPct: null, roundsNeeded: null },
+    power: { kind: 'ok', alpha: 0.05, power: 0.8, mdePct: spec.mdePct, detectPct: null, unitsNeeded: null },
     verdict: spec.verdict,
+    judgedOn: withA2 ? 'B vs A+A2' : 'B vs A',
+    control: false,
   };
+}
+
+/** A stress-ng subject: every round is its own invocation, the unit of replication. */
+function asInvocations(s: SubjectComparison): SubjectComparison {
+  const runs = s.runs.map((r) => ({
+    ...r,
+    replicateUnit: { known: true as const, value: 'invocation' as const },
+    units: r.n,
+    roundsPerUnit: r.valuesInUnit.map(() => 1),
+    unitMeansInUnit: r.valuesInUnit,
+    unitCvPct: r.cvPct,
+  }));
+  return { ...s, runs };
 }
 
 export const SUBJECTS: SubjectSpec[] = [
@@ -207,8 +230,9 @@ export function abaComparison(opts: { withA2?: boolean; unit?: Unit } = {}): Com
   const roles: RunRole[] = withA2 ? ['A', 'B', 'A2'] : ['A', 'B'];
   const perRole = (v: string[]): Partial<Record<RunRole, string>> => Object.fromEntries(roles.map((r, i) => [r, v[i] ?? '']));
   return {
-    schema: 2,
+    schema: 3,
     unit: opts.unit ?? 'ns/call',
+    measures: opts.unit === 'instructions/call' ? 'instructions' : 'time',
     direction: opts.unit === 'bogo-ops/s' ? 'higher-is-better' : 'lower-is-better',
     runs,
     options: {
@@ -220,16 +244,20 @@ export function abaComparison(opts: { withA2?: boolean; unit?: Unit } = {}): Com
       bootstrapSeed: 1,
       power: 0.8,
       minRounds: 5,
+      minUnits: 3,
+      roundsAsUnits: false,
+      controls: [],
       detectPct: null,
       allowMismatch: false,
       allowIncomplete: false,
     },
-    subjects: SUBJECTS.map((s) => subject(s, withA2)),
+    subjects: SUBJECTS.map((s) => (opts.unit === 'bogo-ops/s' ? asInvocations(subject(s, withA2)) : subject(s, withA2))),
     notCompared: [],
     notRun: [],
     multipleComparisons: { correction: 'holm', familySize: 3, driftFamilySize: withA2 ? 3 : null },
     geometricMean: { kind: 'ok', ratio: 0.9839, changePct: -1.61, improved: true, subjects: 3 },
     regressions: ['getppid'],
+    controls: [],
     environment: [
       { field: 'cpu.model', values: perRole(['Intel(R) Xeon(R) CPU @ 2.20GHz', 'Intel(R) Xeon(R) CPU @ 2.20GHz', 'Intel(R) Xeon(R) CPU @ 2.20GHz']), kind: 'checked', same: true },
       { field: 'kernel.release', values: perRole(['6.12.9-amd64', '6.12.9-hintlab+', '6.12.9-amd64']), kind: 'expected', same: false },

@@ -74,12 +74,12 @@ test('JSON carries the raw and the adjusted p-values and the families', () => {
   assert.equal(doc.comparison.options.correction, 'holm');
 });
 
-test('a throughput table heads its rounds column "Rounds", matching cells that say "15 rounds"', () => {
+test('a throughput table heads its rounds column "Rounds", matching cells that say "15 invocations"', () => {
   const c = macroComparison();
   const md = markdownReport(c, CTX).split('\n');
   const header = md.find((l) => l.startsWith('| Subject | A mean (bogo-ops/s)'))!;
   assert.match(header, /\| CV A\/B\/A2 \(%\) \| Rounds \| p Welch \|/);
-  assert.ok(md.some((l) => l.startsWith('| getppid |') && l.includes('| 15 rounds |')));
+  assert.ok(md.some((l) => l.startsWith('| getppid |') && l.includes('| 15 invocations |')));
   assert.match(htmlReport(c, CTX), /<th scope="col">CV A\/B\/A2 \(%\)<\/th><th scope="col">Rounds<\/th>/);
   // Calls keep their ops: "15 x 20000 calls" under "Rounds x ops".
   assert.match(markdownReport(abaComparison(), CTX), /\| Rounds x ops \|/);

@@ -14,6 +14,11 @@ function summary(role: 'A' | 'B' | 'A2', runId: number, mean: number, stdev: num
     role,
     runId,
     n: 15,
+    replicateUnit: { known: true, value: 'process' },
+    units: 3,
+    roundsPerUnit: [5, 5, 5],
+    unitMeansInUnit: [mean - stdev / 2, mean, mean + stdev / 2],
+    unitCvPct: (50 * stdev) / mean,
     meanInUnit: mean,
     medianInUnit: mean - 0.1,
     stdevInUnit: stdev,
@@ -37,8 +42,11 @@ function contrast(base: number, cand: number, ci: [number, number], p: number): 
     changePct: 100 * (cand / base - 1),
     ratio: cand / base,
     ciPct: { kind: 'ok', low: ci[0], high: ci[1], level: 0.95 },
-    welch: { kind: 'ok', t: 5, df: 27.5, pValue: p },
-    mannWhitney: { kind: 'ok', u: 200, pValue: 0.0004, method: 'exact', ties: false },
+    units: { baseline: 5, candidate: 5 },
+    welch: { kind: 'ok', t: 5, df: 7.5, pValue: p },
+    mannWhitney: { kind: 'ok', u: 25, pValue: 0.0004, method: 'exact', ties: false },
+    roundWelch: { kind: 'ok', t: 12, df: 27.5, pValue: p / 100 },
+    runToRun: { kind: 'not-estimated' },
     // Holm over two subjects with equal p-values: 2 p each.
     adjusted: { kind: 'adjusted', correction: 'holm', familySize: 2, welchPValue: 2 * p, mannWhitneyPValue: 0.0008 },
   };
@@ -50,15 +58,18 @@ function subject(name: string, a: number, b: number, ci: [number, number], verdi
     runs: [summary('A', 1, a, a * 0.004), summary('B', 2, b, b * 0.005)],
     change: contrast(a, b, ci, 2e-9),
     drift: { kind: 'no-a2' },
-    power: { kind: 'ok', alpha: 0.05, power: 0.8, mdePct: 0.42, detectPct: 0.5, roundsNeeded: 21 },
+    power: { kind: 'ok', alpha: 0.05, power: 0.8, mdePct: 0.42, detectPct: 0.5, unitsNeeded: 21 },
     verdict,
+    judgedOn: 'B vs A',
+    control: false,
   };
 }
 
 function comparison(unit: Unit): Comparison {
   return {
-    schema: 2,
+    schema: 3,
     unit,
+    measures: unit === 'instructions/call' ? 'instructions' : 'time',
     direction: 'lower-is-better',
     runs: [1, 2].map((id) => ({
       role: id === 1 ? ('A' as const) : ('B' as const),
@@ -89,6 +100,7 @@ function comparison(unit: Unit): Comparison {
     multipleComparisons: { correction: 'holm', familySize: 2, driftFamilySize: null },
     geometricMean: { kind: 'ok', ratio: 0.9792, changePct: -2.08, improved: true, subjects: 2 },
     regressions: ['getppid'],
+    controls: [],
     environment: [
       { field: 'hostname', kind: 'checked', values: { A: 'lab1', B: 'lab1' }, same: true },
       { field: 'pinnedCpu', kind: 'checked', values: { A: '1', B: 'not pinned' }, same: false },
@@ -160,7 +172,7 @@ describe('text report', () => {
       '  run  rounds  mean      median    stdev   CV      95 % CI of mean       min .. max',
       '  A        15  166.2 ns  166.1 ns  0.7 ns  0.40 %  165.9 ns .. 166.5 ns  164.9 ns .. 167.5 ns',
       '  B        15  168.2 ns  168.1 ns  0.8 ns  0.50 %  167.8 ns .. 168.6 ns  166.5 ns .. 169.9 ns',
-      '  smallest detectable change: 0.42 % (alpha 0.05, power 80 %); 0.5 % needs 21 rounds per run',
+      '  smallest detectable change: 0.42 % (alpha 0.05, power 80 %); 0.5 % needs 21 processes per run',
       '  verdict: slower: +1.20 % (95 % CI +1.10 % to +1.30 %) lies beyond the ±1 % noise threshold, Welch p = 2.0e-9',
     ]);
     assert.ok(lines.includes('  caveat: tests-disagree'));
