@@ -8,9 +8,10 @@
  * - false claims: no filter on either side (`--inject-seccomp-b 0`); counted
  *   when any profile comes out `faster` or `slower`.
  *
- * Every pair is judged by the real `compare()` with its defaults (Holm over
- * the profiles, 1 % threshold). `--analyze DB` judges runs stored earlier,
- * so a change in the statistics can be measured on the same data.
+ * Every pair is judged by the real `compare()` (Holm over the profiles, 1 %
+ * threshold) twice on the same rounds: on rounds as if independent, and on
+ * units (probe processes, compare's default). `--analyze DB` judges runs
+ * stored earlier again.
  *
  *   node --import tsx bench/calibrate-interleaved.ts [--detect 10] [--null 20]
  *        [--rounds 12] [--processes 3] [--ops 10000] [--db FILE] [--analyze FILE]
@@ -43,24 +44,42 @@ function measure(db: string, label: string, filter: number): void {
   execFileSync(process.execPath, ['bin/hintlab.js', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
-/** Verdicts of every stored pair `<kind><i>-A` / `<kind><i>-B`, by kind. */
+type Statistics = 'rounds' | 'units';
+type Tally = Record<'detect' | 'null', { pairs: number; hits: number }>;
+
+/**
+ * Verdicts of every stored pair `<kind><i>-A` / `<kind><i>-B`, by kind, on
+ * the same stored rounds twice: with every round taken as independent
+ * (`roundsAsUnits`, compare's statistics before units of replication) and
+ * with the probe processes as units (compare's default).
+ */
 function judge(db: string): void {
   const store = Store.open(db);
   const runs = store.listRuns().filter((r) => r.status === 'complete' && r.label?.endsWith('-A'));
-  const tally = { detect: { pairs: 0, hits: 0 }, null: { pairs: 0, hits: 0 } };
+  const tally: Record<Statistics, Tally> = {
+    rounds: { detect: { pairs: 0, hits: 0 }, null: { pairs: 0, hits: 0 } },
+    units: { detect: { pairs: 0, hits: 0 }, null: { pairs: 0, hits: 0 } },
+  };
   for (const r of runs) {
     const label = r.label!.slice(0, -2);
     const kind = label.startsWith('detect') ? 'detect' : 'null';
-    const cmp = compare({ a: store.getRun(r.id), b: store.resolveRun(`${label}-B`) });
-    const verdicts = cmp.subjects.map((s) => s.verdict.verdict);
-    const hit = kind === 'detect' ? verdicts.every((v) => v === 'slower') : verdicts.some((v) => v === 'faster' || v === 'slower');
-    tally[kind].pairs++;
-    if (hit) tally[kind].hits++;
-    console.log(`${label}: ${cmp.subjects.map((s) => `${s.subject} ${s.verdict.verdict}`).join(', ')}`);
+    const line: string[] = [];
+    for (const stats of ['rounds', 'units'] as const) {
+      const cmp = compare({ a: store.getRun(r.id), b: store.resolveRun(`${label}-B`) }, { roundsAsUnits: stats === 'rounds' });
+      const verdicts = cmp.subjects.map((s) => s.verdict.verdict);
+      const hit = kind === 'detect' ? verdicts.every((v) => v === 'slower') : verdicts.some((v) => v === 'faster' || v === 'slower');
+      tally[stats][kind].pairs++;
+      if (hit) tally[stats][kind].hits++;
+      line.push(`${stats}: ${cmp.subjects.map((s) => `${s.subject} ${s.verdict.verdict}`).join(', ')}`);
+    }
+    console.log(`${label}\n  ${line.join('\n  ')}`);
   }
   store.close();
-  console.log(`64-instruction filter against none: every profile slower in ${tally.detect.hits} of ${tally.detect.pairs} invocations`);
-  console.log(`no filter on either side: a false claim in ${tally.null.hits} of ${tally.null.pairs} invocations`);
+  for (const stats of ['rounds', 'units'] as const) {
+    const t = tally[stats];
+    console.log(`on ${stats}: 64-instruction filter against none: every profile slower in ${t.detect.hits} of ${t.detect.pairs} invocations; ` +
+      `no filter on either side: a false claim in ${t.null.hits} of ${t.null.pairs}`);
+  }
 }
 
 if (o.analyze) {
