@@ -110,7 +110,7 @@ export function registerBench(program: Command, io: CliIO): void {
     .option('--ops <n>', 'calls per round for every profile (default: per profile, see --list)', intOption('--ops', 1))
     .option('--warmups <n>', 'warm-up rounds, not stored as measurements', intOption('--warmups', 0), 3)
     .option('--rounds <n>', 'measured rounds per profile', intOption('--rounds', 1), 15)
-    .option('--processes <n>', 'probe processes the rounds are split across, each with its own warm-ups', intOption('--processes', 1), 3)
+    .option('--processes <n>', 'probe processes the rounds are split across, each with its own warm-ups (per side with --label-b)', intOption('--processes', 1), 3)
     .option('--cpu <n>', 'CPU to pin to (default: the last allowed CPU)', intOption('--cpu', 0))
     .option('--label <name>', 'label for the run, used by compare (e.g. A, B, A2)')
     .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')

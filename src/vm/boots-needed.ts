@@ -16,7 +16,7 @@ import { formatPct } from '../report/units.ts';
 
 export interface BootsNeeded {
   subject: string;
-  /** Boots measured (all kernels) and the spread of boot means, in % of the mean. */
+  /** Boots measured (all kernels) and the spread of boot means, in % of the baseline kernel's mean. */
   boots: number;
   spreadPct: number | null;
   /** Boots per kernel for the claim, or why it cannot be said. */
@@ -33,20 +33,23 @@ function bootMeans(run: RunWithRounds, subject: string): number[] {
   return [...by.values()].map((v) => mean(v as [number, ...number[]]));
 }
 
-/** Pooled within-kernel standard deviation of boot means: sqrt(Σ_k Σ_i (x_ki - x̄_k)² / Σ_k (n_k - 1)). */
-export function pooledBootSpread(groups: readonly number[][]): { stdev: number; df: number; grand: number } | null {
+/**
+ * Pooled within-kernel standard deviation of boot means:
+ * sqrt(Σ_k Σ_i (x_ki - x̄_k)² / Σ_k (n_k - 1)), and the baseline's mean (the
+ * first group: the first kernel of the order) that a % change refers to.
+ */
+export function pooledBootSpread(groups: readonly number[][]): { stdev: number; df: number; baseline: number } | null {
   let ss = 0;
   let df = 0;
-  const all: number[] = [];
   for (const g of groups) {
-    all.push(...g);
     if (g.length < 2) continue;
     const m = g.reduce((a, b) => a + b, 0) / g.length;
     ss += g.reduce((a, x) => a + (x - m) * (x - m), 0);
     df += g.length - 1;
   }
-  if (df === 0 || all.length === 0) return null;
-  return { stdev: Math.sqrt(ss / df), df, grand: all.reduce((a, b) => a + b, 0) / all.length };
+  const base = groups[0];
+  if (df === 0 || !base?.length) return null;
+  return { stdev: Math.sqrt(ss / df), df, baseline: base.reduce((a, b) => a + b, 0) / base.length };
 }
 
 /** Boots per kernel for a change of `effectPct` % of the mean, from boot means grouped by kernel. */
@@ -54,11 +57,11 @@ export function bootsForGroups(groups: readonly number[][], effectPct: number, o
   const boots = groups.reduce((a, g) => a + g.length, 0);
   const spread = pooledBootSpread(groups);
   if (!spread) return { boots, spreadPct: null, needed: { kind: 'unknown', reason: 'needs two boots of one kernel to measure the spread between boots' } };
-  const spreadPct = (100 * spread.stdev) / spread.grand;
+  const spreadPct = (100 * spread.stdev) / spread.baseline;
   // no spread at all: the fewest boots that still give a spread to check
   if (spread.stdev === 0) return { boots, spreadPct, needed: { kind: 'ok', boots: 2 } };
   const noise = { stdev: spread.stdev, n: 2 };
-  const r = roundsNeeded(noise, noise, (effectPct / 100) * spread.grand, options);
+  const r = roundsNeeded(noise, noise, (effectPct / 100) * spread.baseline, options);
   return { boots, spreadPct, needed: r.kind === 'ok' ? { kind: 'ok', boots: r.rounds } : { kind: 'unknown', reason: r.reason } };
 }
 

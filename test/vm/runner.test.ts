@@ -15,6 +15,7 @@ import type { AccelChoice } from '../../src/vm/accel.ts';
 import type { VmKernel } from '../../src/vm/kernels.ts';
 import type { BootEnd, BootRequest, BootResult, VmLauncher } from '../../src/vm/qemu.ts';
 import { repeatOrder, runVm, type VmRequest } from '../../src/vm/runner.ts';
+import { bootsNeeded } from '../../src/vm/boots-needed.ts';
 import { tempDir } from '../helpers/cli.ts';
 
 const dir = tempDir();
@@ -195,4 +196,16 @@ test('a failed pooled boot fails its kernel\'s run, stops the order, and fails t
   assert.match(b!.error ?? '', /^boot 2 of kernel B: .*Kernel panic - not syncing: test/);
   assert.equal(a!.status, 'failed');
   assert.equal(a!.error, 'stopped after boot 2 of kernel B failed (run #2)');
+});
+
+test('with the default A/B/A the spread between boots comes from A-1 and A-2, in % of A\'s mean', async () => {
+  // A-1 300, B-1 400, A-2 300.3 instructions per call
+  const launcher = scripted((boot) => ({ lines: goodGuest(() => [300_000, 400_000, 300_300][boot]!, boot), end: { kind: 'exited', code: 0, signal: null } }));
+  const { store } = await run(request(), launcher);
+  const byKernel = new Map([['A', [store.resolveRun('vm-A-1'), store.resolveRun('vm-A-2')]], ['B', [store.resolveRun('vm-B-1')]]]);
+  const [row] = bootsNeeded(byKernel, 1);
+  // sd of {300, 300.3} = 0.3 / sqrt(2); A's mean 300.15
+  assert.equal(row!.boots, 3);
+  assert.ok(Math.abs(row!.spreadPct! - (100 * 0.3) / Math.SQRT2 / 300.15) < 1e-9, String(row!.spreadPct));
+  assert.equal(row!.needed.kind, 'ok');
 });
