@@ -4,7 +4,7 @@
  * Ctrl-C and kill -9.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -53,6 +53,21 @@ test('--json prints both runs as one JSON array, A first', async () => {
   assert.equal(res.code, 0, res.stderr);
   const docs = JSON.parse(res.stdout) as { run: { label: string; params: { extra: { interleave: { side: string } } } }; rounds: { replicate: number }[] }[];
   assert.deepEqual(docs.map((d) => [d.run.label, d.run.params.extra.interleave.side]), [['A', 'A'], ['B', 'B']]);
+});
+
+// A real sysctl in a network namespace of its own: switching it cannot disturb anything else on the machine.
+const TTL = '/proc/sys/net/ipv4/ip_default_ttl';
+const netns = spawnSync('unshare', ['-n', 'true']).status === 0;
+
+test('a real sysctl (ip_default_ttl in a private network namespace) is switched for B and holds its original value at the end', { skip: netns ? false : 'unshare -n is not permitted here' }, () => {
+  const db = join(tempDir(), 'h.db');
+  const script = `cat ${TTL}; "$0" "$1" bench --db "$2" --profile getppid --ops 500 --warmups 0 --rounds 2 --processes 1 --switch-file ${TTL}=99 >/dev/null && cat ${TTL}`;
+  const r = spawnSync('unshare', ['-n', 'sh', '-c', script, process.execPath, BIN, db], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const [before, after] = r.stdout.trim().split('\n');
+  assert.equal(after, before, 'restored inside the namespace');
+  const runs = spawnSync(process.execPath, [BIN, 'runs', 'B', '--verbose', '--db', db], { encoding: 'utf8' });
+  assert.match(runs.stdout, new RegExp(`switchFiles.*${TTL}=99`));
 });
 
 test('kill -9 of hintlab mid-run: the watchdog writes the original value back within 5 s', async () => {
