@@ -103,6 +103,8 @@ async function runProcess(s: SideRun, req: InterleavedRequest, deps: BenchDeps, 
 async function alternate(sides: Record<SideName, SideRun>, order: SideName[], req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, files: FileSwitches): Promise<{ side: SideName; reason: string } | null> {
   for (const name of order) {
     const s = sides[name];
+    // a signal between two processes would reach no probe: stop here
+    if (deps.abort?.aborted) return { side: name, reason: 'interrupted before its next probe process' };
     try {
       files.set(name);
     } catch (err) {

@@ -102,3 +102,18 @@ test('the same label on both sides is refused before anything runs', async () =>
   await assert.rejects(runInterleaved(request({ b: { label: 'A', injectSeccomp: 64 } }), { store, executor: fakeExecutor(roundsScript), probe, reader: fakeSys() }), /A and B need different labels/);
   assert.equal(store.listRuns().length, 0);
 });
+
+test('an interrupt between probe processes starts no further process and fails both runs', async () => {
+  const store = Store.open(':memory:');
+  const abort = new AbortController();
+  let calls = 0;
+  const executor = fakeExecutor((args) => {
+    if (++calls === 2) abort.abort();
+    return roundsScript(args);
+  });
+  const res = await runInterleaved(request(), { store, executor, probe, reader: fakeSys(), abort: abort.signal });
+  assert.equal(calls, 2);
+  assert.equal(res.state, 'failed');
+  assert.match(res.reason, /^B \('B'\): interrupted before its next probe process/);
+  assert.deepEqual(res.runs.map((r) => r.status), ['failed', 'failed']);
+});
