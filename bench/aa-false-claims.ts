@@ -9,7 +9,10 @@
  * as compare did before units of replication: `roundsAsUnits`) and with the
  * unit-level statistics compare uses now (probe processes as the units).
  * Pairs already in the database are reused, so the analysis can be re-run
- * without measuring again. The figures are quoted in docs/compare.md and
+ * without measuring again. A third figure reads three consecutive runs
+ * (pair i's A and A2, then pair i+1's A) as an A/B/A of one kernel, judged
+ * as compare judges A/B/A: B against A+A2, widened by the run-to-run
+ * variation A and A2 show. The figures are quoted in docs/compare.md and
  * the README.
  *
  *   node --import tsx bench/aa-false-claims.ts [--pairs 20] [--db FILE]
@@ -65,6 +68,7 @@ const store = Store.open(db);
 let roundLevel = 0;
 let unitLevel = 0;
 let insufficient = 0;
+let abaClaims = 0;
 const lines: string[] = [];
 for (let i = 1; i <= pairs; i++) {
   const a = store.resolveRun(`aa-${i}-A`);
@@ -77,8 +81,11 @@ for (let i = 1; i <= pairs; i++) {
   if (oldClaims.length) roundLevel++;
   if (newClaims.length) unitLevel++;
   if (now.subjects.some((s) => s.verdict.verdict === 'insufficient units')) insufficient++;
+  const next = i < pairs ? store.resolveRun(`aa-${i + 1}-A`) : null;
+  const aba = next ? claims(compare({ a, b, a2: next }, { allowMismatch: true })) : [];
+  if (aba.length) abaClaims++;
   const say = (c: typeof oldClaims) => c.map((s) => `${s.subject} ${s.verdict.verdict} ${s.change.changePct.toFixed(1)} %`).join('; ') || '-';
-  lines.push(`pair ${String(i).padStart(2)}: rounds: ${say(oldClaims)} | units: ${say(newClaims)}`);
+  lines.push(`pair ${String(i).padStart(2)}: rounds: ${say(oldClaims)} | units: ${say(newClaims)}${next ? ` | A/B/A: ${say(aba)}` : ''}`);
 }
 store.close();
 const pct = (n: number) => `${((100 * n) / pairs).toFixed(0)} %`;
@@ -86,4 +93,5 @@ console.log(lines.join('\n'));
 console.log(`${pairs} A/A pairs of hintlab bench ${benchArgs.join(' ')} (runs in ${db})`);
 console.log(`pairs with any faster/slower, round-level statistics: ${roundLevel} of ${pairs} (${pct(roundLevel)})`);
 console.log(`pairs with any faster/slower, unit-level statistics:  ${unitLevel} of ${pairs} (${pct(unitLevel)})`);
+console.log(`A/B/A of three consecutive runs with any faster/slower (units, B vs A+A2 with run-to-run variation): ${abaClaims} of ${pairs - 1} (${((100 * abaClaims) / (pairs - 1)).toFixed(0)} %)`);
 if (insufficient) console.log(`pairs with a subject judged 'insufficient units': ${insufficient}`);

@@ -12,7 +12,7 @@ import { renderText } from '../report/text.ts';
 import { defaultDbPath } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { type CliIO, UserError } from './io.ts';
-import { intOption, pctOption } from './options.ts';
+import { collect, intOption, pctOption } from './options.ts';
 import { resolveRunRef } from './runs.ts';
 
 function alphaOption(value: string): number {
@@ -43,6 +43,7 @@ export interface ComparisonFlags {
   seed: number;
   allowMismatch?: boolean;
   allowIncomplete?: boolean;
+  control: string[];
   db?: string;
 }
 
@@ -63,6 +64,7 @@ export function addComparisonOptions(cmd: Command): Command {
     .option('--detect <pct>', 'also say how many rounds would detect this change, e.g. 0.5%', pctOption('--detect', '0.5%', false))
     .option('--resamples <n>', 'bootstrap resamples', intOption('--resamples', 100), 10_000)
     .option('--seed <n>', 'bootstrap seed', intOption('--seed', 0), 1)
+    .option('--control <subject>', 'a control subject (e.g. getppid): shown, left out of the geometric mean and the regressions; repeatable', collect, [] as string[])
     .option('--allow-mismatch', 'compare runs whose checked environment differs')
     .option('--allow-incomplete', 'compare runs that did not complete (their recorded rounds)')
     .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)');
@@ -78,6 +80,7 @@ function optionsOf(flags: ComparisonFlags): Partial<ComparisonOptions> {
     bootstrapSeed: flags.seed,
     allowMismatch: flags.allowMismatch === true,
     allowIncomplete: flags.allowIncomplete === true,
+    controls: flags.control.flatMap((c) => c.split(',')).map((c) => c.trim()).filter(Boolean),
   };
 }
 
@@ -88,7 +91,13 @@ export function comparisonFromCli(refs: { a: string; b: string; a2?: string }, f
     const a = resolveRunRef(store, refs.a);
     const b = resolveRunRef(store, refs.b);
     const a2 = refs.a2 === undefined ? undefined : resolveRunRef(store, refs.a2);
-    return compare(a2 ? { a, b, a2 } : { a, b }, optionsOf(flags));
+    const options = optionsOf(flags);
+    const cmp = compare(a2 ? { a, b, a2 } : { a, b }, options);
+    const unknown = (options.controls ?? []).filter((name) => !cmp.subjects.some((s) => s.subject === name));
+    if (unknown.length > 0) {
+      throw new UserError(`--control ${unknown.join(', ')}: no such subject in both A and B; subjects compared: ${cmp.subjects.map((s) => s.subject).join(', ')}`, 2);
+    }
+    return cmp;
   } catch (err) {
     if (err instanceof ComparisonRefused) throw new UserError(err.message);
     throw err;

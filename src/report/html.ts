@@ -17,6 +17,9 @@ import {
   notComparedText,
   notRunText,
   regressionsText,
+  controlsText,
+  measuresText,
+  unitsMethodText,
   subjectSentence,
   subjectsRegressionsFirst,
 } from './summary.ts';
@@ -55,10 +58,14 @@ function summarySection(c: Comparison): string {
       `<li><span class="badge ${BADGE_CLASS[s.verdict.verdict]}">${escapeXml(s.verdict.verdict)}</span>${escapeXml(subjectSentence(c, s))}</li>`,
   );
   const regressions = regressionsText(c);
+  const measures = measuresText(c);
   return [
     '<section id="summary"><h2>Summary</h2>',
+    measures === undefined ? '' : `<p class="measures"><strong>${escapeXml(measures)}</strong></p>`,
     regressions === undefined ? '' : `<p class="regressions"><strong>${escapeXml(regressions)}</strong></p>`,
-    ...[geometricMeanText(c), notComparedText(c), notRunText(c)].filter((x) => x !== undefined).map((x) => `<p>${escapeXml(x)}</p>`),
+    ...[geometricMeanText(c), controlsText(c), notComparedText(c), notRunText(c), unitsMethodText(c)]
+      .filter((x) => x !== undefined)
+      .map((x) => `<p>${escapeXml(x)}</p>`),
     `<ul class="verdicts">${items.join('\n')}</ul>`,
     '</section>',
   ].join('\n');

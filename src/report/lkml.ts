@@ -27,6 +27,9 @@ import {
   notComparedText,
   notRunText,
   regressionsText,
+  controlsText,
+  measuresText,
+  unitsMethodText,
   subjectSentence,
   subjectsRegressionsFirst,
 } from './summary.ts';
@@ -47,8 +50,8 @@ export function lkmlReport(c: Comparison, ctx: ReportContext): string {
   // How the verdicts were decided sits with them: a reader must know the p-values were corrected for the number of subjects.
   const rule =
     `Verdicts: Welch p < ${o.alpha} ${o.correction === 'holm' ? 'after' : 'with'} ${correctionText(c)}, ` +
-    `and the whole ${Math.round(o.confidenceLevel * 100)} % CI beyond ±${o.thresholdPct} %.`;
-  const head = [regressionsText(c), geometricMeanText(c), notRunText(c), rule].filter((x): x is string => x !== undefined);
+    `and the whole ${Math.round(o.confidenceLevel * 100)} % CI beyond ±${o.thresholdPct} %. ${unitsMethodText(c)}`;
+  const head = [measuresText(c), regressionsText(c), geometricMeanText(c), controlsText(c), notRunText(c), rule].filter((x): x is string => x !== undefined);
   blocks.push(head.flatMap(para));
 
   blocks.push(subjectsRegressionsFirst(c).flatMap((s) => para(subjectSentence(c, s))));

@@ -7,7 +7,7 @@ import { environmentFacts, runName } from './facts.ts';
 import { unitWords } from './format.ts';
 import { branchHeading, branchTable, codegenSentence, codegenTable, noHintsText, type PatchDocuments, patchRows, reproduceAll, TABLE_BRANCH_ROWS } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
-import { correctionText, geometricMeanText, notComparedText, notRunText, regressionsText } from './summary.ts';
+import { controlsText, correctionText, geometricMeanText, measuresText, notComparedText, notRunText, regressionsText, unitsMethodText } from './summary.ts';
 import { driftTable, environmentTable, powerTable, resultsTable, runsTable, type Table } from './tables.ts';
 
 /** Escape text for a Markdown table cell or paragraph. */
@@ -54,9 +54,13 @@ export function markdownReport(c: Comparison, ctx: ReportContext): string {
     `# hintlab ${design} comparison`,
     escapeMarkdown(`${c.runs.map((r) => `${r.role} = ${runName(r)}`).join(', ')}. Unit: ${c.unit}${caution ? ` (${caution})` : ''}.`),
   ];
+  const measures = measuresText(c);
+  if (measures !== undefined) parts.push(`**${escapeMarkdown(measures)}**`);
   const regressions = regressionsText(c);
   if (regressions !== undefined) parts.push(`**${escapeMarkdown(regressions)}**`);
-  for (const line of [geometricMeanText(c), notComparedText(c), notRunText(c)]) if (line !== undefined) parts.push(escapeMarkdown(line));
+  for (const line of [geometricMeanText(c), controlsText(c), notComparedText(c), notRunText(c), unitsMethodText(c)]) {
+    if (line !== undefined) parts.push(escapeMarkdown(line));
+  }
   parts.push(markdownTable(resultsTable(c)));
   const drift = driftTable(c);
   if (drift !== undefined) parts.push(markdownTable(drift));

@@ -4,7 +4,8 @@
  * (-6.5 %, 95 % CI -6.9 to -6.1 %), CV 0.3 %, 15 x 20000 calls: faster."
  */
 import type { Caveat, Comparison, SubjectComparison } from '../compare/types.ts';
-import { ciPctText, cvText, decimalsFor, fixed, isInterval, pctDecimals, roundsText, signed, unitWords } from './format.ts';
+import { isClaim } from '../compare/verdict.ts';
+import { ciPctText, cvText, decimalsFor, fixed, isInterval, pctDecimals, roundsText, signed, unitNounOf, unitWords } from './format.ts';
 
 const CAVEAT_TEXT: Record<Caveat, string> = {
   'drift-as-large-as-change': 'but the A/B/A drift is as large as the change',
@@ -15,11 +16,14 @@ const CAVEAT_TEXT: Record<Caveat, string> = {
 /** The verdict with its caveats, and the smallest detectable change when nothing was proven. */
 export function verdictText(s: SubjectComparison): string {
   const parts: string[] = [s.verdict.verdict];
-  if (s.verdict.verdict === 'insufficient data') parts[0] = `insufficient data (${s.verdict.reason.replace(/\.$/, '')})`;
+  if (s.verdict.verdict === 'insufficient data' || s.verdict.verdict === 'insufficient units') {
+    parts[0] = `${s.verdict.verdict} (${s.verdict.reason.replace(/\.$/, '')})`;
+  }
   if (s.verdict.verdict === 'no difference proven' && s.power.kind === 'ok') {
     parts[0] = `no difference proven (detectable: ${fixed(s.power.mdePct, 1)} %)`;
   }
-  return [parts[0], ...s.verdict.caveats.map((c) => CAVEAT_TEXT[c])].join(', ');
+  const control = s.control ? ['control'] : [];
+  return [parts[0], ...s.verdict.caveats.map((c) => CAVEAT_TEXT[c]), ...control].join(', ');
 }
 
 /** "-11.8 ns (-6.5 %, 95 % CI -6.9 to -6.1 %)" for B vs A. */
@@ -55,7 +59,7 @@ export function driftText(s: SubjectComparison): string | undefined {
   const dr = s.drift.drift;
   const pd = pctDecimals(dr.changePct, ...(isInterval(dr.ciPct) ? [dr.ciPct.low, dr.ciPct.high] : []));
   // A drift the tests call real means the machine changed while measuring.
-  const moved = s.drift.driftVerdict.verdict === 'faster' || s.drift.driftVerdict.verdict === 'slower' ? ', baseline moved' : '';
+  const moved = isClaim(s.drift.driftVerdict.verdict) ? ', baseline moved' : '';
   return `${s.subject} ${signed(dr.changePct, pd)} % (${ciPctText(dr.ciPct, pd)}${moved})`;
 }
 
@@ -67,9 +71,35 @@ export function geometricMeanText(c: Comparison): string | undefined {
   return `Geometric mean of B/A over ${g.subjects} subjects: ${signed(g.changePct, pctDecimals(g.changePct))} % (${g.improved ? 'better' : 'not better'}).`;
 }
 
-/** "Slower: getppid, read." when anything regressed. */
+/** "Slower (regressions): getppid, read." when anything regressed; for instruction counts "More instructions: ...". */
 export function regressionsText(c: Comparison): string | undefined {
-  return c.regressions.length > 0 ? `Slower (regressions): ${c.regressions.join(', ')}.` : undefined;
+  if (c.regressions.length === 0) return undefined;
+  return `${c.measures === 'instructions' ? 'More instructions' : 'Slower (regressions)'}: ${c.regressions.join(', ')}.`;
+}
+
+/** Said once in every report of instruction counts: what they leave out. */
+export function measuresText(c: Comparison): string | undefined {
+  if (c.measures !== 'instructions') return undefined;
+  return 'Instruction counts (qemu -icount) ignore cycles, caches and stalls: a change in instructions is not a measured change in time.';
+}
+
+/** "Controls (shown, left out of the geometric mean and the regressions): getppid." */
+export function controlsText(c: Comparison): string | undefined {
+  if (c.controls.length === 0) return undefined;
+  return `Controls (shown, left out of the geometric mean and the regressions): ${c.controls.join(', ')}.`;
+}
+
+/**
+ * How the evidence was weighed: "Units: processes (tests on unit means,
+ * bootstrap over units then rounds); B judged against A+A2, widened by
+ * their run-to-run variation."
+ */
+export function unitsMethodText(c: Comparison): string {
+  if (c.options.roundsAsUnits) return 'Every round taken as its own unit (round-level statistics: they leave run-to-run variation out).';
+  const u = c.subjects[0]?.runs[0]?.replicateUnit;
+  const units = u === undefined ? 'units of replication' : u.known ? unitNounOf(u.value, true) : 'runs (units not recorded: one unit per run)';
+  const aba = c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? '; B judged against A+A2, widened by their run-to-run variation' : '';
+  return `Units: ${units} (tests on unit means, bootstrap over units then rounds)${aba}.`;
 }
 
 /** "Not compared (missing from a run): foo (only in A, B)." */

@@ -29,7 +29,7 @@ import {
   patchRows,
   TABLE_BRANCH_ROWS,
 } from './patch-evidence.ts';
-import { correctionText, notRunList } from './summary.ts';
+import { correctionText, measuresText, notRunList, unitsMethodText } from './summary.ts';
 import type { Table } from './tables.ts';
 
 /** Left-aligned columns two spaces apart, except those marked right-aligned; trailing blanks trimmed. */
@@ -159,7 +159,7 @@ function summaryLines(cmp: Comparison): string[] {
       const s = cmp.subjects.find((x) => x.subject === name);
       return s ? `${name} (${formatPct(s.change.changePct)})` : name;
     });
-    lines.push(`regressions: ${slower.join(', ')}`);
+    lines.push(`${cmp.measures === 'instructions' ? 'more instructions' : 'regressions'}: ${slower.join(', ')}`);
   }
   const g = cmp.geometricMean;
   lines.push(
@@ -168,6 +168,7 @@ function summaryLines(cmp: Comparison): string[] {
           `(${formatPct(g.changePct)}), ${g.improved ? 'better' : g.ratio === 1 ? 'unchanged' : 'worse'}`
       : `geometric mean: n/a (${g.reason})`,
   );
+  if (cmp.controls.length > 0) lines.push(`controls (left out of the geometric mean and regressions): ${cmp.controls.join(', ')}`);
   for (const n of cmp.notCompared) lines.push(`not compared: ${n.subject} (measured only in ${n.presentIn.join(', ') || 'no run'})`);
   const notRun = notRunList(cmp);
   if (notRun !== undefined) lines.push(`not run: ${notRun}`);
@@ -198,9 +199,11 @@ function headerLines(cmp: Comparison): string[] {
   const o = cmp.options;
   return [
     ...runs,
-    `unit: ${cmp.unit} (${cmp.direction.replace(/-/g, ' ')}); faster/slower needs ` +
+    `unit: ${cmp.unit} (${cmp.direction.replace(/-/g, ' ')}); ${cmp.measures === 'instructions' ? 'fewer/more instructions' : 'faster/slower'} needs ` +
       `${o.correction === 'holm' ? 'Holm-adjusted ' : ''}Welch p < ${o.alpha} ` +
       `and the whole ${Math.round(o.confidenceLevel * 100)} % CI of the change beyond ±${o.thresholdPct} %`,
+    unitsMethodText(cmp),
+    ...(measuresText(cmp) === undefined ? [] : [measuresText(cmp)!]),
   ];
 }
 
@@ -238,7 +241,7 @@ export function renderText(cmp: Comparison, evidence: PatchDocuments = {}): stri
     ...evidenceSections(evidence),
     environmentLines(cmp),
     [
-      `CI of the change: percentile bootstrap, ${o.bootstrapResamples} resamples of rounds within each run, seed ${o.bootstrapSeed}`,
+      `CI of the change: hierarchical percentile bootstrap, ${o.bootstrapResamples} resamples of units, then rounds within units, in each run, seed ${o.bootstrapSeed}`,
       `p-values: ${correctionText(cmp)}`,
     ],
   ];

@@ -57,6 +57,17 @@ describe('hintlab compare', () => {
     assert.deepEqual(doc.regressions, ['getppid']);
   });
 
+  it('leaves --control subjects out of the regressions and the geometric mean, and refuses an unknown one', async () => {
+    const r = await runCli(['compare', 'plain', 'seccomp', '--db', db, '--control', 'getppid']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /\nregressions:/);
+    assert.match(r.stdout, /\ncontrols \(left out of the geometric mean and regressions\): getppid\n/);
+    assert.match(r.stdout, /\ngeometric mean of B\/A over 1 subject: /);
+    const bad = await runCli(['compare', 'plain', 'seccomp', '--db', db, '--control', 'getpgid']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--control getpgid: no such subject in both A and B; subjects compared: getppid, getpid/);
+  });
+
   it('applies --correction none: each subject tested on its own, no family', async () => {
     const r = await runCli(['compare', 'plain', 'seccomp', '--db', db, '--json', '--correction', 'none']);
     assert.equal(r.code, 0, r.stderr);

@@ -48,7 +48,8 @@ test('the lkml block puts the missing stressors and the verdict rule with the ge
     head,
     'Slower (regressions): getppid. Geometric mean of B/A over 3 subjects: -1.6 % (better). ' +
       `Not run (the measured set is incomplete): ${LIST}. ` +
-      "Verdicts: Welch p < 0.05 after Holm's step-down correction over 3 subjects (A2 vs A drift: 3), and the whole 95 % CI beyond ±1 %.",
+      "Verdicts: Welch p < 0.05 after Holm's step-down correction over 3 subjects (A2 vs A drift: 3), and the whole 95 % CI beyond ±1 %. " +
+      'Units: invocations (tests on unit means, bootstrap over units then rounds); B judged against A+A2, widened by their run-to-run variation.',
   );
   for (const line of text.split('\n')) assert.ok(line.length <= 72, line);
 });

@@ -126,21 +126,22 @@ describe('text report', () => {
   });
 
   it('lists regressions and the geometric mean before the per-subject table and blocks', () => {
-    assert.deepEqual(lines.slice(2, 8), [
+    assert.deepEqual(lines.slice(2, 9), [
       'unit: ns/call (lower is better); faster/slower needs Holm-adjusted Welch p < 0.05 and the whole 95 % CI of the change beyond ±1 %',
+      'Units: processes (tests on unit means, bootstrap over units then rounds).',
       '',
       'regressions: getppid (+1.20 %)',
       'geometric mean of B/A over 2 subjects: 0.9792 (-2.08 %), better',
       'not compared: select-1000 (measured only in A)',
       '',
     ]);
-    assert.ok(lines[8]!.startsWith('subject  A'));
-    assert.ok(lines.indexOf('getppid') > 8);
+    assert.ok(lines[9]!.startsWith('subject  A'));
+    assert.ok(lines.indexOf('getppid') > 9);
   });
 
   it('ends with the bootstrap and the correction used, over how many subjects', () => {
     assert.deepEqual(lines.slice(-3), [
-      'CI of the change: percentile bootstrap, 10000 resamples of rounds within each run, seed 1',
+      'CI of the change: hierarchical percentile bootstrap, 10000 resamples of units, then rounds within units, in each run, seed 1',
       "p-values: Holm's step-down correction over 2 subjects",
       '',
     ]);

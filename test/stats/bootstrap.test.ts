@@ -1,7 +1,7 @@
 /** The percentile bootstrap of the % change, on samples whose resampling distribution is known exactly. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bootstrapChangePct, sortedPercentile } from '../../src/stats/bootstrap.ts';
+import { bootstrapChangePct, hierarchicalBootstrapChangePct, sortedPercentile } from '../../src/stats/bootstrap.ts';
 import { mulberry32 } from '../../src/stats/random.ts';
 import { assertClose } from './close.ts';
 
@@ -57,5 +57,28 @@ describe('mulberry32', () => {
     const r = mulberry32(0);
     assert.equal(r() * 4294967296, 1144304738);
     assert.equal(r() * 4294967296, 1416247);
+  });
+});
+
+describe('hierarchical (two-stage) bootstrap of the % change', () => {
+  it('resamples units: two units at 100 and 120 give levels 100, 110, 120 with chances 1/4, 1/2, 1/4', () => {
+    // Rounds within a unit are equal, so only the first stage moves the level: as with two rounds above.
+    const ci = hierarchicalBootstrapChangePct([[[100, 100, 100], [100, 100, 100]]], [[100, 100], [120, 120]], options);
+    assert.equal(ci.kind, 'ok');
+    if (ci.kind !== 'ok') return;
+    assertClose(ci.low, 0, 1e-12);
+    assertClose(ci.high, 20);
+  });
+
+  it('with one round per unit is the one-stage bootstrap, draw for draw', () => {
+    const a = [100, 101, 99, 102, 98];
+    const b = [103, 104, 102, 105, 101];
+    const asUnits = (xs: number[]) => xs.map((x): [number] => [x]);
+    assert.deepEqual(hierarchicalBootstrapChangePct([asUnits(a)], asUnits(b), options), bootstrapChangePct([a], b, options));
+  });
+
+  it('needs two units in every run, however many rounds they hold', () => {
+    const ci = hierarchicalBootstrapChangePct([[[100, 101, 99, 100]]], [[110, 111], [109, 110]], options);
+    assert.deepEqual(ci, { kind: 'insufficient-data', reason: 'the bootstrap interval needs at least 2 units of replication in every run' });
   });
 });
