@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { buildProbe, type ProbeBuild } from '../bench/build.ts';
 import { processExecutor, type ProbeExecutor } from '../bench/executor.ts';
 import { PROFILES, type ProfileInfo, selectProfiles } from '../bench/profiles.ts';
-import { BenchRequestError, runBench } from '../bench/runner.ts';
+import { BenchRequestError, runBench, type BenchDeps, type BenchRequest } from '../bench/runner.ts';
+import { interleavedRequest, isInterleaved, measureInterleaved } from './bench-interleave.ts';
 import { runJson } from '../report/run-export.ts';
 import { runHeadline, runTable } from '../report/run-table.ts';
 import { dbPathFrom } from '../store/path.ts';
@@ -14,7 +15,7 @@ import { collect, intOption, labelOption } from './options.ts';
 import { interruptible } from './interrupt.ts';
 import { type Progress, progressBar } from './progress.ts';
 
-interface BenchOptions {
+export interface BenchOptions {
   profile: string[];
   ops?: number;
   warmups: number;
@@ -26,6 +27,10 @@ interface BenchOptions {
   json?: boolean;
   list?: boolean;
   injectSeccomp?: number;
+  labelB?: string;
+  injectSeccompB?: number;
+  switchFile: string[];
+  switchFileA: string[];
 }
 
 /**
@@ -42,6 +47,23 @@ function listProfiles(io: CliIO): void {
   }
 }
 
+/** What every bench invocation asks for, with one side or two. */
+type CommonRequest = Omit<BenchRequest, 'label' | 'injectSeccomp'>;
+
+function commonRequest(opts: BenchOptions, profiles: ProfileInfo[], io: CliIO): CommonRequest {
+  return {
+    profiles,
+    ops: opts.ops ?? null,
+    warmups: opts.warmups,
+    rounds: opts.rounds,
+    processes: opts.processes,
+    cpu: opts.cpu ?? null,
+    command: commandLine(io),
+    invocation: invocationOf(io),
+    hintlabVersion: VERSION,
+  };
+}
+
 async function benchAction(opts: BenchOptions, io: CliIO): Promise<void> {
   if (opts.list) return listProfiles(io);
   const dbPath = dbPathFrom(opts.db, io.env);
@@ -51,45 +73,28 @@ async function benchAction(opts: BenchOptions, io: CliIO): Promise<void> {
   } catch (err) {
     throw new UserError((err as Error).message, 2);
   }
+  const common = commonRequest(opts, profiles, io);
   const probe: ProbeBuild = io.services?.probeBuild ?? buildProbe({ env: io.env });
   const executor: ProbeExecutor = io.services?.probeExecutor ?? processExecutor(probe.path);
   const store = Store.open(dbPath);
   const bar = progressBar(io);
   try {
-    await interruptible((abort) => measure(opts, profiles, io, store, probe, executor, bar, abort));
+    await interruptible((abort) => {
+      const deps: BenchDeps = { store, executor, probe, abort, onProgress: (d, t, p) => bar.update(d, t, p) };
+      return isInterleaved(opts)
+        ? measureInterleaved(interleavedRequest(opts, common), io, deps, bar, opts.json === true)
+        : measure({ ...common, label: opts.label ?? null, injectSeccomp: opts.injectSeccomp ?? null }, opts.json === true, io, deps, bar);
+    });
   } finally {
     bar.clear();
     store.close();
   }
 }
 
-async function measure(
-  opts: BenchOptions,
-  profiles: ProfileInfo[],
-  io: CliIO,
-  store: Store,
-  probe: ProbeBuild,
-  executor: ProbeExecutor,
-  bar: Progress,
-  abort: AbortSignal,
-): Promise<void> {
+async function measure(req: BenchRequest, json: boolean, io: CliIO, deps: BenchDeps, bar: Progress): Promise<void> {
+  const store = deps.store;
   try {
-    const result = await runBench(
-      {
-        profiles,
-        ops: opts.ops ?? null,
-        warmups: opts.warmups,
-        rounds: opts.rounds,
-        processes: opts.processes,
-        cpu: opts.cpu ?? null,
-        label: opts.label ?? null,
-        injectSeccomp: opts.injectSeccomp ?? null,
-        command: commandLine(io),
-        invocation: invocationOf(io),
-        hintlabVersion: VERSION,
-      },
-      { store, executor, probe, abort, onProgress: (d, t, p) => bar.update(d, t, p) },
-    );
+    const result = await runBench(req, deps);
     bar.clear();
     if (result.state === 'failed') {
       const kept = result.run.rounds.filter((r) => !r.warmup).length;
@@ -98,7 +103,7 @@ async function measure(
           'are kept for inspection but never used as valid data',
       );
     }
-    io.stdout(opts.json ? runJson(result.run) : `${runHeadline(result.run)}\n${runTable(result.run)}`);
+    io.stdout(json ? runJson(result.run) : `${runHeadline(result.run)}\n${runTable(result.run)}`);
     for (const w of result.warnings) io.stderr(`warning: ${w.message}\n`);
   } catch (err) {
     if (err instanceof BenchRequestError) throw new UserError(err.message, 2);
@@ -114,11 +119,15 @@ export function registerBench(program: Command, io: CliIO): void {
     .option('--ops <n>', 'calls per round for every profile (default: per profile, see --list)', intOption('--ops', 1))
     .option('--warmups <n>', 'warm-up rounds, not stored as measurements', intOption('--warmups', 0), 3)
     .option('--rounds <n>', 'measured rounds per profile', intOption('--rounds', 1), 15)
-    .option('--processes <n>', 'probe processes the rounds are split across, each with its own warm-ups', intOption('--processes', 1), 3)
+    .option('--processes <n>', 'probe processes the rounds are split across, each with its own warm-ups (per side with --label-b)', intOption('--processes', 1), 3)
     .option('--cpu <n>', 'CPU to pin to (default: the last allowed CPU)', intOption('--cpu', 0))
     .option('--label <name>', 'label for the run, used by compare (e.g. A, B, A2)', labelOption('--label'))
     .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
     .option('--inject-seccomp <n>', 'known-effect calibration: install an N-instruction allow-all seccomp filter first', intOption('--inject-seccomp', 2, SECCOMP_MAX))
+    .option('--label-b <name>', 'measure a B side in the same invocation, its probe processes alternating with A\'s (A B B A A B ...); B\'s run label (default: B)', labelOption('--label-b'))
+    .option('--inject-seccomp-b <n>', 'B side: an N-instruction seccomp filter (0 = none, an A/A control); --inject-seccomp is then A\'s', intOption('--inject-seccomp-b', 0, SECCOMP_MAX))
+    .option('--switch-file <path=value>', 'B side: write VALUE to PATH before each B process, A\'s value before each A process; always restored (repeatable)', collect, [])
+    .option('--switch-file-a <path=value>', 'A\'s value for a --switch-file PATH (default: its contents as read); must be what it holds now', collect, [])
     .option('--json', 'print a versioned JSON document instead of the table')
     .option('--list', 'list the profiles and exit')
     .action(async (opts: BenchOptions) => benchAction(opts, io));

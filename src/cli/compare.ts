@@ -13,23 +13,8 @@ import { renderText } from '../report/text.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { type CliIO, UserError } from './io.ts';
-import { collect, intOption } from './options.ts';
+import { collect, intOption, pctOption } from './options.ts';
 import { resolveRunRef } from './runs.ts';
-
-/** A percentage such as `1%`, `0.5 %` or `2`, bounded below; names the flag when rejected. */
-function pctOption(flag: string, example: string, allowZero: boolean): (value: string) => number {
-  return (value: string) => {
-    const text = value.trim().replace(/\s*%$/, '');
-    const n = Number(text);
-    if (text === '' || !Number.isFinite(n) || n < 0 || (n === 0 && !allowZero) || n >= 100) {
-      throw new UserError(
-        `${flag} must be a percentage ${allowZero ? '>= 0' : '> 0'} and below 100, such as ${example}; got '${value}'`,
-        2,
-      );
-    }
-    return n;
-  };
-}
 
 function alphaOption(value: string): number {
   const n = Number(value.trim());

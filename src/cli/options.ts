@@ -39,3 +39,18 @@ export function labelOption(flag: string, allowEmpty = false): (value: string) =
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
+
+/** A percentage such as `1%`, `0.5 %` or `2`, bounded below; names the flag when rejected. */
+export function pctOption(flag: string, example: string, allowZero: boolean): (value: string) => number {
+  return (value: string) => {
+    const text = value.trim().replace(/\s*%$/, '');
+    const n = Number(text);
+    if (text === '' || !Number.isFinite(n) || n < 0 || (n === 0 && !allowZero) || n >= 100) {
+      throw new UserError(
+        `${flag} must be a percentage ${allowZero ? '>= 0' : '> 0'} and below 100, such as ${example}; got '${value}'`,
+        2,
+      );
+    }
+    return n;
+  };
+}

@@ -8,12 +8,12 @@ import { VERSION } from '../version.ts';
 import type { AccelRequest } from '../vm/accel.ts';
 import { parseOrder, resolveKernel } from '../vm/kernels.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
-import { runVm, type StepResult } from '../vm/runner.ts';
+import { repeatOrder, runVm, type StepResult } from '../vm/runner.ts';
 import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
 import { reportSteps, stepCallbacks } from './vm-report.ts';
 import { vmMacroAction, type VmMacroOptions } from './vm-macro.ts';
 import { interruptible } from './interrupt.ts';
-import { collect, intOption, labelOption } from './options.ts';
+import { collect, intOption, labelOption, pctOption } from './options.ts';
 import { progressBar } from './progress.ts';
 
 export interface VmOptions extends VmMacroOptions {
@@ -28,6 +28,8 @@ export interface VmOptions extends VmMacroOptions {
   timeout?: number;
   labelPrefix: string;
   db?: string;
+  repeat?: number;
+  detect: number;
 }
 
 function accelOption(value: string): AccelRequest {
@@ -58,8 +60,10 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
   const labels = kernels.map((k) => k.label);
   const dup = labels.find((l, i) => labels.indexOf(l) !== i);
   if (dup) throw new UserError(`--kernel label '${dup}' is given twice; each kernel needs its own label`, 2);
+  if (opts.repeat !== undefined && opts.order !== undefined) throw new UserError('--repeat sets the boot order itself (A B B A ...); drop --order, or drop --repeat to boot in your order with one run per boot', 2);
+  if (opts.repeat !== undefined && opts.macro) throw new UserError('--repeat pools boots of probe profiles; it does not work with --macro yet: use --order', 2);
   const defaultOrder = labels.length === 2 ? `${labels[0]},${labels[1]},${labels[0]}` : labels.join(',');
-  const steps = parseOrder(opts.order ?? defaultOrder, labels);
+  const steps = opts.repeat !== undefined ? repeatOrder(labels, opts.repeat) : parseOrder(opts.order ?? defaultOrder, labels);
   if (opts.macro) return vmMacroAction(opts, io, kernels, steps);
   const profiles = guestProfiles(opts.profile, opts.icount === true);
   requireQemu();
@@ -80,6 +84,7 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
           icount: opts.icount === true,
           timeoutSeconds: opts.timeout ?? 600,
           labelPrefix: opts.labelPrefix,
+          poolBoots: opts.repeat !== undefined,
           command: commandLine(io),
           invocation: invocationOf(io),
           hintlabVersion: VERSION,
@@ -94,7 +99,7 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
         },
       );
       bar.clear();
-      reportSteps(io, store, result, steps.length, opts.db);
+      reportSteps(io, store, result, steps.length, opts.db, opts.detect);
     });
   } finally {
     bar.clear();
@@ -108,6 +113,8 @@ export function registerVm(program: Command, io: CliIO): void {
     .description('boot kernels in qemu in A/B/A order, run the probe inside each, store every boot as a run')
     .option('--kernel <label=path>', 'a kernel to boot: bzImage, vmlinuz or a `hintlab kernel build` directory (repeatable)', collect, [])
     .option('--order <steps>', 'boot order: one letter per boot (ABA, ABAB) or comma-separated labels (default: A,B,A)')
+    .option('--repeat <n>', 'boot each kernel N times in A B B A ... order; each kernel is one run (vm-A, vm-B) with every boot one unit', intOption('--repeat', 2))
+    .option('--detect <pct>', 'say how many boots per kernel a change of this size needs, from the spread between boots', pctOption('--detect', '1%', false), 1)
     .option('-p, --profile <name>', "profile to run (repeatable, comma-separated, or 'all')", collect, [])
     .option('--ops <n>', 'calls per round for every profile (default: per profile)', intOption('--ops', 1))
     .option('--warmups <n>', 'warm-up rounds, not stored as measurements', intOption('--warmups', 0), 3)

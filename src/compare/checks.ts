@@ -95,6 +95,7 @@ const ENV_FIELDS: FieldSpec[] = [
   { field: 'kernel.release', kind: 'expected', always: true },
   { field: 'kernel.cmdline', kind: 'expected', always: true },
   { field: 'injectSeccomp', kind: 'expected', nullText: 'off' },
+  { field: 'switchFiles', kind: 'expected', nullText: 'none' },
   { field: 'vm.kernelLabel', kind: 'expected' },
   { field: 'kernel.compiler', kind: 'info' },
   { field: 'vm.accel', kind: 'info' },

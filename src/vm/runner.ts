@@ -36,8 +36,14 @@ export interface VmRequest {
   accel: AccelRequest;
   icount: boolean;
   timeoutSeconds: number;
-  /** Run labels are `<prefix><kernel label>-<boot index>`, e.g. vm-A-2. */
+  /** Run labels are `<prefix><kernel label>-<boot index>`, e.g. vm-A-2 (pooled: `<prefix><kernel label>`). */
   labelPrefix: string;
+  /**
+   * Boots as units (`--repeat`): all boots of one kernel are one run, each
+   * boot one replicate of it, so A and B each gain a unit per boot. Default:
+   * every boot is a run of its own (vm-A-1, vm-B-1, vm-A-2).
+   */
+  poolBoots?: boolean;
   command: string;
   /** The arguments as typed and the working directory, stored as params.extra.invocation. */
   invocation?: RunInvocation;
@@ -87,19 +93,33 @@ export const MEMORY_MIB = 256;
 const TRIAL_TIMEOUT_S = 20;
 
 /** Label each step: the n-th boot of kernel A is `<prefix>A-<n>`. */
-export function planSteps(req: Pick<VmRequest, 'kernels' | 'steps' | 'labelPrefix'>): StepPlan[] {
+export function planSteps(req: Pick<VmRequest, 'kernels' | 'steps' | 'labelPrefix' | 'poolBoots'>): StepPlan[] {
   const seen = new Map<string, number>();
   return req.steps.map((label, index) => {
     const kernel = req.kernels.find((k) => k.label === label);
     if (!kernel) throw new Error(`order step '${label}' names no kernel`);
     const bootIndex = (seen.get(label) ?? 0) + 1;
     seen.set(label, bootIndex);
-    return { index, kernel, bootIndex, runLabel: `${req.labelPrefix}${label}-${bootIndex}` };
+    return { index, kernel, bootIndex, runLabel: req.poolBoots ? `${req.labelPrefix}${label}` : `${req.labelPrefix}${label}-${bootIndex}` };
   });
 }
 
+/**
+ * The order `--repeat N` boots in: A B B A A B ... (N boots per kernel), so
+ * that a linear drift of the host hits both kernels alike; with more than two
+ * kernels, forward then backward (A B C C B A ...).
+ */
+export function repeatOrder(labels: readonly string[], perKernel: number): string[] {
+  return Array.from({ length: perKernel }, (_, i) => (i % 2 === 0 ? [...labels] : [...labels].reverse())).flat();
+}
+
+function bootsOf(req: VmRequest, label: string): number {
+  return req.steps.filter((s) => s === label).length;
+}
+
 function vmRunParams(req: VmRequest, step: StepPlan, accel: Accel, cpus: number): RunParams {
-  const extra = { kernelLabel: step.kernel.label, bootIndex: step.bootIndex, accel, icount: req.icount, order: req.steps.join(','), ...invocationExtra(req) };
+  const pooled = req.poolBoots ? { boots: bootsOf(req, step.kernel.label) } : { bootIndex: step.bootIndex };
+  const extra = { kernelLabel: step.kernel.label, ...pooled, accel, icount: req.icount, order: req.steps.join(','), ...invocationExtra(req) };
   return runParams(req, { cpu: 0, otherCpu: cpus > 1 ? 1 : null }, extra);
 }
 
@@ -176,47 +196,74 @@ export async function trialBoot(req: Pick<VmRequest, 'kernels' | 'steps'>, deps:
   return `qemu exited with ${boot.end.code ?? boot.end.signal} after ${profiles} probe lines; ${boot.stderrTail.at(-1) ?? boot.consoleTail.at(-1) ?? ''}`.trim();
 }
 
-async function runStep(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel, initrd: string): Promise<StepResult> {
-  const cpus = guestCpus(req.icount);
-  const unit = vmUnit(accel, req.icount);
-  const append = BASE_APPEND;
+/** A run that boots are feeding: one per boot, or one per kernel when boots are pooled. */
+interface OpenRun {
+  runId: number;
+  session: ProbeSession;
+  env: VmEnvironment;
+  bootSeconds: number[];
+}
+
+function openRun(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel): OpenRun {
   const env: VmEnvironment = vmEnvironment({
     probe: deps.probe,
     kernel: step.kernel,
-    append,
-    facts: { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: req.icount, guestCpus: cpus },
+    append: BASE_APPEND,
+    facts: { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: req.icount, guestCpus: guestCpus(req.icount) },
   });
+  const boots = req.poolBoots ? bootsOf(req, step.kernel.label) : 1;
   const { runId, session } = startProbeRun(
     deps.store,
     {
       label: step.runLabel,
       kind: 'vm',
-      unit,
-      // every boot is its own run: its rounds are all replicate 0
+      unit: vmUnit(accel, req.icount),
+      // pooled: each boot is one replicate of its kernel's run; else each boot is its own run (replicate 0)
       replicateUnit: 'boot',
       command: req.command,
       hintlabVersion: req.hintlabVersion,
-      params: vmRunParams(req, step, accel, cpus),
+      params: vmRunParams(req, step, accel, guestCpus(req.icount)),
       environment: env as unknown as Record<string, unknown>,
     },
-    probeRunShape(req),
+    { ...probeRunShape(req), rounds: req.rounds * boots, processes: boots },
     (done, total, profile) => deps.onRound?.(step, done, total, profile),
   );
-  const argv = qemuCommand({ kernel: step.kernel.image, initrd, accel, icount: req.icount, cpus, memoryMiB: MEMORY_MIB, append });
+  return { runId, session, env, bootSeconds: [] };
+}
+
+/** Boot once into `run`'s session; the run is finished here only when it is not pooled or the boot failed. */
+async function runStep(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel, initrd: string, run: OpenRun): Promise<StepResult> {
+  const { runId, session, env } = run;
+  if (req.poolBoots) session.startSegment(req.rounds);
+  const argv = qemuCommand({ kernel: step.kernel.image, initrd, accel, icount: req.icount, cpus: guestCpus(req.icount), memoryMiB: MEMORY_MIB, append: BASE_APPEND });
   // a round that cannot be stored (disk full) stops qemu too
   const abort = AbortSignal.any([deps.abort, session.stopped]);
   const boot = await deps.launcher.boot({ argv, timeoutSeconds: req.timeoutSeconds, abort, onLine: (l) => session.feed(l) });
   if (session.storeFailure) deps.store.abandonRun(runId, session.storeFailure);
   const hello = session.helloEvent;
   if (hello) deps.store.updateEnvironment(runId, { kernel: guestKernel(hello, env.kernel) });
-  deps.store.updateEnvironment(runId, { vm: { ...env.vm, bootSeconds: boot.elapsedMs / 1000 } });
+  run.bootSeconds.push(boot.elapsedMs / 1000);
+  const seconds = req.poolBoots ? run.bootSeconds : boot.elapsedMs / 1000;
+  deps.store.updateEnvironment(runId, { vm: { ...env.vm, bootSeconds: seconds } });
   const outcome = bootOutcome(session, boot, argv);
   if (outcome.state === 'failed') {
-    deps.store.finishRun(runId, 'failed', outcome.reason);
+    const reason = req.poolBoots ? `boot ${step.bootIndex} of kernel ${step.kernel.label}: ${outcome.reason}` : outcome.reason;
+    deps.store.finishRun(runId, 'failed', reason);
     return { ...step, state: 'failed', runId, reason: outcome.reason };
   }
-  deps.store.finishRun(runId, 'complete');
+  if (!req.poolBoots) deps.store.finishRun(runId, 'complete');
   return { ...step, state: 'complete', runId, seconds: boot.elapsedMs / 1000 };
+}
+
+/** Finish the pooled runs still open: complete when every boot was, else failed naming the boot that stopped them. */
+function finishPooled(deps: VmDeps, open: Map<string, OpenRun>, steps: StepResult[], planned: number): void {
+  const failed = steps.find((s) => s.state === 'failed');
+  for (const [label, run] of open) {
+    if (failed?.kernel.label === label) continue; // already finished with its own reason
+    if (!failed && steps.length === planned) deps.store.finishRun(run.runId, 'complete');
+    else if (failed) deps.store.finishRun(run.runId, 'failed', `stopped after boot ${failed.bootIndex} of kernel ${failed.kernel.label} failed (run #${failed.runId})`);
+    else deps.store.finishRun(run.runId, 'failed', `interrupted after ${steps.length} of ${planned} boots`);
+  }
 }
 
 /** Run every step of the order. Nothing is left behind but the stored runs and the cached initramfs. */
@@ -226,13 +273,24 @@ export async function runVm(req: VmRequest, deps: VmDeps): Promise<VmResult> {
   const unit = vmUnit(accel.accel, req.icount);
   const initrd = initramfsFile(deps.probe, guestProbeArgs(req, guestCpus(req.icount)), deps.cacheDir);
   const steps: StepResult[] = [];
-  for (const plan of planSteps(req)) {
-    if (deps.abort.aborted) return { state: 'interrupted', accel, unit, steps };
+  const plans = planSteps(req);
+  const open = new Map<string, OpenRun>();
+  const done = (state: VmResult['state']): VmResult => {
+    if (req.poolBoots) finishPooled(deps, open, steps, plans.length);
+    return { state, accel, unit, steps };
+  };
+  for (const plan of plans) {
+    if (deps.abort.aborted) return done('interrupted');
     deps.onStepStart?.(plan);
-    const result = await runStep(req, deps, plan, accel.accel, initrd);
+    const key = req.poolBoots ? plan.kernel.label : String(plan.index);
+    const run = open.get(key) ?? openRun(req, deps, plan, accel.accel);
+    open.set(key, run);
+    const result = await runStep(req, deps, plan, accel.accel, initrd, run);
     steps.push(result);
     deps.onStepEnd?.(result);
-    if (deps.abort.aborted) return { state: 'interrupted', accel, unit, steps };
+    if (deps.abort.aborted) return done('interrupted');
+    // a pooled run with a failed boot has no complete unit set: stop instead of booting on
+    if (req.poolBoots && result.state === 'failed') return done('finished');
   }
-  return { state: 'finished', accel, unit, steps };
+  return done('finished');
 }

@@ -7,13 +7,11 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Store } from '../../src/store/store.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCli, CLI_FROM_SOURCE } from '../helpers/cli.ts';
 import { fillLeaving, mountTmpfs } from '../helpers/tmpfs.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/hintlab.js', import.meta.url));
 
 test('disk full while storing rounds stops the probe, keeps the committed rounds and names the file system', async (t) => {
   const fs = mountTmpfs(1024);
@@ -23,7 +21,7 @@ test('disk full while storing rounds stops the probe, keeps the committed rounds
   Store.open(db).close();
   fillLeaving(fs.dir, 96);
   // a process of its own, so the run's owner is gone afterwards as after any real failure
-  const res = spawnSync(process.execPath, [BIN, 'bench', '--db', db, '--profile', 'getppid', '--ops', '2000', '--warmups', '0', '--rounds', '100000', '--processes', '1', '--label', 'full'], { encoding: 'utf8' });
+  const res = spawnSync(process.execPath, [...CLI_FROM_SOURCE, 'bench', '--db', db, '--profile', 'getppid', '--ops', '2000', '--warmups', '0', '--rounds', '100000', '--processes', '1', '--label', 'full'], { encoding: 'utf8' });
   assert.equal(res.status, 1, res.stderr);
   assert.doesNotMatch(res.stderr, /internal error|SqliteError|\n\s+at /);
   assert.match(res.stderr, new RegExp(`^hintlab: disk full while storing round \\d+ of run #1 \\(full\\): free space on ${fs.dir} \\(tmpfs\\)$`, 'm'));

@@ -10,6 +10,7 @@ import { selectProfiles } from '../../src/bench/profiles.ts';
 import { BenchRequestError, planCpus, probeArgs, runBench, type BenchRequest } from '../../src/bench/runner.ts';
 import { Store } from '../../src/store/store.ts';
 import { fakeSys } from './fake-sys.ts';
+import { roundsScript } from './fake-probe.ts';
 
 const probe: ProbeBuild = { path: '/nonexistent', static: false, buildId: 'b1', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-O2'] };
 
@@ -27,21 +28,6 @@ function request(over: Partial<BenchRequest> = {}): BenchRequest {
     hintlabVersion: 'test',
     ...over,
   };
-}
-
-/** A probe that times getppid at 100 ns + round and mincore at 500 ns + round. */
-function roundsScript(args: string[]) {
-  const lines = ['@hl1 hello proto=1 kernel=6.12.0 version=x machine=x86_64 pid1=0'];
-  const warm = Number(args[args.indexOf('--warmups') + 1]);
-  const rounds = Number(args[args.indexOf('--rounds') + 1]);
-  for (let r = 0; r < warm + rounds; r++) {
-    const w = r < warm ? 1 : 0;
-    const idx = w ? r : r - warm;
-    lines.push(`@hl1 round profile=getppid idx=${idx} warmup=${w} ops=1000 elapsed=${(100 + r) * 1000} cpu=1`);
-    lines.push(`@hl1 round profile=mincore-256k idx=${idx} warmup=${w} ops=1000 elapsed=${(500 + r) * 1000} cpu=1`);
-  }
-  lines.push(`@hl1 done rounds=${rounds} profiles=2`);
-  return { lines, code: 0 };
 }
 
 test('every round is stored with value = elapsed / ops, interleaved in measurement order', async () => {

@@ -22,6 +22,10 @@ test('hintlab vm refuses bad kernels, orders and flags with exit status 2', asyn
     [['vm', '--kernel', `A=${image}`, '--accel', 'xen', '--db', db], /--accel must be auto, kvm or tcg, got 'xen'/],
     [['vm', '--kernel', `A=${image}`, '--icount', '--profile', 'sched_setaffinity-queued', '--db', db], /--icount guests have one CPU/],
     [['vm', '--kernel', `A=${image}`, '--profile', 'nosuch', '--db', db], /unknown profile 'nosuch'/],
+    [['vm', '--kernel', `A=${image}`, '--kernel', `B=${image}`, '--repeat', '3', '--order', 'ABAB', '--db', db], /--repeat sets the boot order itself \(A B B A \.\.\.\); drop --order/],
+    [['vm', '--kernel', `A=${image}`, '--kernel', `B=${image}`, '--repeat', '1', '--db', db], /--repeat must be an integer >= 2, got '1'/],
+    [['vm', '--kernel', `A=${image}`, '--kernel', `B=${image}`, '--repeat', '3', '--macro', '--db', db], /--repeat pools boots of probe profiles; it does not work with --macro yet/],
+    [['vm', '--kernel', `A=${image}`, '--detect', '0', '--db', db], /--detect must be a percentage > 0/],
   ];
   for (const [argv, re] of cases) {
     const r = await runCli(argv);

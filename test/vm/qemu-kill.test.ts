@@ -12,13 +12,11 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { QEMU_BINARY } from '../../src/vm/qemu.ts';
-import { tempDir } from '../helpers/cli.ts';
+import { tempDir, CLI_FROM_SOURCE } from '../helpers/cli.ts';
 import { cachedCloudKernel } from '../helpers/cloud-kernel.ts';
 import { descendants, named, survivorsAfter, waitForTree, type Proc } from '../helpers/procs.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/hintlab.js', import.meta.url));
 const vmlinuz = cachedCloudKernel();
 const haveQemu = spawnSync(QEMU_BINARY, ['--version']).status === 0;
 const skip = !haveQemu
@@ -39,7 +37,7 @@ async function whileBooting(act: (boot: Boot) => Promise<void>): Promise<void> {
   assert.ok(vmlinuz);
   const dir = tempDir();
   const args = ['vm', '--kernel', `K=${vmlinuz}`, '--order', 'K', '--accel', 'tcg', '--icount', '--profile', 'getppid', '--db', join(dir, 'vm.db')];
-  const hintlab = spawn(process.execPath, [BIN, ...args]);
+  const hintlab = spawn(process.execPath, [...CLI_FROM_SOURCE, ...args]);
   let stderr = '';
   hintlab.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   try {

@@ -14,7 +14,8 @@ import { Store } from '../../src/store/store.ts';
 import type { AccelChoice } from '../../src/vm/accel.ts';
 import type { VmKernel } from '../../src/vm/kernels.ts';
 import type { BootEnd, BootRequest, BootResult, VmLauncher } from '../../src/vm/qemu.ts';
-import { runVm, type VmRequest } from '../../src/vm/runner.ts';
+import { repeatOrder, runVm, type VmRequest } from '../../src/vm/runner.ts';
+import { bootsNeeded } from '../../src/vm/boots-needed.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { fillLeaving, mountTmpfs } from '../helpers/tmpfs.ts';
 
@@ -190,4 +191,50 @@ test('disk full while storing a guest round stops qemu (the boot is aborted) and
   assert.ok(abortedDuringBoot, 'qemu was told to stop as soon as a round could not be stored');
   const kept = store.resolveRun('vm-A-1').rounds.length;
   assert.ok(kept > 0 && kept < rounds, `${kept} rounds kept`);
+});
+
+test('--repeat order boots A B B A ... so a linear drift hits every kernel alike', () => {
+  assert.deepEqual(repeatOrder(['A', 'B'], 3), ['A', 'B', 'B', 'A', 'A', 'B']);
+  assert.deepEqual(repeatOrder(['A', 'B', 'C'], 2), ['A', 'B', 'C', 'C', 'B', 'A']);
+});
+
+test('pooled boots: one run per kernel, each boot one replicate, the run complete only after its last boot', async () => {
+  const launcher = scripted((boot) => ({ lines: goodGuest((b) => (b === 1 || b === 2 ? 400_000 : 300_000) + b, boot), end: { kind: 'exited', code: 0, signal: null } }));
+  const { store, result } = await run(request({ steps: repeatOrder(['A', 'B'], 2), poolBoots: true }), launcher);
+  assert.equal(result.state, 'finished');
+  assert.deepEqual(result.steps.map((s) => [s.runLabel, s.bootIndex]), [['vm-A', 1], ['vm-B', 1], ['vm-B', 2], ['vm-A', 2]]);
+  assert.deepEqual(store.listRuns().map((r) => [r.label, r.status]), [['vm-A', 'complete'], ['vm-B', 'complete']]);
+  const b = store.resolveRun('vm-B');
+  assert.deepEqual(b.rounds.filter((r) => !r.warmup).map((r) => [r.replicate, r.index, r.value]), [
+    [0, 0, 400.001], [0, 1, 400.001], [0, 2, 400.001], [1, 3, 400.002], [1, 4, 400.002], [1, 5, 400.002],
+  ]);
+  assert.equal(b.params.extra.boots, 2);
+  assert.deepEqual((b.environment.vm as { bootSeconds: number[] }).bootSeconds, [1.5, 1.5]);
+});
+
+test('a failed pooled boot fails its kernel\'s run, stops the order, and fails the other kernel\'s run naming it', async () => {
+  const launcher = scripted((boot) =>
+    boot === 2
+      ? { lines: ['[    0.6] Kernel panic - not syncing: test'], end: { kind: 'exited', code: 0, signal: null } }
+      : { lines: goodGuest(() => 300_000, boot), end: { kind: 'exited', code: 0, signal: null } },
+  );
+  const { store, result } = await run(request({ steps: repeatOrder(['A', 'B'], 2), poolBoots: true }), launcher);
+  assert.deepEqual(result.steps.map((s) => s.state), ['complete', 'complete', 'failed']);
+  const [a, b] = store.listRuns();
+  assert.equal(b!.status, 'failed');
+  assert.match(b!.error ?? '', /^boot 2 of kernel B: .*Kernel panic - not syncing: test/);
+  assert.equal(a!.status, 'failed');
+  assert.equal(a!.error, 'stopped after boot 2 of kernel B failed (run #2)');
+});
+
+test('with the default A/B/A the spread between boots comes from A-1 and A-2, in % of A\'s mean', async () => {
+  // A-1 300, B-1 400, A-2 300.3 instructions per call
+  const launcher = scripted((boot) => ({ lines: goodGuest(() => [300_000, 400_000, 300_300][boot]!, boot), end: { kind: 'exited', code: 0, signal: null } }));
+  const { store } = await run(request(), launcher);
+  const byKernel = new Map([['A', [store.resolveRun('vm-A-1'), store.resolveRun('vm-A-2')]], ['B', [store.resolveRun('vm-B-1')]]]);
+  const [row] = bootsNeeded(byKernel, 1);
+  // sd of {300, 300.3} = 0.3 / sqrt(2); A's mean 300.15
+  assert.equal(row!.boots, 3);
+  assert.ok(Math.abs(row!.spreadPct! - (100 * 0.3) / Math.SQRT2 / 300.15) < 1e-9, String(row!.spreadPct));
+  assert.equal(row!.needed.kind, 'ok');
 });

@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { ProbeBuild } from '../../src/bench/build.ts';
+import { fakeExecutor } from '../../src/bench/executor.ts';
+import { abbaOrder, runInterleaved, type InterleavedRequest } from '../../src/bench/interleave.ts';
+import { selectProfiles } from '../../src/bench/profiles.ts';
+import { Store } from '../../src/store/store.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { roundsScript } from './fake-probe.ts';
+import { fakeSys } from './fake-sys.ts';
+
+const probe: ProbeBuild = { path: '/nonexistent', static: false, buildId: 'b1', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-O2'] };
+
+function request(over: Partial<InterleavedRequest> = {}): InterleavedRequest {
+  return {
+    profiles: selectProfiles(['getppid', 'mincore-256k']),
+    ops: 1000,
+    warmups: 1,
+    rounds: 6,
+    processes: 3,
+    cpu: null,
+    a: { label: 'A', injectSeccomp: null },
+    b: { label: 'B', injectSeccomp: 64 },
+    files: [],
+    command: 'hintlab bench --inject-seccomp-b 64',
+    hintlabVersion: 'test',
+    ...over,
+  };
+}
+
+test('probe processes alternate A B B A so a linear drift hits both sides alike', () => {
+  assert.deepEqual(abbaOrder(3).join(''), 'ABBAAB');
+  assert.deepEqual(abbaOrder(4).join(''), 'ABBAABBA');
+  const mean = (side: string) => {
+    const at = abbaOrder(4).flatMap((s, i) => (s === side ? [i] : []));
+    return at.reduce((a, b) => a + b, 0) / at.length;
+  };
+  assert.equal(mean('A'), mean('B'));
+});
+
+test('one invocation stores two runs, the seccomp filter only on B, each process a share of its run', async () => {
+  const store = Store.open(':memory:');
+  const seen: (string | null)[] = [];
+  const executor = fakeExecutor((args) => {
+    const i = args.indexOf('--inject-seccomp');
+    seen.push(i < 0 ? null : args[i + 1]!);
+    return roundsScript(args);
+  });
+  const res = await runInterleaved(request(), { store, executor, probe, reader: fakeSys() });
+  assert.equal(res.state, 'complete');
+  assert.deepEqual(seen, [null, '64', '64', null, null, '64']);
+  const [a, b] = res.runs;
+  assert.deepEqual([a.label, b.label, a.status, b.status], ['A', 'B', 'complete', 'complete']);
+  assert.equal(a.environment.injectSeccomp, null);
+  assert.equal(b.environment.injectSeccomp, 64);
+  assert.deepEqual(b.params.extra.interleave, { side: 'B', order: 'ABBAAB', labels: { A: 'A', B: 'B' }, injectSeccomp: { A: null, B: 64 }, files: [] });
+  assert.equal(b.command, 'hintlab bench --inject-seccomp-b 64');
+  // 6 rounds over 3 processes per side: each process warms up once and measures 2
+  assert.deepEqual(a.rounds.filter((r) => r.subject === 'getppid').map((r) => [r.warmup, r.index, r.replicate]), [
+    [true, 0, 0], [false, 0, 0], [false, 1, 0], [true, 1, 1], [false, 2, 1], [false, 3, 1], [true, 2, 2], [false, 4, 2], [false, 5, 2],
+  ]);
+  assert.deepEqual(b.replicateUnit, { known: true, value: 'process' });
+});
+
+test('each probe process runs with its side\'s value in the switched file, and the original is back at the end', async () => {
+  const path = join(tempDir(), 'knob');
+  writeFileSync(path, '0\n');
+  const store = Store.open(':memory:');
+  const held: string[] = [];
+  const executor = fakeExecutor((args) => {
+    held.push(readFileSync(path, 'utf8').trim());
+    return roundsScript(args);
+  });
+  const res = await runInterleaved(request({ b: { label: 'B', injectSeccomp: null }, files: [{ path, valueB: '1', valueA: null }] }), { store, executor, probe, reader: fakeSys() });
+  assert.equal(res.state, 'complete');
+  assert.deepEqual(held, ['0', '1', '1', '0', '0', '1']);
+  assert.equal(readFileSync(path, 'utf8'), '0\n');
+  assert.equal(res.runs[1].environment.switchFiles, `${path}=1`);
+  assert.deepEqual((res.runs[0].params.extra.interleave as { files: unknown }).files, [{ path, original: '0', A: '0', B: '1', wrote: '0' }]);
+});
+
+test('a failing B process fails both runs, names the side, and still restores the file', async () => {
+  const path = join(tempDir(), 'knob');
+  writeFileSync(path, 'off');
+  const store = Store.open(':memory:');
+  const executor = fakeExecutor((args) => {
+    if (readFileSync(path, 'utf8') === 'on') return { lines: ['@hl1 error call=getppid round=0 errno=1 msg=EPERM'], code: 1 };
+    return roundsScript(args);
+  });
+  const res = await runInterleaved(request({ b: { label: 'B', injectSeccomp: null }, files: [{ path, valueB: 'on', valueA: null }] }), { store, executor, probe, reader: fakeSys() });
+  assert.equal(res.state, 'failed');
+  assert.match(res.reason, /^B \('B'\): /);
+  assert.deepEqual(res.runs.map((r) => r.status), ['failed', 'failed']);
+  assert.match(res.runs[0].error ?? '', /stopped with its interleaved partner B \(run #2\)/);
+  assert.equal(readFileSync(path, 'utf8'), 'off');
+});
+
+test('the same label on both sides is refused before anything runs', async () => {
+  const store = Store.open(':memory:');
+  await assert.rejects(runInterleaved(request({ b: { label: 'A', injectSeccomp: 64 } }), { store, executor: fakeExecutor(roundsScript), probe, reader: fakeSys() }), /A and B need different labels/);
+  assert.equal(store.listRuns().length, 0);
+});
+
+test('an interrupt between probe processes starts no further process and fails both runs', async () => {
+  const store = Store.open(':memory:');
+  const abort = new AbortController();
+  let calls = 0;
+  const executor = fakeExecutor((args) => {
+    if (++calls === 2) abort.abort();
+    return roundsScript(args);
+  });
+  const res = await runInterleaved(request(), { store, executor, probe, reader: fakeSys(), abort: abort.signal });
+  assert.equal(calls, 2);
+  assert.equal(res.state, 'failed');
+  assert.match(res.reason, /^B \('B'\): interrupted before its next probe process/);
+  assert.deepEqual(res.runs.map((r) => r.status), ['failed', 'failed']);
+});

@@ -1,0 +1,123 @@
+/**
+ * `hintlab bench` with a B side, end to end with the real probe: two runs
+ * from one invocation, and the switched file restored after a normal end,
+ * Ctrl-C and kill -9.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runCli, tempDir, CLI_FROM_SOURCE } from '../helpers/cli.ts';
+
+// Many short probe processes, so the first B process starts within seconds
+const LONG = ['--profile', 'getppid', '--ops', '5000', '--warmups', '0', '--rounds', '2000', '--processes', '1000'];
+
+/** Poll until `path` holds `want` or `seconds` pass; returns what it last held. */
+async function waitForContents(path: string, want: string, seconds: number): Promise<string> {
+  let have = readFileSync(path, 'utf8');
+  for (let i = 0; i < seconds * 20 && have !== want; i++) {
+    await sleep(50);
+    have = readFileSync(path, 'utf8');
+  }
+  return have;
+}
+
+function knob(contents: string): string {
+  const path = join(tempDir(), 'knob');
+  writeFileSync(path, contents);
+  return path;
+}
+
+test('one invocation stores A and B, compare reads them, and the switched file is restored', async () => {
+  const db = join(tempDir(), 'h.db');
+  const path = knob('0\n');
+  const res = await runCli(['bench', '--db', db, '--profile', 'getppid', '--ops', '2000', '--warmups', '1', '--rounds', '4', '--processes', '2',
+    '--label', 'plain', '--label-b', 'filtered', '--inject-seccomp-b', '64', '--switch-file', `${path}=1`]);
+  assert.equal(res.code, 0, res.stderr);
+  assert.match(res.stdout, /run #1 'plain'[\s\S]*run #2 'filtered'/);
+  assert.match(res.stdout, /probe processes in the order A B B A \(A = 'plain', B = 'filtered'\); compare with: hintlab compare plain filtered/);
+  assert.equal(readFileSync(path, 'utf8'), '0\n');
+  const cmp = await runCli(['compare', '--db', db, 'plain', 'filtered']);
+  assert.equal(cmp.code, 0, cmp.stderr);
+  assert.match(cmp.stdout, /injectSeccomp +off +64 +\(expected\)/);
+  assert.match(cmp.stdout, new RegExp(`switchFiles +${path}=0 +${path}=1 +\\(expected\\)`));
+});
+
+test('--json prints both runs as one JSON array, A first', async () => {
+  const db = join(tempDir(), 'h.db');
+  const res = await runCli(['bench', '--db', db, '--profile', 'getppid', '--ops', '500', '--warmups', '0', '--rounds', '2', '--processes', '2', '--inject-seccomp-b', '0', '--json']);
+  assert.equal(res.code, 0, res.stderr);
+  const docs = JSON.parse(res.stdout) as { run: { label: string; params: { extra: { interleave: { side: string } } } }; rounds: { replicate: number }[] }[];
+  assert.deepEqual(docs.map((d) => [d.run.label, d.run.params.extra.interleave.side]), [['A', 'A'], ['B', 'B']]);
+});
+
+// A real sysctl in a network namespace of its own: switching it cannot disturb anything else on the machine.
+const TTL = '/proc/sys/net/ipv4/ip_default_ttl';
+const netns = spawnSync('unshare', ['-n', 'true']).status === 0;
+
+test('a real sysctl (ip_default_ttl in a private network namespace) is switched for B and holds its original value at the end', { skip: netns ? false : 'unshare -n is not permitted here' }, () => {
+  const db = join(tempDir(), 'h.db');
+  const script = `cat ${TTL}; "$0" "$1" "$2" "$3" bench --db "$4" --profile getppid --ops 500 --warmups 0 --rounds 2 --processes 1 --switch-file ${TTL}=99 >/dev/null && cat ${TTL}`;
+  const r = spawnSync('unshare', ['-n', 'sh', '-c', script, process.execPath, ...CLI_FROM_SOURCE, db], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const [before, after] = r.stdout.trim().split('\n');
+  assert.equal(after, before, 'restored inside the namespace');
+  const runs = spawnSync(process.execPath, [...CLI_FROM_SOURCE, 'runs', 'B', '--verbose', '--db', db], { encoding: 'utf8' });
+  assert.match(runs.stdout, new RegExp(`switchFiles.*${TTL}=99`));
+});
+
+test('kill -9 of hintlab mid-run: the watchdog writes the original value back within 5 s', async () => {
+  const db = join(tempDir(), 'h.db');
+  const path = knob('original\n');
+  const child = spawn(process.execPath, [...CLI_FROM_SOURCE, 'bench', '--db', db, ...LONG, '--switch-file', `${path}=switched`], { stdio: 'ignore' });
+  try {
+    // A runs first; the file shows B's value once the first B process starts
+    assert.equal(await waitForContents(path, 'switched', 30), 'switched', 'the B side started');
+  } finally {
+    child.kill('SIGKILL');
+  }
+  await new Promise((r) => child.on('exit', r));
+  assert.equal(await waitForContents(path, 'original\n', 5), 'original\n');
+});
+
+test('Ctrl-C mid-run restores the file, fails both runs and exits 130', async () => {
+  const db = join(tempDir(), 'h.db');
+  const path = knob('original\n');
+  const child = spawn(process.execPath, [...CLI_FROM_SOURCE, 'bench', '--db', db, ...LONG, '--switch-file', `${path}=switched`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  try {
+    assert.equal(await waitForContents(path, 'switched', 30), 'switched');
+  } finally {
+    child.kill('SIGINT');
+  }
+  const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+  assert.equal(code, 130, stderr);
+  assert.equal(readFileSync(path, 'utf8'), 'original\n', 'restored before hintlab exits');
+  // the signal may reach the probe before it installed its own handler, or land between two probe processes
+  assert.match(stderr, /B \('B'\): (interrupted by signal 2|probe killed by SIGINT|interrupted before its next probe process)/);
+  const runs = await runCli(['runs', '--db', db]);
+  assert.match(runs.stdout, /#1 +A .* failed\n#2 +B .* failed/);
+});
+
+test('bad B-side flags are refused with the flag named and nothing stored', async () => {
+  const db = join(tempDir(), 'h.db');
+  const path = knob('1\n');
+  const cases: [string[], RegExp][] = [
+    [['--switch-file', path], /--switch-file takes PATH=VALUE/],
+    [['--switch-file', `${path}=2`, '--switch-file-a', '/other=1'], /--switch-file-a \/other: no --switch-file names that path/],
+    [['--switch-file', `${path}=2`, '--switch-file-a', `${path}=5`], /holds '1', not that value/],
+    [['--switch-file', '/nonexistent/knob=2'], /--switch-file \/nonexistent\/knob: cannot read it \(ENOENT\)/],
+    [['--inject-seccomp-b', '1'], /--inject-seccomp-b must be 0 \(no filter\) or at least 2/],
+    [['--label', 'X', '--label-b', 'X'], /A and B need different labels/],
+  ];
+  for (const [args, message] of cases) {
+    const res = await runCli(['bench', '--db', db, '--profile', 'getppid', '--rounds', '2', ...args]);
+    assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
+    assert.match(res.stderr, message);
+  }
+  assert.equal(readFileSync(path, 'utf8'), '1\n');
+  assert.match((await runCli(['runs', '--db', db])).stdout, /no runs in/);
+});
