@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { ComparisonRefused } from '../compare/checks.ts';
 import { compare } from '../compare/compare.ts';
+import { mergeRuns } from '../compare/merge.ts';
 import type { Comparison, ComparisonOptions, Correction } from '../compare/types.ts';
 import { renderText } from '../report/text.ts';
 import { defaultDbPath } from '../store/path.ts';
@@ -65,8 +66,8 @@ export interface ComparisonFlags {
 /** Add the run arguments and the statistics flags to a command. */
 export function addComparisonOptions(cmd: Command): Command {
   return cmd
-    .argument('<A>', 'baseline run (id, #id or label)')
-    .argument('<B>', 'candidate run')
+    .argument('<A>', 'baseline run (id, #id or label); several runs of one configuration as one side: vm-A-1,vm-A-2,vm-A-3')
+    .argument('<B>', 'candidate run (or runs, comma-separated)')
     .argument('[A2]', 'the baseline measured again after B (A/B/A)')
     .option('--threshold <pct>', 'noise threshold: the whole CI of the change must lie beyond it', pctOption('--threshold', '1%', true), 1)
     .option('--alpha <p>', 'significance level of the tests (family-wise with --correction holm)', alphaOption, 0.05)
@@ -103,9 +104,11 @@ function optionsOf(flags: ComparisonFlags): Partial<ComparisonOptions> {
 export function comparisonFromCli(refs: { a: string; b: string; a2?: string }, flags: ComparisonFlags, io: CliIO): Comparison {
   const store = Store.open(flags.db ?? defaultDbPath(io.env));
   try {
-    const a = resolveRunRef(store, refs.a);
-    const b = resolveRunRef(store, refs.b);
-    const a2 = refs.a2 === undefined ? undefined : resolveRunRef(store, refs.a2);
+    // 'vm-A-1,vm-A-2,vm-A-3': several runs (boots) of one configuration as one side
+    const side = (ref: string) => mergeRuns(ref.split(',').filter(Boolean).map((r) => resolveRunRef(store, r.trim())));
+    const a = side(refs.a);
+    const b = side(refs.b);
+    const a2 = refs.a2 === undefined ? undefined : side(refs.a2);
     const options = optionsOf(flags);
     const cmp = compare(a2 ? { a, b, a2 } : { a, b }, options);
     const unknown = (options.controls ?? []).filter((name) => !cmp.subjects.some((s) => s.subject === name));
