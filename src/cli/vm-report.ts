@@ -20,8 +20,22 @@ export function reportSteps(io: CliIO, store: Store, result: { state: 'finished'
   if (failed.length) {
     throw new UserError(`${failed.length} of ${planned} boots failed (${failed.map((s) => s.runLabel).join(', ')}); they are stored as failed runs in ${store.path} and never used as data`);
   }
-  const [a, b, a2] = result.steps;
-  if (a && b) io.stdout(`compare with: hintlab compare ${a.runLabel} ${b.runLabel}${a2 && a2.kernel.label === a.kernel.label ? ` ${a2.runLabel}` : ''}${db ? ` --db ${db}` : ''}\n`);
+  const line = compareLine(result.steps, db);
+  if (line) io.stdout(line);
+}
+
+/**
+ * The compare command for the boots just made: each kernel's boots given
+ * together, since boots are the units of replication; with fewer than 3
+ * boots of a kernel, what to boot for a claim.
+ */
+export function compareLine(steps: readonly StepResult[], db: string | undefined): string | undefined {
+  const byKernel = new Map<string, string[]>();
+  for (const s of steps) byKernel.set(s.kernel.label, [...(byKernel.get(s.kernel.label) ?? []), s.runLabel]);
+  const [a, b] = [...byKernel.values()];
+  if (!a || !b) return undefined;
+  const few = Math.min(a.length, b.length) < 3 ? '\n  (fewer than 3 boots per kernel: compare will say insufficient units; boot each kernel 3 or more times, e.g. --order A,B,A,B,A,B)' : '';
+  return `compare with: hintlab compare ${a.join(',')} ${b.join(',')}${db ? ` --db ${db}` : ''}${few}\n`;
 }
 
 
