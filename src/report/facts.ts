@@ -172,6 +172,7 @@ export function reproduceCommands(c: Comparison): string[] {
   if (o.bootstrapSeed !== DEFAULT_OPTIONS.bootstrapSeed) opts.push(`--seed ${o.bootstrapSeed}`);
   if (o.allowMismatch) opts.push('--allow-mismatch');
   if (o.allowIncomplete) opts.push('--allow-incomplete');
+  for (const name of o.controls) opts.push(`--control ${shellWord(name)}`);
   return [...c.runs.map((r) => r.command), ['hintlab compare', ...refs.map(shellWord), ...opts].join(' ')];
 }
 

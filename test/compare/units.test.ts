@@ -2,6 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compare } from '../../src/compare/compare.ts';
+import { reproduceCommands } from '../../src/report/facts.ts';
 import { htmlReport } from '../../src/report/html.ts';
 import { lkmlReport } from '../../src/report/lkml.ts';
 import { markdownReport } from '../../src/report/md.ts';
@@ -100,6 +101,8 @@ describe('control subjects', () => {
     assert.deepEqual(cmp.controls, ['getppid']);
     assert.ok(cmp.geometricMean.kind === 'ok' && cmp.geometricMean.subjects === 1 && cmp.geometricMean.ratio === 1);
     assert.match(renderText(cmp), /^controls \(left out of the geometric mean and regressions\): getppid$/m);
+    // the reproduce line keeps the control, so a rerun leaves it out again
+    assert.match(reproduceCommands(cmp).at(-1)!, / --control getppid$/);
   });
 });
 
