@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { ComparisonRefused } from '../compare/checks.ts';
 import { compare } from '../compare/compare.ts';
+import { mergeRuns } from '../compare/merge.ts';
 import type { Comparison, ComparisonOptions, Correction } from '../compare/types.ts';
 import type { RunWithRounds } from '../model.ts';
 import { renderText } from '../report/text.ts';
@@ -51,8 +52,8 @@ export interface ComparisonFlags {
 /** Add the run arguments and the statistics flags to a command. */
 export function addComparisonOptions(cmd: Command): Command {
   return cmd
-    .argument('<A>', 'baseline run (id, #id or label)')
-    .argument('<B>', 'candidate run')
+    .argument('<A>', 'baseline run (id, #id or label); several runs of one configuration as one side: vm-A-1,vm-A-2,vm-A-3')
+    .argument('<B>', 'candidate run (or runs, comma-separated)')
     .argument('[A2]', 'the baseline measured again after B (A/B/A)')
     .option('--threshold <pct>', 'noise threshold: the whole CI of the change must lie beyond it', pctOption('--threshold', '1%', true), 1)
     .option('--alpha <p>', 'significance level of the tests (family-wise with --correction holm)', alphaOption, 0.05)
@@ -102,10 +103,13 @@ function refuseSameRun(named: { role: string; ref: string; run: RunWithRounds }[
 export function comparisonFromCli(refs: { a: string; b: string; a2?: string }, flags: ComparisonFlags, io: CliIO): Comparison {
   const store = Store.openExisting(dbPathFrom(flags.db, io.env));
   try {
-    const a = resolveRunRef(store, refs.a);
-    const b = resolveRunRef(store, refs.b);
-    const a2 = refs.a2 === undefined ? undefined : resolveRunRef(store, refs.a2);
-    refuseSameRun([{ role: 'A', ref: refs.a, run: a }, { role: 'B', ref: refs.b, run: b }, ...(a2 && refs.a2 !== undefined ? [{ role: 'A2', ref: refs.a2, run: a2 }] : [])]);
+    // 'vm-A-1,vm-A-2,vm-A-3': several runs (boots) of one configuration as one side
+    const runsOf = (ref: string) => ref.split(',').map((r) => r.trim()).filter(Boolean).map((r) => ({ ref: r, run: resolveRunRef(store, r) }));
+    const named = { A: runsOf(refs.a), B: runsOf(refs.b), A2: refs.a2 === undefined ? [] : runsOf(refs.a2) };
+    refuseSameRun(Object.entries(named).flatMap(([role, list]) => list.map((x) => ({ role, ...x }))));
+    const a = mergeRuns(named.A.map((x) => x.run));
+    const b = mergeRuns(named.B.map((x) => x.run));
+    const a2 = refs.a2 === undefined ? undefined : mergeRuns(named.A2.map((x) => x.run));
     const options = optionsOf(flags);
     const cmp = compare(a2 ? { a, b, a2 } : { a, b }, options);
     const unknown = (options.controls ?? []).filter((name) => !cmp.subjects.some((s) => s.subject === name));

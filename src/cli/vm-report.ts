@@ -26,10 +26,28 @@ export function reportSteps(io: CliIO, store: Store, result: { state: 'finished'
     throw new UserError(`${failed.length} of ${planned} boots failed (${failed.map((s) => s.runLabel).join(', ')}); they are stored as failed runs in ${store.path} and never used as data`);
   }
   if (detectPct !== undefined) io.stdout(bootsNeededText(bootsNeeded(byKernel(result.steps, runs), detectPct), detectPct));
-  const kernelOf = (r: RunWithRounds): string => result.steps.find((s) => s.runId === r.id)!.kernel.label;
-  const name = (r: RunWithRounds): string => r.label ?? `#${r.id}`;
-  const [a, b, a2] = runs;
-  if (a && b) io.stdout(`compare with: hintlab compare ${name(a)} ${name(b)}${a2 && kernelOf(a2) === kernelOf(a) ? ` ${name(a2)}` : ''}${db ? ` --db ${db}` : ''}\n`);
+  const line = compareLine(result.steps, db);
+  if (line) io.stdout(line);
+}
+
+/**
+ * The compare command for the boots just made: each kernel's runs given
+ * together, since boots are the units of replication (with --repeat a
+ * kernel's boots are already one run); with fewer than 3 boots of a kernel,
+ * what to boot for a claim.
+ */
+export function compareLine(steps: readonly StepResult[], db: string | undefined): string | undefined {
+  const byKernel = new Map<string, { runs: Set<string>; boots: number }>();
+  for (const s of steps) {
+    const k = byKernel.get(s.kernel.label) ?? { runs: new Set<string>(), boots: 0 };
+    k.runs.add(s.runLabel);
+    k.boots += 1;
+    byKernel.set(s.kernel.label, k);
+  }
+  const [a, b] = [...byKernel.values()];
+  if (!a || !b) return undefined;
+  const few = Math.min(a.boots, b.boots) < 3 ? '\n  (fewer than 3 boots per kernel: compare will say insufficient units; boot each kernel 3 or more times, e.g. --repeat 3)' : '';
+  return `compare with: hintlab compare ${[...a.runs].join(',')} ${[...b.runs].join(',')}${db ? ` --db ${db}` : ''}${few}\n`;
 }
 
 

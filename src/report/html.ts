@@ -5,6 +5,7 @@
  * Markdown report. Readable without colour and printable.
  */
 import type { Comparison, ComparedRun, SubjectComparison, Verdict } from '../compare/types.ts';
+import { isClaim } from '../compare/verdict.ts';
 import { environmentFacts, runName } from './facts.ts';
 import { isInterval, unitWords } from './format.ts';
 import { HTML_STYLE } from './html-style.ts';
@@ -82,7 +83,7 @@ function changeSection(c: Comparison): string {
       changePct: s.change.changePct,
       ciPct: isInterval(s.change.ciPct) ? [s.change.ciPct.low, s.change.ciPct.high] : null,
       verdict: s.verdict.verdict,
-      proven: s.verdict.verdict === 'faster' || s.verdict.verdict === 'slower',
+      proven: isClaim(s.verdict.verdict),
     })),
   });
   return (

@@ -139,6 +139,7 @@ function compareArgv(c: Comparison, ctx: ReproduceContext): string[] {
   if (o.bootstrapSeed !== DEFAULT_OPTIONS.bootstrapSeed) opts.push('--seed', String(o.bootstrapSeed));
   if (o.allowMismatch) opts.push('--allow-mismatch');
   if (o.allowIncomplete) opts.push('--allow-incomplete');
+  for (const name of o.controls) opts.push('--control', name);
   return ['compare', ...refs, ...opts, ...(ctx.db === null ? [] : ['--db', ctx.db])];
 }
 

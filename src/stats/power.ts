@@ -7,6 +7,9 @@
  * eq. 5, with unequal variances). The noncentral t would be exact; this
  * approximation is within one round of it for the sizes we see (see
  * test/stats/power.test.ts).
+ *
+ * compare passes units of replication (the spread of unit means and their
+ * count) as the observations, so its answers count processes or boots.
  */
 import { studentTQuantile } from './distributions.ts';
 import { type InsufficientData, insufficient } from './result.ts';
@@ -34,7 +37,7 @@ function multiplier(df: number, options: PowerOptions): number {
 }
 
 function checkNoise(a: RunNoise, b: RunNoise): InsufficientData | null {
-  if (a.n < 2 || b.n < 2) return insufficient(`power needs at least 2 rounds per run (have ${a.n} and ${b.n})`);
+  if (a.n < 2 || b.n < 2) return insufficient(`power needs at least 2 units of replication per run (have ${a.n} and ${b.n})`);
   if (a.stdev === 0 && b.stdev === 0) return insufficient('zero noise in both runs: the power approximation is undefined');
   return null;
 }
@@ -78,7 +81,7 @@ export function roundsNeeded(
   let lo = 1;
   let hi = 2;
   while (!enough(hi)) {
-    if (hi >= MAX_ROUNDS) return insufficient(`more than ${MAX_ROUNDS} rounds would be needed`);
+    if (hi >= MAX_ROUNDS) return insufficient(`more than ${MAX_ROUNDS} units per run would be needed`);
     lo = hi;
     hi = Math.min(hi * 2, MAX_ROUNDS);
   }

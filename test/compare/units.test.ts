@@ -2,7 +2,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compare } from '../../src/compare/compare.ts';
+import { reproduceCommands } from '../../src/report/reproduce.ts';
+import { htmlReport } from '../../src/report/html.ts';
+import { lkmlReport } from '../../src/report/lkml.ts';
+import { markdownReport } from '../../src/report/md.ts';
 import { renderText } from '../../src/report/text.ts';
+import { CTX } from '../report/fixtures.ts';
 import { makeRun } from './fixtures.ts';
 
 /** Five rounds per unit around each unit's mean, tight within the unit (±0.05 %). */
@@ -96,5 +101,22 @@ describe('control subjects', () => {
     assert.deepEqual(cmp.controls, ['getppid']);
     assert.ok(cmp.geometricMean.kind === 'ok' && cmp.geometricMean.subjects === 1 && cmp.geometricMean.ratio === 1);
     assert.match(renderText(cmp), /^controls \(left out of the geometric mean and regressions\): getppid$/m);
+    // the reproduce line keeps the control, so a rerun leaves it out again
+    assert.match(reproduceCommands(cmp).at(-1)!, / --control getppid$/);
+  });
+});
+
+describe('instruction counts in the other formats', () => {
+  it('lkml, Markdown and HTML say once that counts ignore cycles, caches and stalls, and call a claim more instructions', () => {
+    const base = (f: number) => ({ getppid: units([1800 * f, 1800.01 * f, 1799.99 * f]) });
+    const cmp = compare(
+      { a: makeRun({ id: 1, kind: 'vm', unit: 'instructions/call', values: base(1), units: 3 }), b: makeRun({ id: 2, kind: 'vm', unit: 'instructions/call', values: base(1.02), units: 3 }) },
+      { thresholdPct: 0.1 },
+    );
+    assert.equal(cmp.subjects[0]!.verdict.verdict, 'more instructions');
+    for (const text of [lkmlReport(cmp, CTX), markdownReport(cmp, CTX), htmlReport(cmp, CTX)]) {
+      assert.equal(text.replace(/\n\s*/g, ' ').match(/ignore cycles, caches and stalls/g)?.length, 1);
+      assert.match(text.replace(/\n\s*/g, ' '), /More instructions: getppid\./);
+    }
   });
 });

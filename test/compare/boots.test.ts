@@ -1,0 +1,49 @@
+/** `hintlab compare` with several vm boots per side: each boot is its own run and one unit. */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Store } from '../../src/store/store.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
+import { hostEnvironment, makeRun, storeRun } from './fixtures.ts';
+
+/** One boot's rounds: icount-like, 0.01 % between rounds, `offset` x 0.001 % between boots. */
+const boot = (base: number, offset: number) => Array.from({ length: 5 }, (_, i) => base * (1 + offset / 1e5) * (1 + 1e-4 * Math.sin(3 * i + offset)));
+
+describe('hintlab compare with boots as units', () => {
+  let dir = '';
+  let db = '';
+  before(() => {
+    dir = tempDir();
+    db = join(dir, 'results.db');
+    const store = Store.open(db);
+    const vm = (label: string, release: string, base: number, offset: number) =>
+      storeRun(store, makeRun({ id: 0, label, kind: 'vm', unit: 'instructions/call', values: { getppid: boot(base, offset) }, units: 1, environment: hostEnvironment({ release }) }));
+    [0, 1, -1].forEach((o, i) => vm(`vm-A-${i + 1}`, '6.12.9', 1800, o));
+    [1, -1, 0].forEach((o, i) => vm(`vm-B-${i + 1}`, '6.12.9-hl', 1818, o));
+    store.close();
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('finds a 1 % instruction change with 3 boots per kernel given together', async () => {
+    const r = await runCli(['compare', 'vm-A-1,vm-A-2,vm-A-3', 'vm-B-1,vm-B-2,vm-B-3', '--threshold', '0.1%', '--db', db, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as { subjects: { verdict: { verdict: string }; runs: { units: number }[] }[]; runs: { label: string }[] };
+    assert.equal(doc.subjects[0]!.verdict.verdict, 'more instructions');
+    assert.deepEqual(doc.subjects[0]!.runs.map((x) => x.units), [3, 3]);
+    assert.equal(doc.runs[0]!.label, 'vm-A-1,vm-A-2,vm-A-3');
+  });
+
+  it('says how many boots to add when each side is a single boot', async () => {
+    const r = await runCli(['compare', 'vm-A-1', 'vm-B-1', '--db', db]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /verdict: insufficient units: A has 1 boot and B has 1 boot; a claim needs at least 3 per run/);
+    assert.match(r.stdout, /boot each kernel 3 or more times/);
+  });
+
+  it('refuses boots of two kernels given as one side', async () => {
+    const r = await runCli(['compare', 'vm-A-1,vm-B-1', 'vm-B-2', '--db', db]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /kernel: run 1 'vm-A-1' = 6\.12\.9, run 4 'vm-B-1' = 6\.12\.9-hl: runs given together as one side must measure the same configuration/);
+  });
+});
