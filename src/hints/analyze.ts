@@ -158,8 +158,11 @@ function profiledFiles(opts: HintsOptions, workloads: Workload[]): { list: strin
   const wanted = new Set<string>();
   for (const w of workloads) for (const f of w.gcov.keys()) if (/\.[ch]$/.test(f) && underPaths(f, opts.paths)) wanted.add(f);
   const hasRows = workloads.some((w) => w.profiler.length > 0);
-  const index = baseNameIndex(hasRows ? listCFiles(opts.root, opts.paths, true) : []);
-  for (const w of workloads) for (const p of w.profiler) for (const row of p.rows) for (const f of candidateFiles(index, row)) wanted.add(f);
+  // The whole tree: a row of a file outside --path must not be taken for one of a namesake inside it.
+  const index = baseNameIndex(hasRows ? listCFiles(opts.root, [], true) : []);
+  for (const w of workloads) {
+    for (const p of w.profiler) for (const row of p.rows) for (const f of candidateFiles(index, row)) if (underPaths(f, opts.paths)) wanted.add(f);
+  }
   if (wanted.size === 0) {
     throw new UserError(
       `no profiled C file under ${opts.root}${opts.paths.length ? ` (${opts.paths.join(', ')})` : ''}: is --src the tree the profiles were taken from?`,

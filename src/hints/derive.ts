@@ -75,12 +75,13 @@ function fromFlow(site: IfSite, ifLine: LineCounts, lines: ReadonlyMap<number, L
   }
   const equation = used.join('');
   if (past < 0 || past > ran.executions) return unknown(`the flow past the if (${equation} = ${past}) does not fit ${ran.executions} executions`);
-  // With one test and two arcs, control leaves the if line along one arc or
-  // the other: the flow must be one of them (which one is not read from them).
+  // With one test, control leaves each copy of the if line (gcc inlines a
+  // function into several callers) along one arc of its pair or the other:
+  // the flow must be one arc of each pair (which one is not read from them).
   const arcs = ifLine.arcs.filter((a) => !a.throw).map((a) => a.count);
-  const checkable = site.layout.singleTest && arcs.length === 2;
-  if (checkable && !arcs.includes(past)) {
-    return unknown(`the flow past the if (${equation} = ${past}) matches neither arc of line ${site.line}, so a line count holds re-entries or merged code`);
+  const checkable = site.layout.singleTest && arcs.length > 0 && arcs.length % 2 === 0 && arcs.length <= 24;
+  if (checkable && !onePerPair(arcs, past)) {
+    return unknown(`the flow past the if (${equation} = ${past}) is not one arc of each of line ${site.line}'s ${arcs.length / 2} arc pair(s), so a line count holds re-entries or merged code`);
   }
   if (flow.needsArcs && !checkable) {
     return unknown(`the flow past the if (${equation}) counts a return line, which gcc may share with other returns, and line ${site.line}'s arcs cannot confirm it`);
@@ -92,6 +93,17 @@ function fromFlow(site: IfSite, ifLine: LineCounts, lines: ReadonlyMap<number, L
     confidence: 'flow',
     method: `then = ${ran.how} - flow past the if (${equation} = ${past})`,
   };
+}
+
+/** Whether `total` is the sum of one arc out of each consecutive pair. */
+function onePerPair(arcs: number[], total: number): boolean {
+  let sums = new Set([0]);
+  for (let i = 0; i < arcs.length; i += 2) {
+    const next = new Set<number>();
+    for (const s of sums) for (const a of [arcs[i] ?? 0, arcs[i + 1] ?? 0]) if (s + a <= total) next.add(s + a);
+    sums = next;
+  }
+  return sums.has(total);
 }
 
 /** The arcs as information only: they do not say which way the condition went. */

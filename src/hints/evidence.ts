@@ -96,16 +96,18 @@ export function matchProfilerRows(
   const unmatched: UnmatchedRow[] = [];
   for (const { source, rows } of workload.profiler) {
     for (const row of rows) {
-      const files = candidateFiles(index, row).flatMap((f) => parsed.get(f) ?? []);
+      const candidates = candidateFiles(index, row);
+      const files = candidates.flatMap((f) => parsed.get(f) ?? []);
       if (files.length === 0) {
-        unmatched.push({ source, row, reason: `no file named ${row.file}${row.file.length >= PROFILER_FILE_WIDTH ? '*' : ''} in the source tree` });
+        const why = candidates.length ? 'outside --path' : `no file named ${row.file}${row.file.length >= PROFILER_FILE_WIDTH ? '*' : ''} in the source tree`;
+        unmatched.push({ source, row, reason: why });
         continue;
       }
       const sites = files.flatMap((f) =>
         f.sites.filter((s) => s.line <= row.line && row.line <= s.endLine && functionMatches(s.fn, row.func)),
       );
       if (sites.length === 0) {
-        checkRowLine(source, row, files);
+        if (candidates.length === 1) checkRowLine(source, row, files);
         unmatched.push({ source, row, reason: `no \`if\` of ${row.func} at this line (a hint outside an \`if\`, or inside a macro)` });
         continue;
       }

@@ -11,7 +11,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hintlab, markerLine } from './helpers.ts';
@@ -82,5 +82,24 @@ describe('gcov proposals checked by the branch profiler', () => {
     assert.match(table, new RegExp(`^flow\\.c:${line('BRK1')} .* weaker 3\\.00%$`, 'm'));
     assert.match(table, new RegExp(`^flow\\.c:${line('LBL')} .* profiler +w:${N} +source$`, 'm'));
     assert.match(table, /branch profiler on 3 gcov-derived proposals: 1 agree, 1 same direction under the bias, 1 disagree \(skipped\); \d+ without a profiler row/);
+  });
+});
+
+describe('--path with branch profiler rows', () => {
+  test('a row of a file outside --path is not taken for its namesake inside it', async () => {
+    const tree = mkdtempSync(join(tmpdir(), 'hintlab-namesakes-'));
+    try {
+      for (const d of ['a', 'b']) mkdirSync(join(tree, d));
+      writeFileSync(join(tree, 'a', 'x.c'), 'int f(int v)\n{\n\tif (v)\n\t\treturn 1;\n\treturn 0;\n}\n');
+      writeFileSync(join(tree, 'b', 'x.c'), `${'\n'.repeat(20)}int g(int v)\n{\n\tif (v)\n\t\treturn 1;\n\treturn 0;\n}\n`);
+      const profile = join(tree, 'branch_all');
+      writeFileSync(profile, '   miss      hit    %        Function                  File              Line\n    1000        0   100 g                              x.c                  23\n');
+      const r = await hintlab(['hints', `w=${profile}`, '--src', tree, '--path', 'a', '--format', 'json']);
+      assert.equal(r.code, 0, r.stderr);
+      const unmatched = (JSON.parse(r.stdout) as { unmatchedProfilerRows: { reason: string }[] }).unmatchedProfilerRows;
+      assert.equal(unmatched.length, 1, 'the row is listed as unmatched, not refused as a source mismatch');
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
   });
 });
