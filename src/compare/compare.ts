@@ -28,7 +28,8 @@ import {
   type RunSummary,
   type SubjectComparison,
 } from './types.ts';
-import { type SideCounts, isWorse, judge, withDrift } from './verdict.ts';
+import { type SideCounts, isWorse, judge, withDesign, withDrift } from './verdict.ts';
+import { type Design, designOf } from './design.ts';
 
 export const DEFAULT_OPTIONS: ComparisonOptions = {
   alpha: 0.05,
@@ -202,10 +203,11 @@ function judgeSubject(
   direction: Direction,
   options: ComparisonOptions,
   measures: Measures,
+  design: Design,
 ): SubjectComparison {
   let drift: DriftAnalysis = d.drift.kind === 'measured' ? insufficient('the drift was not corrected') : d.drift;
   // With A2, B is judged against both baselines' units, its interval widened by the run-to-run variation A/A2 showed.
-  let verdict = judge(change, d.change.counts, direction, options, measures);
+  let verdict = withDesign(judge(change, d.change.counts, direction, options, measures), design);
   let judgedOn: SubjectComparison['judgedOn'] = 'B vs A';
   if (d.drift.kind === 'measured' && corrected !== null) {
     drift = {
@@ -227,7 +229,7 @@ function judgeSubject(
  * Correct each family (B vs A, A2 vs A, B vs A+A2) over the subjects, then
  * judge every subject on its adjusted p-values.
  */
-function judgeAll(drafts: readonly SubjectDraft[], direction: Direction, options: ComparisonOptions, measures: Measures) {
+function judgeAll(drafts: readonly SubjectDraft[], direction: Direction, options: ComparisonOptions, measures: Measures, design: Design) {
   const changes = correctFamily(drafts.map((d) => d.change), options);
   const measured = drafts.flatMap((d) => (d.drift.kind === 'measured' ? [d.drift] : []));
   const drifts = correctFamily(measured.map((m) => m.drift), options);
@@ -235,7 +237,7 @@ function judgeAll(drafts: readonly SubjectDraft[], direction: Direction, options
   let k = 0;
   const subjects = drafts.map((d, i) => {
     const corrected = d.drift.kind === 'measured' ? { drift: drifts.contrasts[k]!, vsPooled: pooled.contrasts[k++]! } : null;
-    return judgeSubject(d, changes.contrasts[i]!, corrected, direction, options, measures);
+    return judgeSubject(d, changes.contrasts[i]!, corrected, direction, options, measures, design);
   });
   const multipleComparisons: MultipleComparisons = {
     correction: options.correction,
@@ -296,7 +298,9 @@ export function compare(input: CompareInput, partial: Partial<ComparisonOptions>
     }
   }
   const measures: Measures = unit === 'instructions/call' ? 'instructions' : 'time';
-  const { subjects, multipleComparisons } = judgeAll(drafts, direction, options, measures);
+  // the old round-level statistics (roundsAsUnits, kept for bench/aa-false-claims.ts) knew no design rule
+  const design: Design = options.roundsAsUnits || input.a2 ? { kind: 'interleaved' } : designOf(input.a, input.b);
+  const { subjects, multipleComparisons } = judgeAll(drafts, direction, options, measures, design);
   const environment = environmentTable(runs, subjects.map((s) => s.subject));
   const mismatchesAllowed = checkEnvironment(environment, options.allowMismatch);
   return {

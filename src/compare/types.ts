@@ -29,7 +29,9 @@
  *      `ComparisonOptions.minUnits`/`roundsAsUnits`/`controls`,
  *      `SubjectComparison.control`, `Comparison.controls`, and
  *      `Comparison.measures`. `PowerAnalysis.roundsNeeded` became
- *      `unitsNeeded`; with A2 the verdict is judged on B vs A+A2.
+ *      `unitsNeeded`; with A2 the verdict is judged on B vs A+A2. Two
+ *      separate runs without A2 (not one interleaved invocation, not boots)
+ *      never claim: caveat 'separate-runs' (src/compare/design.ts).
  */
 import type { Direction, Known, ReplicateUnit, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
@@ -174,7 +176,9 @@ export type Caveat =
   /** Welch and Mann-Whitney disagree about significance at alpha. */
   | 'tests-disagree'
   /** A run taking part is not `complete` (only with allowIncomplete). */
-  | 'incomplete-run';
+  | 'incomplete-run'
+  /** A and B are two separate runs without A2: a shift between runs cannot be told from a change. */
+  | 'separate-runs';
 
 export interface VerdictResult {
   verdict: Verdict;

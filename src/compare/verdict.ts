@@ -16,6 +16,7 @@
  */
 import type { Direction } from '../model.ts';
 import { formatPct, formatPctRange, welchClause } from './format.ts';
+import type { Design } from './design.ts';
 import type { AdjustedP, Caveat, ComparisonOptions, Contrast, Measures, Verdict, VerdictResult } from './types.ts';
 
 /** What stands behind a contrast's two sides, and what to run when the units are too few. */
@@ -147,5 +148,23 @@ export function withDrift(verdict: VerdictResult, change: Contrast, drift: Contr
       `B vs A is ${formatPct(change.changePct)} but the baseline drifted ${formatPct(drift.changePct)} ` +
       `between A and A2, as large as the change itself (without A2 it would read '${verdict.verdict}')`,
     caveats: [...verdict.caveats, 'drift-as-large-as-change'],
+  };
+}
+
+/**
+ * Two separate runs without A2: every unit of a run shares the run's stretch
+ * of time, so a claim from them could be a shift between runs. The claim
+ * becomes 'no difference proven', saying what it would have read and what
+ * to run (src/compare/design.ts).
+ */
+export function withDesign(verdict: VerdictResult, design: Design): VerdictResult {
+  if (design.kind !== 'separate-runs' || !isClaim(verdict.verdict)) return verdict;
+  return {
+    verdict: 'no difference proven',
+    reason:
+      `A and B are two separate runs, whose units share each run's machine state, so a shift between runs ` +
+      `cannot be told from a change (as an interleaved or A/B/A design it would read '${verdict.verdict}': ${verdict.reason}); ` +
+      `for a claim, ${design.advice}`,
+    caveats: [...verdict.caveats, 'separate-runs'],
   };
 }

@@ -10,6 +10,7 @@ import { ciPctText, contrastDecimals, cvText, decimalsFor, fixed, isInterval, pc
 const CAVEAT_TEXT: Record<Caveat, string> = {
   'drift-as-large-as-change': 'but the A/B/A drift is as large as the change',
   'tests-disagree': 'Welch and Mann-Whitney disagree',
+  'separate-runs': 'but A and B are separate runs, so a shift between runs cannot be told from a change',
   'incomplete-run': 'a run is incomplete',
 };
 

@@ -17,9 +17,9 @@ describe('hintlab compare', () => {
     dir = tempDir();
     db = join(dir, 'results.db');
     const store = Store.open(db);
-    storeRun(store, makeRun({ id: 0, label: 'plain', values: { getppid: A, getpid: A } }));
-    storeRun(store, makeRun({ id: 0, label: 'seccomp', values: { getppid: shifted(34), getpid: shifted(0.05) }, environment: hostEnvironment({ injectSeccomp: 16 }) }));
-    storeRun(store, makeRun({ id: 0, label: 'plain-again', values: { getppid: shifted(0.02), getpid: A } }));
+    storeRun(store, makeRun({ id: 1, label: 'plain', values: { getppid: A, getpid: A } }));
+    storeRun(store, makeRun({ id: 2, label: 'seccomp', values: { getppid: shifted(34), getpid: shifted(0.05) }, environment: hostEnvironment({ injectSeccomp: 16 }) }));
+    storeRun(store, makeRun({ id: 3, label: 'plain-again', values: { getppid: shifted(0.02), getpid: A } }));
     storeRun(store, makeRun({ id: 0, label: 'other-cpu', values: { getppid: A }, environment: hostEnvironment({ cpu: 'AMD EPYC 7B13' }) }));
     storeRun(store, makeRun({ id: 0, label: 'crashed', values: { getppid: A } }), 'failed');
     storeRun(store, makeRun({ id: 0, label: 'icount', unit: 'instructions/call', values: { getppid: A } }));

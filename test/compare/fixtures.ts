@@ -54,6 +54,13 @@ export interface RunSpec {
    */
   units?: number;
   replicateUnit?: ReplicateUnit;
+  /**
+   * How the run was measured against its partner. Default 'interleaved': the
+   * run records the interleaving of `bench --label-b`, side A for an odd id
+   * and B for an even one, so runs 1 and 2 are one invocation's A and B (the
+   * design whose verdicts these fixtures test). 'separate': a run of its own.
+   */
+  design?: 'interleaved' | 'separate';
 }
 
 /** The unit of replication of each of `n` rounds split over `units` units: 6 over 3 is 0, 0, 1, 1, 2, 2. */
@@ -110,7 +117,7 @@ export function makeRun(spec: RunSpec): RunWithRounds {
       rounds: longest,
       cpu: 1,
       subjectParams: spec.subjectParams ?? Object.fromEntries(subjects.map((s) => [s, {}])),
-      extra: {},
+      extra: (spec.design ?? 'interleaved') === 'interleaved' ? { interleave: { side: spec.id % 2 === 1 ? 'A' : 'B', order: 'ABBA', labels: { A: 'A', B: 'B' } } } : {},
     },
     environment: spec.environment ?? hostEnvironment(),
     rounds,

@@ -56,7 +56,9 @@ function comparison() {
   const store = Store.open(join(mkdtempSync(join(tmpdir(), 'hintlab-verdicts-')), 'r.db'));
   const a = macroRun(store, 'A', (_s, base) => base);
   const b = macroRun(store, 'B', (s, base) => base * SUBJECTS.find(([n]) => n === s)![2]);
-  const cmp = compare({ a: store.getRun(a), b: store.getRun(b) }, { bootstrapResamples: 2000 });
+  // separate macro runs support a claim only as A/B/A: A2 repeats A after B
+  const a2 = macroRun(store, 'A2', (_s, base) => base);
+  const cmp = compare({ a: store.getRun(a), b: store.getRun(b), a2: store.getRun(a2) }, { bootstrapResamples: 2000 });
   store.close();
   return cmp;
 }

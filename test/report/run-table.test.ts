@@ -55,9 +55,9 @@ test('a host run keeps its flat environment lines', () => {
 });
 
 test("runs --verbose shows each subject's parameters, the probe's after 'probe:', and runs stored before without them", () => {
-  const now = makeRun({ id: 3, values: { 'select-1000': [29455] }, ops: 500, subjectParams: { 'select-1000': { call: 'select', ops: 500, probe: { fds: 1000, nfds: 1006 } } } });
+  const now = makeRun({ id: 3, design: 'separate', values: { 'select-1000': [29455] }, ops: 500, subjectParams: { 'select-1000': { call: 'select', ops: 500, probe: { fds: 1000, nfds: 1006 } } } });
   assert.match(paramsText(now), /^ {2}select-1000: call=select, ops=500; probe: fds=1000, nfds=1006$/m);
-  const old = makeRun({ id: 4, values: { 'select-1000': [29455] }, ops: 500, subjectParams: { 'select-1000': { call: 'select', ops: 500 } } });
+  const old = makeRun({ id: 4, design: 'separate', values: { 'select-1000': [29455] }, ops: 500, subjectParams: { 'select-1000': { call: 'select', ops: 500 } } });
   assert.match(paramsText(old), /^ {2}select-1000: call=select, ops=500$/m);
   assert.match(paramsText(old), /^ {2}ops 500, warmups 0, rounds 1, cpu 1$/m);
 });
