@@ -6,35 +6,57 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.ts';
 import { type CliIO, processIO, UserError } from './io.ts';
-import { registerBench } from './bench.ts';
-import { registerRuns } from './runs.ts';
-import { registerMacro } from './macro.ts';
-import { registerCompare } from './compare.ts';
-import { registerReport } from './report.ts';
-import { registerCodegen } from './codegen.ts';
-import { registerHints } from './hints.ts';
-import { registerVm } from './vm.ts';
-import { registerKernel } from './kernel.ts';
 
-/** Each command module adds itself to the program. */
-const COMMANDS: ((program: Command, io: CliIO) => void)[] = [registerBench, registerRuns, registerMacro, registerCompare, registerReport, registerCodegen, registerHints, registerVm, registerKernel];
+type Register = (program: Command, io: CliIO) => void;
 
-export function buildProgram(io: CliIO): Command {
+/**
+ * Each command module adds itself to the program. A module is imported only
+ * when its command runs (or the command list is shown): loading every
+ * command's code would cost each start-up, `hintlab --version` included.
+ * Keys are the top-level command names each module registers, in help order.
+ */
+const COMMANDS: [names: string[], load: () => Promise<Register>][] = [
+  [['bench'], async () => (await import('./bench.ts')).registerBench],
+  [['runs', 'export'], async () => (await import('./runs.ts')).registerRuns],
+  [['macro'], async () => (await import('./macro.ts')).registerMacro],
+  [['compare'], async () => (await import('./compare.ts')).registerCompare],
+  [['report'], async () => (await import('./report.ts')).registerReport],
+  [['codegen'], async () => (await import('./codegen.ts')).registerCodegen],
+  [['hints'], async () => (await import('./hints.ts')).registerHints],
+  [['vm'], async () => (await import('./vm.ts')).registerVm],
+  [['kernel'], async () => (await import('./kernel.ts')).registerKernel],
+];
+
+/**
+ * The command modules `argv` needs: the one named by its first word, none
+ * for a bare --version, and all of them otherwise (the command list in
+ * --help, suggestions for a mistyped command).
+ */
+export function commandsFor(argv: readonly string[]): (() => Promise<Register>)[] {
+  const first = argv[0];
+  if (argv.length === 1 && (first === '--version' || first === '-V')) return [];
+  const named = COMMANDS.find(([names]) => first !== undefined && names.includes(first));
+  return named ? [named[1]] : COMMANDS.map(([, load]) => load);
+}
+
+/** The program with the commands `argv` needs registered (all of them by default). */
+export async function buildProgram(io: CliIO, argv: readonly string[] = []): Promise<Command> {
   const program = new Command('hintlab')
     .description('From a kernel micro-optimization idea to evidence a maintainer accepts.')
     .version(VERSION)
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError('(run with --help for usage)');
-  for (const register of COMMANDS) register(program, io);
+  const registers = await Promise.all(commandsFor(argv).map((load) => load()));
+  for (const register of registers) register(program, io);
   return program;
 }
 
 /** Run the CLI on `argv` (without node and script), returning the exit code. */
 export async function run(argv: string[], baseIO: CliIO = processIO()): Promise<number> {
   const io: CliIO = { ...baseIO, argv };
-  const program = buildProgram(io);
   try {
+    const program = await buildProgram(io, argv);
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (err) {

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Language, Parser, type Node } from 'web-tree-sitter';
+import type { Node, Parser } from 'web-tree-sitter';
 import { blankLines, lineCount } from './source-lines.ts';
 import { branchLayout } from './layout.ts';
 import { classifyCondition } from './condition.ts';
@@ -24,6 +24,8 @@ let parserPromise: Promise<Parser> | null = null;
 /** The shared C parser; the wasm runtime and grammar load once per thread. */
 export function cParser(): Promise<Parser> {
   parserPromise ??= (async () => {
+    // loaded here, not at import: the wasm runtime costs every command's start-up
+    const { Language, Parser } = await import('web-tree-sitter');
     await Parser.init();
     const require = createRequire(import.meta.url);
     const wasm = join(dirname(require.resolve('tree-sitter-c/package.json')), 'tree-sitter-c.wasm');

@@ -8,7 +8,10 @@
  * goes, because a half-written entry can still parse as valid YAML.
  */
 import { readFileSync } from 'node:fs';
-import { parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
+
+/** The yaml package, loaded on first use rather than at every command's start-up. */
+const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 
 /** A stress-ng YAML file that is missing, cut short or not what stress-ng writes. */
 export class StressNgYamlError extends Error {}
@@ -64,7 +67,7 @@ export function parseStressNgYaml(text: string, file: string, stressor: string):
         `(last line ${lines.length}: '${lines[lines.length - 1]?.trim() ?? ''}')`,
     );
   }
-  const doc = parseDocument(text);
+  const doc = yaml().parseDocument(text);
   const first = doc.errors[0];
   if (first) {
     const where = first.linePos?.[0] ? `:${first.linePos[0].line}:${first.linePos[0].col}` : '';

@@ -7,12 +7,13 @@
  * hintlab is refused untouched; a command that only reads never creates a
  * database.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UserError } from '../cli/io.ts';
 import { describeFilesystem } from './filesystem.ts';
 import { migrate, SCHEMA_VERSION } from './schema.ts';
+import { sqlite } from './sqlite.ts';
 
 export interface OpenOptions {
   /** Create the database (and its directory) when missing; false for commands that only read. */
@@ -101,7 +102,7 @@ export function openDatabase(path: string, opts: OpenOptions): Database.Database
   if (path !== ':memory:') checkPath(path, opts);
   let db: Database.Database;
   try {
-    db = new Database(path, { fileMustExist: !opts.create });
+    db = new (sqlite())(path, { fileMustExist: !opts.create });
   } catch (err) {
     throw refuse(path, describeStoreFailure(path, err));
   }

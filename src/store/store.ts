@@ -6,7 +6,7 @@
  * in flight. A run whose process died while `running` reads back as
  * `incomplete`; its committed rounds stay intact and visible.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import type {
   Direction,
@@ -22,6 +22,7 @@ import type {
   Unit,
 } from '../model.ts';
 import { describeStoreFailure, isDiskFull, openDatabase } from './open.ts';
+import { isSqliteError } from './sqlite.ts';
 import { describeFilesystem } from './filesystem.ts';
 import { UserError } from '../cli/io.ts';
 
@@ -125,7 +126,7 @@ export class Store {
     try {
       return fn();
     } catch (err) {
-      if (!(err instanceof Database.SqliteError)) throw err;
+      if (!isSqliteError(err)) throw err;
       throw new StoreError(this.path, err, during?.() ?? null);
     }
   }

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -23,6 +23,18 @@ function hintlab(root: string, args: string[], env: NodeJS.ProcessEnv = process.
   return spawnSync(process.execPath, [join(root, 'bin', 'hintlab.js'), ...args], { encoding: 'utf8', cwd: tempDir(), env });
 }
 
+const RECORD_LOADS = join(ROOT, 'test/helpers/record-loads.mjs');
+const HEAVY = ['better-sqlite3', 'yaml', 'web-tree-sitter'];
+
+/** Run the bin with the module recorder preloaded; the heavy packages among what it loaded. */
+function heavyLoaded(root: string, args: string[]): { status: number | null; stderr: string; heavy: string[] } {
+  const log = join(tempDir(), 'loads');
+  writeFileSync(log, '');
+  const r = spawnSync(process.execPath, ['--import', RECORD_LOADS, join(root, 'bin', 'hintlab.js'), ...args], { encoding: 'utf8', cwd: tempDir(), env: { ...process.env, HINTLAB_LOADS: log } });
+  const loaded = readFileSync(log, 'utf8');
+  return { status: r.status, stderr: r.stderr, heavy: HEAVY.filter((p) => loaded.includes(`/node_modules/${p}/`)) };
+}
+
 describe('the built package', () => {
   before(() => {
     execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(pkg, 'dist')], { stdio: 'inherit' });
@@ -37,6 +49,22 @@ describe('the built package', () => {
     const r = hintlab(pkg, ['--version']);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, `${VERSION}\n`);
+  });
+
+  for (const args of [['--version'], ['--help'], ['runs', '--help']]) {
+    test(`${args.join(' ')} starts without loading ${HEAVY.join(', ')}`, () => {
+      const r = heavyLoaded(pkg, args);
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(r.heavy, []);
+    });
+  }
+
+  test('a command that opens the database does load better-sqlite3, so the recorder sees packages', () => {
+    const db = join(tempDir(), 'h.db');
+    writeFileSync(db, ''); // an empty file is an empty SQLite database
+    const r = heavyLoaded(pkg, ['runs', '--db', db]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(r.heavy, ['better-sqlite3']);
   });
 
   test('bench --list finds the probe sources and lists every profile', () => {
