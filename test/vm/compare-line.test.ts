@@ -20,5 +20,12 @@ test('after the boots, vm suggests comparing each kernel\'s boots together, as u
 test('with fewer than 3 boots of a kernel, vm says a claim needs more boots', () => {
   const line = compareLine(steps(['A', 'B', 'A']), undefined)!;
   assert.match(line, /^compare with: hintlab compare vm-A-1,vm-A-2 vm-B-1\n/);
-  assert.match(line, /fewer than 3 boots per kernel: compare will say insufficient units; boot each kernel 3 or more times, e\.g\. --order A,B,A,B,A,B/);
+  assert.match(line, /fewer than 3 boots per kernel: compare will say insufficient units; boot each kernel 3 or more times, e\.g\. --repeat 3/);
+});
+
+test("with --repeat, each kernel's boots are already one run, named once", () => {
+  const pooled = steps(['A', 'B', 'B', 'A', 'A', 'B']).map((s) => ({ ...s, runLabel: `vm-${s.kernel.label}` }));
+  assert.equal(compareLine(pooled, undefined), 'compare with: hintlab compare vm-A vm-B\n');
+  const two = steps(['A', 'B', 'B', 'A']).map((s) => ({ ...s, runLabel: `vm-${s.kernel.label}` }));
+  assert.match(compareLine(two, undefined)!, /^compare with: hintlab compare vm-A vm-B\n {2}\(fewer than 3 boots per kernel/);
 });
