@@ -12,13 +12,26 @@ import Database from 'better-sqlite3';
 import { cachedCloudKernel } from '../../test/helpers/cloud-kernel.ts';
 import { BIN, type Case, crashed, hintlab, type Outcome, type Scratch, short, summary } from './harness.ts';
 
-/** Pids of live processes whose command name starts with `comm`, in the process group or under the parent given. */
-function processes(comm: string, where: { ppid?: number; pgid?: number }): number[] {
+/**
+ * Pids of live processes whose command name starts with `comm`, in the process
+ * group given or anywhere below the process given (hintlab runs long-lived
+ * commands under its supervisor, so they are its grandchildren).
+ */
+function processes(comm: string, where: { root?: number; pgid?: number }): number[] {
   const ps = spawnSync('ps', ['-eo', 'pid=,ppid=,pgid=,stat=,comm='], { encoding: 'utf8' }).stdout;
-  return ps
-    .split('\n')
-    .map((l) => l.trim().split(/\s+/))
-    .filter(([, ppid, pgid, stat, name]) => name?.startsWith(comm) && !stat?.startsWith('Z') && (Number(ppid) === where.ppid || Number(pgid) === where.pgid))
+  const rows = ps.split('\n').map((l) => l.trim().split(/\s+/)).filter((r) => r.length >= 5);
+  const below = new Set<number>(where.root === undefined ? [] : [where.root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, ppid] of rows) {
+      if (below.has(Number(ppid)) && !below.has(Number(pid))) {
+        below.add(Number(pid));
+        grew = true;
+      }
+    }
+  }
+  return rows
+    .filter(([pid, , pgid, stat, name]) => name?.startsWith(comm) && !stat?.startsWith('Z') && ((where.root !== undefined && below.has(Number(pid)) && Number(pid) !== where.root) || Number(pgid) === where.pgid))
     .map(([pid]) => Number(pid));
 }
 
@@ -31,7 +44,7 @@ async function killNine(s: Scratch, args: string[], comm: string): Promise<Outco
   let pids: number[] = [];
   for (let i = 0; i < 600 && pids.length === 0 && child.exitCode === null; i++) {
     await sleep(100);
-    pids = processes(comm, { ppid: child.pid! });
+    pids = processes(comm, { root: child.pid! });
   }
   if (pids.length === 0) {
     child.kill('SIGKILL');
