@@ -139,6 +139,11 @@ export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<Benc
   );
   let outcome: SessionOutcome = { state: 'failed', reason: 'no probe process ran' };
   for (const rounds of splitRounds(req.rounds, req.processes)) {
+    // a signal that lands between two probe processes reaches no probe: stop here, not after the rest
+    if (deps.abort?.aborted) {
+      outcome = { state: 'failed', reason: 'interrupted before its next probe process' };
+      break;
+    }
     session.startSegment(rounds);
     try {
       const abort = deps.abort ? AbortSignal.any([deps.abort, session.stopped]) : session.stopped;

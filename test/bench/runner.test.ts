@@ -70,6 +70,22 @@ test('rounds split across probe processes keep counting their indices, each proc
   assert.deepEqual(res.run.replicateUnit, { known: true, value: 'process' });
 });
 
+test('an interruption between two probe processes starts no further process and fails the run saying so', async () => {
+  const store = Store.open(':memory:');
+  const ctl = new AbortController();
+  let started = 0;
+  const executor = fakeExecutor((args) => {
+    started++;
+    ctl.abort(); // Ctrl-C arrives while the first process runs, after the probe finished its rounds
+    return roundsScript(args);
+  });
+  const res = await runBench(request({ rounds: 6, processes: 3 }), { store, executor, probe, reader: fakeSys(), abort: ctl.signal });
+  assert.equal(started, 1);
+  assert.equal(res.state, 'failed');
+  assert.equal(res.state === 'failed' ? res.reason : '', 'interrupted before its next probe process');
+  assert.equal(store.getRun(res.run.id).status, 'failed');
+});
+
 test('the probe is asked for the pinned CPU, a second CPU and per-profile ops', () => {
   const req = request({ ops: null, injectSeccomp: 64 });
   assert.deepEqual(probeArgs(req, { cpu: 3, otherCpu: 2 }), [
