@@ -4,7 +4,7 @@
  * throws a ShapeError naming the JSON path and what was expected there. The
  * loader that called it adds the file name and the fix (`checkDocument`).
  */
-import { UserError } from './cli/io.ts';
+import { UserError } from './errors.ts';
 
 /** A JSON path (`cells[2].opt`) and what was wrong there. */
 export class ShapeError extends Error {

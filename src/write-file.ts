@@ -18,7 +18,7 @@
  */
 import { lstatSync, readlinkSync, realpathSync, renameSync, rmSync, type Stats, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { UserError } from './cli/io.ts';
+import { UserError } from './errors.ts';
 
 /** A file that must not be overwritten, and what it is (for the message). */
 export interface ProtectedFile {

@@ -1,5 +1,7 @@
 import type { RunInvocation } from '../model.ts';
 import { shellLine } from '../shell.ts';
+
+export { UserError } from '../errors.ts';
 import type { ProbeBuild } from '../bench/build.ts';
 import type { ProbeExecutor } from '../bench/executor.ts';
 
@@ -36,18 +38,6 @@ export function processIO(): CliIO {
   };
 }
 
-/**
- * A failure the user can fix: printed as `hintlab: <message>` without a stack
- * trace, exit status 2 for usage errors, 130 after Ctrl-C, and 1 otherwise.
- */
-export class UserError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: 1 | 2 | 130 = 1,
-  ) {
-    super(message);
-  }
-}
 
 /** The arguments as typed and the working directory, recorded with a run for its reproduce line. */
 export function invocationOf(io: CliIO): RunInvocation {

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 import { errorLines } from './compilers.ts';
 import type { BuildOutcome, ObjectSource, Variant } from './matrix.ts';
 import type { CodegenSubject, CompilerInfo, OptLevel } from './types.ts';

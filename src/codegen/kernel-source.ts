@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, isAbsolute, join, normalize, resolve } from 'node:path';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 import { configLevel, ensureObjdir, levelArgs, runMake } from './kbuild.ts';
 import { errorLines } from './compilers.ts';
 import type { BuildOutcome, ObjectSource, Variant } from './matrix.ts';

@@ -5,7 +5,7 @@
  * into data, so its parser can be tested on captured output.
  */
 import { execFile } from 'node:child_process';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 
 export interface RawSymbol {
   name: string;

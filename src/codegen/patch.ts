@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 import { breakLink, replaceWithCopy } from './workspace.ts';
 
 /** The tree-relative paths a -p1 patch reads or writes (`--- a/x`, `+++ b/x`, git rename/copy lines). */

@@ -3,7 +3,7 @@
  * derive.ts, branch profiler rows by base name + line + function prefix.
  */
 import { basename } from 'node:path';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 import { deriveFromLines } from './derive.ts';
 import { PROFILER_FILE_WIDTH, PROFILER_FUNC_WIDTH, type ProfilerRow } from './profiler.ts';
 import type { Evidence, FileSites, IfSite, ProfilerCheckCounts } from './types.ts';

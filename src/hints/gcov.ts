@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 
 /** One branch arc of a line, as gcov reports it. */
 export interface Arc {

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 import { writeFileSafely } from '../write-file.ts';
 import type { HintsResult } from './analyze.ts';
 import type { Point } from './types.ts';

@@ -6,7 +6,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 
 function inside(root: string, abs: string): boolean {
   const rel = relative(root, abs);

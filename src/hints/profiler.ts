@@ -14,7 +14,7 @@
  * files to 20 characters of their base name.
  */
 import { readFileSync } from 'node:fs';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 
 /** Which profiler file a row came from, and so what its two counts mean. */
 export type ProfilerKind = 'annotated' | 'all';

@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 import { addLine, readGcovJson, type GcovFunction, type LineCounts } from './gcov.ts';
 import { looksLikeProfiler, readProfiler, type ProfilerRow } from './profiler.ts';
 

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { compilerVersion } from '../bench/build.ts';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 import { BUILTIN_FRAGMENT, droppedSettings, fragmentText, mergeConfig, optFragment, parseFragment, type ConfigSetting } from './config.ts';
 import { errorLines, runMake } from './make.ts';
 import { IMAGE_FILE, MANIFEST_FILE, readManifest, type KernelManifest, type OptLevel, type PatchRecord } from './manifest.ts';

@@ -4,7 +4,7 @@
  * `make olddefconfig` dropped because their dependencies are not met (it
  * does so silently).
  */
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 import type { OptLevel } from './manifest.ts';
 
 /** One requested setting: `y`, `m`, a literal value, or `n` for "is not set". */

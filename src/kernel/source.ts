@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, utimesSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 import type { PatchRecord } from './manifest.ts';
 
 /** `6.12.57` from the tree's top Makefile (VERSION, PATCHLEVEL, SUBLEVEL, EXTRAVERSION). */

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 import { CODEGEN_FORMAT, codegenFromJson } from '../codegen/document.ts';
 import { HINTS_JSON_FORMAT, hintsFromJson } from '../hints/document.ts';
 import type { PatchDocuments } from './patch-evidence.ts';

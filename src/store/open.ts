@@ -10,7 +10,7 @@
 import type Database from 'better-sqlite3';
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 import { describeFilesystem } from './filesystem.ts';
 import { migrate, SCHEMA_VERSION } from './schema.ts';
 import { sqlite } from './sqlite.ts';

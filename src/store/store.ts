@@ -24,7 +24,7 @@ import type {
 import { describeStoreFailure, isDiskFull, openDatabase } from './open.ts';
 import { isSqliteError } from './sqlite.ts';
 import { describeFilesystem } from './filesystem.ts';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 
 /** What a caller supplies to start a run. */
 export interface NewRun {

@@ -5,7 +5,7 @@
  * otherwise TCG. The choice always comes with its reason.
  */
 import { accessSync, constants } from 'node:fs';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 import type { Accel } from './qemu.ts';
 
 export type AccelRequest = 'auto' | Accel;

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, openSync, readSync, closeSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 import { MANIFEST_FILE, readManifest, type KernelManifest } from '../kernel/manifest.ts';
 import type { Known } from '../model.ts';
 

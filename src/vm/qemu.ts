@@ -10,7 +10,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 import { spawnSupervised } from '../proc/supervise.ts';
 
 export type Accel = 'kvm' | 'tcg';

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { UserError } from '../cli/io.ts';
+import { UserError } from '../errors.ts';
 import type { CpioEntry } from './initramfs.ts';
 
 export const GUEST_STRESS_NG = '/usr/bin/stress-ng';

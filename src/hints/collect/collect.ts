@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
-import { UserError } from '../../cli/io.ts';
+import { UserError } from '../../errors.ts';
 import type { KernelBuildDeps } from '../../kernel/build.ts';
 import { kernelVersion } from '../../kernel/source.ts';
 import type { AccelChoice, AccelRequest } from '../../vm/accel.ts';

@@ -9,7 +9,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, normalize } from 'node:path';
-import { UserError } from '../../cli/io.ts';
+import { UserError } from '../../errors.ts';
 import { buildKernel, type KernelBuildDeps, type KernelBuildResult } from '../../kernel/build.ts';
 import { fragmentText, type ConfigSetting } from '../../kernel/config.ts';
 import { kernelVersion } from '../../kernel/source.ts';

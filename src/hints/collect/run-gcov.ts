@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
-import { UserError } from '../../cli/io.ts';
+import { UserError } from '../../errors.ts';
 import { GUEST_GCOV_DIR } from './guest.ts';
 import type { ReceivedFile } from './transfer.ts';
 

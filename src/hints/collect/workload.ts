@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { PROFILES } from '../../bench/profiles.ts';
-import { UserError } from '../../cli/io.ts';
+import { UserError } from '../../errors.ts';
 import type { GuestWorkload } from './guest.ts';
 
 /** Each profile runs its default calls per round divided by this, in ROUNDS rounds (no warm-ups). */
