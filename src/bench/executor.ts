@@ -54,7 +54,7 @@ export function frameLine(body: string): string {
 
 /**
  * A scripted probe: `script(args)` returns the line bodies to emit (without
- * checksums) and the exit status. Used by tests and by `--fake-probe`.
+ * checksums) and the exit status. Tests give it to the CLI as `services.probeExecutor`.
  */
 export function fakeExecutor(
   script: (args: string[]) => { lines: string[]; code: number },

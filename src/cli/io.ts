@@ -4,6 +4,7 @@ import { shellLine } from '../shell.ts';
 export { UserError } from '../errors.ts';
 import type { ProbeBuild } from '../bench/build.ts';
 import type { ProbeExecutor } from '../bench/executor.ts';
+import type { StressNgExecutor } from '../macro/executor.ts';
 
 /**
  * Where the CLI's text goes. Commands never touch process.stdout directly,
@@ -26,6 +27,8 @@ export interface CliIO {
 export interface Services {
   probeBuild?: ProbeBuild;
   probeExecutor?: ProbeExecutor;
+  /** stress-ng for `hintlab macro` (tests use a scripted one, src/macro/fake.ts). */
+  stressNgExecutor?: StressNgExecutor;
 }
 
 export function processIO(): CliIO {

@@ -1,7 +1,6 @@
 /** `hintlab macro`: argument parsing and output for stress-ng workloads. */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { processExecutor, StressNgMissingError, type StressNgExecutor } from '../macro/executor.ts';
-import { fakeExecutorFromFile } from '../macro/fake.ts';
 import { PlanError } from '../macro/plan.ts';
 import { formatDuration, progressLabel } from '../macro/progress.ts';
 import { MacroRequestError, prepareMacro, runMacro, type MacroProgress } from '../macro/runner.ts';
@@ -27,7 +26,6 @@ interface MacroOptions {
   cpu?: string;
   label?: string;
   db?: string;
-  fakeStressNg?: string;
 }
 
 /** Errors of the request itself: exit status 2, printed without a stack. */
@@ -56,7 +54,7 @@ function progressTicker(io: CliIO): { update: (p: MacroProgress) => void; stop: 
 
 async function macroAction(opts: MacroOptions, io: CliIO): Promise<void> {
   const dbPath = dbPathFrom(opts.db, io.env);
-  const executor: StressNgExecutor = opts.fakeStressNg ? fakeExecutorFromFile(opts.fakeStressNg) : processExecutor();
+  const executor: StressNgExecutor = io.services?.stressNgExecutor ?? processExecutor();
   const req = {
     stressors: opts.stressor.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean),
     sets: opts.set,
@@ -120,6 +118,5 @@ export function registerMacro(program: Command, io: CliIO): void {
     .option('--cpu <list>', 'CPUs stress-ng may use (stress-ng --taskset), e.g. 0-3 (default: every allowed CPU)')
     .option('--label <name>', 'label for the run, used by compare (e.g. A, B, A2)', labelOption('--label'))
     .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
-    .addOption(new Option('--fake-stress-ng <file>', 'scripted stress-ng for tests (JSON)').hideHelp())
     .action(async (opts: MacroOptions) => macroAction(opts, io));
 }

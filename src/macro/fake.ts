@@ -1,5 +1,5 @@
 /**
- * A scripted stress-ng for tests and for the hidden `--fake-stress-ng FILE`
+ * A scripted stress-ng for tests, given to the CLI as `services.stressNgExecutor`
  * option: it writes YAML files in stress-ng 0.15's layout with exact
  * numbers, so the runner and the whole CLI can be checked end to end.
  */
@@ -76,7 +76,7 @@ export function fakeExecutor(script: FakeScript): FakeExecutor {
 }
 
 /**
- * The JSON accepted by `--fake-stress-ng FILE`:
+ * The JSON a scripted stress-ng is read from (`fakeExecutorFromFile`):
  * `{ "version": "0.15.06", "stressors": ["fifo", ...], "values": { "fifo@1": [1000, 1010] } }`.
  * Each invocation of a subject writes its next value as bogo-ops/s
  * (cycling when the list runs out).

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { run } from '../../src/cli/main.ts';
 import type { CliIO } from '../../src/cli/io.ts';
+import { fakeExecutorFromFile } from '../../src/macro/fake.ts';
 import { Store } from '../../src/store/store.ts';
 import { fillLeaving, mountTmpfs } from '../helpers/tmpfs.ts';
 
@@ -20,6 +21,11 @@ function io(dir: string) {
   return { cli, out };
 }
 
+/** The CLI with the scripted stress-ng read from `file`. */
+function withFake(cli: CliIO, file: string): CliIO {
+  return { ...cli, services: { stressNgExecutor: fakeExecutorFromFile(file) } };
+}
+
 function fakeFile(dir: string): string {
   const file = join(dir, 'fake.json');
   writeFileSync(file, JSON.stringify({ version: '0.15.06', stressors: ['fifo', 'yield'], values: { 'fifo@1': [1000, 1100], 'yield@1': [2000, 2000] } }));
@@ -30,8 +36,8 @@ test('hintlab macro on the fake stress-ng prints each subject with mean and CV, 
   const dir = mkdtempSync(join(tmpdir(), 'hintlab-cli-'));
   const db = join(dir, 'r.db');
   const { cli, out } = io(dir);
-  const args = ['macro', '--stressor', 'fifo,yield', '--instances', '1', '--seconds', '1', '--cooldown', '0', '--repeats', '2', '--label', 'A', '--db', db, '--fake-stress-ng', fakeFile(dir)];
-  const code = await run(args, cli);
+  const args = ['macro', '--stressor', 'fifo,yield', '--instances', '1', '--seconds', '1', '--cooldown', '0', '--repeats', '2', '--label', 'A', '--db', db];
+  const code = await run(args, withFake(cli, fakeFile(dir)));
   assert.equal(code, 0, out.stderr);
   const lines = out.stdout.split('\n');
   // mean(1000, 1100) = 1050; sample stdev 70.71; CV 6.73 %.
@@ -49,7 +55,7 @@ test('hintlab macro on the fake stress-ng prints each subject with mean and CV, 
 test('hintlab macro --set sched lists the stressors stress-ng lacks', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hintlab-cli-'));
   const { cli, out } = io(dir);
-  const code = await run(['macro', '--set', 'sched', '--instances', '1', '--seconds', '1', '--cooldown', '0', '--repeats', '1', '--db', join(dir, 'r.db'), '--fake-stress-ng', fakeFile(dir)], cli);
+  const code = await run(['macro', '--set', 'sched', '--instances', '1', '--seconds', '1', '--cooldown', '0', '--repeats', '1', '--db', join(dir, 'r.db')], withFake(cli, fakeFile(dir)));
   assert.equal(code, 0, out.stderr);
   assert.match(out.stdout, /unavailable: cpu-sched \(not in stress-ng 0\.15\.06\), flipflop \(not in stress-ng 0\.15\.06\), futex/);
 });
@@ -64,7 +70,7 @@ test('usage errors exit with status 2 and name the flag', async () => {
   ];
   for (const [extra, message] of cases) {
     const { cli, out } = io(dir);
-    const code = await run(['macro', ...extra, '--db', join(dir, 'r.db'), '--fake-stress-ng', fakeFile(dir)], cli);
+    const code = await run(['macro', ...extra, '--db', join(dir, 'r.db')], withFake(cli, fakeFile(dir)));
     assert.equal(code, 2, `${extra.join(' ')}: ${out.stderr}`);
     assert.match(out.stderr, message);
   }
@@ -82,7 +88,7 @@ test('disk full while storing a macro round ends the run with the round, run and
   const file = join(dir, 'fake.json');
   writeFileSync(file, JSON.stringify({ version: '0.15.06', stressors: ['fifo'], values: { 'fifo@1': Array.from({ length: repeats }, (_, i) => 1000 + i) } }));
   const { cli, out } = io(dir);
-  const code = await run(['macro', '--stressor', 'fifo', '--instances', '1', '--seconds', '1', '--cooldown', '0', '--repeats', String(repeats), '--label', 'full', '--db', db, '--fake-stress-ng', file], cli);
+  const code = await run(['macro', '--stressor', 'fifo', '--instances', '1', '--seconds', '1', '--cooldown', '0', '--repeats', String(repeats), '--label', 'full', '--db', db], withFake(cli, file));
   assert.equal(code, 1, out.stderr);
   assert.doesNotMatch(out.stderr, /internal error|SqliteError/);
   assert.match(out.stderr, new RegExp(`disk full while storing round \\d+ of run #1 \\(full\\): free space on ${fs.dir} \\(tmpfs\\)\\nrun #1 \\(full\\) keeps its \\d+ committed measured rounds`));
