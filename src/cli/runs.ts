@@ -8,6 +8,7 @@ import { databaseFiles, dbPathFrom, defaultDbPath } from '../store/path.ts';
 import { RunNotFoundError, Store } from '../store/store.ts';
 import { writeFileSafely } from '../write-file.ts';
 import { type CliIO, UserError } from './io.ts';
+import { alignColumns } from '../columns.ts';
 
 /** `runs` and `export` only read: a missing database is reported, never created. */
 function openStore(db: string | undefined, io: CliIO): Store {
@@ -43,8 +44,7 @@ function listLine(run: Run, counts: Map<string, number>): string[] {
 }
 
 function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+  return alignColumns(rows).join('\n') + '\n';
 }
 
 function runsAction(ref: string | undefined, opts: { db?: string; verbose?: boolean }, io: CliIO): void {

@@ -4,6 +4,7 @@
  * an lkml reply. Renderers return text; the CLI decides where it goes.
  */
 import type { Cell, CodegenResult, FallThroughPath, FunctionDelta } from './types.ts';
+import { alignColumns } from '../columns.ts';
 
 type Compared = Extract<Cell, { state: 'compared' }>;
 type Moved = Extract<FunctionDelta, { class: 'layout' | 'changed' }>;
@@ -36,8 +37,7 @@ export function touchedFunctions(cells: readonly Cell[]): string[] {
 }
 
 function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n') + '\n';
+  return alignColumns(rows).join('\n') + '\n';
 }
 
 export function pathText(p: FallThroughPath): string {

@@ -4,6 +4,7 @@
  */
 import type { HintsResult } from './analyze.ts';
 import { pct, type HintRow, type Verdict } from './verdict.ts';
+import { alignColumns } from '../columns.ts';
 
 /**
  * JSON format version. History:
@@ -40,13 +41,7 @@ function thenText(row: HintRow): string {
 }
 
 function table(header: string[], body: string[][], rightAligned: Set<number>): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? '').length)));
-  const fmt = (r: string[]): string =>
-    r
-      .map((c, i) => (rightAligned.has(i) ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [fmt(header), ...body.map(fmt)].join('\n') + '\n';
+  return alignColumns([header, ...body], (i) => rightAligned.has(i)).join('\n') + '\n';
 }
 
 const HEADER = ['file:line', 'function', 'executions', 'then', 'proposal', 'confidence', 'workloads'];

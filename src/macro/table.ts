@@ -7,6 +7,7 @@ import type { RunWithRounds } from '../model.ts';
 import { cvPct, isSample, max, mean, min } from '../stats/descriptive.ts';
 import { formatNumber, formatPct } from '../report/units.ts';
 import type { UnavailableStressor } from './stressors.ts';
+import { alignColumns } from '../columns.ts';
 
 /** Metrics shown in the table's own columns, or not worth a line (context only). */
 const NOT_LISTED = new Set(['bogo-ops', 'wall-clock-time', 'user-time', 'system-time', 'cpu-usage-per-instance', 'max-rss']);
@@ -19,8 +20,7 @@ function metricMean(run: RunWithRounds, subject: string, name: string): { mean: 
 }
 
 function pad(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd()).join('\n');
+  return alignColumns(rows, (i) => i > 0).join('\n');
 }
 
 /** One row per subject; stressor-specific metrics follow as indented lines. */

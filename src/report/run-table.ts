@@ -8,6 +8,7 @@ import { measuredValues } from '../model.ts';
 import { cvPct, isSample, max, mean, median, min, stdev } from '../stats/descriptive.ts';
 import { vmFieldSide } from '../vm/environment.ts';
 import { formatNumber, formatPct } from './units.ts';
+import { alignColumns } from '../columns.ts';
 
 export interface SubjectSummary {
   subject: string;
@@ -45,13 +46,7 @@ export function summarizeRun(run: RunWithRounds): SubjectSummary[] {
 }
 
 function pad(cells: string[][], rightAlignFrom: number): string[] {
-  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
-  return cells.map((row) =>
-    row
-      .map((c, i) => (i >= rightAlignFrom ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd(),
-  );
+  return alignColumns(cells, (i) => i >= rightAlignFrom);
 }
 
 /** The results table of one run. */

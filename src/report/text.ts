@@ -31,17 +31,11 @@ import { contrastDecimals, decimalsFor, fixed, readableDecimals } from './format
 import { unitSuffix } from './units.ts';
 import { correctionText, measuresText, notRunList, unitsMethodText } from './summary.ts';
 import type { Table } from './tables.ts';
+import { alignColumns } from '../columns.ts';
 
 /** Left-aligned columns two spaces apart, except those marked right-aligned; trailing blanks trimmed. */
 function table(rows: readonly (readonly string[])[], rightAligned: readonly number[] = []): string[] {
-  const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) =>
-    row
-      .map((cell, i) => (rightAligned.includes(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd(),
-  );
+  return alignColumns(rows, (i) => rightAligned.includes(i));
 }
 
 function runName(run: ComparedRun): string {

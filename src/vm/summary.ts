@@ -7,6 +7,7 @@ import type { RunWithRounds } from '../model.ts';
 import { directionOf, measuredValues } from '../model.ts';
 import { formatNumber, formatPct, unitSuffix } from '../report/units.ts';
 import { cvPct, isSample, median } from '../stats/descriptive.ts';
+import { alignColumns } from '../columns.ts';
 
 function cell(run: RunWithRounds, subject: string): string {
   if (run.status !== 'complete') return run.status;
@@ -24,6 +25,5 @@ export function stepsTable(runs: RunWithRounds[]): string {
   const header = [`median ${unitSuffix(first.unit)}${per} (CV)`, ...runs.map((r) => `${r.label ?? `#${r.id}`}`)];
   const rows = subjects.map((s) => [s, ...runs.map((r) => cell(r, s))]);
   const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));
-  return `${all.map((row) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n')}\n`;
+  return `${alignColumns(all, (i) => i > 0).join('\n')}\n`;
 }
