@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bootsForGroups, pooledBootSpread } from '../../src/vm/boots-needed.ts';
+import { bootsForGroups, bootsNeededText, pooledBootSpread } from '../../src/vm/boots-needed.ts';
 
 test('the spread between boots is pooled within kernels, so a difference between kernels does not count as noise', () => {
   // A: 99, 101 (squares 1 + 1); B: 198, 200, 202 (4 + 0 + 4); df 1 + 2
@@ -20,4 +20,22 @@ test('one boot per kernel cannot show the spread between boots, and says what it
   const r = bootsForGroups([[100], [120]], 1);
   assert.deepEqual(r.needed, { kind: 'unknown', reason: 'needs two boots of one kernel to measure the spread between boots' });
   assert.equal(r.spreadPct, null);
+});
+
+test('the printed spread has two decimals, or two significant digits for a spread below 0.01 % (icount boots agree to about 0.001 %)', () => {
+  const text = bootsNeededText(
+    [
+      { subject: 'getppid', boots: 6, spreadPct: 0.000028, needed: { kind: 'ok', boots: 2 } },
+      { subject: 'sched_getparam', boots: 6, spreadPct: 0.0412, needed: { kind: 'ok', boots: 2 } },
+      { subject: 'select-1000', boots: 2, spreadPct: null, needed: { kind: 'unknown', reason: 'needs two boots of one kernel to measure the spread between boots' } },
+    ],
+    1,
+  );
+  assert.equal(
+    text,
+    'boots per kernel to detect a 1 % change (alpha 0.05, power 80 %, from 6 boots; --detect sets the size):\n' +
+      '  getppid         2 (spread between boots 0.000028 %)\n' +
+      '  sched_getparam  2 (spread between boots 0.04 %)\n' +
+      '  select-1000     unknown: needs two boots of one kernel to measure the spread between boots\n',
+  );
 });
