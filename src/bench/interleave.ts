@@ -9,7 +9,7 @@
  * Invariant: every switched file holds its original value again when this
  * returns or throws (and a watchdog restores it if the process dies).
  */
-import type { RunWithRounds } from '../model.ts';
+import { invocationExtra, type RunWithRounds } from '../model.ts';
 import { collectEnvironment, finishEnvironment, type EnvWarning, type HostEnvironment } from './environment.ts';
 import { BenchRequestError, planCpus, probeArgs, probeRunShape, runParams, splitRounds, type BenchDeps, type BenchRequest, type CpuPlan } from './runner.ts';
 import { startProbeRun, type ProbeSession, type SessionOutcome } from './session.ts';
@@ -61,7 +61,7 @@ function switchRecord(name: SideName, req: InterleavedRequest, files: PreparedSw
     order: order.join(''),
     labels: { A: req.a.label, B: req.b.label },
     injectSeccomp: { A: req.a.injectSeccomp, B: req.b.injectSeccomp },
-    files: files.map((f) => ({ path: f.path, original: f.original.trim(), A: f.valueA.trim(), B: f.valueB, wrote: (name === 'A' ? f.valueA : f.valueB).trim() })),
+    files: files.map((f) => ({ path: f.path, original: f.original.trim(), A: f.valueA.trim(), B: f.valueB.trim(), wrote: (name === 'A' ? f.valueA : f.valueB).trim() })),
   };
 }
 
@@ -78,7 +78,7 @@ function startSide(name: SideName, req: InterleavedRequest, deps: BenchDeps, env
       replicateUnit: 'process',
       command: req.command,
       hintlabVersion: req.hintlabVersion,
-      params: runParams(req, plan, { processes: shares.length, interleave }),
+      params: runParams(req, plan, { processes: shares.length, interleave, ...invocationExtra(req) }),
       environment: { ...env, injectSeccomp: side.injectSeccomp, switchFiles: interleave.files.map((f) => `${f.path}=${f.wrote}`).join(' ') || null } as unknown as Record<string, unknown>,
     },
     probeRunShape(req),
@@ -92,7 +92,9 @@ async function runProcess(s: SideRun, req: InterleavedRequest, deps: BenchDeps, 
   s.session.startSegment(rounds);
   try {
     const args = probeArgs({ ...req, rounds, label: s.side.label, injectSeccomp: s.side.injectSeccomp }, plan);
-    const exit = await deps.executor.run(args, (l) => s.session.feed(l), deps.abort ?? new AbortController().signal);
+    // a round that cannot be stored (disk full) stops the probe too, as in a plain bench
+    const abort = deps.abort ? AbortSignal.any([deps.abort, s.session.stopped]) : s.session.stopped;
+    const exit = await deps.executor.run(args, (l) => s.session.feed(l), abort);
     return s.session.outcome(exit);
   } catch (err) {
     return { state: 'failed', reason: `cannot run the probe: ${(err as Error).message}` };
@@ -114,6 +116,23 @@ async function alternate(sides: Record<SideName, SideRun>, order: SideName[], re
     if (out.state === 'failed') return { side: name, reason: out.reason };
   }
   return null;
+}
+
+/**
+ * A round of one side could not be stored (disk full): mark the partner
+ * failed if the database still takes it, then end the side's run the way a
+ * plain bench does (Store.abandonRun throws the StoreError naming the round).
+ */
+function abandonOnStoreFailure(sides: Record<SideName, SideRun>, deps: BenchDeps): void {
+  const broken = [sides.A, sides.B].find((s) => s.session.storeFailure);
+  if (!broken?.session.storeFailure) return;
+  const partner = broken === sides.A ? sides.B : sides.A;
+  try {
+    deps.store.finishRun(partner.runId, 'failed', `stopped with its interleaved partner ${broken.name} (run #${broken.runId}): a round could not be stored`);
+  } catch {
+    // no space for that either: the partner reads back incomplete, its rounds intact
+  }
+  deps.store.abandonRun(broken.runId, broken.session.storeFailure);
 }
 
 /** Run A and B interleaved; both runs are stored, and both fail together. */
@@ -139,6 +158,7 @@ export async function runInterleaved(req: InterleavedRequest, deps: BenchDeps): 
   } finally {
     await files.restore();
   }
+  abandonOnStoreFailure(sides, deps);
   const finalEnv = finishEnvironment(env, deps.reader);
   for (const s of [sides.A, sides.B]) {
     deps.store.updateEnvironment(s.runId, { load: finalEnv.load, warnings: finalEnv.warnings });

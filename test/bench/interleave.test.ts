@@ -8,6 +8,7 @@ import { abbaOrder, runInterleaved, type InterleavedRequest } from '../../src/be
 import { selectProfiles } from '../../src/bench/profiles.ts';
 import { Store } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/cli.ts';
+import { fillLeaving, mountTmpfs } from '../helpers/tmpfs.ts';
 import { roundsScript } from './fake-probe.ts';
 import { fakeSys } from './fake-sys.ts';
 
@@ -116,4 +117,27 @@ test('an interrupt between probe processes starts no further process and fails b
   assert.equal(res.state, 'failed');
   assert.match(res.reason, /^B \('B'\): interrupted before its next probe process/);
   assert.deepEqual(res.runs.map((r) => r.status), ['failed', 'failed']);
+});
+
+test('disk full while storing a round stops the interleaved invocation with the round and run named, and ends the partner run', async (t) => {
+  const fs = mountTmpfs(1024);
+  if ('skip' in fs) return t.skip(fs.skip);
+  t.after(fs.unmount);
+  const store = Store.open(join(fs.dir, 'h.db'));
+  t.after(() => store.close());
+  fillLeaving(fs.dir, 96);
+  let started = 0;
+  const executor = fakeExecutor((args) => {
+    started++;
+    return roundsScript(args);
+  });
+  await assert.rejects(
+    runInterleaved(request({ rounds: 8000, processes: 2 }), { store, executor, probe, reader: fakeSys() }),
+    /disk full while storing round \d+ of run #1 \(A\): free space on .* \(tmpfs\)\nrun #1 \(A\) keeps its \d+ committed measured rounds/,
+  );
+  assert.equal(started, 1, 'no probe process starts after a round could not be stored');
+  // marking the partner failed needs space too: when none is left it reads back incomplete, its rounds intact
+  const partner = store.listRuns().find((r) => r.label === 'B')!;
+  if (partner.status === 'failed') assert.match(partner.error ?? '', /^stopped with its interleaved partner A \(run #1\): a round could not be stored$/);
+  else assert.equal(partner.status, 'running');
 });
