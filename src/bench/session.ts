@@ -133,10 +133,27 @@ export class ProbeSession {
    * subject's `probe` params once per run (every probe process of a run
    * prepares the same profile the same way), where compare checks them.
    */
+  /**
+   * Run one store write; a StoreError (disk full, I/O error) fails the
+   * session, stops the probe and is kept for Store.abandonRun. False then.
+   */
+  private guardStore(write: () => void): boolean {
+    try {
+      write();
+      return true;
+    } catch (err) {
+      if (!(err instanceof StoreError)) throw err;
+      this.storeFailed = err;
+      this.failure = err.message;
+      this.stop.abort();
+      return false;
+    }
+  }
+
   private storeProbeParams(e: Extract<ProbeEvent, { type: 'prepared' }>): void {
     if (!this.o.expectedOps.has(e.profile) || this.paramsStored.has(e.profile)) return;
     this.paramsStored.add(e.profile);
-    this.o.store.mergeSubjectParams(this.o.runId, e.profile, { probe: parseProfileParams(e.params) });
+    this.guardStore(() => this.o.store.mergeSubjectParams(this.o.runId, e.profile, { probe: parseProfileParams(e.params) }));
   }
 
   private storeRound(e: RoundEvent): void {
@@ -154,15 +171,7 @@ export class ProbeSession {
       return;
     }
     const seq = this.seq++;
-    try {
-      this.addRound(e, seq);
-    } catch (err) {
-      if (!(err instanceof StoreError)) throw err;
-      this.storeFailed = err;
-      this.failure = err.message;
-      this.stop.abort();
-      return;
-    }
+    if (!this.guardStore(() => this.addRound(e, seq))) return;
     if (!e.warmup) this.measured++;
     this.o.onRound?.(e, seq);
   }

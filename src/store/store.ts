@@ -210,11 +210,14 @@ export class Store {
 
   /** Merge more parameters into one subject's `params.subjectParams` (e.g. what the probe reported when it prepared it). */
   mergeSubjectParams(runId: number, subject: string, patch: Record<string, unknown>): void {
-    const row = this.db.prepare('SELECT params_json FROM runs WHERE id = ?').get(runId) as { params_json: string } | undefined;
+    const row = this.guard(() => this.db.prepare('SELECT params_json FROM runs WHERE id = ?').get(runId)) as { params_json: string } | undefined;
     if (!row) throw new RunNotFoundError(`run ${runId} does not exist`);
     const params = JSON.parse(row.params_json) as RunParams;
     params.subjectParams = { ...params.subjectParams, [subject]: { ...params.subjectParams?.[subject], ...patch } };
-    this.db.prepare('UPDATE runs SET params_json = ? WHERE id = ?').run(JSON.stringify(params), runId);
+    this.guard(
+      () => this.db.prepare('UPDATE runs SET params_json = ? WHERE id = ?').run(JSON.stringify(params), runId),
+      () => `recording the probe's parameters of ${subject} in ${this.describeRun(runId)}`,
+    );
   }
 
   /** Mark a run finished. Only `complete` runs take part in comparisons by default. */
