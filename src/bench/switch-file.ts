@@ -105,11 +105,21 @@ export function armWatchdog(restores: { path: string; value: string }[]): Promis
       reject(new SwitchError(`cannot start the restore watchdog: ${why}; no file was written`));
     };
     const timer = setTimeout(() => fail(`no answer within ${ARM_TIMEOUT_MS / 1000} s`), ARM_TIMEOUT_MS);
+    let answered = false;
     child.on('error', (err) => {
       clearTimeout(timer);
       fail(err.message);
     });
+    // a watchdog that dies before it is armed says so at once, not after the time-out
+    child.once('exit', (code, signal) => {
+      if (answered) return;
+      clearTimeout(timer);
+      fail(`it exited (${signal ?? `status ${code}`}) before it was armed`);
+    });
+    // its death is reported by 'exit'; a write into its closed pipe must not crash hintlab
+    child.stdin!.on('error', () => {});
     createInterface({ input: child.stdout! }).once('line', (line) => {
+      answered = true;
       clearTimeout(timer);
       if (line !== 'armed') return fail(`it said '${line}'`);
       child.stdout!.destroy();
