@@ -15,6 +15,11 @@ export function formatPct(pct: number, decimals = 2): string {
   return `${sign}${digits} %`;
 }
 
+/** An unsigned percentage (a spread, a CV) with 2 decimals, more when a nonzero value would print as zero: '0.004 %'. */
+export function formatSpreadPct(pct: number): string {
+  return `${fixed(pct, readableDecimals(2, [pct]))} %`;
+}
+
 /** An interval of percentages, both ends with one number of decimals that tells them apart: '-69.62 % to -69.58 %'. */
 export function formatPctRange(low: number, high: number, separator: string, decimals = 2): string {
   const d = readableDecimals(decimals, [low, high], [[low, high]]);

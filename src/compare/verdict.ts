@@ -15,7 +15,7 @@
  * gives `insufficient data`; never a guess.
  */
 import type { Direction } from '../model.ts';
-import { formatPct, formatPctRange, welchClause } from './format.ts';
+import { formatPct, formatPctRange, formatSpreadPct, welchClause } from './format.ts';
 import type { Design } from './design.ts';
 import type { AdjustedP, Caveat, ComparisonOptions, Contrast, Measures, Verdict, VerdictResult } from './types.ts';
 
@@ -113,7 +113,7 @@ export function judge(contrast: Contrast, counts: SideCounts, direction: Directi
   if (ciPct.kind !== 'ok') return insufficientData(ciPct.reason);
   const caveats = caveatsOf(adjusted, contrast.units, options.alpha);
   const ci = `${Math.round(ciPct.level * 100)} % CI ${formatPctRange(ciPct.low, ciPct.high, ' to ')}`;
-  const runs = contrast.runToRun.kind === 'from-a2' ? ` (B vs A+A2, run-to-run variation from A and A2: ${contrast.runToRun.runSdPct.toFixed(2)} % per run)` : '';
+  const runs = contrast.runToRun.kind === 'from-a2' ? ` (B vs A+A2, run-to-run variation from A and A2: ${formatSpreadPct(contrast.runToRun.runSdPct)} per run)` : '';
   const p = `${welchClause(tested.welchPValue, adjusted)}${runs}`;
   if (!(adjusted.welchPValue < options.alpha)) {
     return { verdict: 'no difference proven', reason: `${p} is not below alpha ${options.alpha}`, caveats };

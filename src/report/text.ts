@@ -6,7 +6,7 @@
  * caller decides where it goes. Every figure carries its unit and noise.
  */
 import { unitCount } from '../compare/units.ts';
-import { formatChange, formatChangeAt, formatP, formatPct, formatValue, welchClause } from '../compare/format.ts';
+import { formatChange, formatChangeAt, formatP, formatPct, formatSpreadPct, formatValue, welchClause } from '../compare/format.ts';
 import type {
   Comparison,
   ComparedRun,
@@ -118,7 +118,7 @@ function runRows(s: SubjectComparison, cmp: Comparison): string[] {
     String(r.units),
     String(r.n),
     formatValue(r.meanInUnit, u),
-    Number.isNaN(r.unitCvPct) ? 'n/a' : `${r.unitCvPct.toFixed(2)} %`,
+    Number.isNaN(r.unitCvPct) ? 'n/a' : formatSpreadPct(r.unitCvPct),
     formatValue(r.medianInUnit, u),
     formatValue(r.stdevInUnit, u, r.meanInUnit),
     `${fixed(r.cvPct, readableDecimals(2, [r.cvPct]))} %`,
