@@ -59,14 +59,16 @@ export interface ProfilerCheck {
 }
 
 /**
- * Check a proposal against the branch profiler's counts. A proposal the
- * profiler contradicts becomes a `profiler-disagrees` skip: a wrong hint
- * costs more than a missing one.
+ * Check a proposal, or the rename a contradicted annotation asks for,
+ * against the branch profiler's counts. One the profiler contradicts
+ * becomes a `profiler-disagrees` skip: a wrong hint costs more than a
+ * missing one.
  */
 export function checkAgainstProfiler(verdict: Verdict, checks: ProfilerCheckCounts[], t: Thresholds): { verdict: Verdict; check: ProfilerCheck | null } {
   const reached = checks.filter((c) => c.executions > 0);
-  if (verdict.kind !== 'propose' || reached.length === 0) return { verdict, check: null };
-  const hint = verdict.hint;
+  // what the row would write: a new hint, or the rename of a contradicted one
+  const hint = verdict.kind === 'propose' ? verdict.hint : verdict.kind === 'contradicted' ? verdict.fix : null;
+  if (hint === null || reached.length === 0) return { verdict, check: null };
   const sameSide = (c: ProfilerCheckCounts): boolean => (hint === 'likely' ? c.thenCount * 2 > c.executions : c.thenCount * 2 < c.executions);
   const agreement = reached.every((c) => biasOf(c.thenCount, c.executions, t) === hint) ? 'agrees' : reached.every(sameSide) ? 'weaker' : 'disagrees';
   const executions = reached.reduce((n, c) => n + c.executions, 0);
