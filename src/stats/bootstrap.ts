@@ -118,21 +118,3 @@ export function hierarchicalBootstrapChangePct(
     level: options.level,
   };
 }
-
-/**
- * Percentile-bootstrap interval of the % change of the candidate's mean over
- * the baseline's mean, every round taken as its own unit (the one-stage
- * bootstrap; see hierarchicalBootstrapChangePct). `baseline` is one or more
- * runs, each resampled separately.
- */
-export function bootstrapChangePct(
-  baseline: readonly (readonly number[])[],
-  candidate: readonly number[],
-  options: BootstrapOptions,
-): Interval | InsufficientData {
-  const asUnits = (xs: readonly number[]): Units => xs.map((x): Sample => [x]);
-  if (candidate.length < 2 || baseline.some((run) => run.length < 2)) {
-    return insufficient('the bootstrap interval needs at least 2 rounds in every run');
-  }
-  return hierarchicalBootstrapChangePct(baseline.map(asUnits), asUnits(candidate), options);
-}
