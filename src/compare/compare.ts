@@ -69,7 +69,9 @@ function summarize(side: Side, subject: string, level: number): RunSummary {
   const means = unitMeans(side.units) as unknown as Sample;
   const m = mean(values);
   const sd = stdev(values);
-  const halfWidth = values.length >= 2 ? studentTQuantile((1 + level) / 2, values.length - 1) * (sd / Math.sqrt(values.length)) : 0;
+  // the interval of the run's level is over its units (rounds of one unit share its state), centred on the mean of unit means
+  const level0 = mean(means);
+  const halfWidth = means.length >= 2 ? studentTQuantile((1 + level) / 2, means.length - 1) * (stdev(means) / Math.sqrt(means.length)) : 0;
   return {
     role: side.role,
     runId: side.run.id,
@@ -86,9 +88,9 @@ function summarize(side: Side, subject: string, level: number): RunSummary {
     minInUnit: min(values),
     maxInUnit: max(values),
     ciMeanInUnit:
-      values.length >= 2
-        ? { kind: 'ok', low: m - halfWidth, high: m + halfWidth, level }
-        : insufficient('an interval of the mean needs at least 2 rounds'),
+      means.length >= 2
+        ? { kind: 'ok', low: level0 - halfWidth, high: level0 + halfWidth, level }
+        : insufficient('an interval of the mean needs at least 2 units of replication'),
     valuesInUnit: [...values],
     seqs: rounds.map((r) => r.seq),
     opsPerRound: rounds.map((r) => r.ops),

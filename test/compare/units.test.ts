@@ -129,3 +129,16 @@ describe('spreads of instruction counts', () => {
     assert.equal(formatSpreadPct(0), '0.00 %');
   });
 });
+
+describe('the interval of a run\'s mean', () => {
+  it('is over unit means: 3 processes at 100, 102, 104 give ± t(2) x 2 / sqrt 3, not the rounds\' narrower interval', () => {
+    const values = [100, 102, 104].flatMap((m) => [m, m, m, m, m]);
+    const cmp = compare({ a: makeRun({ id: 1, values: { getppid: values }, units: 3 }), b: makeRun({ id: 2, values: { getppid: values }, units: 3 }) });
+    const ci = cmp.subjects[0]!.runs[0]!.ciMeanInUnit;
+    assert.equal(ci.kind, 'ok');
+    if (ci.kind !== 'ok') return;
+    // t(0.975, 2) = 4.302653 (published tables); sd of {100, 102, 104} = 2
+    const half = (4.302653 * 2) / Math.sqrt(3);
+    assert.ok(Math.abs(ci.low - (102 - half)) < 1e-5 && Math.abs(ci.high - (102 + half)) < 1e-5, `${ci.low} .. ${ci.high}`);
+  });
+});
