@@ -1,0 +1,97 @@
+/**
+ * Where a run happens, kept apart from what it measures. A Target runs one
+ * program (the probe, stress-ng, a workload) with arguments and files,
+ * streams its stdout (or serial console) back line by line, and says how it
+ * ended. What the lines mean (rounds, .gcda files, stress-ng YAML) is the
+ * business of the session that reads them, never of the target.
+ *
+ * Implementations: the local host (./host.ts), a qemu guest (./guest.ts:
+ * every run is one boot of the guest's kernel, the job as /init), a machine
+ * over ssh (./ssh.ts). Adding a target is one file plus its tests.
+ *
+ * Invariant: when `run` returns, nothing the job started is still running
+ * where it ran (host process group, qemu, the remote process), whatever the
+ * end: exit, timeout, abort or a lost connection.
+ */
+
+/** A file the job reads, placed under its working directory (host temp dir, guest root, remote temp dir). */
+export interface TargetFile {
+  /** Relative path, e.g. `hintlab.plan`. */
+  path: string;
+  data: Buffer;
+  mode?: number;
+}
+
+export interface TargetJob {
+  /**
+   * `probe`: hintlab's probe, in the build the target needs (host: the
+   * dynamic build; guest and remote: the static build). Otherwise the
+   * absolute path of a program that exists where the job runs.
+   */
+  program: 'probe' | { path: string };
+  args: string[];
+  files?: TargetFile[];
+  /** Paths the job writes that come back after it ends (relative to its working directory, or absolute on the target). */
+  collect?: string[];
+  /** Kill the job after this long; the end is then `timeout`. */
+  timeoutSeconds?: number;
+}
+
+export type TargetEnd =
+  | { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null }
+  | { kind: 'timeout'; seconds: number }
+  | { kind: 'aborted' }
+  /** The target went away under the job: qemu died, the ssh connection dropped. */
+  | { kind: 'lost'; reason: string };
+
+export interface TargetExit {
+  end: TargetEnd;
+  /** The last lines of the job's output (the console of a guest), escape sequences removed. */
+  outputTail: string[];
+  /** The last lines of stderr (of the probe, of qemu, of ssh). */
+  stderrTail: string[];
+  elapsedMs: number;
+  /** Files named in `collect` that came back, by the path as given. */
+  collected: Map<string, Buffer>;
+  /**
+   * `what` with the evidence a user needs to debug it: the last lines, what
+   * the target's own tool said, and the command line to run it again by hand.
+   */
+  describe(what: string): string;
+}
+
+import type { SysReader } from '../bench/environment.ts';
+
+/** Where the job ran, as stored in a run's environment record. */
+export type TargetKind = 'host' | 'guest' | 'remote';
+
+export interface Target {
+  readonly kind: TargetKind;
+  /** For messages: `this machine`, `qemu guest (kernel A, tcg)`, `ssh://lab@box1`. */
+  readonly name: string;
+  run(job: TargetJob, onLine: (line: string) => void, abort: AbortSignal): Promise<TargetExit>;
+  /**
+   * The machine's /proc and /sys as the environment recorder reads them
+   * (host: the files; remote: fetched in one round trip). A guest has none
+   * before it boots: its facts come from the probe's hello line.
+   */
+  reader?(): Promise<SysReader>;
+  /** End what the target holds open (an ssh master connection, temp files). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** A kernel a target can switch to between runs (an ssh box, by kexec or a one-shot reboot). */
+export interface KernelImage {
+  label: string;
+  /** bzImage on this machine. */
+  image: string;
+}
+
+/**
+ * A target that boots a kernel in place between runs (an ssh box). A qemu
+ * guest is different: each of its runs is one boot of its own kernel.
+ */
+export interface BootableTarget extends Target {
+  /** Boot `kernel`; resolves once the target answers again running it (checked), rejects with what was last seen. */
+  boot(kernel: KernelImage, abort: AbortSignal): Promise<void>;
+}
