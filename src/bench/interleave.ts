@@ -10,9 +10,11 @@
  * returns or throws (and a watchdog restores it if the process dies).
  */
 import { invocationExtra, type RunWithRounds } from '../model.ts';
-import { collectEnvironment, finishEnvironment, type EnvWarning, type HostEnvironment } from './environment.ts';
-import { BenchRequestError, planCpus, probeArgs, probeRunShape, runParams, splitRounds, type BenchDeps, type BenchRequest, type CpuPlan } from './runner.ts';
-import { startProbeRun, type ProbeSession, type SessionOutcome } from './session.ts';
+import { drive, type DriverSegment, type DrivenRun, type DriveStop, type OpenedRun } from '../target/driver.ts';
+import { finishEnvironment, type EnvWarning, type HostEnvironment } from './environment.ts';
+import { probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan } from './probe-run.ts';
+import { BenchRequestError, benchStart, INTERRUPTED_BETWEEN, type BenchDeps, type BenchRequest } from './runner.ts';
+import { startProbeRun, type ProbeSession } from './session.ts';
 import { FileSwitches, type FileSwitchSpec, type PreparedSwitch } from './switch-file.ts';
 
 export type SideName = 'A' | 'B';
@@ -44,14 +46,11 @@ export function abbaOrder(perSide: number): SideName[] {
   return Array.from({ length: 2 * perSide }, (_, i) => ('ABBA'[i % 4] as SideName));
 }
 
-interface SideRun {
+/** One side's run, created before the first probe process. */
+interface SideRun extends OpenedRun {
   name: SideName;
   side: Side;
-  runId: number;
   session: ProbeSession;
-  /** Measured rounds of each of this side's processes, in order. */
-  shares: number[];
-  next: number;
 }
 
 /** What the stored run records about the switch: its own side and the other. */
@@ -67,7 +66,6 @@ function switchRecord(name: SideName, req: InterleavedRequest, files: PreparedSw
 
 function startSide(name: SideName, req: InterleavedRequest, deps: BenchDeps, env: HostEnvironment, plan: CpuPlan, files: PreparedSwitch[], order: SideName[], progress: () => void): SideRun {
   const side = name === 'A' ? req.a : req.b;
-  const shares = splitRounds(req.rounds, req.processes);
   const interleave = switchRecord(name, req, files, order);
   const { runId, session } = startProbeRun(
     deps.store,
@@ -78,95 +76,71 @@ function startSide(name: SideName, req: InterleavedRequest, deps: BenchDeps, env
       replicateUnit: 'process',
       command: req.command,
       hintlabVersion: req.hintlabVersion,
-      params: runParams(req, plan, { processes: shares.length, interleave, ...invocationExtra(req) }),
+      params: runParams(req, plan, { processes: splitRounds(req.rounds, req.processes).length, interleave, ...invocationExtra(req) }),
       environment: { ...env, injectSeccomp: side.injectSeccomp, switchFiles: interleave.files.map((f) => `${f.path}=${f.wrote}`).join(' ') || null } as unknown as Record<string, unknown>,
     },
     probeRunShape(req),
     progress,
   );
-  return { name, side, runId, session, shares, next: 0 };
+  return { name, side, runId, session };
 }
 
-async function runProcess(s: SideRun, req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan): Promise<SessionOutcome> {
-  const rounds = s.shares[s.next++]!;
-  s.session.startSegment(rounds);
-  try {
-    const args = probeArgs({ ...req, rounds, label: s.side.label, injectSeccomp: s.side.injectSeccomp }, plan);
-    // a round that cannot be stored (disk full) stops the probe too, as in a plain bench
-    const abort = deps.abort ? AbortSignal.any([deps.abort, s.session.stopped]) : s.session.stopped;
-    const exit = await deps.executor.run(args, (l) => s.session.feed(l), abort);
-    return s.session.outcome(exit);
-  } catch (err) {
-    return { state: 'failed', reason: `cannot run the probe: ${(err as Error).message}` };
-  }
-}
-
-/** Alternate the sides' probe processes in ABBA order; the first failure stops both. */
-async function alternate(sides: Record<SideName, SideRun>, order: SideName[], req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, files: FileSwitches): Promise<{ side: SideName; reason: string } | null> {
-  for (const name of order) {
-    const s = sides[name];
-    // a signal between two processes would reach no probe: stop here
-    if (deps.abort?.aborted) return { side: name, reason: 'interrupted before its next probe process' };
-    try {
-      files.set(name);
-    } catch (err) {
-      return { side: name, reason: (err as Error).message };
-    }
-    const out = await runProcess(s, req, deps, plan);
-    if (out.state === 'failed') return { side: name, reason: out.reason };
-  }
-  return null;
-}
-
-/**
- * A round of one side could not be stored (disk full): mark the partner
- * failed if the database still takes it, then end the side's run the way a
- * plain bench does (Store.abandonRun throws the StoreError naming the round).
- */
-function abandonOnStoreFailure(sides: Record<SideName, SideRun>, deps: BenchDeps): void {
-  const broken = [sides.A, sides.B].find((s) => s.session.storeFailure);
-  if (!broken?.session.storeFailure) return;
-  const partner = broken === sides.A ? sides.B : sides.A;
-  try {
-    deps.store.finishRun(partner.runId, 'failed', `stopped with its interleaved partner ${broken.name} (run #${broken.runId}): a round could not be stored`);
-  } catch {
-    // no space for that either: the partner reads back incomplete, its rounds intact
-  }
-  deps.store.abandonRun(broken.runId, broken.session.storeFailure);
+/** The probe processes in ABBA order: each switches the files to its side, then runs its share of rounds. */
+function segments(sides: SideRun[], order: SideName[], req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, files: FileSwitches): DriverSegment[] {
+  const shares = splitRounds(req.rounds, req.processes);
+  const next = { A: 0, B: 0 };
+  return order.map((name) => {
+    const s = sides[name === 'A' ? 0 : 1]!;
+    const rounds = shares[next[name]++]!;
+    return {
+      run: name === 'A' ? 0 : 1,
+      target: deps.target,
+      what: 'the probe',
+      job: { program: 'probe', args: probeArgs({ ...req, rounds, injectSeccomp: s.side.injectSeccomp }, plan) },
+      begin: () => {
+        files.set(name);
+        s.session.startSegment(rounds);
+      },
+    };
+  });
 }
 
 /** Run A and B interleaved; both runs are stored, and both fail together. */
 export async function runInterleaved(req: InterleavedRequest, deps: BenchDeps): Promise<InterleavedResult> {
   if (req.a.label === req.b.label) throw new BenchRequestError(`A and B need different labels (both are '${req.a.label}'); pass --label and --label-b`);
-  const env0 = collectEnvironment({ probe: deps.probe, pinnedCpu: req.cpu, injectSeccomp: null, reader: deps.reader });
-  if (!env0.cpu.allowed.known) throw new BenchRequestError(`cannot read the allowed CPUs: ${env0.cpu.allowed.reason}`);
-  const plan = planCpus(env0.cpu.allowed.value, req.cpu, req.profiles);
-  const env: HostEnvironment = { ...env0, pinnedCpu: plan.cpu };
+  const { env, plan } = benchStart(req, deps, null);
   const order = abbaOrder(splitRounds(req.rounds, req.processes).length);
   const files = await FileSwitches.prepare(req.files);
   let total = 0;
   const sideTotal = req.profiles.length * (req.warmups * splitRounds(req.rounds, req.processes).length + req.rounds);
   const progress = (): void => deps.onProgress?.(++total, 2 * sideTotal, 'A and B');
-  let failure: { side: SideName; reason: string } | null;
-  let sides: Record<SideName, SideRun>;
+  let finalEnv: HostEnvironment | null = null;
+  // one reading of the load at the end, for both sides
+  const ending = (): Record<string, unknown> => {
+    finalEnv ??= finishEnvironment(env, deps.reader);
+    return { load: finalEnv.load, warnings: finalEnv.warnings };
+  };
+  let sides: SideRun[] = [];
+  let stop: DriveStop | null;
   try {
-    sides = {
-      A: startSide('A', req, deps, env, plan, files.switches, order, progress),
-      B: startSide('B', req, deps, env, plan, files.switches, order, progress),
-    };
-    failure = await alternate(sides, order, req, deps, plan, files);
+    sides = [startSide('A', req, deps, env, plan, files.switches, order, progress), startSide('B', req, deps, env, plan, files.switches, order, progress)];
+    const runs: DrivenRun[] = sides.map((s) => ({ open: () => s, finalEnvironment: ending }));
+    const partner = (st: DriveStop): string =>
+      st.kind === 'failed' ? `stopped with its interleaved partner ${sides[st.run]!.name} (run #${st.runId}): ${st.reason}` : INTERRUPTED_BETWEEN;
+    ({ stop } = await drive({
+      store: deps.store,
+      abort: deps.abort ?? new AbortController().signal,
+      runs,
+      segments: segments(sides, order, req, deps, plan, files),
+      stopOnFailure: true,
+      together: true,
+      interruptedBefore: INTERRUPTED_BETWEEN,
+      stoppedReason: partner,
+    }));
   } finally {
     await files.restore();
   }
-  abandonOnStoreFailure(sides, deps);
-  const finalEnv = finishEnvironment(env, deps.reader);
-  for (const s of [sides.A, sides.B]) {
-    deps.store.updateEnvironment(s.runId, { load: finalEnv.load, warnings: finalEnv.warnings });
-    if (!failure) deps.store.finishRun(s.runId, 'complete');
-    else if (failure.side === s.name) deps.store.finishRun(s.runId, 'failed', failure.reason);
-    else deps.store.finishRun(s.runId, 'failed', `stopped with its interleaved partner ${failure.side} (run #${sides[failure.side].runId}): ${failure.reason}`);
-  }
-  const runs: [RunWithRounds, RunWithRounds] = [deps.store.getRun(sides.A.runId), deps.store.getRun(sides.B.runId)];
-  if (failure) return { state: 'failed', runs, reason: `${failure.side} ('${sides[failure.side].side.label}'): ${failure.reason}` };
-  return { state: 'complete', runs, warnings: finalEnv.warnings };
+  const runs: [RunWithRounds, RunWithRounds] = [deps.store.getRun(sides[0]!.runId), deps.store.getRun(sides[1]!.runId)];
+  if (stop?.kind === 'failed') return { state: 'failed', runs, reason: `${sides[stop.run]!.name} ('${sides[stop.run]!.side.label}'): ${stop.reason}` };
+  return { state: 'complete', runs, warnings: (finalEnv ?? finishEnvironment(env, deps.reader)).warnings };
 }

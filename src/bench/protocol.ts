@@ -137,6 +137,16 @@ export function parseProfileParams(text: string): Record<string, string | number
 }
 
 /** Parse one line (without its newline). Carriage returns from a serial console are tolerated. */
+/** The checksum of a line body (`@hl1 type k=v ...`): CRC-32 of its bytes, 8 lower-case hex digits. */
+function checksum(body: string): string {
+  return (crc32(Buffer.from(body, 'latin1')) >>> 0).toString(16).padStart(8, '0');
+}
+
+/** Frame a probe line body with its checksum, as the probe prints it (scripted probes and guests in tests). */
+export function frameLine(body: string): string {
+  return `${body} #${checksum(body)}`;
+}
+
 export function parseLine(raw: string): ParsedLine {
   const line = raw.replace(/\r+$/, '');
   const start = line.indexOf(PREFIX);
@@ -146,7 +156,7 @@ export function parseLine(raw: string): ParsedLine {
   if (hash < 0) return { kind: 'corrupt', line, reason: 'no checksum' };
   const body = framed.slice(0, hash);
   const sum = framed.slice(hash + 2);
-  const expected = (crc32(Buffer.from(body, 'latin1')) >>> 0).toString(16).padStart(8, '0');
+  const expected = checksum(body);
   if (sum !== expected) return { kind: 'corrupt', line, reason: `checksum ${sum} does not match ${expected}` };
   const [, type = '', ...pairs] = body.split(' ');
   const fields: Record<string, string> = {};

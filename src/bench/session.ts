@@ -10,13 +10,20 @@
  */
 import { directionOf, type Unit } from '../model.ts';
 import { type NewRun, type Store, StoreError } from '../store/store.ts';
+import type { LineSession, SessionOutcome } from '../target/driver.ts';
+import type { TargetEnd, TargetExit } from '../target/target.ts';
 import { ConsoleLines, describeProbeError, parseProfileParams, type ProbeEvent } from './protocol.ts';
 
 type RoundEvent = Extract<ProbeEvent, { type: 'round' }>;
 
-export type SessionOutcome =
-  | { state: 'complete'; rounds: number }
-  | { state: 'failed'; reason: string };
+export type { SessionOutcome } from '../target/driver.ts';
+
+/** How the target ended a probe it had to stop, in a user's words. */
+function stoppedEnd(end: Exclude<TargetEnd, { kind: 'exited' }>): string {
+  if (end.kind === 'aborted') return 'interrupted (Ctrl-C): the probe did not stop by itself and was killed';
+  if (end.kind === 'timeout') return `no complete result within ${end.seconds} s; the probe was killed`;
+  return `the target went away under the probe: ${end.reason}`;
+}
 
 export interface SessionOptions {
   store: Store;
@@ -29,7 +36,7 @@ export interface SessionOptions {
   onRound?: (e: RoundEvent, seq: number) => void;
 }
 
-export class ProbeSession {
+export class ProbeSession implements LineSession {
   private seq = 0;
   private measured = 0;
   private failure: string | null = null;
@@ -191,14 +198,16 @@ export class ProbeSession {
     });
   }
 
-  /** Decide how the run ended, given how the probe exited. */
-  outcome(exit: { code: number | null; signal: string | null; stderrTail?: readonly string[] }): SessionOutcome {
+  /** Decide how the segment ended, given how the target says the probe ended. */
+  outcome(exit: Pick<TargetExit, 'end' | 'stderrTail' | 'describe'>): SessionOutcome {
     if (this.failure) return { state: 'failed', reason: this.failure };
+    const end = exit.end;
+    if (end.kind !== 'exited') return { state: 'failed', reason: exit.describe(stoppedEnd(end)) };
     const expected = this.o.expectedOps.size * this.segment.rounds;
     const measured = this.measured - this.segment.measuredBefore;
-    const tail = exit.stderrTail?.length ? `; stderr: ${exit.stderrTail.join(' | ')}` : '';
-    if (exit.signal) return { state: 'failed', reason: `probe killed by ${exit.signal} after ${measured} of ${expected} measured rounds${tail}` };
-    if (exit.code !== 0) return { state: 'failed', reason: `probe exited with status ${exit.code} after ${measured} of ${expected} measured rounds${tail}` };
+    const tail = exit.stderrTail.length ? `; stderr: ${exit.stderrTail.join(' | ')}` : '';
+    if (end.signal) return { state: 'failed', reason: `probe killed by ${end.signal} after ${measured} of ${expected} measured rounds${tail}` };
+    if (end.code !== 0) return { state: 'failed', reason: `probe exited with status ${end.code} after ${measured} of ${expected} measured rounds${tail}` };
     if (!this.done || measured !== expected) {
       const garbage = this.corrupt.length ? ` (${this.corrupt.length} corrupt lines, first: ${this.corrupt[0]})` : '';
       return { state: 'failed', reason: `probe output ended after ${measured} of ${expected} measured rounds${garbage}` };

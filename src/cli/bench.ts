@@ -1,10 +1,10 @@
 /** `hintlab bench`: argument parsing and output for the host benchmark. */
 import type { Command } from 'commander';
 import { buildProbe, type ProbeBuild } from '../bench/build.ts';
-import { processExecutor, type ProbeExecutor } from '../bench/executor.ts';
 import { PROFILES, type ProfileInfo, selectProfiles } from '../bench/profiles.ts';
 import { BenchRequestError, runBench, type BenchDeps, type BenchRequest } from '../bench/runner.ts';
 import { interleavedRequest, isInterleaved, measureInterleaved } from './bench-interleave.ts';
+import { hostTarget } from '../target/host.ts';
 import { runJson } from '../report/run-export.ts';
 import { runHeadline, runTable } from '../report/run-table.ts';
 import { dbPathFrom } from '../store/path.ts';
@@ -75,12 +75,12 @@ async function benchAction(opts: BenchOptions, io: CliIO): Promise<void> {
   }
   const common = commonRequest(opts, profiles, io);
   const probe: ProbeBuild = io.services?.probeBuild ?? buildProbe({ env: io.env });
-  const executor: ProbeExecutor = io.services?.probeExecutor ?? processExecutor(probe.path);
+  const target = io.services?.target ?? hostTarget({ probe });
   const store = Store.open(dbPath);
   const bar = progressBar(io);
   try {
     await interruptible((abort) => {
-      const deps: BenchDeps = { store, executor, probe, abort, onProgress: (d, t, p) => bar.update(d, t, p) };
+      const deps: BenchDeps = { store, target, probe, abort, onProgress: (d, t, p) => bar.update(d, t, p) };
       return isInterleaved(opts)
         ? measureInterleaved(interleavedRequest(opts, common), io, deps, bar, opts.json === true)
         : measure({ ...common, label: opts.label ?? null, injectSeccomp: opts.injectSeccomp ?? null }, opts.json === true, io, deps, bar);

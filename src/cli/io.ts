@@ -3,8 +3,8 @@ import { shellLine } from '../shell.ts';
 
 export { UserError } from '../errors.ts';
 import type { ProbeBuild } from '../bench/build.ts';
-import type { ProbeExecutor } from '../bench/executor.ts';
 import type { StressNgExecutor } from '../macro/executor.ts';
+import type { Target } from '../target/target.ts';
 
 /**
  * Where the CLI's text goes. Commands never touch process.stdout directly,
@@ -19,14 +19,15 @@ export interface CliIO {
   cwd: string;
   /** The arguments hintlab was started with (set by `run`), for recording how to reproduce a run. */
   argv?: string[];
-  /** Replacements for the parts that touch the machine (tests, --fake modes). */
+  /** Replacements for the parts that touch the machine (tests). */
   services?: Services;
 }
 
 /** The measuring parts the CLI would otherwise build itself. */
 export interface Services {
   probeBuild?: ProbeBuild;
-  probeExecutor?: ProbeExecutor;
+  /** Where `hintlab bench` runs the probe (tests use a scripted one, src/target/fake.ts); default this machine. */
+  target?: Target;
   /** stress-ng for `hintlab macro` (tests use a scripted one, src/macro/fake.ts). */
   stressNgExecutor?: StressNgExecutor;
 }

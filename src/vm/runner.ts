@@ -149,7 +149,7 @@ function bootOutcome(session: ProbeSession, boot: BootResult, argv: string[]): S
     return { state: 'failed', reason: describeBootFailure(`no complete result within ${end.seconds} s (--timeout); qemu was killed`, boot, argv) };
   }
   // qemu exits 0 whenever the guest reboots; whether the probe finished is in its own lines
-  const out = session.outcome({ code: end.code, signal: end.signal });
+  const out = session.outcome({ end, stderrTail: [], describe: (w) => w });
   if (out.state === 'failed') return { state: 'failed', reason: describeBootFailure(out.reason.replace(/^probe exited with status/, 'qemu exited with status'), boot, argv) };
   if (session.corruptLines.length) {
     return { state: 'failed', reason: describeBootFailure(`the guest printed ${session.corruptLines.length} corrupt probe line(s), first: ${session.corruptLines[0]}`, boot, argv) };

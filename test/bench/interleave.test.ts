@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ProbeBuild } from '../../src/bench/build.ts';
-import { fakeExecutor } from '../../src/bench/executor.ts';
+import { scriptedTarget } from '../../src/target/fake.ts';
 import { abbaOrder, runInterleaved, type InterleavedRequest } from '../../src/bench/interleave.ts';
 import { selectProfiles } from '../../src/bench/profiles.ts';
 import { Store } from '../../src/store/store.ts';
@@ -44,12 +44,12 @@ test('probe processes alternate A B B A so a linear drift hits both sides alike'
 test('one invocation stores two runs, the seccomp filter only on B, each process a share of its run', async () => {
   const store = Store.open(':memory:');
   const seen: (string | null)[] = [];
-  const executor = fakeExecutor((args) => {
+  const target = scriptedTarget(({ args }) => {
     const i = args.indexOf('--inject-seccomp');
     seen.push(i < 0 ? null : args[i + 1]!);
     return roundsScript(args);
   });
-  const res = await runInterleaved(request(), { store, executor, probe, reader: fakeSys() });
+  const res = await runInterleaved(request(), { store, target, probe, reader: fakeSys() });
   assert.equal(res.state, 'complete');
   assert.deepEqual(seen, [null, '64', '64', null, null, '64']);
   const [a, b] = res.runs;
@@ -70,11 +70,11 @@ test('each probe process runs with its side\'s value in the switched file, and t
   writeFileSync(path, '0\n');
   const store = Store.open(':memory:');
   const held: string[] = [];
-  const executor = fakeExecutor((args) => {
+  const target = scriptedTarget(({ args }) => {
     held.push(readFileSync(path, 'utf8').trim());
     return roundsScript(args);
   });
-  const res = await runInterleaved(request({ b: { label: 'B', injectSeccomp: null }, files: [{ path, valueB: '1', valueA: null }] }), { store, executor, probe, reader: fakeSys() });
+  const res = await runInterleaved(request({ b: { label: 'B', injectSeccomp: null }, files: [{ path, valueB: '1', valueA: null }] }), { store, target, probe, reader: fakeSys() });
   assert.equal(res.state, 'complete');
   assert.deepEqual(held, ['0', '1', '1', '0', '0', '1']);
   assert.equal(readFileSync(path, 'utf8'), '0\n');
@@ -86,11 +86,11 @@ test('a failing B process fails both runs, names the side, and still restores th
   const path = join(tempDir(), 'knob');
   writeFileSync(path, 'off');
   const store = Store.open(':memory:');
-  const executor = fakeExecutor((args) => {
+  const target = scriptedTarget(({ args }) => {
     if (readFileSync(path, 'utf8') === 'on') return { lines: ['@hl1 error call=getppid round=0 errno=1 msg=EPERM'], code: 1 };
     return roundsScript(args);
   });
-  const res = await runInterleaved(request({ b: { label: 'B', injectSeccomp: null }, files: [{ path, valueB: 'on', valueA: null }] }), { store, executor, probe, reader: fakeSys() });
+  const res = await runInterleaved(request({ b: { label: 'B', injectSeccomp: null }, files: [{ path, valueB: 'on', valueA: null }] }), { store, target, probe, reader: fakeSys() });
   assert.equal(res.state, 'failed');
   assert.match(res.reason, /^B \('B'\): /);
   assert.deepEqual(res.runs.map((r) => r.status), ['failed', 'failed']);
@@ -100,7 +100,7 @@ test('a failing B process fails both runs, names the side, and still restores th
 
 test('the same label on both sides is refused before anything runs', async () => {
   const store = Store.open(':memory:');
-  await assert.rejects(runInterleaved(request({ b: { label: 'A', injectSeccomp: 64 } }), { store, executor: fakeExecutor(roundsScript), probe, reader: fakeSys() }), /A and B need different labels/);
+  await assert.rejects(runInterleaved(request({ b: { label: 'A', injectSeccomp: 64 } }), { store, target: scriptedTarget(({ args }) => roundsScript(args)), probe, reader: fakeSys() }), /A and B need different labels/);
   assert.equal(store.listRuns().length, 0);
 });
 
@@ -108,11 +108,11 @@ test('an interrupt between probe processes starts no further process and fails b
   const store = Store.open(':memory:');
   const abort = new AbortController();
   let calls = 0;
-  const executor = fakeExecutor((args) => {
+  const target = scriptedTarget(({ args }) => {
     if (++calls === 2) abort.abort();
     return roundsScript(args);
   });
-  const res = await runInterleaved(request(), { store, executor, probe, reader: fakeSys(), abort: abort.signal });
+  const res = await runInterleaved(request(), { store, target, probe, reader: fakeSys(), abort: abort.signal });
   assert.equal(calls, 2);
   assert.equal(res.state, 'failed');
   assert.match(res.reason, /^B \('B'\): interrupted before its next probe process/);
@@ -127,12 +127,12 @@ test('disk full while storing a round stops the interleaved invocation with the 
   t.after(() => store.close());
   fillLeaving(fs.dir, 96);
   let started = 0;
-  const executor = fakeExecutor((args) => {
+  const target = scriptedTarget(({ args }) => {
     started++;
     return roundsScript(args);
   });
   await assert.rejects(
-    runInterleaved(request({ rounds: 8000, processes: 2 }), { store, executor, probe, reader: fakeSys() }),
+    runInterleaved(request({ rounds: 8000, processes: 2 }), { store, target, probe, reader: fakeSys() }),
     /disk full while storing round \d+ of run #1 \(A\): free space on .* \(tmpfs\)\nrun #1 \(A\) keeps its \d+ committed measured rounds/,
   );
   assert.equal(started, 1, 'no probe process starts after a round could not be stored');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { frameLine } from '../../src/bench/executor.ts';
+import { frameLine } from '../../src/bench/protocol.ts';
 import { ConsoleLines, describeProbeError, parseLine, parseProfileParams } from '../../src/bench/protocol.ts';
 
 test('the checksum is the standard CRC-32 (check value of "123456789" is cbf43926)', () => {

@@ -5,7 +5,7 @@ import { fsReader, loadAverage } from '../../src/bench/environment.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/cli.ts';
-import { fakeExecutor } from '../../src/bench/executor.ts';
+import { scriptedTarget } from '../../src/target/fake.ts';
 import { selectProfiles } from '../../src/bench/profiles.ts';
 import { BenchRequestError, planCpus, probeArgs, runBench, type BenchRequest } from '../../src/bench/runner.ts';
 import { Store } from '../../src/store/store.ts';
@@ -32,7 +32,7 @@ function request(over: Partial<BenchRequest> = {}): BenchRequest {
 
 test('every round is stored with value = elapsed / ops, interleaved in measurement order', async () => {
   const store = Store.open(':memory:');
-  const res = await runBench(request(), { store, executor: fakeExecutor(roundsScript), probe, reader: fakeSys() });
+  const res = await runBench(request(), { store, target: scriptedTarget(({ args }) => roundsScript(args)), probe, reader: fakeSys() });
   assert.equal(res.state, 'complete');
   const run = res.run;
   assert.equal(run.status, 'complete');
@@ -54,11 +54,11 @@ test('every round is stored with value = elapsed / ops, interleaved in measureme
 test('rounds split across probe processes keep counting their indices, each process warms up and is its own replicate', async () => {
   const store = Store.open(':memory:');
   const calls: string[][] = [];
-  const executor = fakeExecutor((args) => {
+  const target = scriptedTarget(({ args }) => {
     calls.push(args);
     return roundsScript(args);
   });
-  const res = await runBench(request({ rounds: 5, processes: 2 }), { store, executor, probe, reader: fakeSys() });
+  const res = await runBench(request({ rounds: 5, processes: 2 }), { store, target, probe, reader: fakeSys() });
   assert.equal(res.state, 'complete');
   assert.deepEqual(calls.map((a) => a[a.indexOf('--rounds') + 1]), ['3', '2']);
   const getppid = res.run.rounds.filter((r) => r.subject === 'getppid');
@@ -74,12 +74,12 @@ test('an interruption between two probe processes starts no further process and 
   const store = Store.open(':memory:');
   const ctl = new AbortController();
   let started = 0;
-  const executor = fakeExecutor((args) => {
+  const target = scriptedTarget(({ args }) => {
     started++;
     ctl.abort(); // Ctrl-C arrives while the first process runs, after the probe finished its rounds
     return roundsScript(args);
   });
-  const res = await runBench(request({ rounds: 6, processes: 3 }), { store, executor, probe, reader: fakeSys(), abort: ctl.signal });
+  const res = await runBench(request({ rounds: 6, processes: 3 }), { store, target, probe, reader: fakeSys(), abort: ctl.signal });
   assert.equal(started, 1);
   assert.equal(res.state, 'failed');
   assert.equal(res.state === 'failed' ? res.reason : '', 'interrupted before its next probe process');
@@ -96,7 +96,7 @@ test('the probe is asked for the pinned CPU, a second CPU and per-profile ops', 
 
 test('a probe error fails the run, keeps earlier rounds for inspection and names call, round and errno', async () => {
   const store = Store.open(':memory:');
-  const executor = fakeExecutor(() => ({
+  const target = scriptedTarget(() => ({
     lines: [
       '@hl1 round profile=getppid idx=0 warmup=0 ops=1000 elapsed=100000 cpu=1',
       '@hl1 error profile=mincore-256k round=0 warmup=0 stage=loop call=7 syscall=mincore errno=12 message=Cannot%20allocate%20memory',
@@ -104,7 +104,7 @@ test('a probe error fails the run, keeps earlier rounds for inspection and names
     ],
     code: 3,
   }));
-  const res = await runBench(request({ warmups: 0 }), { store, executor, probe, reader: fakeSys() });
+  const res = await runBench(request({ warmups: 0 }), { store, target, probe, reader: fakeSys() });
   assert.equal(res.state, 'failed');
   if (res.state !== 'failed') return;
   assert.match(res.reason, /profile mincore-256k, round 0, call #7 of mincore, stage loop: errno 12 \(Cannot allocate memory\)/);
@@ -114,12 +114,12 @@ test('a probe error fails the run, keeps earlier rounds for inspection and names
 
 test('output that ends early or has a wrong op count is a failed run, not data', async () => {
   const store = Store.open(':memory:');
-  const short = fakeExecutor(() => ({ lines: ['@hl1 round profile=getppid idx=0 warmup=0 ops=1000 elapsed=100000 cpu=1'], code: 0 }));
-  const r1 = await runBench(request({ warmups: 0 }), { store, executor: short, probe, reader: fakeSys() });
+  const short = scriptedTarget(() => ({ lines: ['@hl1 round profile=getppid idx=0 warmup=0 ops=1000 elapsed=100000 cpu=1'], code: 0 }));
+  const r1 = await runBench(request({ warmups: 0 }), { store, target: short, probe, reader: fakeSys() });
   assert.equal(r1.state, 'failed');
   assert.match(r1.state === 'failed' ? r1.reason : '', /ended after 1 of 4 measured rounds/);
-  const wrongOps = fakeExecutor(() => ({ lines: ['@hl1 round profile=getppid idx=0 warmup=0 ops=999 elapsed=100000 cpu=1'], code: 0 }));
-  const r2 = await runBench(request({ warmups: 0 }), { store, executor: wrongOps, probe, reader: fakeSys() });
+  const wrongOps = scriptedTarget(() => ({ lines: ['@hl1 round profile=getppid idx=0 warmup=0 ops=999 elapsed=100000 cpu=1'], code: 0 }));
+  const r2 = await runBench(request({ warmups: 0 }), { store, target: wrongOps, probe, reader: fakeSys() });
   assert.match(r2.state === 'failed' ? r2.reason : '', /reported 999 calls for 'getppid', expected 1000/);
   assert.equal(store.getRun(r2.run.id).rounds.length, 0);
 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { crc32 } from 'node:zlib';
 import type { ProbeBuild } from '../../src/bench/build.ts';
-import { frameLine } from '../../src/bench/executor.ts';
+import { frameLine } from '../../src/bench/protocol.ts';
 import { buildPlan } from '../../src/macro/plan.ts';
 import { Store } from '../../src/store/store.ts';
 import type { AccelChoice } from '../../src/vm/accel.ts';

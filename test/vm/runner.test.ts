@@ -8,7 +8,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { ProbeBuild } from '../../src/bench/build.ts';
-import { frameLine } from '../../src/bench/executor.ts';
+import { frameLine } from '../../src/bench/protocol.ts';
 import { findProfile } from '../../src/bench/profiles.ts';
 import { Store } from '../../src/store/store.ts';
 import type { AccelChoice } from '../../src/vm/accel.ts';
