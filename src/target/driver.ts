@@ -127,6 +127,8 @@ async function runSegment(spec: DriveSpec, runs: Runs, seg: DriverSegment, index
   if (session.storeFailure) abandon(spec, runs, opened, session.storeFailure);
   seg.ended?.(opened, exit);
   outcome ??= session.outcome(exit!);
+  // a session that stores what it read at the end (vm --macro's files) can fail there too
+  if (session.storeFailure) abandon(spec, runs, opened, session.storeFailure);
   return { index, runId, outcome, exit };
 }
 

@@ -111,7 +111,7 @@ function runChild(child: Child, job: TargetJob, argv: string[], onLine: (l: stri
       const end: TargetEnd = forced ?? { kind: 'exited', code, signal };
       const describe = (what: string): string =>
         [what, ...(stderrTail.length ? ['stderr:', ...stderrTail.slice(-5).map((l) => `  | ${l}`)] : []), `command: ${shellLine(argv)}`].join('\n');
-      return { end, outputTail, stderrTail, elapsedMs: Date.now() - started, describe };
+      return { end, outputTail, stderrTail, elapsedMs: Date.now() - started, describe, command: argv };
     },
     (err: unknown) => {
       cleanup();

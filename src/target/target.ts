@@ -37,6 +37,12 @@ export interface TargetJob {
   timeoutSeconds?: number;
 }
 
+/**
+ * How a job ended. `timeout` and `aborted` mean the target had to kill it;
+ * a job that was asked to stop (SIGINT on the host) and exited by itself
+ * reports its own `exited` status, so what it said while stopping (the
+ * probe's `interrupted` line) decides the outcome.
+ */
 export type TargetEnd =
   | { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null }
   | { kind: 'timeout'; seconds: number }
@@ -58,6 +64,12 @@ export interface TargetExit {
    * the target's own tool said, and the command line to run it again by hand.
    */
   describe(what: string): string;
+  /**
+   * The command line that ran the job (qemu's, ssh's, the program's), for a
+   * message whose evidence is elsewhere (stress-ng's own log) and needs only
+   * the way to run it again. Optional: a target that has none leaves it out.
+   */
+  command?: string[];
 }
 
 import type { SysReader } from '../bench/environment.ts';

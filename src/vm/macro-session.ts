@@ -16,7 +16,10 @@ import { macroRound } from '../macro/metrics.ts';
 import type { PlanItem } from '../macro/plan.ts';
 import { parseStressNgYaml, StressNgYamlError } from '../macro/yaml.ts';
 import type { Unit } from '../model.ts';
-import type { NewRound } from '../store/store.ts';
+import { shellLine } from '../shell.ts';
+import { type NewRound, type Store, StoreError } from '../store/store.ts';
+import type { LineSession, SessionOutcome } from '../target/driver.ts';
+import type { TargetExit } from '../target/target.ts';
 import { GUEST_STRESS_NG } from './stress-ng-image.ts';
 
 /** Where the guest writes stress-ng's YAML and log files (a tmpfs the probe mounts). */
@@ -39,8 +42,23 @@ export function guestPlanText(items: PlanItem[], seconds: number): string {
 /** The probe's arguments for a macro boot. */
 export const MACRO_PROBE_ARGS = ['--run-plan', GUEST_PLAN, '--dump-files', GUEST_OUT_DIR];
 
-/** Collects one macro boot's probe lines: invocation statuses, then the file transfer. */
-export class MacroGuestSession {
+/** What one macro boot's run is: where its rounds go and what they are checked against. */
+export interface MacroBootRun {
+  store: Store;
+  runId: number;
+  items: PlanItem[];
+  repeats: number;
+  unit: Unit;
+  /** stress-ng's record in the run's environment, to which metrics left out of the rounds are added. */
+  stressNg: Record<string, unknown>;
+}
+
+/**
+ * Collects one macro boot's probe lines: invocation statuses, then the file
+ * transfer. At the end of the boot (`outcome`) the rounds the files make are
+ * stored, and the boot is judged.
+ */
+export class MacroGuestSession implements LineSession {
   readonly receiver = new GcdaReceiver();
   hello: Extract<ProbeEvent, { type: 'hello' }> | null = null;
   /** Exit status of each invocation, in plan order. */
@@ -49,7 +67,54 @@ export class MacroGuestSession {
   error: string | null = null;
   readonly corrupt: string[] = [];
 
-  constructor(private readonly onInvocation?: (done: number) => void) {}
+  private readonly stop = new AbortController();
+  private storeFailed: StoreError | null = null;
+
+  constructor(
+    private readonly run: MacroBootRun | null = null,
+    private readonly onInvocation?: (done: number) => void,
+  ) {}
+
+  /** Aborts when a round could not be stored. */
+  get stopped(): AbortSignal {
+    return this.stop.signal;
+  }
+
+  get storeFailure(): StoreError | null {
+    return this.storeFailed;
+  }
+
+  /** Store the boot's rounds, then say why it is not data, if it is not. */
+  outcome(exit: TargetExit): SessionOutcome {
+    if (!this.run) throw new Error('a macro session without a run has no outcome');
+    const { rounds, unclassified, failure } = guestRounds(this, this.run.items, this.run.repeats, this.run.unit);
+    if (!this.storeRounds(rounds, unclassified)) return { state: 'failed', reason: this.storeFailed!.message };
+    const end = exit.end;
+    const reason =
+      end.kind === 'aborted'
+        ? exit.describe('interrupted (Ctrl-C): qemu was killed')
+        : end.kind === 'timeout'
+          ? exit.describe(`no complete result within ${end.seconds} s (--timeout; ${this.statuses.length} of ${this.run.items.length} invocations had finished); qemu was killed`)
+          : failure?.by === 'stress-ng'
+            ? `${failure.reason}${exit.command ? `\nqemu command: ${shellLine(exit.command)}` : ''}`
+            : failure && exit.describe(failure.reason);
+    return reason ? { state: 'failed', reason } : { state: 'complete', rounds: rounds.length };
+  }
+
+  /** Commit the rounds and any unclassified metrics; false (and stopped) when the store failed. */
+  private storeRounds(rounds: NewRound[], unclassified: string[]): boolean {
+    const { store, runId, stressNg } = this.run!;
+    try {
+      for (const r of rounds) store.addRound(runId, r);
+      if (unclassified.length) store.updateEnvironment(runId, { stressNg: { ...stressNg, unclassifiedMetrics: unclassified } });
+      return true;
+    } catch (err) {
+      if (!(err instanceof StoreError)) throw err;
+      this.storeFailed = err;
+      this.stop.abort();
+      return false;
+    }
+  }
 
   private readonly lines = new ConsoleLines();
 

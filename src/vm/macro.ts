@@ -10,19 +10,20 @@
  * Under TCG the guest's second is emulated time, so rounds are in
  * 'emulated-bogo-ops/s'; under KVM they are real 'bogo-ops/s'.
  */
-import { shellLine } from '../shell.ts';
 import type { StressNgExecutor } from '../macro/executor.ts';
 import { buildPlan, parseInstances, resolveInstances, type PlanItem } from '../macro/plan.ts';
 import { parseStressNgVersion, parseStressorList, selectStressors, type UnavailableStressor } from '../macro/stressors.ts';
 import { invocationExtra, type RunInvocation, type RunParams, type Unit } from '../model.ts';
-import { StoreError } from '../store/store.ts';
+import { drive, type OpenedRun } from '../target/driver.ts';
+import { guestTarget } from '../target/guest.ts';
+import type { TargetExit, TargetFile, TargetJob } from '../target/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
-import { guestKernel, vmEnvironment } from './environment.ts';
+import { guestKernel, vmEnvironment, type VmEnvironment } from './environment.ts';
 import type { CpioEntry } from './initramfs.ts';
 import type { VmKernel } from './kernels.ts';
-import { guestPlanText, guestRounds, guestStressNgArgs, GUEST_PLAN, MACRO_PROBE_ARGS, MacroGuestSession } from './macro-session.ts';
-import { BASE_APPEND, qemuCommand, type Accel } from './qemu.ts';
-import { describeBootFailure, guestCpus, initramfsFile, planSteps, trialBoot, type StepPlan, type StepResult, type VmDeps } from './runner.ts';
+import { guestPlanText, guestStressNgArgs, GUEST_PLAN, MACRO_PROBE_ARGS, MacroGuestSession } from './macro-session.ts';
+import { BASE_APPEND, type Accel } from './qemu.ts';
+import { guestCpus, planSteps, stepReports, trialBoot, type StepPlan, type StepResult, type VmDeps } from './runner.ts';
 import { GUEST_STRESS_NG, stressNgFiles } from './stress-ng-image.ts';
 
 export interface VmMacroRequest {
@@ -98,12 +99,13 @@ function macroRunParams(req: VmMacroRequest, plan: VmMacroPlan, step: StepPlan, 
   };
 }
 
-async function runMacroStep(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacroPlan, step: StepPlan, accel: Accel, initrd: string): Promise<StepResult> {
-  const append = BASE_APPEND;
+/** Create one boot's run and the session that fills it. */
+function openMacroRun(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacroPlan, step: StepPlan, accel: Accel): OpenedRun & { session: MacroGuestSession; env: VmEnvironment } {
   const facts = { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: false, guestCpus: guestCpus(false) };
   // stress-ng spreads its instances over the guest's CPUs: nothing is pinned
-  const env = { ...vmEnvironment({ probe: deps.probe, kernel: step.kernel, append, facts }), pinnedCpu: null };
+  const env = { ...vmEnvironment({ probe: deps.probe, kernel: step.kernel, append: BASE_APPEND, facts }), pinnedCpu: null };
   const unit = macroVmUnit(accel);
+  const stressNg = { version: plan.stressNgVersion, binary: GUEST_STRESS_NG };
   const runId = deps.store.createRun({
     label: step.runLabel,
     kind: 'vm',
@@ -113,57 +115,49 @@ async function runMacroStep(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacr
     command: req.command,
     hintlabVersion: req.hintlabVersion,
     params: macroRunParams(req, plan, step, accel),
-    environment: { ...env, stressNg: { version: plan.stressNgVersion, binary: GUEST_STRESS_NG } } as unknown as Record<string, unknown>,
+    environment: { ...env, stressNg } as unknown as Record<string, unknown>,
   });
-  const session = new MacroGuestSession((done) => deps.onInvocation?.(step, done, plan.items.length));
-  const argv = qemuCommand({ kernel: step.kernel.image, initrd, accel, icount: false, cpus: guestCpus(false), memoryMiB: MACRO_MEMORY_MIB, append });
-  const boot = await deps.launcher.boot({ argv, timeoutSeconds: req.timeoutSeconds, abort: deps.abort, onLine: (l) => session.feed(l) });
-  if (session.hello) deps.store.updateEnvironment(runId, { kernel: guestKernel(session.hello, env.kernel) });
-  deps.store.updateEnvironment(runId, { vm: { ...env.vm, bootSeconds: boot.elapsedMs / 1000 } });
-  const { rounds, unclassified, failure } = guestRounds(session, plan.items, req.repeats, unit);
-  try {
-    for (const r of rounds) deps.store.addRound(runId, r);
-  } catch (err) {
-    if (err instanceof StoreError) deps.store.abandonRun(runId, err);
-    throw err;
-  }
-  if (unclassified.length) deps.store.updateEnvironment(runId, { stressNg: { version: plan.stressNgVersion, binary: GUEST_STRESS_NG, unclassifiedMetrics: unclassified } });
-  const tail = { ...boot, consoleTail: boot.consoleTail.filter((l) => !l.includes('@hl1 chunk ')) };
-  const end = boot.end;
-  const reason =
-    end.kind === 'aborted'
-      ? describeBootFailure('interrupted (Ctrl-C): qemu was killed', tail, argv)
-      : end.kind === 'timeout'
-        ? describeBootFailure(`no complete result within ${end.seconds} s (--timeout; ${session.statuses.length} of ${plan.items.length} invocations had finished); qemu was killed`, tail, argv)
-        : failure?.by === 'stress-ng'
-          ? `${failure.reason}\nqemu command: ${shellLine(argv)}`
-          : failure && describeBootFailure(failure.reason, tail, argv);
-  if (reason) {
-    deps.store.finishRun(runId, 'failed', reason);
-    return { ...step, state: 'failed', runId, reason };
-  }
-  deps.store.finishRun(runId, 'complete');
-  return { ...step, state: 'complete', runId, seconds: boot.elapsedMs / 1000 };
+  const run = { store: deps.store, runId, items: plan.items, repeats: req.repeats, unit, stressNg };
+  return { runId, env, session: new MacroGuestSession(run, (done) => deps.onInvocation?.(step, done, plan.items.length)) };
 }
 
-/** Boot every step of the order with the macro plan. */
+/** The guest's job: the probe runs the plan file with stress-ng and its libraries beside it, then sends the files back. */
+function macroJob(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacroPlan): TargetJob {
+  const entries = deps.stressNgEntries ?? stressNgFiles(deps.stressNgBinary ?? GUEST_STRESS_NG).entries;
+  const files: TargetFile[] = entries.flatMap((e) => (e.kind === 'file' ? [{ path: e.path, data: e.data, mode: e.mode }] : []));
+  files.push({ path: GUEST_PLAN.slice(1), data: Buffer.from(guestPlanText(plan.items, req.seconds)) });
+  return { program: 'probe', args: MACRO_PROBE_ARGS, files, timeoutSeconds: req.timeoutSeconds };
+}
+
+/** Boot every step of the order with the macro plan; each boot is its own run, a failed one does not stop the order. */
 export async function runVmMacro(req: VmMacroRequest, plan: VmMacroPlan, deps: VmMacroDeps): Promise<VmMacroResult> {
   const accel = await (deps.chooseAccel ?? chooseAccel)(req.accel, false, () => trialBoot(req, deps));
   deps.onAccel?.(accel);
-  const unit = macroVmUnit(accel.accel);
-  const extra: CpioEntry[] = [
-    ...(deps.stressNgEntries ?? stressNgFiles(deps.stressNgBinary ?? GUEST_STRESS_NG).entries),
-    { kind: 'file', path: GUEST_PLAN.slice(1), data: Buffer.from(guestPlanText(plan.items, req.seconds)) },
-  ];
-  const initrd = initramfsFile(deps.probe, MACRO_PROBE_ARGS, deps.cacheDir, extra);
+  const job = macroJob(req, deps, plan);
+  const plans = planSteps(req);
   const steps: StepResult[] = [];
-  for (const s of planSteps(req)) {
-    if (deps.abort.aborted) return { state: 'interrupted', accel, unit, plan, steps };
-    deps.onStepStart?.(s);
-    const result = await runMacroStep(req, deps, plan, s, accel.accel, initrd);
-    steps.push(result);
-    deps.onStepEnd?.(result);
-    if (deps.abort.aborted) return { state: 'interrupted', accel, unit, plan, steps };
-  }
-  return { state: 'finished', accel, unit, plan, steps };
+  const targets = new Map(req.kernels.map((k) => [k.label, guestTarget({ label: k.label, image: k.image, accel: accel.accel, icount: false, cpus: guestCpus(false), memoryMiB: MACRO_MEMORY_MIB }, deps)]));
+  const opened: (ReturnType<typeof openMacroRun> | null)[] = plans.map(() => null);
+  const result = await drive({
+    store: deps.store,
+    abort: deps.abort,
+    runs: plans.map((p, i) => ({ open: () => (opened[i] = openMacroRun(req, deps, plan, p, accel.accel)) })),
+    segments: plans.map((p, i) => ({
+      run: i,
+      target: targets.get(p.kernel.label)!,
+      what: `the guest (kernel ${p.kernel.label})`,
+      job,
+      ended: (_o, exit) => recordMacroBoot(deps, opened[i]!, exit),
+    })),
+    stopOnFailure: false,
+    together: false,
+    ...stepReports(plans, deps, steps),
+  });
+  return { state: result.interrupted ? 'interrupted' : 'finished', accel, unit: macroVmUnit(accel.accel), plan, steps };
+}
+
+/** After a boot: the guest's kernel from the hello line, and how long the boot took. */
+function recordMacroBoot(deps: VmMacroDeps, run: ReturnType<typeof openMacroRun>, exit: TargetExit | null): void {
+  if (run.session.hello) deps.store.updateEnvironment(run.runId, { kernel: guestKernel(run.session.hello, run.env.kernel) });
+  if (exit) deps.store.updateEnvironment(run.runId, { vm: { ...run.env.vm, bootSeconds: exit.elapsedMs / 1000 } });
 }

@@ -8,22 +8,19 @@
  * error holds the last console lines and the qemu command line; its rounds
  * are never treated as data.
  */
-import { shellLine } from '../shell.ts';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { defaultCacheDir, type ProbeBuild } from '../bench/build.ts';
+import type { ProbeBuild } from '../bench/build.ts';
+import { probeArgs, probeRunShape, runParams } from '../bench/probe-run.ts';
 import type { ProfileInfo } from '../bench/profiles.ts';
-import { parseLine } from '../bench/protocol.ts';
-import { probeArgs, probeRunShape, runParams, type BenchRequest } from '../bench/runner.ts';
-import { type ProbeSession, type SessionOutcome, startProbeRun } from '../bench/session.ts';
+import { type ProbeSession, startProbeRun } from '../bench/session.ts';
 import { invocationExtra, type RunInvocation, type RunParams, type Unit } from '../model.ts';
 import type { Store } from '../store/store.ts';
+import { drive, type DriverSegment, type DrivenRun, type DriveSpec, type DriveStop, type LineSession, type SessionOutcome } from '../target/driver.ts';
+import { guestTarget, kvmTrial, type GuestOptions } from '../target/guest.ts';
+import type { Target, TargetExit } from '../target/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment, type VmEnvironment } from './environment.ts';
-import { probeInitramfs, type CpioEntry } from './initramfs.ts';
 import type { VmKernel } from './kernels.ts';
-import { BASE_APPEND, qemuCommand, type Accel, type BootResult, type VmLauncher } from './qemu.ts';
+import { BASE_APPEND, type Accel, type VmLauncher } from './qemu.ts';
 
 export interface VmRequest {
   kernels: VmKernel[];
@@ -90,7 +87,6 @@ export function guestCpus(icount: boolean): number {
 }
 
 export const MEMORY_MIB = 256;
-const TRIAL_TIMEOUT_S = 20;
 
 /** Label each step: the n-th boot of kernel A is `<prefix>A-<n>`. */
 export function planSteps(req: Pick<VmRequest, 'kernels' | 'steps' | 'labelPrefix' | 'poolBoots'>): StepPlan[] {
@@ -125,81 +121,42 @@ function vmRunParams(req: VmRequest, step: StepPlan, accel: Accel, cpus: number)
 
 /** The guest probe's arguments: the same as a host bench, pinned to guest CPU 0. */
 function guestProbeArgs(req: VmRequest, cpus: number): string[] {
-  const bench: BenchRequest = { ...req, cpu: 0, label: null, injectSeccomp: null, processes: 1 };
-  return probeArgs(bench, { cpu: 0, otherCpu: cpus > 1 ? 1 : null });
-}
-
-/** Why a boot's output is not data, in the words a user needs, with the evidence to debug it. */
-export function describeBootFailure(what: string, boot: BootResult, argv: string[]): string {
-  const panic = boot.consoleTail.find((l) => /Kernel panic|BUG:|Oops/.test(l));
-  const lines = [
-    panic ? `${what}; the kernel reported: ${panic.trim()}` : what,
-    'last console lines:',
-    ...(boot.consoleTail.length ? boot.consoleTail.slice(-12).map((l) => `  | ${l}`) : ['  (the guest printed nothing)']),
-  ];
-  if (boot.stderrTail.length) lines.push('qemu said:', ...boot.stderrTail.slice(-5).map((l) => `  | ${l}`));
-  lines.push(`qemu command: ${shellLine(argv)}`);
-  return lines.join('\n');
-}
-
-function bootOutcome(session: ProbeSession, boot: BootResult, argv: string[]): SessionOutcome {
-  const end = boot.end;
-  if (end.kind === 'aborted') return { state: 'failed', reason: describeBootFailure('interrupted (Ctrl-C): qemu was killed', boot, argv) };
-  if (end.kind === 'timeout') {
-    return { state: 'failed', reason: describeBootFailure(`no complete result within ${end.seconds} s (--timeout); qemu was killed`, boot, argv) };
-  }
-  // qemu exits 0 whenever the guest reboots; whether the probe finished is in its own lines
-  const out = session.outcome({ end, stderrTail: [], describe: (w) => w });
-  if (out.state === 'failed') return { state: 'failed', reason: describeBootFailure(out.reason.replace(/^probe exited with status/, 'qemu exited with status'), boot, argv) };
-  if (session.corruptLines.length) {
-    return { state: 'failed', reason: describeBootFailure(`the guest printed ${session.corruptLines.length} corrupt probe line(s), first: ${session.corruptLines[0]}`, boot, argv) };
-  }
-  return out;
+  return probeArgs({ ...req, injectSeccomp: null }, { cpu: 0, otherCpu: cpus > 1 ? 1 : null });
 }
 
 /**
- * The initramfs for these probe arguments, kept under its content hash: no
- * temporary file to clean up, and the qemu command line in an error message
- * stays runnable by hand afterwards.
+ * A probe session seen through a guest's boot: a Ctrl-C or a timeout is
+ * qemu killed, qemu exits 0 whenever the guest reboots (whether the probe
+ * finished is in its own lines), and a corrupt probe line fails the boot;
+ * every failure carries the console's last lines and the qemu command.
  */
-export function initramfsFile(probe: ProbeBuild, args: string[], cacheDir = join(dirname(defaultCacheDir()), 'initramfs'), extra: CpioEntry[] = []): string {
-  const image = probeInitramfs(readFileSync(probe.path), args, extra);
-  const path = join(cacheDir, `${createHash('sha256').update(image).digest('hex').slice(0, 16)}.cpio.gz`);
-  if (!existsSync(path)) {
-    mkdirSync(cacheDir, { recursive: true });
-    const tmp = `${path}.tmp-${process.pid}`;
-    writeFileSync(tmp, image);
-    renameSync(tmp, path);
+export class BootSession implements LineSession {
+  constructor(readonly probe: ProbeSession) {}
+  feed(line: string): void {
+    this.probe.feed(line);
   }
-  return path;
+  get stopped(): AbortSignal {
+    return this.probe.stopped;
+  }
+  get storeFailure() {
+    return this.probe.storeFailure;
+  }
+  outcome(exit: TargetExit): SessionOutcome {
+    const end = exit.end;
+    if (end.kind === 'aborted') return { state: 'failed', reason: exit.describe('interrupted (Ctrl-C): qemu was killed') };
+    if (end.kind === 'timeout') return { state: 'failed', reason: exit.describe(`no complete result within ${end.seconds} s (--timeout); qemu was killed`) };
+    const out = this.probe.outcome({ end, stderrTail: [], describe: (w) => w });
+    if (out.state === 'failed') return { state: 'failed', reason: exit.describe(out.reason.replace(/^probe exited with status/, 'qemu exited with status')) };
+    const corrupt = this.probe.corruptLines;
+    if (corrupt.length) return { state: 'failed', reason: exit.describe(`the guest printed ${corrupt.length} corrupt probe line(s), first: ${corrupt[0]}`) };
+    return out;
+  }
 }
 
-/** Boot the first kernel under KVM with `--list`: null when KVM works, else why not. */
-export async function trialBoot(req: Pick<VmRequest, 'kernels' | 'steps'>, deps: Pick<VmDeps, 'probe' | 'cacheDir' | 'launcher' | 'abort'>): Promise<string | null> {
-  const first = req.kernels.find((k) => k.label === req.steps[0]) ?? req.kernels[0];
-  if (!first) return 'no kernel to try';
-  const initrd = initramfsFile(deps.probe, ['--list'], deps.cacheDir);
-  const argv = qemuCommand({ kernel: first.image, initrd, accel: 'kvm', icount: false, cpus: 1, memoryMiB: MEMORY_MIB, append: BASE_APPEND });
-  let profiles = 0;
-  const boot = await deps.launcher.boot({
-    argv,
-    timeoutSeconds: TRIAL_TIMEOUT_S,
-    abort: deps.abort,
-    onLine: (l) => {
-      const p = parseLine(l);
-      if (p.kind === 'event' && p.event.type === 'profile') profiles++;
-    },
-  });
-  if (boot.end.kind === 'exited' && boot.end.code === 0 && profiles > 0) return null;
-  if (boot.end.kind === 'timeout') return `no probe output within ${TRIAL_TIMEOUT_S} s; last console line: ${boot.consoleTail.at(-1) ?? '(none)'}`;
-  if (boot.end.kind === 'aborted') return 'interrupted';
-  return `qemu exited with ${boot.end.code ?? boot.end.signal} after ${profiles} probe lines; ${boot.stderrTail.at(-1) ?? boot.consoleTail.at(-1) ?? ''}`.trim();
-}
-
-/** A run that boots are feeding: one per boot, or one per kernel when boots are pooled. */
+/** A run that boots feed: one per boot, or one per kernel when boots are pooled. */
 interface OpenRun {
   runId: number;
-  session: ProbeSession;
+  session: BootSession;
   env: VmEnvironment;
   bootSeconds: number[];
 }
@@ -228,69 +185,92 @@ function openRun(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel): Op
     { ...probeRunShape(req), rounds: req.rounds * boots, processes: boots },
     (done, total, profile) => deps.onRound?.(step, done, total, profile),
   );
-  return { runId, session, env, bootSeconds: [] };
+  return { runId, session: new BootSession(session), env, bootSeconds: [] };
 }
 
-/** Boot once into `run`'s session; the run is finished here only when it is not pooled or the boot failed. */
-async function runStep(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel, initrd: string, run: OpenRun): Promise<StepResult> {
-  const { runId, session, env } = run;
-  if (req.poolBoots) session.startSegment(req.rounds);
-  const argv = qemuCommand({ kernel: step.kernel.image, initrd, accel, icount: req.icount, cpus: guestCpus(req.icount), memoryMiB: MEMORY_MIB, append: BASE_APPEND });
-  // a round that cannot be stored (disk full) stops qemu too
-  const abort = AbortSignal.any([deps.abort, session.stopped]);
-  const boot = await deps.launcher.boot({ argv, timeoutSeconds: req.timeoutSeconds, abort, onLine: (l) => session.feed(l) });
-  if (session.storeFailure) deps.store.abandonRun(runId, session.storeFailure);
-  const hello = session.helloEvent;
-  if (hello) deps.store.updateEnvironment(runId, { kernel: guestKernel(hello, env.kernel) });
-  run.bootSeconds.push(boot.elapsedMs / 1000);
-  const seconds = req.poolBoots ? run.bootSeconds : boot.elapsedMs / 1000;
-  deps.store.updateEnvironment(runId, { vm: { ...env.vm, bootSeconds: seconds } });
-  const outcome = bootOutcome(session, boot, argv);
-  if (outcome.state === 'failed') {
-    const reason = req.poolBoots ? `boot ${step.bootIndex} of kernel ${step.kernel.label}: ${outcome.reason}` : outcome.reason;
-    deps.store.finishRun(runId, 'failed', reason);
-    return { ...step, state: 'failed', runId, reason: outcome.reason };
-  }
-  if (!req.poolBoots) deps.store.finishRun(runId, 'complete');
-  return { ...step, state: 'complete', runId, seconds: boot.elapsedMs / 1000 };
+/** After a boot: the guest's kernel from the probe's hello line, and how long the boot took. */
+function recordBoot(req: VmRequest, deps: VmDeps, run: OpenRun, exit: TargetExit | null): void {
+  const hello = run.session.probe.helloEvent;
+  if (hello) deps.store.updateEnvironment(run.runId, { kernel: guestKernel(hello, run.env.kernel) });
+  if (!exit) return;
+  run.bootSeconds.push(exit.elapsedMs / 1000);
+  deps.store.updateEnvironment(run.runId, { vm: { ...run.env.vm, bootSeconds: req.poolBoots ? run.bootSeconds : exit.elapsedMs / 1000 } });
 }
 
-/** Finish the pooled runs still open: complete when every boot was, else failed naming the boot that stopped them. */
-function finishPooled(deps: VmDeps, open: Map<string, OpenRun>, steps: StepResult[], planned: number): void {
-  const failed = steps.find((s) => s.state === 'failed');
-  for (const [label, run] of open) {
-    if (failed?.kernel.label === label) continue; // already finished with its own reason
-    if (!failed && steps.length === planned) deps.store.finishRun(run.runId, 'complete');
-    else if (failed) deps.store.finishRun(run.runId, 'failed', `stopped after boot ${failed.bootIndex} of kernel ${failed.kernel.label} failed (run #${failed.runId})`);
-    else deps.store.finishRun(run.runId, 'failed', `interrupted after ${steps.length} of ${planned} boots`);
-  }
+/** The boots as the driver's runs and segments: runs keyed by kernel when pooled, else one per boot. */
+function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): { runs: DrivenRun[]; segments: DriverSegment[] } {
+  const keys: string[] = [];
+  const runs: DrivenRun[] = [];
+  const open = new Map<string, OpenRun>();
+  const targets = new Map<string, Target>();
+  const opts: GuestOptions = { probe: deps.probe, launcher: deps.launcher, cacheDir: deps.cacheDir };
+  const args = guestProbeArgs(req, guestCpus(req.icount));
+  const segments = plans.map((plan): DriverSegment => {
+    const key = req.poolBoots ? plan.kernel.label : String(plan.index);
+    if (!keys.includes(key)) {
+      keys.push(key);
+      runs.push({ open: () => open.set(key, openRun(req, deps, plan, accel)).get(key)! });
+    }
+    const { label, image } = plan.kernel;
+    if (!targets.has(label)) targets.set(label, guestTarget({ label, image, accel, icount: req.icount, cpus: guestCpus(req.icount), memoryMiB: MEMORY_MIB }, opts));
+    return {
+      run: keys.indexOf(key),
+      target: targets.get(label)!,
+      what: `the guest (kernel ${label})`,
+      job: { program: 'probe', args, timeoutSeconds: req.timeoutSeconds },
+      begin: () => req.poolBoots && open.get(key)!.session.probe.startSegment(req.rounds),
+      ended: (_opened, exit) => recordBoot(req, deps, open.get(key)!, exit),
+      storedReason: (reason) => (req.poolBoots ? `boot ${plan.bootIndex} of kernel ${label}: ${reason}` : reason),
+    };
+  });
+  return { runs, segments };
+}
+
+/** The driver's segment reports as the steps of a boot order, collected into `steps` and passed to the step callbacks. */
+export function stepReports(plans: StepPlan[], deps: Pick<VmDeps, 'onStepStart' | 'onStepEnd'>, steps: StepResult[]): Pick<DriveSpec, 'onSegmentStart' | 'onSegmentEnd'> {
+  return {
+    onSegmentStart: (i) => deps.onStepStart?.(plans[i]!),
+    onSegmentEnd: (r) => {
+      const step: StepResult =
+        r.outcome.state === 'failed'
+          ? { ...plans[r.index]!, state: 'failed', runId: r.runId, reason: r.outcome.reason }
+          : { ...plans[r.index]!, state: 'complete', runId: r.runId, seconds: (r.exit?.elapsedMs ?? 0) / 1000 };
+      steps.push(step);
+      deps.onStepEnd?.(step);
+    },
+  };
+}
+
+/** Why a pooled run with no failure of its own ends failed. */
+function pooledStop(stop: DriveStop, plans: StepPlan[]): string {
+  if (stop.kind === 'interrupted') return `interrupted after ${stop.done} of ${stop.total} boots`;
+  const failed = plans[stop.segment]!;
+  return `stopped after boot ${failed.bootIndex} of kernel ${failed.kernel.label} failed (run #${stop.runId})`;
+}
+
+/** The first kernel of the order under KVM: null when KVM works, else why not. */
+export function trialBoot(req: Pick<VmRequest, 'kernels' | 'steps'>, deps: Pick<VmDeps, 'probe' | 'cacheDir' | 'launcher' | 'abort'>): Promise<string | null> {
+  const first = req.kernels.find((k) => k.label === req.steps[0]) ?? req.kernels[0];
+  if (!first) return Promise.resolve('no kernel to try');
+  return kvmTrial(first.image, { probe: deps.probe, launcher: deps.launcher, cacheDir: deps.cacheDir }, deps.abort);
 }
 
 /** Run every step of the order. Nothing is left behind but the stored runs and the cached initramfs. */
 export async function runVm(req: VmRequest, deps: VmDeps): Promise<VmResult> {
   const accel = await (deps.chooseAccel ?? chooseAccel)(req.accel, req.icount, () => trialBoot(req, deps));
   deps.onAccel?.(accel);
-  const unit = vmUnit(accel.accel, req.icount);
-  const initrd = initramfsFile(deps.probe, guestProbeArgs(req, guestCpus(req.icount)), deps.cacheDir);
-  const steps: StepResult[] = [];
   const plans = planSteps(req);
-  const open = new Map<string, OpenRun>();
-  const done = (state: VmResult['state']): VmResult => {
-    if (req.poolBoots) finishPooled(deps, open, steps, plans.length);
-    return { state, accel, unit, steps };
-  };
-  for (const plan of plans) {
-    if (deps.abort.aborted) return done('interrupted');
-    deps.onStepStart?.(plan);
-    const key = req.poolBoots ? plan.kernel.label : String(plan.index);
-    const run = open.get(key) ?? openRun(req, deps, plan, accel.accel);
-    open.set(key, run);
-    const result = await runStep(req, deps, plan, accel.accel, initrd, run);
-    steps.push(result);
-    deps.onStepEnd?.(result);
-    if (deps.abort.aborted) return done('interrupted');
+  const steps: StepResult[] = [];
+  const pooled = req.poolBoots === true;
+  const result = await drive({
+    store: deps.store,
+    abort: deps.abort,
+    ...layout(req, deps, plans, accel.accel),
     // a pooled run with a failed boot has no complete unit set: stop instead of booting on
-    if (req.poolBoots && result.state === 'failed') return done('finished');
-  }
-  return done('finished');
+    stopOnFailure: pooled,
+    together: pooled,
+    stoppedReason: (stop) => pooledStop(stop, plans),
+    ...stepReports(plans, deps, steps),
+  });
+  return { state: result.interrupted ? 'interrupted' : 'finished', accel, unit: vmUnit(accel.accel, req.icount), steps };
 }

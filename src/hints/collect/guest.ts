@@ -16,7 +16,7 @@ import { gzipSync } from 'node:zlib';
 import { chooseAccel, type AccelChoice, type AccelRequest } from '../../vm/accel.ts';
 import { cpioNewc, probeInitramfs, type CpioEntry } from '../../vm/initramfs.ts';
 import { BASE_APPEND, qemuCommand, type BootResult, type VmLauncher } from '../../vm/qemu.ts';
-import { describeBootFailure } from '../../vm/runner.ts';
+import { describeBootFailure } from '../../target/guest.ts';
 import type { CounterKind } from './kernel.ts';
 import { CoverageSession } from './session.ts';
 import type { ReceivedFile } from './transfer.ts';
