@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { coverageInitramfs, guestArgs, runCoverageGuest, type GuestWorkload } from '../../../src/hints/collect/guest.ts';
+import { guestArgs, runCoverageGuest, type GuestWorkload } from '../../../src/hints/collect/guest.ts';
 import { storeBranchAll } from '../../../src/hints/collect/collect.ts';
 import { profilesWorkload, staticElfProblem } from '../../../src/hints/collect/workload.ts';
 import type { BootEnd, BootRequest, VmLauncher } from '../../../src/vm/qemu.ts';
@@ -18,7 +18,8 @@ import { readFileSync } from 'node:fs';
 import { tempDir } from '../../helpers/cli.ts';
 import { fakeGuestStream } from './fake-guest.ts';
 
-const probeFile = join(tempDir(), 'probe');
+const cacheDir = tempDir();
+const probeFile = join(cacheDir, 'probe');
 writeFileSync(probeFile, 'not really a probe');
 
 function scripted(lines: string[], end: BootEnd): VmLauncher & { argv: string[] } {
@@ -35,7 +36,7 @@ function scripted(lines: string[], end: BootEnd): VmLauncher & { argv: string[] 
 async function run(launcher: VmLauncher, workload: GuestWorkload = profilesWorkload()) {
   return runCoverageGuest(
     { kernelImage: '/k/bzImage', probeBinary: probeFile, workload, accel: 'tcg', timeoutSeconds: 60 },
-    { launcher, abort: new AbortController().signal },
+    { launcher, abort: new AbortController().signal, cacheDir },
   );
 }
 
@@ -68,8 +69,11 @@ test('branch_all is kept from the files a branch profiler boot sent; without it 
   }
 });
 
-test('the initramfs holds /init, its arguments, /sys and the program', () => {
-  const image = gunzipSync(coverageInitramfs(Buffer.from('PROBE'), { kind: 'program', path: '/tmp/w', data: Buffer.from('PROGRAM') })).toString('latin1');
+test('the initramfs holds /init, its arguments, /sys and the program', async () => {
+  const launcher = scripted([], { kind: 'exited', code: 0, signal: null });
+  await run(launcher, { kind: 'program', path: '/tmp/w', data: Buffer.from('PROGRAM') });
+  const image = gunzipSync(readFileSync(launcher.argv[launcher.argv.indexOf('-initrd') + 1]!)).toString('latin1');
+  assert.ok(image.includes('PROGRAM') && image.includes('not really a probe'));
   for (const name of ['dev/console', 'proc', 'sys', 'hintlab.args', 'init', 'workload', 'TRAILER!!!']) assert.ok(image.includes(`${name}\0`), name);
   assert.ok(image.includes('--exec\n/workload\n--reset-gcov\n--dump-gcov\n/sys/kernel/debug/gcov\n'));
 });
@@ -102,7 +106,7 @@ test('a timeout during the transfer says so, without a screen of base64', async 
   const r = await run(scripted(cut, { kind: 'timeout', seconds: 60 }));
   const reason = r.state === 'failed' ? r.reason : '';
   assert.match(reason, /no complete result within 60 s \(--timeout\), during the \.gcda transfer; qemu was killed/);
-  assert.match(reason, /\(\d+ \.gcda chunk lines not shown\)/);
+  assert.match(reason, /\(\d+ file transfer chunk lines not shown\)/);
   assert.doesNotMatch(reason, /data=/);
 });
 
