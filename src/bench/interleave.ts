@@ -134,7 +134,7 @@ export async function runInterleaved(req: InterleavedRequest, deps: BenchDeps): 
       segments: segments(sides, order, req, deps, plan, files),
       stopOnFailure: true,
       together: true,
-      interruptedBefore: INTERRUPTED_BETWEEN,
+      interruptedBefore: () => INTERRUPTED_BETWEEN,
       stoppedReason: partner,
     }));
   } finally {

@@ -114,7 +114,7 @@ export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<Benc
     segments,
     stopOnFailure: true,
     together: true,
-    interruptedBefore: INTERRUPTED_BETWEEN,
+    interruptedBefore: () => INTERRUPTED_BETWEEN,
   });
   const run = deps.store.getRun(opened.runId);
   if (result.stop?.kind === 'failed') return { state: 'failed', run, reason: result.stop.reason };

@@ -1,9 +1,12 @@
 /**
- * How the macro runner reaches stress-ng. The real executor runs the
- * installed program; tests use a fake (src/macro/fake.ts) that writes
- * YAML files with exact numbers.
+ * How the macro runner reaches stress-ng: its version and stressor list,
+ * and the target its invocations run on (this machine, under the process
+ * supervisor). Tests use a scripted one (src/macro/fake.ts) whose target
+ * hands back YAML files with exact numbers.
  */
 import { spawnSupervised } from '../proc/supervise.ts';
+import { hostTarget } from '../target/host.ts';
+import type { Target, TargetJob } from '../target/target.ts';
 
 /** One stress-ng invocation: one stressor at one instance count. */
 export interface Invocation {
@@ -12,10 +15,8 @@ export interface Invocation {
   seconds: number;
   /** Passed as `--taskset`, or null for no pinning. */
   cpuList: string | null;
-  /** Where stress-ng writes its YAML (`--yaml`). */
+  /** Where stress-ng writes its YAML (`--yaml`), relative to its working directory or absolute. */
   yamlPath: string;
-  /** Working directory: stress-ng puts its temporary files here. */
-  cwd: string;
 }
 
 export type InvocationResult =
@@ -31,7 +32,10 @@ export interface StressNgExecutor {
   version(): Promise<string>;
   /** Output of `stress-ng --stressors`. */
   stressors(): Promise<string>;
-  run(inv: Invocation, abort: AbortSignal): Promise<InvocationResult>;
+  /** Where invocations run. */
+  readonly target: Target;
+  /** The program the target runs. */
+  readonly program: string;
 }
 
 /** The command line of an invocation (without the program name). */
@@ -41,15 +45,22 @@ export function stressNgArgs(inv: Invocation): string[] {
   return args;
 }
 
+/** Seconds past `--timeout` after which a stress-ng still running is stopped as hung. */
+export const HANG_GRACE_SECONDS = 60;
+
+/**
+ * The target job of an invocation: stress-ng in the target's private
+ * directory (its temporary files go there), its YAML collected back, and
+ * stopped when it runs well past its own timeout.
+ */
+export function stressNgJob(program: string, inv: Invocation): TargetJob {
+  return { program: { path: program }, args: stressNgArgs(inv), collect: [inv.yamlPath], timeoutSeconds: inv.seconds + HANG_GRACE_SECONDS };
+}
+
 /** stress-ng could not be started at all (not installed, not executable). */
 export class StressNgMissingError extends Error {}
 
-/** Seconds past `--timeout` after which a stress-ng still running is killed. */
-const HANG_GRACE_SECONDS = 60;
-/** After SIGINT, how long stress-ng gets to stop its stressors before SIGKILL. */
-const KILL_GRACE_MS = 5000;
-
-/** Runs the real stress-ng found as `program` (default: on PATH). */
+/** The real stress-ng found as `program` (default: on PATH), run on this machine. */
 export function processExecutor(program = 'stress-ng'): StressNgExecutor {
   const capture = (args: string[]): Promise<string> =>
     new Promise((resolve, reject) => {
@@ -65,7 +76,8 @@ export function processExecutor(program = 'stress-ng'): StressNgExecutor {
   return {
     version: () => capture(['--version']),
     stressors: () => capture(['--stressors']),
-    run: (inv, abort) => runStressNg(program, inv, abort),
+    target: hostTarget({}),
+    program,
   };
 }
 
@@ -73,48 +85,4 @@ function missing(program: string, err: Error): StressNgMissingError {
   return new StressNgMissingError(
     `cannot run ${program}: ${err.message}; install Debian's stress-ng package (apt-get install -y stress-ng)`,
   );
-}
-
-/**
- * Run one invocation under the process supervisor, in its own process group,
- * so Ctrl-C (forwarded as the abort), the hang guard and the death of
- * hintlab stop stress-ng and every stressor it forked.
- */
-function runStressNg(program: string, inv: Invocation, abort: AbortSignal): Promise<InvocationResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawnSupervised([program, ...stressNgArgs(inv)], { cwd: inv.cwd, stdout: 'ignore' });
-    let stderr = '';
-    let stop: 'aborted' | 'hung' | null = null;
-    let killTimer: NodeJS.Timeout | undefined;
-    const halt = (why: 'aborted' | 'hung'): void => {
-      if (stop) return;
-      stop = why;
-      // SIGINT lets stress-ng stop its stressors and remove its temporary files.
-      child.signal('SIGINT');
-      killTimer = setTimeout(() => child.signal('SIGKILL'), KILL_GRACE_MS);
-    };
-    const onAbort = (): void => halt('aborted');
-    if (abort.aborted) onAbort();
-    else abort.addEventListener('abort', onAbort, { once: true });
-    const hangTimer = setTimeout(() => halt('hung'), (inv.seconds + HANG_GRACE_SECONDS) * 1000);
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const cleanup = (): void => {
-      abort.removeEventListener('abort', onAbort);
-      clearTimeout(hangTimer);
-      clearTimeout(killTimer);
-    };
-    child.exit.then(
-      ({ code, signal }) => {
-        cleanup();
-        if (stop === 'aborted') resolve({ kind: 'aborted', stderr });
-        else if (stop === 'hung') resolve({ kind: 'hung', afterSeconds: inv.seconds + HANG_GRACE_SECONDS, stderr });
-        else if (signal !== null) resolve({ kind: 'signalled', signal, stderr });
-        else resolve({ kind: 'exited', code: code ?? 0, stderr });
-      },
-      (err: Error) => {
-        cleanup();
-        reject(missing(program, err));
-      },
-    );
-  });
 }

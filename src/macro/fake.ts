@@ -1,9 +1,12 @@
 /**
- * A scripted stress-ng for tests, given to the CLI as `services.stressNgExecutor`
- * option: it writes YAML files in stress-ng 0.15's layout with exact
- * numbers, so the runner and the whole CLI can be checked end to end.
+ * A scripted stress-ng for tests, given to the CLI as `services.stressNgExecutor`:
+ * its target is a scripted one (src/target/fake.ts, like every fake target)
+ * that hands back YAML files in stress-ng 0.15's layout with exact numbers,
+ * so the runner and the whole CLI can be checked end to end.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { scriptedTarget, type ScriptedJob } from '../target/fake.ts';
+import type { TargetEnd, TargetJob } from '../target/target.ts';
 import type { Invocation, InvocationResult, StressNgExecutor } from './executor.ts';
 
 /** The metric fields of one stressor entry, in stress-ng's key names and order. */
@@ -59,19 +62,46 @@ export interface FakeExecutor extends StressNgExecutor {
   calls: Invocation[];
 }
 
+/** The invocation a stress-ng job's arguments ask for (the inverse of stressNgArgs). */
+export function invocationOf(job: TargetJob): Invocation {
+  const [flag, instances] = job.args;
+  const at = (name: string): string | null => {
+    const i = job.args.indexOf(name);
+    return i < 0 ? null : job.args[i + 1] ?? null;
+  };
+  return { stressor: flag!.replace(/^--/, ''), instances: Number(instances), seconds: parseInt(at('--timeout') ?? '0', 10), cpuList: at('--taskset'), yamlPath: at('--yaml')! };
+}
+
+/** What the target reports for a scripted result. */
+function scriptedEnd(result: InvocationResult): TargetEnd {
+  switch (result.kind) {
+    case 'exited':
+      return { kind: 'exited', code: result.code, signal: null };
+    case 'signalled':
+      return { kind: 'exited', code: null, signal: result.signal as NodeJS.Signals };
+    case 'aborted':
+      return { kind: 'aborted' };
+    case 'hung':
+      return { kind: 'timeout', seconds: result.afterSeconds };
+  }
+}
+
 export function fakeExecutor(script: FakeScript): FakeExecutor {
   const calls: Invocation[] = [];
+  const target = scriptedTarget((job, call, abort): ScriptedJob => {
+    const inv = invocationOf(job);
+    calls.push(inv);
+    const { yaml, result } = script.step(inv, call);
+    if (abort.aborted) return { lines: [], end: { kind: 'aborted' } };
+    const stderr = result.stderr.split('\n').filter((l, i, all) => l !== '' || i < all.length - 1);
+    return { lines: [], end: scriptedEnd(result), stderr, files: yaml === null ? {} : { [inv.yamlPath]: yaml } };
+  });
   return {
     calls,
     version: async () => `stress-ng, version ${script.version ?? '0.15.06'} (gcc 12.2.0, x86_64 Linux fake)\n`,
     stressors: async () => `${script.stressors.join(' ')}\n`,
-    async run(inv, abort) {
-      calls.push(inv);
-      const { yaml, result } = script.step(inv, calls.length - 1);
-      if (abort.aborted) return { kind: 'aborted', stderr: '' };
-      if (yaml !== null) writeFileSync(inv.yamlPath, yaml);
-      return result;
-    },
+    target,
+    program: 'stress-ng',
   };
 }
 

@@ -7,19 +7,15 @@
  * marked failed with stress-ng's own message, and the rounds committed
  * before it stay as they are.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { invocationExtra, type RunInvocation, type RunParams, type RunWithRounds } from '../model.ts';
-import { type Store, StoreError } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 import type { ProbeBuild } from '../bench/build.ts';
 import { collectEnvironment, finishEnvironment, type EnvWarning, type HostEnvironment, type SysReader } from '../bench/environment.ts';
-import { stressNgArgs, type Invocation, type StressNgExecutor } from './executor.ts';
-import { invocationFailure, withStderr } from './failure.ts';
-import { macroRound } from './metrics.ts';
+import { drive, type DriverSegment } from '../target/driver.ts';
+import { stressNgArgs, stressNgJob, type Invocation, type StressNgExecutor } from './executor.ts';
 import { buildPlan, parseInstances, resolveInstances, usableCpus, type PlanItem } from './plan.ts';
+import { MacroHostSession } from './session.ts';
 import { parseStressNgVersion, parseStressorList, selectStressors, type UnavailableStressor } from './stressors.ts';
-import { readStressNgYaml, StressNgYamlError } from './yaml.ts';
 
 export interface MacroRequest {
   /** Stressors named with --stressor. */
@@ -116,7 +112,7 @@ function runParams(plan: MacroPlan): RunParams {
   const { req } = plan;
   const subjectParams: RunParams['subjectParams'] = {};
   for (const item of plan.items.filter((i) => i.repeat === 0)) {
-    const args = stressNgArgs(invocation(plan, item, 'FILE', '.')).join(' ');
+    const args = stressNgArgs(invocation(plan, item, 'FILE')).join(' ');
     // The version is part of what a subject measures: stress-ng's bogo-op definitions change between releases.
     subjectParams[item.subject] = {
       stressor: item.stressor,
@@ -146,51 +142,18 @@ function runParams(plan: MacroPlan): RunParams {
   };
 }
 
-function invocation(plan: MacroPlan, item: PlanItem, yamlPath: string, cwd: string): Invocation {
-  return { stressor: item.stressor, instances: item.instances, seconds: plan.req.seconds, cpuList: plan.req.cpuList, yamlPath, cwd };
+function invocation(plan: MacroPlan, item: PlanItem, yamlPath: string): Invocation {
+  return { stressor: item.stressor, instances: item.instances, seconds: plan.req.seconds, cpuList: plan.req.cpuList, yamlPath };
 }
+
+/** The YAML file of an invocation, in the target's private working directory. */
+const yamlName = (item: PlanItem): string => `round-${item.seq}.yaml`;
 
 /** The environment as stored: the host record without the (absent) probe, plus stress-ng's version. */
 function storedEnvironment(env: HostEnvironment, version: string, unclassified: string[]): Record<string, unknown> {
   const { probe: _probe, ...rest } = env;
   const stressNg = unclassified.length > 0 ? { version, unclassifiedMetrics: unclassified } : { version };
   return { ...rest, stressNg };
-}
-
-type Step = { kind: 'stored'; unclassified: string[] } | { kind: 'failed'; reason: string } | { kind: 'aborted' };
-
-/** What every invocation of one run shares. */
-interface RunContext {
-  plan: MacroPlan;
-  deps: MacroDeps;
-  runId: number;
-  abort: AbortSignal;
-  sleep: (ms: number, abort: AbortSignal) => Promise<void>;
-  workDir: string;
-}
-
-async function runItem(ctx: RunContext, item: PlanItem): Promise<Step> {
-  const { plan, deps, abort, workDir } = ctx;
-  const yamlPath = join(workDir, `round-${item.seq}.yaml`);
-  const where = `${item.subject} repeat ${item.repeat + 1}/${plan.req.repeats}`;
-  const result = await deps.executor.run(invocation(plan, item, yamlPath, workDir), abort);
-  if (result.kind === 'aborted' || abort.aborted) return { kind: 'aborted' };
-  const failure = invocationFailure(result);
-  if (failure !== null) return { kind: 'failed', reason: `${where}: ${failure}` };
-  try {
-    const metrics = readStressNgYaml(yamlPath, item.stressor);
-    if (metrics.bogoOps === 0 || metrics.bogoOpsPerSecRealTime === 0) {
-      return { kind: 'failed', reason: withStderr(`${where}: ${yamlPath}: stress-ng reported 0 bogo ops (the stressor did no work)`, result.stderr) };
-    }
-    const { round, unclassified } = macroRound(metrics, { seq: item.seq, subject: item.subject, repeat: item.repeat });
-    deps.store.addRound(ctx.runId, round);
-    return { kind: 'stored', unclassified };
-  } catch (err) {
-    if (err instanceof StressNgYamlError) return { kind: 'failed', reason: withStderr(`${where}: ${err.message}`, result.stderr) };
-    throw err;
-  } finally {
-    rmSync(yamlPath, { force: true });
-  }
 }
 
 function defaultSleep(ms: number, abort: AbortSignal): Promise<void> {
@@ -205,11 +168,39 @@ function defaultSleep(ms: number, abort: AbortSignal): Promise<void> {
   });
 }
 
+/** Progress of `item`'s phase: how long it lasts and what the plan needs after it. */
+function progressOf(plan: MacroPlan, index: number, phase: MacroProgress['phase']): MacroProgress {
+  const { items, req } = plan;
+  const left = (items.length - index - 1) * (req.seconds + req.cooldownSeconds);
+  const base = { item: items[index]!, total: items.length, repeats: req.repeats };
+  return phase === 'running'
+    ? { ...base, done: index, phase, phaseSeconds: req.seconds, secondsAfterPhase: left }
+    : { ...base, done: index + 1, phase, phaseSeconds: req.cooldownSeconds, secondsAfterPhase: left - req.cooldownSeconds };
+}
+
+/** One segment per invocation, a cool-down before each but the first. */
+function segments(plan: MacroPlan, deps: MacroDeps, session: MacroHostSession, abort: AbortSignal, sleep: NonNullable<MacroDeps['sleep']>): DriverSegment[] {
+  const cooldownMs = plan.req.cooldownSeconds * 1000;
+  return plan.items.map((item, i) => ({
+    run: 0,
+    target: deps.executor.target,
+    what: 'stress-ng',
+    job: stressNgJob(deps.executor.program, invocation(plan, item, yamlName(item))),
+    pause:
+      i > 0 && cooldownMs > 0
+        ? () => {
+            deps.onProgress?.(progressOf(plan, i - 1, 'cooldown'));
+            return sleep(cooldownMs, abort);
+          }
+        : undefined,
+    begin: () => session.start(item),
+  }));
+}
+
 /** Run the plan; every round is committed as soon as it is measured. */
 export async function runMacro(plan: MacroPlan, deps: MacroDeps): Promise<MacroResult> {
   const { store } = deps;
   const abort = deps.abort ?? new AbortController().signal;
-  const sleep = deps.sleep ?? defaultSleep;
   const runId = store.createRun({
     label: plan.req.label,
     kind: 'macro',
@@ -220,54 +211,19 @@ export async function runMacro(plan: MacroPlan, deps: MacroDeps): Promise<MacroR
     params: runParams(plan),
     environment: storedEnvironment(plan.environment, plan.stressNgVersion, []),
   });
-  const workDir = mkdtempSync(join(tmpdir(), 'hintlab-macro-'));
-  const unclassified = new Set<string>();
-  let outcome: { state: 'complete' } | { state: 'failed' | 'interrupted'; reason: string } = { state: 'complete' };
-  let storeFailure: StoreError | null = null;
-  try {
-    outcome = await runItems({ plan, deps, runId, abort, sleep, workDir }, unclassified);
-  } catch (err) {
-    if (err instanceof StoreError) storeFailure = err;
-    else outcome = { state: 'failed', reason: `cannot run stress-ng: ${(err as Error).message}` };
-  } finally {
-    rmSync(workDir, { recursive: true, force: true });
-  }
-  // disk full (or an I/O error) while storing a round: stop here, keep what was committed
-  if (storeFailure) store.abandonRun(runId, storeFailure);
-  const finalEnv = finishEnvironment(plan.environment, deps.reader);
-  store.updateEnvironment(runId, storedEnvironment(finalEnv, plan.stressNgVersion, [...unclassified]));
-  if (outcome.state !== 'complete') {
-    store.finishRun(runId, 'failed', outcome.reason);
-    return { state: outcome.state, run: store.getRun(runId), reason: outcome.reason };
-  }
-  store.finishRun(runId, 'complete');
-  return { state: 'complete', run: store.getRun(runId), warnings: finalEnv.warnings, unclassifiedMetrics: [...unclassified] };
-}
-
-async function runItems(
-  ctx: RunContext,
-  unclassified: Set<string>,
-): Promise<{ state: 'complete' } | { state: 'failed' | 'interrupted'; reason: string }> {
-  const { plan, deps, abort } = ctx;
-  const { items, req } = plan;
-  const perItem = req.seconds + req.cooldownSeconds;
-  const interrupted = (item: PlanItem, done: number) => ({
-    state: 'interrupted' as const,
-    reason: `interrupted during ${item.subject} repeat ${item.repeat + 1}/${req.repeats}; ${done} of ${items.length} rounds stored, the run is incomplete`,
+  const session = new MacroHostSession({ store, runId, items: plan.items, repeats: plan.req.repeats, seconds: plan.req.seconds, abort, yamlPath: yamlName });
+  let finalEnv = plan.environment;
+  const result = await drive({
+    store,
+    abort,
+    runs: [{ open: () => ({ runId, session }), finalEnvironment: () => storedEnvironment((finalEnv = finishEnvironment(plan.environment, deps.reader)), plan.stressNgVersion, [...session.unclassified]) }],
+    segments: segments(plan, deps, session, abort, deps.sleep ?? defaultSleep),
+    stopOnFailure: true,
+    together: true,
+    interruptedBefore: (i) => session.interrupted(plan.items[i]!),
+    onSegmentStart: (i) => deps.onProgress?.(progressOf(plan, i, 'running')),
   });
-  for (const [done, item] of items.entries()) {
-    if (abort.aborted) return interrupted(item, done);
-    const left = items.length - done - 1;
-    const progress = { item, done, total: items.length, repeats: req.repeats };
-    deps.onProgress?.({ ...progress, phase: 'running', phaseSeconds: req.seconds, secondsAfterPhase: left * perItem });
-    const step = await runItem(ctx, item);
-    if (step.kind === 'aborted') return interrupted(item, done);
-    if (step.kind === 'failed') return { state: 'failed', reason: step.reason };
-    for (const name of step.unclassified) unclassified.add(name);
-    if (left > 0 && req.cooldownSeconds > 0) {
-      deps.onProgress?.({ ...progress, done: done + 1, phase: 'cooldown', phaseSeconds: req.cooldownSeconds, secondsAfterPhase: left * perItem - req.cooldownSeconds });
-      await ctx.sleep(req.cooldownSeconds * 1000, abort);
-    }
-  }
-  return { state: 'complete' };
+  const run = store.getRun(runId);
+  if (result.stop?.kind === 'failed') return { state: result.interrupted ? 'interrupted' : 'failed', run, reason: result.stop.reason };
+  return { state: 'complete', run, warnings: finalEnv.warnings, unclassifiedMetrics: [...session.unclassified] };
 }

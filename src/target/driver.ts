@@ -54,6 +54,8 @@ export interface DriverSegment {
   /** What runs, for messages: `the probe`, `stress-ng`. */
   what: string;
   job: TargetJob;
+  /** A wait before the segment (macro's cool-down), which ends early on abort; the abort is checked after it. */
+  pause?(): Promise<void>;
   /** Before the job starts (the session's share of rounds, switched files); a throw fails the segment with its message. */
   begin?(opened: OpenedRun): void;
   /** After the job ended, before its outcome counts: record what it saw (the guest's kernel, boot seconds). */
@@ -89,10 +91,11 @@ export interface DriveSpec {
    */
   together: boolean;
   /**
-   * An abort between two segments fails the next segment with this reason
-   * (a signal there reaches no job); without it the drive just stops.
+   * An abort between two segments fails the next segment (its index given)
+   * with this reason, since a signal there reaches no job; without it the
+   * drive just stops.
    */
-  interruptedBefore?: string;
+  interruptedBefore?: (segment: number) => string;
   /** Why a run with no failure of its own ends failed when the drive stopped (default: the stop's reason). */
   stoppedReason?(stop: DriveStop, run: number): string;
   onSegmentStart?(index: number): void;
@@ -191,6 +194,7 @@ export async function drive(spec: DriveSpec): Promise<DriveResult> {
   const results: SegmentResult[] = [];
   let stop: DriveStop | null = null;
   for (const [index, seg] of spec.segments.entries()) {
+    await seg.pause?.();
     if (spec.abort.aborted) {
       stop = interruption(spec, runs, seg, index);
       break;
@@ -216,8 +220,9 @@ export async function drive(spec: DriveSpec): Promise<DriveResult> {
 function interruption(spec: DriveSpec, runs: Runs, seg: DriverSegment, index: number): DriveStop {
   if (spec.interruptedBefore === undefined) return { kind: 'interrupted', done: index, total: spec.segments.length };
   const opened = runs.open(seg.run);
-  runs.finish(seg.run, 'failed', spec.interruptedBefore);
-  return { kind: 'failed', segment: index, run: seg.run, runId: opened.runId, reason: spec.interruptedBefore };
+  const reason = spec.interruptedBefore(index);
+  runs.finish(seg.run, 'failed', reason);
+  return { kind: 'failed', segment: index, run: seg.run, runId: opened.runId, reason };
 }
 
 /** Finish what is still open: complete after a full drive, else failed with why the drive stopped. */

@@ -22,15 +22,15 @@ export interface ScriptedTarget extends Target {
   readonly jobs: TargetJob[];
 }
 
-export function scriptedTarget(script: (job: TargetJob, call: number) => ScriptedJob, kind: Target['kind'] = 'host'): ScriptedTarget {
+export function scriptedTarget(script: (job: TargetJob, call: number, abort: AbortSignal) => ScriptedJob, kind: Target['kind'] = 'host'): ScriptedTarget {
   const jobs: TargetJob[] = [];
   return {
     kind,
     name: 'scripted target',
     jobs,
-    async run(job, onLine): Promise<TargetExit> {
+    async run(job, onLine, abort): Promise<TargetExit> {
       jobs.push(job);
-      const s = script(job, jobs.length - 1);
+      const s = script(job, jobs.length - 1, abort);
       const lines = s.lines.map((l) => (l.startsWith('@hl1 ') ? frameLine(l) : l));
       for (const l of lines) onLine(l);
       const collected = new Map<string, Buffer>();

@@ -10,10 +10,11 @@
  * it ends or hintlab dies.
  *
  * Stopping: on abort or timeout the job gets SIGINT, so it can stop
- * cleanly; a job still running after the grace period is killed. A job that
- * exits by itself after SIGINT reports its own exit (the probe's
- * `interrupted` line and status say what happened); only a job that had to
- * be killed ends as `aborted` or `timeout`.
+ * cleanly (stress-ng removes its temporary files, the probe restores the
+ * task); a job still running after the grace period is killed. A job that
+ * exits by itself after an abort's SIGINT reports its own exit (the probe's
+ * `interrupted` line and status say what happened); only one that had to be
+ * killed ends as `aborted`. A job past its timeout ends as `timeout`.
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,7 +31,8 @@ import type { Target, TargetEnd, TargetExit, TargetJob } from './target.ts';
 /** After SIGINT, how long a job gets to stop before it is killed. */
 const KILL_GRACE_MS = 5000;
 const OUTPUT_TAIL = 25;
-const STDERR_TAIL = 20;
+/** stderr lines kept: the probe's last few go into a one-line reason; stress-ng's error lines are picked out of more. */
+const STDERR_TAIL = { probe: 20, program: 200 };
 
 /** A child as the host target drives it: plain (the probe) or under the supervisor. */
 interface Child {
@@ -84,6 +86,8 @@ function runChild(child: Child, job: TargetJob, argv: string[], onLine: (l: stri
   let killTimer: NodeJS.Timeout | undefined;
   const halt = (why: TargetEnd): void => {
     if (forced || killTimer) return;
+    // a timed-out job's output is never a complete result, however it ends; an aborted one may stop by itself
+    if (why.kind === 'timeout') forced = why;
     child.signal('SIGINT');
     killTimer = setTimeout(() => {
       forced = why;
@@ -99,7 +103,8 @@ function runChild(child: Child, job: TargetJob, argv: string[], onLine: (l: stri
     tail(outputTail, l, OUTPUT_TAIL);
     onLine(l);
   });
-  createInterface({ input: child.stderr }).on('line', (l) => tail(stderrTail, l, STDERR_TAIL));
+  const stderrMax = job.program === 'probe' ? STDERR_TAIL.probe : STDERR_TAIL.program;
+  createInterface({ input: child.stderr }).on('line', (l) => tail(stderrTail, l, stderrMax));
   const cleanup = (): void => {
     abort.removeEventListener('abort', onAbort);
     clearTimeout(timeout);
@@ -121,8 +126,8 @@ function runChild(child: Child, job: TargetJob, argv: string[], onLine: (l: stri
 }
 
 export interface HostTargetOptions {
-  /** The probe build `program: 'probe'` runs (the dynamic one). */
-  probe: Pick<ProbeBuild, 'path'>;
+  /** The probe build `program: 'probe'` runs (the dynamic one); a target without one runs other programs only. */
+  probe?: Pick<ProbeBuild, 'path'>;
   reader?: SysReader;
   /** After SIGINT, how long a job gets to stop before it is killed (default 5 s). */
   killGraceMs?: number;
@@ -138,7 +143,8 @@ export function hostTarget(opts: HostTargetOptions): Target {
       try {
         writeFiles(dir, job);
         const probe = job.program === 'probe';
-        const argv = [probe ? opts.probe.path : (job.program as { path: string }).path, ...job.args];
+        if (probe && !opts.probe) throw new Error('this host target was given no probe build');
+        const argv = [job.program === 'probe' ? opts.probe!.path : job.program.path, ...job.args];
         const child: Child = probe ? plainChild(argv, dir) : spawnSupervised(argv, { cwd: dir });
         const exit = await runChild(child, job, argv, onLine, abort, opts.killGraceMs ?? KILL_GRACE_MS);
         return { ...exit, collected: collectFiles(dir, job) };

@@ -31,7 +31,7 @@ export const guestLogPath = (seq: number): string => `${GUEST_OUT_DIR}/round-${s
 
 /** The stress-ng arguments of one planned invocation in the guest (no --taskset: the guest's CPUs are all its own). */
 export function guestStressNgArgs(item: PlanItem, seconds: number): string[] {
-  return stressNgArgs({ stressor: item.stressor, instances: item.instances, seconds, cpuList: null, yamlPath: guestYamlPath(item.seq), cwd: '/tmp' });
+  return stressNgArgs({ stressor: item.stressor, instances: item.instances, seconds, cpuList: null, yamlPath: guestYamlPath(item.seq) });
 }
 
 /** The probe's plan file: `LOGPATH PROGRAM ARG...` per invocation, in plan order. */

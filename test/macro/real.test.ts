@@ -3,13 +3,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { processExecutor } from '../../src/macro/executor.ts';
+import { processExecutor, stressNgJob } from '../../src/macro/executor.ts';
 import { invocationFailure } from '../../src/macro/failure.ts';
 import { prepareMacro, runMacro } from '../../src/macro/runner.ts';
+import { invocationResult } from '../../src/macro/session.ts';
 import { Store } from '../../src/store/store.ts';
 import { requireAll, requireTool } from '../helpers/tools.ts';
 
@@ -49,31 +47,25 @@ test('a real stress-ng run of yield, 1 instance, 1 s x 2 repeats, stores two con
 });
 
 test('stress-ng refusing a CPU outside its range fails with its own message', { skip }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'hintlab-real-'));
-  try {
-    const res = await processExecutor().run(
-      { stressor: 'yield', instances: 1, seconds: 1, cpuList: '4095', yamlPath: join(dir, 'x.yaml'), cwd: dir },
-      new AbortController().signal,
-    );
-    assert.match(invocationFailure(res) ?? '', /^stress-ng exited with status 1 \(error: bad options.*\); stress-ng said:\n  taskset: invalid range, 4095 is not allowed/);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const stressNg = processExecutor();
+  const exit = await stressNg.target.run(
+    stressNgJob(stressNg.program, { stressor: 'yield', instances: 1, seconds: 1, cpuList: '4095', yamlPath: 'x.yaml' }),
+    () => {},
+    new AbortController().signal,
+  );
+  assert.match(invocationFailure(invocationResult(exit, 1)) ?? '', /^stress-ng exited with status 1 \(error: bad options.*\); stress-ng said:\n  taskset: invalid range, 4095 is not allowed/);
 });
 
 test('aborting a real stress-ng stops its whole process group quickly', { skip }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'hintlab-real-'));
   const before = stressNgPids();
   const abort = new AbortController();
   const started = Date.now();
   setTimeout(() => abort.abort(), 500);
-  try {
-    const res = await processExecutor().run({ stressor: 'yield', instances: 2, seconds: 30, cpuList: null, yamlPath: join(dir, 'x.yaml'), cwd: dir }, abort.signal);
-    assert.equal(res.kind, 'aborted');
-    assert.ok(Date.now() - started < 10_000);
-    // Neither stress-ng nor any stressor process it forked survives.
-    assert.deepEqual(stressNgPids().filter((p) => !before.includes(p)), []);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const stressNg = processExecutor();
+  const exit = await stressNg.target.run(stressNgJob(stressNg.program, { stressor: 'yield', instances: 2, seconds: 30, cpuList: null, yamlPath: 'x.yaml' }), () => {}, abort.signal);
+  // stress-ng stops its stressors on SIGINT and exits by itself; the run counts it as interrupted either way
+  assert.ok(exit.end.kind === 'exited' || exit.end.kind === 'aborted', JSON.stringify(exit.end));
+  assert.ok(Date.now() - started < 10_000);
+  // Neither stress-ng nor any stressor process it forked survives.
+  assert.deepEqual(stressNgPids().filter((p) => !before.includes(p)), []);
 });

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { fakeExecutor, standardFields, stressNgYamlText, type FakeStep } from '../../src/macro/fake.ts';
 import type { Invocation } from '../../src/macro/executor.ts';
@@ -93,7 +92,8 @@ test('every invocation is stored as one round with its exact bogo-ops/s, interle
   assert.deepEqual(executor.calls.map((c) => [c.stressor, c.instances, c.seconds, c.cpuList]), [
     ['fifo', 1, 2, null], ['yield', 1, 2, null], ['fifo', 1, 2, null], ['yield', 1, 2, null],
   ]);
-  assert.equal(existsSync(executor.calls[0]!.cwd), false, 'the working directory is removed');
+  // each invocation writes its YAML in the target's private directory, collected back by name
+  assert.deepEqual(executor.calls.map((c) => c.yamlPath), ['round-0.yaml', 'round-1.yaml', 'round-2.yaml', 'round-3.yaml']);
 });
 
 test('the run records stress-ng version, subject parameters and no probe', async () => {
@@ -147,7 +147,7 @@ test('a round with zero bogo ops is a failure, not a measurement', async () => {
   const executor = scripted((inv, call) => (call === 0 ? ok(inv, 0) : null));
   const { result } = await run(request(), executor);
   assert.equal(result.state, 'failed');
-  assert.match(result.run.error!, /^fifo@1 repeat 1\/2: \S+round-0\.yaml: stress-ng reported 0 bogo ops \(the stressor did no work\); stress-ng said:\n  stress-ng: info: .*successful run completed/);
+  assert.match(result.run.error!, /^fifo@1 repeat 1\/2: round-0\.yaml: stress-ng reported 0 bogo ops \(the stressor did no work\); stress-ng said:\n  stress-ng: info: .*successful run completed/);
   assert.equal(result.run.rounds.length, 0);
 });
 

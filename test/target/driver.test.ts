@@ -83,7 +83,7 @@ test('runs are created when their first segment starts, never for segments that 
 
 test('an abort between segments with interruptedBefore fails the next segment with that reason', async () => {
   const ctl = new AbortController();
-  const { store, spec, target } = setup(['ok', 'ok', 'ok', 'ok'], { abort: ctl.signal, interruptedBefore: 'interrupted before the next job' });
+  const { store, spec, target } = setup(['ok', 'ok', 'ok', 'ok'], { abort: ctl.signal, interruptedBefore: () => 'interrupted before the next job' });
   spec.onSegmentEnd = (r) => r.index === 1 && ctl.abort();
   const result = await drive(spec);
   assert.equal(target.jobs.length, 2);
