@@ -4,6 +4,7 @@ import { buildProbe, type ProbeBuild } from '../bench/build.ts';
 import { PROFILES, type ProfileInfo, selectProfiles } from '../bench/profiles.ts';
 import { BenchRequestError, runBench, type BenchDeps, type BenchRequest } from '../bench/runner.ts';
 import { interleavedRequest, isInterleaved, measureInterleaved } from './bench-interleave.ts';
+import type { BenchOptions } from './bench-options.ts';
 import { hostTarget } from '../target/host.ts';
 import { runJson } from '../report/run-export.ts';
 import { runHeadline, runTable } from '../report/run-table.ts';
@@ -15,23 +16,6 @@ import { collect, intOption, labelOption } from './options.ts';
 import { interruptible } from './interrupt.ts';
 import { type Progress, progressBar } from './progress.ts';
 
-export interface BenchOptions {
-  profile: string[];
-  ops?: number;
-  warmups: number;
-  rounds: number;
-  processes: number;
-  cpu?: number;
-  label?: string;
-  db?: string;
-  json?: boolean;
-  list?: boolean;
-  injectSeccomp?: number;
-  labelB?: string;
-  injectSeccompB?: number;
-  switchFile: string[];
-  switchFileA: string[];
-}
 
 /**
  * The kernel refuses a classic BPF program longer than BPF_MAXINSNS (4096)
