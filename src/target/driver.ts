@@ -127,11 +127,11 @@ async function runSegment(spec: DriveSpec, runs: Runs, seg: DriverSegment, index
   } catch (err) {
     outcome = { state: 'failed', reason: `cannot run ${seg.what}: ${(err as Error).message}` };
   }
-  if (session.storeFailure) abandon(spec, runs, opened, session.storeFailure);
+  if (session.storeFailure) abandon(spec, runs, index, opened, session.storeFailure);
   seg.ended?.(opened, exit);
   outcome ??= session.outcome(exit!);
   // a session that stores what it read at the end (vm --macro's files) can fail there too
-  if (session.storeFailure) abandon(spec, runs, opened, session.storeFailure);
+  if (session.storeFailure) abandon(spec, runs, index, opened, session.storeFailure);
   return { index, runId, outcome, exit };
 }
 
@@ -167,10 +167,10 @@ class Runs {
  * database still takes it, then end this run the way Store.abandonRun does
  * (it throws the StoreError naming the round, the run and the file system).
  */
-function abandon(spec: DriveSpec, runs: Runs, broken: OpenedRun, failure: StoreError): never {
+function abandon(spec: DriveSpec, runs: Runs, segment: number, broken: OpenedRun, failure: StoreError): never {
   const run = runs.opened.indexOf(broken);
+  const stop: DriveStop = { kind: 'failed', segment, run, runId: broken.runId, reason: 'a round could not be stored' };
   for (const other of runs.unfinished().filter((i) => i !== run)) {
-    const stop: DriveStop = { kind: 'failed', segment: -1, run, runId: broken.runId, reason: 'a round could not be stored' };
     try {
       runs.finish(other, 'failed', spec.stoppedReason?.(stop, other) ?? stop.reason);
     } catch (err) {

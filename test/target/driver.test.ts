@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Store, type StoreError } from '../../src/store/store.ts';
+import { Store, StoreError } from '../../src/store/store.ts';
 import { drive, type DriveSpec, type LineSession, type SessionOutcome } from '../../src/target/driver.ts';
 import { scriptedTarget } from '../../src/target/fake.ts';
 import type { TargetExit } from '../../src/target/target.ts';
@@ -13,10 +13,15 @@ import type { TargetExit } from '../../src/target/target.ts';
 /** Counts lines; a segment is complete when its job printed `ok` and exited 0. */
 class CountingSession implements LineSession {
   lines: string[] = [];
-  readonly stopped = new AbortController().signal;
-  readonly storeFailure: StoreError | null = null;
+  private readonly stop = new AbortController();
+  readonly stopped = this.stop.signal;
+  storeFailure: StoreError | null = null;
+  /** A line `full` is a round the store could not take. */
   feed(line: string): void {
     this.lines.push(line);
+    if (line !== 'full') return;
+    this.storeFailure = new StoreError('/tmp/h.db', Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }), 'storing round 3 of run #1');
+    this.stop.abort();
   }
   outcome(exit: TargetExit): SessionOutcome {
     const ok = exit.end.kind === 'exited' && exit.end.code === 0 && this.lines.at(-1) === 'ok';
@@ -107,4 +112,11 @@ test('a run whose segments all completed is complete, with its final environment
   await drive(spec);
   assert.deepEqual(statuses(store), [['r0', 'complete', null]]);
   assert.deepEqual(store.getRun(1).environment.load, [0.1, 0.2, 0.3]);
+});
+
+test('a round the store could not take: the partners are marked failed, then the run is abandoned with the store error', async () => {
+  const { store, spec } = setup(['ok', 'ok', 'full', 'ok'], { stoppedReason: (s) => `partner stopped at segment ${s.kind === 'failed' ? s.segment : -1}: ${s.kind === 'failed' ? s.reason : ''}` });
+  await assert.rejects(drive(spec), (err: unknown) => err instanceof StoreError && /run #1 \(r0\) keeps its 0 committed measured rounds and is marked failed/.test(err.message));
+  assert.deepEqual(statuses(store).map(([label, status]) => [label, status]), [['r0', 'failed'], ['r1', 'failed']]);
+  assert.equal(statuses(store)[1]![2], 'partner stopped at segment 2: a round could not be stored');
 });
