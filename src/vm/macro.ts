@@ -5,7 +5,8 @@
  * stress-ng with every library it links; each boot is stored as a run of
  * kind 'vm' whose subjects are `stressor@instances`, so
  * `hintlab compare vm-A-1 vm-B-1 vm-A-2` compares kernels on macro
- * workloads exactly as it does on host macro runs.
+ * workloads exactly as it does on host macro runs. Each boot is one
+ * segment of the run driver on its kernel's guest target.
  *
  * Under TCG the guest's second is emulated time, so rounds are in
  * 'emulated-bogo-ops/s'; under KVM they are real 'bogo-ops/s'.

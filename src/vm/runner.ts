@@ -2,6 +2,8 @@
  * `hintlab vm`: boot each kernel of the order in turn (A, B, A, ...), run
  * the probe as the guest's /init, and store every boot as its own run of
  * kind 'vm', so `hintlab compare vm-A-1 vm-B-1 vm-A-2` works unchanged.
+ * Each boot is one segment of the run driver (src/target/driver.ts) on the
+ * qemu guest target of its kernel (src/target/guest.ts).
  *
  * Invariant: a boot that did not end with every requested round (panic,
  * timeout, garbage, probe error, Ctrl-C) is stored as a failed run whose
