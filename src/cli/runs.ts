@@ -8,7 +8,7 @@ import { databaseFiles, dbPathFrom, defaultDbPath } from '../store/path.ts';
 import { RunNotFoundError, Store } from '../store/store.ts';
 import { writeFileSafely } from '../write-file.ts';
 import { type CliIO, UserError } from './io.ts';
-import { alignColumns } from '../columns.ts';
+import { alignColumns } from '../format/columns.ts';
 
 /** `runs` and `export` only read: a missing database is reported, never created. */
 function openStore(db: string | undefined, io: CliIO): Store {

@@ -7,8 +7,9 @@ import type { Known, Run, RunWithRounds } from '../model.ts';
 import { measuredValues } from '../model.ts';
 import { cvPct, isSample, max, mean, median, min, stdev } from '../stats/descriptive.ts';
 import { vmFieldSide } from '../vm/environment.ts';
-import { formatNumber, formatPct } from './units.ts';
-import { alignColumns } from '../columns.ts';
+import { formatNumber } from '../format/numbers.ts';
+import { formatColumnPct } from '../format/percent.ts';
+import { alignColumns } from '../format/columns.ts';
 
 export interface SubjectSummary {
   subject: string;
@@ -57,7 +58,7 @@ export function runTable(run: RunWithRounds): string {
     formatNumber(s.mean),
     formatNumber(s.median),
     formatNumber(s.stdev),
-    formatPct(s.cvPct),
+    formatColumnPct(s.cvPct),
     formatNumber(s.min),
     formatNumber(s.max),
     `${s.rounds} x ${s.ops}`,
