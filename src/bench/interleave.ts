@@ -10,7 +10,8 @@
  * returns or throws (and a watchdog restores it if the process dies).
  */
 import { invocationExtra, type RunWithRounds } from '../model.ts';
-import { collectEnvironment, finishEnvironment, type EnvWarning, type HostEnvironment } from './environment.ts';
+import { collectEnvironment, finishEnvironment } from '../environment/host.ts';
+import type { EnvWarning, HostEnvironment } from '../environment/record.ts';
 import { BenchRequestError, planCpus, probeArgs, probeRunShape, runParams, splitRounds, type BenchDeps, type BenchRequest, type CpuPlan } from './runner.ts';
 import { startProbeRun, type ProbeSession, type SessionOutcome } from './session.ts';
 import { FileSwitches, type FileSwitchSpec, type PreparedSwitch } from './switch-file.ts';

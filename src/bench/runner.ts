@@ -5,7 +5,9 @@
 import { invocationExtra, type RunInvocation, type RunParams, type RunWithRounds } from '../model.ts';
 import type { Store } from '../store/store.ts';
 import type { ProbeBuild } from './build.ts';
-import { collectEnvironment, finishEnvironment, parseCpuList, type EnvWarning, type HostEnvironment, type SysReader } from './environment.ts';
+import { collectEnvironment, finishEnvironment, parseCpuList } from '../environment/host.ts';
+import type { SysReader } from '../environment/reader.ts';
+import type { EnvWarning, HostEnvironment } from '../environment/record.ts';
 import type { ProbeExecutor } from './executor.ts';
 import type { ProfileInfo } from './profiles.ts';
 import { startProbeRun, type ProbeRunShape, type SessionOutcome } from './session.ts';

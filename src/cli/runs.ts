@@ -1,4 +1,5 @@
 /** `hintlab runs` and `hintlab export`: what is stored, and raw rounds out. */
+import { readEnvironment } from '../environment/read.ts';
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { Run } from '../model.ts';
@@ -26,7 +27,7 @@ export function resolveRunRef(store: Store, ref: string) {
 }
 
 function listLine(run: Run, counts: Map<string, number>): string[] {
-  const env = run.environment as { kernel?: { release?: { known: boolean; value?: string } } };
+  const env = readEnvironment(run);
   const kernel = env.kernel?.release?.known ? (env.kernel.release.value ?? '?') : 'unknown';
   const rounds = [...counts.values()];
   const min = rounds.length ? Math.min(...rounds) : 0;

@@ -17,7 +17,7 @@ import { parseStressNgVersion, parseStressorList, selectStressors, type Unavaila
 import { invocationExtra, type RunInvocation, type RunParams, type Unit } from '../model.ts';
 import { StoreError } from '../store/store.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
-import { guestKernel, vmEnvironment } from './environment.ts';
+import { guestKernel, vmEnvironment } from '../environment/guest.ts';
 import type { CpioEntry } from './initramfs.ts';
 import type { VmKernel } from './kernels.ts';
 import { guestPlanText, guestRounds, guestStressNgArgs, GUEST_PLAN, MACRO_PROBE_ARGS, MacroGuestSession } from './macro-session.ts';

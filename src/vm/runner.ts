@@ -20,7 +20,8 @@ import { type ProbeSession, type SessionOutcome, startProbeRun } from '../bench/
 import { invocationExtra, type RunInvocation, type RunParams, type Unit } from '../model.ts';
 import type { Store } from '../store/store.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
-import { guestKernel, vmEnvironment, type VmEnvironment } from './environment.ts';
+import { guestKernel, vmEnvironment } from '../environment/guest.ts';
+import type { GuestEnvironment } from '../environment/record.ts';
 import { probeInitramfs, type CpioEntry } from './initramfs.ts';
 import type { VmKernel } from './kernels.ts';
 import { BASE_APPEND, qemuCommand, type Accel, type BootResult, type VmLauncher } from './qemu.ts';
@@ -200,12 +201,12 @@ export async function trialBoot(req: Pick<VmRequest, 'kernels' | 'steps'>, deps:
 interface OpenRun {
   runId: number;
   session: ProbeSession;
-  env: VmEnvironment;
+  env: GuestEnvironment;
   bootSeconds: number[];
 }
 
 function openRun(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel): OpenRun {
-  const env: VmEnvironment = vmEnvironment({
+  const env: GuestEnvironment = vmEnvironment({
     probe: deps.probe,
     kernel: step.kernel,
     append: BASE_APPEND,
