@@ -4,7 +4,7 @@ import { BenchRequestError, splitRounds, type BenchDeps } from '../bench/runner.
 import { SwitchError, type FileSwitchSpec } from '../bench/switch-file.ts';
 import { runJson } from '../report/run-export.ts';
 import { runHeadline, runTable } from '../report/run-table.ts';
-import type { BenchOptions } from './bench.ts';
+import type { BenchOptions } from './bench-options.ts';
 import { type CliIO, UserError } from './io.ts';
 import type { Progress } from './progress.ts';
 

@@ -5,6 +5,7 @@ import { processExecutor, type ProbeExecutor } from '../bench/executor.ts';
 import { PROFILES, type ProfileInfo, selectProfiles } from '../bench/profiles.ts';
 import { BenchRequestError, runBench, type BenchDeps, type BenchRequest } from '../bench/runner.ts';
 import { interleavedRequest, isInterleaved, measureInterleaved } from './bench-interleave.ts';
+import type { BenchOptions } from './bench-options.ts';
 import { runJson } from '../report/run-export.ts';
 import { runHeadline, runTable } from '../report/run-table.ts';
 import { dbPathFrom } from '../store/path.ts';
@@ -14,24 +15,6 @@ import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
 import { collect, intOption, labelOption } from './options.ts';
 import { interruptible } from './interrupt.ts';
 import { type Progress, progressBar } from './progress.ts';
-
-export interface BenchOptions {
-  profile: string[];
-  ops?: number;
-  warmups: number;
-  rounds: number;
-  processes: number;
-  cpu?: number;
-  label?: string;
-  db?: string;
-  json?: boolean;
-  list?: boolean;
-  injectSeccomp?: number;
-  labelB?: string;
-  injectSeccompB?: number;
-  switchFile: string[];
-  switchFileA: string[];
-}
 
 /**
  * The kernel refuses a classic BPF program longer than BPF_MAXINSNS (4096)
