@@ -19,6 +19,7 @@
  * --reset-gcov writes DIR/reset first, so counts come from the workload
  * only and not from the boot.
  */
+#include "emit.h"
 #include "probe.h"
 
 #include <dirent.h>

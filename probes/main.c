@@ -10,13 +10,13 @@
  * As PID 1 (inside a VM initramfs) arguments come from /hintlab.args, one
  * per line, and the guest is rebooted (qemu -no-reboot then exits) at the end.
  */
+#include "emit.h"
 #include "probe.h"
 #include "sched_attr.h"
 
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +33,17 @@
 extern const struct profile sched_profiles[], io_profiles[], thread_profiles[];
 extern const size_t n_sched_profiles, n_io_profiles, n_thread_profiles;
 
+/* every profile table, in --list order; a new table is one more line here */
+static const struct {
+	const struct profile *list;
+	const size_t *n;
+} profile_tables[] = {
+	{ sched_profiles, &n_sched_profiles },
+	{ io_profiles, &n_io_profiles },
+	{ thread_profiles, &n_thread_profiles },
+};
+#define N_PROFILE_TABLES (sizeof(profile_tables) / sizeof(profile_tables[0]))
+
 int seccomp_inject(int instructions);
 int restore_init_state(void);
 int save_init_state(void);
@@ -43,66 +54,12 @@ int run_plan(const char *file);
 int files_dump(const char *dir);
 void mount_for_programs(void);
 
-volatile int stop_requested;
-
 #define MAX_SELECTED 64
 static const struct profile *selected[MAX_SELECTED];
 static long selected_ops[MAX_SELECTED]; /* per-profile --profile NAME:OPS, 0 = --ops */
 static size_t n_selected;
 
-/* ---- framed output ---- */
-
-const char *esc(const char *s)
-{
-	static char buf[4][1024];
-	static int slot;
-	char *out = buf[slot++ & 3];
-	size_t o = 0;
-	for (; *s && o + 4 < sizeof(buf[0]); s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c <= ' ' || c == '%' || c == '#' || c == '=' || c >= 0x7f)
-			o += (size_t)snprintf(out + o, 4, "%%%02X", c);
-		else
-			out[o++] = (char)c;
-	}
-	out[o] = 0;
-	return out;
-}
-
-void emit(const char *type, const char *fmt, ...)
-{
-	char line[2048];
-	int n = snprintf(line, sizeof(line), "@hl1 %s", type);
-	if (fmt && *fmt) {
-		line[n++] = ' ';
-		va_list ap;
-		va_start(ap, fmt);
-		n += vsnprintf(line + n, sizeof(line) - (size_t)n - 16, fmt, ap);
-		va_end(ap);
-	}
-	uint32_t crc = crc32_update(0, line, (size_t)n);
-	snprintf(line + n, sizeof(line) - (size_t)n, " #%08x\n", crc);
-	/* one write per line: lines from a dying probe are whole or absent */
-	ssize_t left = (ssize_t)strlen(line);
-	const char *p = line;
-	while (left > 0) {
-		ssize_t w = write(1, p, (size_t)left);
-		if (w <= 0)
-			break;
-		p += w;
-		left -= w;
-	}
-}
-
-/* ---- pinning and state ---- */
-
-int pin_thread_to(int cpu)
-{
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
+/* ---- state checks (pinning: state.c) ---- */
 
 static int check_state(const struct probe_ctx *ctx, const char **what)
 {
@@ -134,12 +91,10 @@ static int check_state(const struct probe_ctx *ctx, const char **what)
 
 static const struct profile *find_profile(const char *name)
 {
-	const struct profile *tables[] = { sched_profiles, io_profiles, thread_profiles };
-	size_t sizes[] = { n_sched_profiles, n_io_profiles, n_thread_profiles };
-	for (size_t t = 0; t < 3; t++)
-		for (size_t i = 0; i < sizes[t]; i++)
-			if (strcmp(tables[t][i].name, name) == 0)
-				return &tables[t][i];
+	for (size_t t = 0; t < N_PROFILE_TABLES; t++)
+		for (size_t i = 0; i < *profile_tables[t].n; i++)
+			if (strcmp(profile_tables[t].list[i].name, name) == 0)
+				return &profile_tables[t].list[i];
 	return NULL;
 }
 
@@ -158,11 +113,9 @@ static void prepared_params(const struct profile *p, char *buf, size_t len)
 
 static void list_profiles(void)
 {
-	const struct profile *tables[] = { sched_profiles, io_profiles, thread_profiles };
-	size_t sizes[] = { n_sched_profiles, n_io_profiles, n_thread_profiles };
-	for (size_t t = 0; t < 3; t++)
-		for (size_t i = 0; i < sizes[t]; i++) {
-			const struct profile *p = &tables[t][i];
+	for (size_t t = 0; t < N_PROFILE_TABLES; t++)
+		for (size_t i = 0; i < *profile_tables[t].n; i++) {
+			const struct profile *p = &profile_tables[t].list[i];
 			emit("profile", "name=%s call=%s cpus=%d params=%s description=%s", esc(p->name), esc(p->call),
 			     p->needs_two_cpus ? 2 : 1, esc(p->params), esc(p->description));
 		}

@@ -9,6 +9,7 @@
  * add rounds the host throws away. `hintlab vm --macro` runs stress-ng
  * this way and fetches the YAML and log files with --dump-files.
  */
+#include "emit.h"
 #include "probe.h"
 
 #include <fcntl.h>

@@ -1,9 +1,8 @@
 /*
  * hintlab-probe: times syscalls in pinned, validated tight loops.
  *
- * Output is a stream of framed lines (see docs/probe-protocol.md):
- *   @hl1 <type> key=value ... #<crc32 of everything before " #", 8 hex>
- * so a reader on a noisy serial console can tell a whole line from garbage.
+ * Output is a stream of framed lines (emit.h, docs/probe-protocol.md) so a
+ * reader on a noisy serial console can tell a whole line from garbage.
  */
 #ifndef HINTLAB_PROBE_H
 #define HINTLAB_PROBE_H
@@ -47,15 +46,7 @@ struct profile {
 	void (*describe)(char *buf, size_t len);
 };
 
-extern const struct profile profiles[];
-extern const size_t n_profiles;
-
 uint32_t crc32_update(uint32_t crc, const void *buf, size_t len);
-
-/* emit one framed line; fields is "key=value key=value" (already escaped) */
-void emit(const char *type, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* percent-escape spaces, '%', '#', '=' and control characters */
-const char *esc(const char *s);
 
 int pin_thread_to(int cpu);
 
@@ -70,7 +61,5 @@ static inline int fail_at(long *failed_at, long i, long result)
 		errno = EPROTO;
 	return -1;
 }
-/* flag raised by SIGINT/SIGTERM; loops check it between rounds */
-extern volatile int stop_requested;
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * Save the task's scheduling state at start and put it back on every exit
- * path. restore_init_state() runs from a signal handler, so it uses only
+ * Pinning, and the task's scheduling state: saved at start and put back on
+ * every exit path. restore_init_state() runs from a signal handler, so it uses only
  * syscalls (async-signal-safe) and static storage.
  */
 #include "probe.h"
@@ -10,6 +10,14 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+int pin_thread_to(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
 
 static cpu_set_t saved_mask;
 static struct hl_sched_attr saved_attr;

@@ -83,7 +83,7 @@ export interface Round {
  */
 export type Known<T> = { known: true; value: T } | { known: false; reason: string };
 
-/** Free-form but typed-by-convention environment record (see src/bench/environment.ts). */
+/** An environment record as stored (JSON); read it typed with src/environment/read.ts readEnvironment. */
 export type Environment = Record<string, unknown>;
 
 /**

@@ -11,7 +11,8 @@
  */
 import { invocationExtra, type RunWithRounds } from '../model.ts';
 import { drive, type DriverSegment, type DrivenRun, type DriveStop, type OpenedRun } from '../target/driver.ts';
-import { finishEnvironment, type EnvWarning, type HostEnvironment } from './environment.ts';
+import { finishEnvironment } from '../environment/host.ts';
+import type { EnvWarning, HostEnvironment } from '../environment/record.ts';
 import { probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan } from './probe-run.ts';
 import { BenchRequestError, benchStart, INTERRUPTED_BETWEEN, type BenchDeps, type BenchRequest } from './runner.ts';
 import { startProbeRun, type ProbeSession } from './session.ts';

@@ -1,4 +1,5 @@
 /** `hintlab runs` and `hintlab export`: what is stored, and raw rounds out. */
+import { readEnvironment } from '../environment/read.ts';
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { Run } from '../model.ts';
@@ -8,7 +9,7 @@ import { databaseFiles, dbPathFrom, defaultDbPath } from '../store/path.ts';
 import { RunNotFoundError, Store } from '../store/store.ts';
 import { writeFileSafely } from '../write-file.ts';
 import { type CliIO, UserError } from './io.ts';
-import { alignColumns } from '../columns.ts';
+import { alignColumns } from '../format/columns.ts';
 
 /** `runs` and `export` only read: a missing database is reported, never created. */
 function openStore(db: string | undefined, io: CliIO): Store {
@@ -26,7 +27,7 @@ export function resolveRunRef(store: Store, ref: string) {
 }
 
 function listLine(run: Run, counts: Map<string, number>): string[] {
-  const env = run.environment as { kernel?: { release?: { known: boolean; value?: string } } };
+  const env = readEnvironment(run);
   const kernel = env.kernel?.release?.known ? (env.kernel.release.value ?? '?') : 'unknown';
   const rounds = [...counts.values()];
   const min = rounds.length ? Math.min(...rounds) : 0;

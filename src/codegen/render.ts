@@ -4,7 +4,7 @@
  * an lkml reply. Renderers return text; the CLI decides where it goes.
  */
 import type { Cell, CodegenResult, FallThroughPath, FunctionDelta } from './types.ts';
-import { alignColumns } from '../columns.ts';
+import { alignColumns } from '../format/columns.ts';
 
 type Compared = Extract<Cell, { state: 'compared' }>;
 type Moved = Extract<FunctionDelta, { class: 'layout' | 'changed' }>;

@@ -3,7 +3,8 @@
  * allowed), and the same checked environment (unless allowed). Also builds
  * the side-by-side environment table every report shows.
  */
-import type { Environment, RunWithRounds } from '../model.ts';
+import { readEnvironment, vmOf, type StoredEnvironment } from '../environment/read.ts';
+import type { RunWithRounds } from '../model.ts';
 import type { EnvironmentField, RunRole } from './types.ts';
 
 /** A comparison the data does not allow; the message names the field, both values and the way out. */
@@ -51,15 +52,6 @@ interface Shown {
   key: string;
 }
 
-function at(env: Environment, path: string): unknown {
-  let node: unknown = env;
-  for (const part of path.split('.')) {
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[part];
-  }
-  return node;
-}
-
 function plain(value: unknown): string {
   if (typeof value === 'string') return value;
   // Load averages and the like: '12.04 9.48 4.86' reads better than JSON.
@@ -80,7 +72,9 @@ function show(value: unknown, nullText: string): Shown {
 }
 
 interface FieldSpec {
+  /** The field's name in the table and in messages: its path in the record. */
   field: string;
+  get: (env: StoredEnvironment) => unknown;
   kind: EnvironmentField['kind'];
   nullText?: string;
   /** Shown even when no run recorded it. */
@@ -88,27 +82,27 @@ interface FieldSpec {
 }
 
 const ENV_FIELDS: FieldSpec[] = [
-  { field: 'hostname', kind: 'checked', always: true },
-  { field: 'cpu.model', kind: 'checked', always: true },
-  { field: 'probe.buildId', kind: 'checked' },
-  { field: 'pinnedCpu', kind: 'checked', nullText: 'not pinned', always: true },
-  { field: 'kernel.release', kind: 'expected', always: true },
-  { field: 'kernel.cmdline', kind: 'expected', always: true },
-  { field: 'injectSeccomp', kind: 'expected', nullText: 'off' },
-  { field: 'switchFiles', kind: 'expected', nullText: 'none' },
-  { field: 'vm.kernelLabel', kind: 'expected' },
-  { field: 'kernel.compiler', kind: 'info' },
-  { field: 'vm.accel', kind: 'info' },
-  { field: 'vm.icount', kind: 'info' },
-  { field: 'probe.compilerVersion', kind: 'info' },
-  { field: 'stressNg.version', kind: 'info' },
-  { field: 'cpu.governor', kind: 'info' },
-  { field: 'cpu.boost', kind: 'info' },
-  { field: 'cpu.smt', kind: 'info' },
-  { field: 'virtualization', kind: 'info' },
+  { field: 'hostname', get: (e) => e.hostname, kind: 'checked', always: true },
+  { field: 'cpu.model', get: (e) => e.cpu?.model, kind: 'checked', always: true },
+  { field: 'probe.buildId', get: (e) => e.probe?.buildId, kind: 'checked' },
+  { field: 'pinnedCpu', get: (e) => e.pinnedCpu, kind: 'checked', nullText: 'not pinned', always: true },
+  { field: 'kernel.release', get: (e) => e.kernel?.release, kind: 'expected', always: true },
+  { field: 'kernel.cmdline', get: (e) => e.kernel?.cmdline, kind: 'expected', always: true },
+  { field: 'injectSeccomp', get: (e) => e.injectSeccomp, kind: 'expected', nullText: 'off' },
+  { field: 'switchFiles', get: (e) => e.switchFiles, kind: 'expected', nullText: 'none' },
+  { field: 'vm.kernelLabel', get: (e) => vmOf(e)?.kernelLabel, kind: 'expected' },
+  { field: 'kernel.compiler', get: (e) => e.kernel?.compiler, kind: 'info' },
+  { field: 'vm.accel', get: (e) => vmOf(e)?.accel, kind: 'info' },
+  { field: 'vm.icount', get: (e) => vmOf(e)?.icount, kind: 'info' },
+  { field: 'probe.compilerVersion', get: (e) => e.probe?.compilerVersion, kind: 'info' },
+  { field: 'stressNg.version', get: (e) => e.stressNg?.version, kind: 'info' },
+  { field: 'cpu.governor', get: (e) => e.cpu?.governor, kind: 'info' },
+  { field: 'cpu.boost', get: (e) => e.cpu?.boost, kind: 'info' },
+  { field: 'cpu.smt', get: (e) => e.cpu?.smt, kind: 'info' },
+  { field: 'virtualization', get: (e) => e.virtualization, kind: 'info' },
   // Load differs from run to run; side by side it shows which run competed with other work.
-  { field: 'load.start', kind: 'info' },
-  { field: 'load.end', kind: 'info' },
+  { field: 'load.start', get: (e) => e.load?.start, kind: 'info' },
+  { field: 'load.end', get: (e) => e.load?.end, kind: 'info' },
 ];
 
 function tableRow(field: string, kind: EnvironmentField['kind'], shown: [RunRole, Shown][]): EnvironmentField {
@@ -192,7 +186,7 @@ function probeParamsRow(runs: readonly RoleRun[], subjects: readonly string[]): 
 export function environmentTable(runs: readonly RoleRun[], subjects: readonly string[]): EnvironmentField[] {
   const rows: EnvironmentField[] = [];
   for (const spec of ENV_FIELDS) {
-    const raw = runs.map(({ role, run }) => [role, at(run.environment, spec.field)] as const);
+    const raw = runs.map(({ role, run }) => [role, spec.get(readEnvironment(run))] as const);
     if (!spec.always && raw.every(([, v]) => v === undefined)) continue;
     rows.push(tableRow(spec.field, spec.kind, raw.map(([role, v]) => [role, show(v, spec.nullText ?? 'none')])));
   }

@@ -5,11 +5,12 @@
  * numbered on after the previous run's, so three single-boot runs are one
  * side of three boots.
  */
+import { readEnvironment } from '../environment/read.ts';
 import type { RunWithRounds } from '../model.ts';
 import { ComparisonRefused } from './checks.ts';
 
 function kernelOf(run: RunWithRounds): string {
-  const env = run.environment as { kernel?: { release?: { known: boolean; value?: string } } };
+  const env = readEnvironment(run);
   const label = run.params.extra['kernelLabel'];
   return `${env.kernel?.release?.known ? env.kernel.release.value : 'unknown'}${typeof label === 'string' ? ` (kernel ${label})` : ''}`;
 }

@@ -9,7 +9,7 @@
  * (Kalibera & Jones 2013, "Rigorous benchmarking in reasonable time").
  */
 import type { Known, ReplicateUnit, RunWithRounds } from '../model.ts';
-import { unitNounOf } from '../report/format.ts';
+import { unitNounOf } from '../format/units.ts';
 import type { Units } from '../stats/bootstrap.ts';
 import { type Sample, mean, variance } from '../stats/descriptive.ts';
 import type { RunToRun } from './types.ts';

@@ -15,7 +15,8 @@
  * gives `insufficient data`; never a guess.
  */
 import type { Direction } from '../model.ts';
-import { formatPct, formatPctRange, formatSpreadPct, welchClause } from './format.ts';
+import { pClause, formatP } from '../format/numbers.ts';
+import { formatChangePct, formatChangePctRange, formatSpreadPct } from '../format/percent.ts';
 import type { Design } from './design.ts';
 import type { AdjustedP, Caveat, ComparisonOptions, Contrast, Measures, Verdict, VerdictResult } from './types.ts';
 
@@ -112,7 +113,7 @@ export function judge(contrast: Contrast, counts: SideCounts, direction: Directi
   if (adjusted.kind !== 'adjusted') return insufficientData(adjusted.reason);
   if (ciPct.kind !== 'ok') return insufficientData(ciPct.reason);
   const caveats = caveatsOf(adjusted, contrast.units, options.alpha);
-  const ci = `${Math.round(ciPct.level * 100)} % CI ${formatPctRange(ciPct.low, ciPct.high, ' to ')}`;
+  const ci = `${Math.round(ciPct.level * 100)} % CI ${formatChangePctRange(ciPct.low, ciPct.high, ' to ')}`;
   const runs = contrast.runToRun.kind === 'from-a2' ? ` (B vs A+A2, run-to-run variation from A and A2: ${formatSpreadPct(contrast.runToRun.runSdPct)} per run)` : '';
   const p = `${welchClause(tested.welchPValue, adjusted)}${runs}`;
   if (!(adjusted.welchPValue < options.alpha)) {
@@ -122,7 +123,7 @@ export function judge(contrast: Contrast, counts: SideCounts, direction: Directi
   if (ciPct.low > t || ciPct.high < -t) {
     return {
       verdict: claimOf(worse(contrast.changePct, direction), measures),
-      reason: `${formatPct(contrast.changePct)} (${ci}) lies beyond the ±${t} % noise threshold, ${p}`,
+      reason: `${formatChangePct(contrast.changePct)} (${ci}) lies beyond the ±${t} % noise threshold, ${p}`,
       caveats,
     };
   }
@@ -145,7 +146,7 @@ export function withDrift(verdict: VerdictResult, change: Contrast, drift: Contr
   return {
     verdict: 'no difference proven',
     reason:
-      `B vs A is ${formatPct(change.changePct)} but the baseline drifted ${formatPct(drift.changePct)} ` +
+      `B vs A is ${formatChangePct(change.changePct)} but the baseline drifted ${formatChangePct(drift.changePct)} ` +
       `between A and A2, as large as the change itself (without A2 it would read '${verdict.verdict}')`,
     caveats: [...verdict.caveats, 'drift-as-large-as-change'],
   };
@@ -167,4 +168,15 @@ export function withDesign(verdict: VerdictResult, design: Design): VerdictResul
       `for a claim, ${design.advice}`,
     caveats: [...verdict.caveats, 'separate-runs'],
   };
+}
+
+/**
+ * 'Welch p = 0.028', followed by the corrected value when a correction
+ * applies: 'Welch p = 0.028 (Holm-adjusted over 24 subjects: 0.67)'.
+ */
+export function welchClause(rawP: number, adjusted: AdjustedP): string {
+  const raw = `Welch ${pClause(rawP)}`;
+  if (adjusted.kind !== 'adjusted' || adjusted.correction === 'none') return raw;
+  const n = adjusted.familySize;
+  return `${raw} (Holm-adjusted over ${n} subject${n === 1 ? '' : 's'}: ${formatP(adjusted.welchPValue)})`;
 }

@@ -3,8 +3,9 @@
  * the CLI decides where they go.
  */
 import type { HintsResult } from './analyze.ts';
-import { pct, type HintRow, type Verdict } from './verdict.ts';
-import { alignColumns } from '../columns.ts';
+import type { HintRow, Verdict } from './verdict.ts';
+import { formatSharePct } from '../format/percent.ts';
+import { alignColumns } from '../format/columns.ts';
 
 /**
  * JSON format version. History:
@@ -37,7 +38,7 @@ function workloadsText(row: HintRow): string {
 
 function thenText(row: HintRow): string {
   if (row.executions === null || row.thenCount === null || row.executions === 0) return '-';
-  return pct(row.thenCount / row.executions);
+  return formatSharePct(row.thenCount / row.executions);
 }
 
 function table(header: string[], body: string[][], rightAligned: Set<number>): string {
@@ -50,7 +51,7 @@ const HEADER = ['file:line', 'function', 'executions', 'then', 'proposal', 'conf
 function profilerText(row: HintRow): string {
   const c = row.profilerCheck;
   if (!c) return row.confidence === 'profiler' ? 'source' : '-';
-  return c.agreement === 'agrees' ? 'agrees' : `${c.agreement} ${pct(c.thenCount / c.executions)}`;
+  return c.agreement === 'agrees' ? 'agrees' : `${c.agreement} ${formatSharePct(c.thenCount / c.executions)}`;
 }
 
 function rowCells(row: HintRow, withProfiler = false): string[] {
@@ -77,7 +78,7 @@ export function formatTable(result: HintsResult): string {
   if (result.mode === 'static') {
     out += `Heuristic candidates (no profile): early error exits in syscall implementations\n`;
   } else {
-    out += `Proposals (then-branch in >= ${pct(bias)} or <= ${pct(1 - bias)} of >= ${result.thresholds.minHits} executions, every workload agreeing)\n`;
+    out += `Proposals (then-branch in >= ${formatSharePct(bias)} or <= ${formatSharePct(1 - bias)} of >= ${result.thresholds.minHits} executions, every workload agreeing)\n`;
   }
   const checked = result.profilerChecks;
   const header = checked ? [...HEADER, 'profiler'] : HEADER;
@@ -88,7 +89,7 @@ export function formatTable(result: HintsResult): string {
     out += contradicted.length
       ? table(
           [...HEADER, 'annotation holds'],
-          contradicted.map((r) => [...rowCells(r), r.verdict.kind === 'contradicted' ? pct(r.verdict.claimedShare) : '']),
+          contradicted.map((r) => [...rowCells(r), r.verdict.kind === 'contradicted' ? formatSharePct(r.verdict.claimedShare) : '']),
           right,
         )
       : '(none)\n';

@@ -3,6 +3,7 @@
  * propose a hint, flag a contradicted annotation, list it as skipped, or
  * stay silent (balanced, rarely run).
  */
+import { formatSharePct } from '../format/percent.ts';
 import type { Confidence, Evidence, IfSite, ProfilerCheckCounts, SkipReason, Uncounted } from './types.ts';
 
 export type Hint = 'likely' | 'unlikely';
@@ -75,7 +76,7 @@ export function checkAgainstProfiler(verdict: Verdict, checks: ProfilerCheckCoun
   const thenCount = reached.reduce((n, c) => n + c.thenCount, 0);
   const check: ProfilerCheck = { agreement, executions, thenCount, counts: reached };
   if (agreement !== 'disagrees') return { verdict, check };
-  const detail = `gcov's counts say ${hint}; the branch profiler ran the then-branch in ${pct(thenCount / executions)} of ${executions}`;
+  const detail = `gcov's counts say ${hint}; the branch profiler ran the then-branch in ${formatSharePct(thenCount / executions)} of ${executions}`;
   return { verdict: { kind: 'skip', reason: 'profiler-disagrees', detail }, check };
 }
 
@@ -132,7 +133,7 @@ export function decide(site: IfSite, evidence: Evidence[], t: Thresholds, uncoun
     const claimed: Hint = site.annotation.expectTrue ? 'likely' : 'unlikely';
     const claimedShare = site.annotation.expectTrue ? share : 1 - share;
     const macro = site.annotation.macro;
-    if (claimedShare >= 0.5) return { kind: 'skip', reason: 'already-annotated', detail: `${macro}() holds in ${pct(claimedShare)}` };
+    if (claimedShare >= 0.5) return { kind: 'skip', reason: 'already-annotated', detail: `${macro}() holds in ${formatSharePct(claimedShare)}` };
     const opposite = agreedHint(evidence, t);
     const renamable = macro === 'likely' || macro === 'unlikely';
     return { kind: 'contradicted', claimed, macro, claimedShare, fix: renamable && opposite && opposite !== claimed ? opposite : null };
@@ -147,12 +148,4 @@ export function decide(site: IfSite, evidence: Evidence[], t: Thresholds, uncoun
     return { kind: 'skip', reason: 'workloads-disagree', detail: `${pooled} overall, not in every workload` };
   }
   return { kind: 'quiet', reason: 'balanced' };
-}
-
-/** A share as a percentage with enough digits to tell 99.9 % from 100 %. */
-export function pct(share: number): string {
-  const p = share * 100;
-  if (p > 0 && p < 0.01) return '<0.01%';
-  if (p < 100 && p > 99.99) return '>99.99%';
-  return `${p.toFixed(2)}%`;
 }

@@ -6,7 +6,7 @@
  * of any, so slow drift (temperature, background load) is spread over all
  * subjects alike instead of landing on whichever ran last.
  */
-import { parseCpuList } from '../bench/environment.ts';
+import { parseCpuList } from '../environment/host.ts';
 
 /** One stress-ng invocation of the plan. */
 export interface PlanItem {

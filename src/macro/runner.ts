@@ -10,7 +10,9 @@
 import { invocationExtra, type RunInvocation, type RunParams, type RunWithRounds } from '../model.ts';
 import type { Store } from '../store/store.ts';
 import type { ProbeBuild } from '../bench/build.ts';
-import { collectEnvironment, finishEnvironment, type EnvWarning, type HostEnvironment, type SysReader } from '../bench/environment.ts';
+import { collectEnvironment, finishEnvironment } from '../environment/host.ts';
+import type { EnvWarning, HostEnvironment } from '../environment/record.ts';
+import type { SysReader } from '../environment/reader.ts';
 import { drive, type DriverSegment } from '../target/driver.ts';
 import { stressNgArgs, stressNgJob, type Invocation, type StressNgExecutor } from './executor.ts';
 import { buildPlan, parseInstances, resolveInstances, usableCpus, type PlanItem } from './plan.ts';

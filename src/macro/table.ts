@@ -5,9 +5,10 @@
  */
 import type { RunWithRounds } from '../model.ts';
 import { cvPct, isSample, max, mean, min } from '../stats/descriptive.ts';
-import { formatNumber, formatPct } from '../report/units.ts';
+import { formatNumber } from '../format/numbers.ts';
+import { formatColumnPct } from '../format/percent.ts';
 import type { UnavailableStressor } from './stressors.ts';
-import { alignColumns } from '../columns.ts';
+import { alignColumns } from '../format/columns.ts';
 
 /** Metrics shown in the table's own columns, or not worth a line (context only). */
 const NOT_LISTED = new Set(['bogo-ops', 'wall-clock-time', 'user-time', 'system-time', 'cpu-usage-per-instance', 'max-rss']);
@@ -31,7 +32,7 @@ export function macroTable(run: RunWithRounds): string {
     const values = run.rounds.filter((r) => r.subject === subject && !r.warmup).map((r) => r.value);
     if (!isSample(values)) continue;
     const usrSys = metricMean(run, subject, USR_SYS);
-    rows.push([subject, formatNumber(mean(values)), formatPct(cvPct(values)), formatNumber(min(values)), formatNumber(max(values)), String(values.length), usrSys ? formatNumber(usrSys.mean) : '-']);
+    rows.push([subject, formatNumber(mean(values)), formatColumnPct(cvPct(values)), formatNumber(min(values)), formatNumber(max(values)), String(values.length), usrSys ? formatNumber(usrSys.mean) : '-']);
     const names = [...new Set(run.rounds.filter((r) => r.subject === subject).flatMap((r) => r.metrics.map((m) => m.name)))];
     for (const name of names.filter((n) => !NOT_LISTED.has(n) && n !== USR_SYS)) {
       const m = metricMean(run, subject, name);

@@ -2,10 +2,11 @@
  * The facts about the machine and the runs that every report states next to
  * its numbers: CPU, host, kernels, probe compiler, tuning and calibration
  * (the commands that reproduce the runs are in ./reproduce.ts). Read from the runs' stored
- * environment records (src/bench/environment.ts), where every machine value
+ * environment records (src/environment/), where every machine value
  * is a Known<T>: an unreadable value prints as "unknown", never a guess.
  */
 import type { Comparison, ComparedRun, RunRole } from '../compare/types.ts';
+import { knownText, readEnvironment, vmOf, type StoredEnvironment } from '../environment/read.ts';
 
 /** One labelled fact line, e.g. { label: 'Kernels', text: 'A 6.1.0, B 6.12.0' }. */
 export interface Fact {
@@ -13,25 +14,9 @@ export interface Fact {
   text: string;
 }
 
-/** The value at a dotted path of a run's environment, undefined when absent. */
-function at(env: unknown, path: string): unknown {
-  let node = env;
-  for (const key of path.split('.')) {
-    if (typeof node !== 'object' || node === null) return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
-}
-
-/** A Known<string> (or plain value) at `path` as display text. */
-export function envText(run: ComparedRun, path: string): string | undefined {
-  const v = at(run.environment, path);
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === 'object' && 'known' in v) {
-    const k = v as { known: boolean; value?: unknown };
-    return k.known ? String(k.value) : 'unknown';
-  }
-  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+/** A run's environment record, typed and tagged (src/environment/read.ts). */
+function env(run: ComparedRun): StoredEnvironment {
+  return readEnvironment(run);
 }
 
 /**
@@ -57,21 +42,21 @@ export function runName(run: ComparedRun): string {
 }
 
 function kernelOf(r: ComparedRun): string | undefined {
-  const release = envText(r, 'kernel.release');
-  const vmLabel = envText(r, 'vm.kernelLabel');
+  const release = knownText(env(r).kernel?.release);
+  const vmLabel = knownText(vmOf(env(r))?.kernelLabel);
   if (vmLabel === undefined) return release;
   return `${release ?? 'unknown'} (VM kernel "${vmLabel}")`;
 }
 
-/** Whether the runs booted guests: their facts then come from two machines (see vmFieldSide). */
+/** Whether the runs booted guests: their facts then come from two machines (see guestFieldSide in src/environment/guest.ts). */
 function isVm(runs: ComparedRun[]): boolean {
-  return runs.some((r) => at(r.environment, 'vm') !== undefined);
+  return runs.some((r) => env(r).where === 'guest');
 }
 
 /** The pinned CPU per run: "CPU 1", or "none". */
 function pinnedText(runs: ComparedRun[]): string | undefined {
   return perRole(runs, (r) => {
-    const cpu = at(r.environment, 'pinnedCpu');
+    const cpu = env(r).pinnedCpu;
     return typeof cpu === 'number' ? `CPU ${cpu}` : 'none';
   });
 }
@@ -82,11 +67,11 @@ function hostTuning(runs: ComparedRun[]): string[] {
   const add = (name: string, v: string | undefined): void => {
     if (v !== undefined) parts.push(`${name} ${v}`);
   };
-  add('turbo', perRole(runs, (r) => headWord(envText(r, 'cpu.boost'))));
-  add('governor', perRole(runs, (r) => envText(r, 'cpu.governor')));
-  add('SMT', perRole(runs, (r) => envText(r, 'cpu.smt')));
+  add('turbo', perRole(runs, (r) => headWord(knownText(env(r).cpu?.boost))));
+  add('governor', perRole(runs, (r) => knownText(env(r).cpu?.governor)));
+  add('SMT', perRole(runs, (r) => knownText(env(r).cpu?.smt)));
   if (!isVm(runs)) add('pinned', pinnedText(runs));
-  const isol = perRole(runs, (r) => envText(r, 'isolation.isolcpus'));
+  const isol = perRole(runs, (r) => knownText(env(r).isolation?.isolcpus));
   if (isol !== undefined && isol !== '' && isol !== 'unknown') add('isolcpus', isol);
   return parts;
 }
@@ -94,13 +79,14 @@ function hostTuning(runs: ComparedRun[]): string[] {
 /** A guest's pinned CPU, CPU count and qemu mode: "pinned CPU 0, 1 CPU, under qemu tcg -icount". */
 function guestTuning(runs: ComparedRun[]): string {
   const cpus = perRole(runs, (r) => {
-    const n = at(r.environment, 'vm.guestCpus');
+    const n = vmOf(env(r))?.guestCpus;
     return typeof n === 'number' ? `${n} CPU${n === 1 ? '' : 's'}` : undefined;
   });
   const mode = perRole(runs, (r) => {
-    const accel = envText(r, 'vm.accel');
+    const vm = vmOf(env(r));
+    const accel = knownText(vm?.accel);
     if (accel === undefined) return undefined;
-    return at(r.environment, 'vm.icount') === true ? `qemu ${accel} -icount` : `qemu ${accel}`;
+    return vm?.icount === true ? `qemu ${accel} -icount` : `qemu ${accel}`;
   });
   return [`pinned ${pinnedText(runs) ?? 'not recorded'}`, ...(cpus === undefined ? [] : [cpus]), `under ${mode ?? 'qemu'}`].join(', ');
 }
@@ -109,19 +95,19 @@ function guestTuning(runs: ComparedRun[]): string {
 function tuning(runs: ComparedRun[]): string {
   const host = hostTuning(runs);
   if (isVm(runs)) return `${host.length > 0 ? `host ${host.join(', ')}` : 'host not recorded'}; guest ${guestTuning(runs)}`;
-  const virt = perRole(runs, (r) => envText(r, 'virtualization'));
+  const virt = perRole(runs, (r) => knownText(env(r).virtualization));
   const parts = virt === undefined ? host : [...host, `virtualization ${virt}`];
   return parts.length > 0 ? parts.join(', ') : 'not recorded';
 }
 
 /** The CPU model without the "(host; guest under qemu ...)" a VM run's record adds (the label says it). */
 function hostModel(r: ComparedRun): string | undefined {
-  return envText(r, 'cpu.model')?.replace(/ \(host; guest under [^)]*\)$/, '');
+  return knownText(env(r).cpu?.model)?.replace(/ \(host; guest under [^)]*\)$/, '');
 }
 
 /** The seccomp calibration filter per run, when any run used one. */
 function calibration(runs: ComparedRun[]): string | undefined {
-  const filters = runs.map((r) => ({ role: r.role, n: at(r.environment, 'injectSeccomp') }));
+  const filters = runs.map((r) => ({ role: r.role, n: env(r).injectSeccomp }));
   if (!filters.some((f) => typeof f.n === 'number')) return undefined;
   return (
     filters.map((f) => `${f.role} ${typeof f.n === 'number' ? `${f.n}-instruction seccomp filter` : 'no filter'}`).join(', ') +
@@ -133,7 +119,7 @@ function calibration(runs: ComparedRun[]): string | undefined {
 function warnings(runs: ComparedRun[]): string | undefined {
   const byKind = new Map<string, RunRole[]>();
   for (const r of runs) {
-    const list = at(r.environment, 'warnings');
+    const list: unknown = env(r).warnings;
     if (!Array.isArray(list)) continue;
     for (const w of list) {
       const kind = typeof w === 'object' && w !== null && typeof (w as { kind?: unknown }).kind === 'string' ? (w as { kind: string }).kind : 'other';
@@ -153,7 +139,7 @@ export function environmentFacts(c: Comparison): Fact[] {
   const push = (label: string, text: string | undefined): void => {
     if (text !== undefined) facts.push({ label, text });
   };
-  const host = perRole(runs, (r) => envText(r, 'hostname'));
+  const host = perRole(runs, (r) => knownText(env(r).hostname));
   const vm = isVm(runs);
   // A VM run measures a guest on a host: every machine fact says which one it is.
   push(vm ? 'Host' : 'Machine', `${perRole(runs, hostModel) ?? 'CPU not recorded'}${host ? `, host ${host}` : ''}`);
@@ -162,15 +148,16 @@ export function environmentFacts(c: Comparison): Fact[] {
   push(
     'Probe',
     perRole(runs, (r) => {
-      const cc = envText(r, 'probe.compilerVersion');
+      const probe = env(r).probe;
+      const cc = knownText(probe?.compilerVersion);
       if (cc === undefined) return undefined;
-      const flags = at(r.environment, 'probe.flags');
+      const flags: unknown = probe?.flags;
       const opt = Array.isArray(flags) ? flags.filter((x) => typeof x === 'string' && /^-O/.test(x)).join(' ') : '';
-      const stat = at(r.environment, 'probe.static') === true ? ' -static' : '';
+      const stat = probe?.static === true ? ' -static' : '';
       return `${cc}${opt ? ` ${opt}` : ''}${stat}`;
     }),
   );
-  push('stress-ng', perRole(runs, (r) => envText(r, 'stressNg.version')));
+  push('stress-ng', perRole(runs, (r) => knownText(env(r).stressNg?.version)));
   push('Tuning', tuning(runs));
   push('Calibration', calibration(runs));
   push('Warnings', warnings(runs));

@@ -7,7 +7,8 @@
 import type { Comparison, ComparedRun, SubjectComparison, Verdict } from '../compare/types.ts';
 import { isClaim } from '../compare/verdict.ts';
 import { environmentFacts, runName } from './facts.ts';
-import { isInterval, unitWords } from './format.ts';
+import { isInterval } from './comparison-words.ts';
+import { unitWords } from '../format/units.ts';
 import { HTML_STYLE } from './html-style.ts';
 import { escapeXml } from './markup.ts';
 import { branchHeading, branchTable, codegenSentence, codegenTable, noHintsText, type PatchDocuments, patchRows, reproduceAll, TABLE_BRANCH_ROWS } from './patch-evidence.ts';

@@ -19,7 +19,7 @@ import { lkmlSummary } from '../codegen/render.ts';
 import type { Cell, FunctionDelta } from '../codegen/types.ts';
 import type { Comparison } from '../compare/types.ts';
 import { environmentFacts } from './facts.ts';
-import { unitWords } from './format.ts';
+import { unitWords } from '../format/units.ts';
 import { codegenSubjectText, hintText, type LoadedCodegen, type LoadedHints, patchRows, reproduceAll } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
 

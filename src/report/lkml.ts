@@ -6,7 +6,7 @@
  */
 import type { Comparison } from '../compare/types.ts';
 import { environmentFacts, runName } from './facts.ts';
-import { unitWords } from './format.ts';
+import { unitWords } from '../format/units.ts';
 import {
   branchClaim,
   branchHeading,

@@ -4,7 +4,7 @@
  */
 import type { Comparison } from '../compare/types.ts';
 import { environmentFacts, runName } from './facts.ts';
-import { unitWords } from './format.ts';
+import { unitWords } from '../format/units.ts';
 import { branchHeading, branchTable, codegenSentence, codegenTable, noHintsText, type PatchDocuments, patchRows, reproduceAll, TABLE_BRANCH_ROWS } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
 import { controlsText, correctionText, geometricMeanText, measuresText, notComparedText, notRunText, regressionsText, unitsMethodText } from './summary.ts';

@@ -10,7 +10,7 @@ import { cellTitle, deltaText, lkmlSummary, touchedFunctions } from '../codegen/
 import type { Cell, CodegenResult } from '../codegen/types.ts';
 import type { Comparison } from '../compare/types.ts';
 import type { HintsDocument, HintsDocumentRow } from '../hints/document.ts';
-import { pct } from '../hints/verdict.ts';
+import { formatSharePct } from '../format/percent.ts';
 import { shellWord } from '../shell.ts';
 import { type ReproduceContext, reproduceCommands } from './reproduce.ts';
 import type { Table } from './tables.ts';
@@ -61,7 +61,7 @@ export function hintText(row: HintsDocumentRow): string {
 
 /** "0.10 %", "<0.01 %": the hints table's shares, spaced like every other report figure. */
 function share(thenCount: number, executions: number): string {
-  return pct(thenCount / executions).replace('%', ' %');
+  return formatSharePct(thenCount / executions).replace('%', ' %');
 }
 
 /** "then-branch 100 of 2100000 executions (<0.01 %)", or "no profile". */

@@ -6,9 +6,11 @@
 import type { Known, Run, RunWithRounds } from '../model.ts';
 import { measuredValues } from '../model.ts';
 import { cvPct, isSample, max, mean, median, min, stdev } from '../stats/descriptive.ts';
-import { vmFieldSide } from '../vm/environment.ts';
-import { formatNumber, formatPct } from './units.ts';
-import { alignColumns } from '../columns.ts';
+import { guestFieldSide } from '../environment/guest.ts';
+import { readEnvironment } from '../environment/read.ts';
+import { formatNumber } from '../format/numbers.ts';
+import { formatColumnPct } from '../format/percent.ts';
+import { alignColumns } from '../format/columns.ts';
 
 export interface SubjectSummary {
   subject: string;
@@ -57,7 +59,7 @@ export function runTable(run: RunWithRounds): string {
     formatNumber(s.mean),
     formatNumber(s.median),
     formatNumber(s.stdev),
-    formatPct(s.cvPct),
+    formatColumnPct(s.cvPct),
     formatNumber(s.min),
     formatNumber(s.max),
     `${s.rounds} x ${s.ops}`,
@@ -101,16 +103,15 @@ export function paramsText(run: Run): string {
 
 /** One line naming the run: id, label, kernel, status. */
 export function runHeadline(run: Run): string {
-  const env = run.environment as Record<string, Record<string, unknown> | undefined>;
   const label = run.label ? ` '${run.label}'` : '';
-  return `run #${run.id}${label}: ${run.kind}, kernel ${k(env.kernel?.release)}, ${run.status}, started ${run.startedAt}`;
+  return `run #${run.id}${label}: ${run.kind}, kernel ${k(readEnvironment(run).kernel?.release)}, ${run.status}, started ${run.startedAt}`;
 }
 
 /** Fields of an environment record as `key: value` lines, nested records flattened to dotted keys. */
 function fieldLines(obj: Record<string, unknown>, indent: string, prefix = ''): string[] {
   const lines: string[] = [];
   for (const [key, v] of Object.entries(obj)) {
-    if (key === 'warnings') continue;
+    if (key === 'warnings' || key === 'where') continue;
     const isKnown = v !== null && typeof v === 'object' && 'known' in (v as object);
     if (v !== null && typeof v === 'object' && !isKnown && !Array.isArray(v)) {
       lines.push(...fieldLines(v as Record<string, unknown>, indent, `${prefix}${key}.`));
@@ -125,21 +126,22 @@ function fieldLines(obj: Record<string, unknown>, indent: string, prefix = ''): 
 
 /**
  * The environment record as indented `key: value` lines (for `runs
- * --verbose`). A VM run's record mixes two machines, so its fields are
- * grouped under `guest:` and `host:` (vmFieldSide): the host's
+ * --verbose`). A guest run's record mixes two machines, so its fields are
+ * grouped under `guest:` and `host:` (guestFieldSide): the host's
  * vulnerabilities, CPUs, microcode and load are never shown as the guest's.
  */
 export function environmentText(run: Run): string {
   const env = run.environment;
   const lines: string[] = [];
-  if (env.vm === undefined) {
+  if (readEnvironment(run).where !== 'guest') {
     lines.push(...fieldLines(env, '  '));
   } else {
-    const side = (want: 'guest' | 'host') => Object.fromEntries(Object.entries(env).filter(([key]) => key !== 'schema' && vmFieldSide(key) === want));
+    const side = (want: 'guest' | 'host') =>
+      Object.fromEntries(Object.entries(env).filter(([key]) => key !== 'schema' && key !== 'where' && guestFieldSide(key) === want));
     lines.push('  guest (the booted kernel, where the probe ran):', ...fieldLines(side('guest'), '    '));
     lines.push('  host (the machine running qemu):', ...fieldLines(side('host'), '    '));
   }
-  const warnings = (env.warnings as { message: string }[] | undefined) ?? [];
+  const warnings = readEnvironment(run).warnings ?? [];
   for (const w of warnings) lines.push(`  warning: ${w.message}`);
   return `${lines.join('\n')}\n`;
 }

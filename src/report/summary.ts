@@ -5,7 +5,10 @@
  */
 import type { Caveat, Comparison, SubjectComparison } from '../compare/types.ts';
 import { isClaim } from '../compare/verdict.ts';
-import { ciPctText, contrastDecimals, cvText, decimalsFor, fixed, isInterval, pctDecimals, pctFixed, readableDecimals, roundsText, signed, unitNounOf, unitWords } from './format.ts';
+import { ciPctText, contrastDecimals, cvText, isInterval, roundsText } from './comparison-words.ts';
+import { decimalsFor, fixed, readableDecimals, signed } from '../format/numbers.ts';
+import { pctDecimals, pctFixed } from '../format/percent.ts';
+import { unitNounOf, unitWords } from '../format/units.ts';
 
 const CAVEAT_TEXT: Record<Caveat, string> = {
   'drift-as-large-as-change': 'but the A/B/A drift is as large as the change',

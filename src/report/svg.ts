@@ -9,7 +9,7 @@
  */
 import type { RunRole } from '../compare/types.ts';
 import { escapeXml } from './markup.ts';
-import { fixed } from './format.ts';
+import { fixed } from '../format/numbers.ts';
 
 const RUN_STYLE: Record<RunRole, { colour: string; marker: MarkerShape; label: string }> = {
   A: { colour: '#0072B2', marker: 'circle', label: 'A (baseline)' },

@@ -4,10 +4,12 @@
  * unescaped text; each renderer escapes for its own syntax.
  */
 import type { Comparison, Contrast, RunRole, SubjectComparison } from '../compare/types.ts';
-import { formatP } from '../compare/format.ts';
+import { decimalsFor, fixed, formatP, readableDecimals, signed } from '../format/numbers.ts';
+import { pctDecimals } from '../format/percent.ts';
+import { unitNounOf, unitWords } from '../format/units.ts';
 import { directionOf } from '../model.ts';
 import { runName } from './facts.ts';
-import { contrastDecimals, decimalsFor, fixed, isInterval, pctDecimals, readableDecimals, roundsText, signed, unitNounOf, unitWords } from './format.ts';
+import { contrastDecimals, isInterval, roundsText } from './comparison-words.ts';
 import { subjectsRegressionsFirst, verdictText } from './summary.ts';
 
 export interface Table {

@@ -6,7 +6,10 @@
  * caller decides where it goes. Every figure carries its unit and noise.
  */
 import { unitCount } from '../compare/units.ts';
-import { formatChange, formatChangeAt, formatP, formatPct, formatSpreadPct, formatValue, welchClause } from '../compare/format.ts';
+import { welchClause } from '../compare/verdict.ts';
+import { decimalsFor, fixed, formatP, readableDecimals } from '../format/numbers.ts';
+import { formatChangePct, formatSpreadPct } from '../format/percent.ts';
+import { formatChange, formatChangeAt, formatValue, unitSuffix } from '../format/units.ts';
 import type {
   Comparison,
   ComparedRun,
@@ -27,11 +30,10 @@ import {
   patchRows,
   TABLE_BRANCH_ROWS,
 } from './patch-evidence.ts';
-import { contrastDecimals, decimalsFor, fixed, readableDecimals } from './format.ts';
-import { unitSuffix } from './units.ts';
+import { contrastDecimals } from './comparison-words.ts';
 import { correctionText, measuresText, notRunList, unitsMethodText } from './summary.ts';
 import type { Table } from './tables.ts';
-import { alignColumns } from '../columns.ts';
+import { alignColumns } from '../format/columns.ts';
 
 /** Left-aligned columns two spaces apart, except those marked right-aligned; trailing blanks trimmed. */
 function table(rows: readonly (readonly string[])[], rightAligned: readonly number[] = []): string[] {
@@ -65,7 +67,7 @@ function pctDecimalsOf(c: Contrast): { pct: number; ci: number } {
 function pctInterval(c: Contrast): string {
   const ci = c.ciPct;
   const d = pctDecimalsOf(c).ci;
-  return ci.kind === 'ok' ? `${formatPct(ci.low, d)} .. ${formatPct(ci.high, d)}` : 'n/a';
+  return ci.kind === 'ok' ? `${formatChangePct(ci.low, d)} .. ${formatChangePct(ci.high, d)}` : 'n/a';
 }
 
 function pOf(test: Contrast['welch'] | Contrast['mannWhitney']): string {
@@ -84,7 +86,7 @@ function rowDecimals(s: SubjectComparison): number {
 }
 
 function changeCell(c: Contrast, unit: Unit, decimals = contrastDecimals(c).unit): string {
-  return `${formatChangeAt(c.changeInUnit, unit, decimals)} (${formatPct(c.changePct, pctDecimalsOf(c).pct)})`;
+  return `${formatChangeAt(c.changeInUnit, unit, decimals)} (${formatChangePct(c.changePct, pctDecimalsOf(c).pct)})`;
 }
 
 const ROLES: RunRole[] = ['A', 'B', 'A2'];
@@ -146,7 +148,7 @@ function driftLines(s: SubjectComparison, unit: Unit): string[] {
     `  drift A2 vs A: ${contrastLine(d.drift, unit)}: ${d.driftVerdict.verdict}`,
     `  B vs pooled A+A2: ${contrastLine(d.vsPooled, unit)}`,
     `  B vs midpoint ${formatValue(d.vsMidpoint.midpointInUnit, unit)}: ` +
-      `${formatChange(d.vsMidpoint.changeInUnit, unit, d.vsMidpoint.midpointInUnit)} (${formatPct(d.vsMidpoint.changePct)})`,
+      `${formatChange(d.vsMidpoint.changeInUnit, unit, d.vsMidpoint.midpointInUnit)} (${formatChangePct(d.vsMidpoint.changePct)})`,
   ];
 }
 
@@ -176,7 +178,7 @@ function summaryLines(cmp: Comparison): string[] {
   if (cmp.regressions.length > 0) {
     const slower = cmp.regressions.map((name) => {
       const s = cmp.subjects.find((x) => x.subject === name);
-      return s ? `${name} (${formatPct(s.change.changePct)})` : name;
+      return s ? `${name} (${formatChangePct(s.change.changePct)})` : name;
     });
     lines.push(`${cmp.measures === 'instructions' ? 'more instructions' : 'regressions'}: ${slower.join(', ')}`);
   }
@@ -184,7 +186,7 @@ function summaryLines(cmp: Comparison): string[] {
   lines.push(
     g.kind === 'ok'
       ? `geometric mean of B/A over ${g.subjects} subject${g.subjects === 1 ? '' : 's'}: ${g.ratio.toFixed(4)} ` +
-          `(${formatPct(g.changePct)}), ${g.improved ? 'better' : g.ratio === 1 ? 'unchanged' : 'worse'}`
+          `(${formatChangePct(g.changePct)}), ${g.improved ? 'better' : g.ratio === 1 ? 'unchanged' : 'worse'}`
       : `geometric mean: n/a (${g.reason})`,
   );
   if (cmp.controls.length > 0) lines.push(`controls (left out of the geometric mean and regressions): ${cmp.controls.join(', ')}`);

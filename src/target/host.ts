@@ -23,7 +23,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { ProbeBuild } from '../bench/build.ts';
-import { fsReader, type SysReader } from '../bench/environment.ts';
+import { fsReader, type SysReader } from '../environment/reader.ts';
 import { spawnSupervised } from '../proc/supervise.ts';
 import { shellLine } from '../shell.ts';
 import type { Target, TargetEnd, TargetExit, TargetJob } from './target.ts';

@@ -74,7 +74,7 @@ export interface TargetExit {
   command?: string[];
 }
 
-import type { SysReader } from '../bench/environment.ts';
+import type { SysReader } from '../environment/reader.ts';
 
 /** Where the job ran, as stored in a run's environment record. */
 export type TargetKind = 'host' | 'guest' | 'remote';

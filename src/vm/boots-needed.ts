@@ -12,7 +12,7 @@
 import type { RunWithRounds } from '../model.ts';
 import { roundsNeeded } from '../stats/power.ts';
 import { mean } from '../stats/descriptive.ts';
-import { formatPct } from '../report/units.ts';
+import { formatColumnPct } from '../format/percent.ts';
 
 export interface BootsNeeded {
   subject: string;
@@ -83,7 +83,7 @@ export function bootsNeededText(rows: BootsNeeded[], effectPct: number): string 
   const w = Math.max(...rows.map((r) => r.subject.length));
   const lines = rows.map((r) => {
     // icount boots agree to about 0.001 %: two decimals would print 0.00 %
-    const pct = r.spreadPct === null ? '' : r.spreadPct > 0 && r.spreadPct < 0.01 ? `${r.spreadPct.toPrecision(2)} %` : formatPct(r.spreadPct);
+    const pct = r.spreadPct === null ? '' : r.spreadPct > 0 && r.spreadPct < 0.01 ? `${r.spreadPct.toPrecision(2)} %` : formatColumnPct(r.spreadPct);
     const spread = r.spreadPct === null ? '' : ` (spread between boots ${pct})`;
     const n = r.needed.kind === 'ok' ? `${r.needed.boots}` : `unknown: ${r.needed.reason}`;
     return `  ${r.subject.padEnd(w)}  ${n}${spread}`;

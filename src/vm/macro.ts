@@ -19,7 +19,8 @@ import { drive, type OpenedRun } from '../target/driver.ts';
 import { guestTarget } from '../target/guest.ts';
 import type { TargetExit, TargetFile, TargetJob } from '../target/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
-import { guestKernel, vmEnvironment, type VmEnvironment } from './environment.ts';
+import { guestKernel, vmEnvironment } from '../environment/guest.ts';
+import type { GuestEnvironment } from '../environment/record.ts';
 import type { CpioEntry } from './initramfs.ts';
 import type { VmKernel } from './kernels.ts';
 import { guestPlanText, guestStressNgArgs, GUEST_PLAN, MACRO_PROBE_ARGS, MacroGuestSession } from './macro-session.ts';
@@ -101,7 +102,7 @@ function macroRunParams(req: VmMacroRequest, plan: VmMacroPlan, step: StepPlan, 
 }
 
 /** Create one boot's run and the session that fills it. */
-function openMacroRun(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacroPlan, step: StepPlan, accel: Accel): OpenedRun & { session: MacroGuestSession; env: VmEnvironment } {
+function openMacroRun(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacroPlan, step: StepPlan, accel: Accel): OpenedRun & { session: MacroGuestSession; env: GuestEnvironment } {
   const facts = { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: false, guestCpus: guestCpus(false) };
   // stress-ng spreads its instances over the guest's CPUs: nothing is pinned
   const env = { ...vmEnvironment({ probe: deps.probe, kernel: step.kernel, append: BASE_APPEND, facts }), pinnedCpu: null };

@@ -10,10 +10,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import type { Accel } from '../environment/record.ts';
 import { UserError } from '../errors.ts';
 import { spawnSupervised } from '../proc/supervise.ts';
 
-export type Accel = 'kvm' | 'tcg';
+/** A qemu accelerator; defined with the environment record that stores it. */
+export type { Accel };
 
 /** What to boot and how. */
 export interface QemuSpec {

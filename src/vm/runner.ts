@@ -20,7 +20,8 @@ import { drive, type DriverSegment, type DrivenRun, type DriveSpec, type DriveSt
 import { guestTarget, kvmTrial, type GuestOptions } from '../target/guest.ts';
 import type { Target, TargetExit } from '../target/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
-import { guestKernel, vmEnvironment, type VmEnvironment } from './environment.ts';
+import { guestKernel, vmEnvironment } from '../environment/guest.ts';
+import type { GuestEnvironment } from '../environment/record.ts';
 import type { VmKernel } from './kernels.ts';
 import { BASE_APPEND, type Accel, type VmLauncher } from './qemu.ts';
 
@@ -159,12 +160,12 @@ export class BootSession implements LineSession {
 interface OpenRun {
   runId: number;
   session: BootSession;
-  env: VmEnvironment;
+  env: GuestEnvironment;
   bootSeconds: number[];
 }
 
 function openRun(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel): OpenRun {
-  const env: VmEnvironment = vmEnvironment({
+  const env: GuestEnvironment = vmEnvironment({
     probe: deps.probe,
     kernel: step.kernel,
     append: BASE_APPEND,

@@ -5,15 +5,17 @@
  */
 import type { RunWithRounds } from '../model.ts';
 import { directionOf, measuredValues } from '../model.ts';
-import { formatNumber, formatPct, unitSuffix } from '../report/units.ts';
+import { formatNumber } from '../format/numbers.ts';
+import { formatColumnPct } from '../format/percent.ts';
+import { unitSuffix } from '../format/units.ts';
 import { cvPct, isSample, median } from '../stats/descriptive.ts';
-import { alignColumns } from '../columns.ts';
+import { alignColumns } from '../format/columns.ts';
 
 function cell(run: RunWithRounds, subject: string): string {
   if (run.status !== 'complete') return run.status;
   const values = measuredValues(run, subject);
   if (!isSample(values)) return '-';
-  return `${formatNumber(median(values))} ±${formatPct(cvPct(values))}`;
+  return `${formatNumber(median(values))} ±${formatColumnPct(cvPct(values))}`;
 }
 
 /** Medians (with CV) of every profile in every boot, boots in order. */

@@ -10,7 +10,7 @@ import { Store } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { fillLeaving, mountTmpfs } from '../helpers/tmpfs.ts';
 import { roundsScript } from './fake-probe.ts';
-import { fakeSys } from './fake-sys.ts';
+import { fakeSys } from '../environment/fake-sys.ts';
 
 const probe: ProbeBuild = { path: '/nonexistent', static: false, buildId: 'b1', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-O2'] };
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ProbeBuild } from '../../src/bench/build.ts';
-import { fsReader, loadAverage } from '../../src/bench/environment.ts';
+import { loadAverage } from '../../src/environment/host.ts';
+import { fsReader } from '../../src/environment/reader.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/cli.ts';
@@ -9,7 +10,7 @@ import { scriptedTarget } from '../../src/target/fake.ts';
 import { selectProfiles } from '../../src/bench/profiles.ts';
 import { BenchRequestError, planCpus, probeArgs, runBench, type BenchRequest } from '../../src/bench/runner.ts';
 import { Store } from '../../src/store/store.ts';
-import { fakeSys } from './fake-sys.ts';
+import { fakeSys } from '../environment/fake-sys.ts';
 import { roundsScript } from './fake-probe.ts';
 
 const probe: ProbeBuild = { path: '/nonexistent', static: false, buildId: 'b1', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-O2'] };

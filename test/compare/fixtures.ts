@@ -6,7 +6,7 @@ import type { Store } from '../../src/store/store.ts';
 
 const known = <T>(value: T) => ({ known: true as const, value });
 
-/** An environment record shaped like src/bench/environment.ts writes it. */
+/** An environment record shaped like src/environment/host.ts writes it. */
 export function hostEnvironment(over: { release?: string; cmdline?: string; cpu?: string; host?: string; injectSeccomp?: number | null; pinnedCpu?: number | null } = {}): Environment {
   return {
     schema: 1,

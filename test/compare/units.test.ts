@@ -123,7 +123,7 @@ describe('instruction counts in the other formats', () => {
 
 describe('spreads of instruction counts', () => {
   it('a unit CV far below 0.01 % prints with a nonzero digit, not as 0.00 %', async () => {
-    const { formatSpreadPct } = await import('../../src/compare/format.ts');
+    const { formatSpreadPct } = await import('../../src/format/percent.ts');
     assert.equal(formatSpreadPct(0.00043), '0.0004 %');
     assert.equal(formatSpreadPct(21.7), '21.70 %');
     assert.equal(formatSpreadPct(0), '0.00 %');

@@ -5,7 +5,7 @@ import type { Invocation } from '../../src/macro/executor.ts';
 import { prepareMacro, runMacro, type MacroProgress, type MacroRequest } from '../../src/macro/runner.ts';
 import { macroWarnings } from '../../src/macro/warnings.ts';
 import { Store } from '../../src/store/store.ts';
-import { fakeSys } from '../bench/fake-sys.ts';
+import { fakeSys } from '../environment/fake-sys.ts';
 
 const STRESSORS = ['fifo', 'futex', 'yield'];
 

@@ -18,7 +18,7 @@ export const CTX: ReportContext = { hintlabVersion: '0.1.0', generatedAt: '2025-
 
 const ok = <T>(value: T) => ({ known: true as const, value });
 
-/** A host environment record shaped like src/bench/environment.ts writes it. */
+/** A host environment record shaped like src/environment/host.ts writes it. */
 export function hostEnv(over: { release?: string; seccomp?: number | null; model?: string } = {}): Record<string, unknown> {
   return {
     schema: 1,

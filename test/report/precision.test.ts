@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Comparison } from '../../src/compare/types.ts';
-import { contrastDecimals, cvText, fixed, readableDecimals, signed } from '../../src/report/format.ts';
+import { fixed, readableDecimals, signed } from '../../src/format/numbers.ts';
+import { contrastDecimals, cvText } from '../../src/report/comparison-words.ts';
 import { htmlReport } from '../../src/report/html.ts';
 import { lkmlReport } from '../../src/report/lkml.ts';
 import { markdownReport } from '../../src/report/md.ts';

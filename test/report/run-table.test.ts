@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Run } from '../../src/model.ts';
 import { environmentText, paramsText } from '../../src/report/run-table.ts';
-import { vmEnvironment } from '../../src/vm/environment.ts';
-import { fakeSys } from '../bench/fake-sys.ts';
+import { vmEnvironment } from '../../src/environment/guest.ts';
+import { fakeSys } from '../environment/fake-sys.ts';
 import { hostEnvironment, makeRun } from '../compare/fixtures.ts';
 
 const PROBE = { path: '/p', static: true, buildId: 'b1', compiler: 'cc', compilerVersion: 'gcc 12.2.0', flags: ['-O2'] };
@@ -16,7 +16,7 @@ const PROBE = { path: '/p', static: true, buildId: 'b1', compiler: 'cc', compile
 function vmRun(): Run {
   const env = vmEnvironment({
     probe: PROBE,
-    kernel: { label: 'A', image: '/k/bzImage', manifest: null, configHash: { known: true, value: 'abc' } },
+    kernel: { manifest: null, configHash: { known: true, value: 'abc' } },
     facts: { kernelLabel: 'A', kernelPath: '/k/bzImage', bootIndex: 1, accel: 'tcg', icount: true, guestCpus: 1 },
     append: 'console=ttyS0 panic=-1 quiet nokaslr',
     reader: fakeSys({}, 'lab-host'),

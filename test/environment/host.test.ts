@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
-import { collectEnvironment, finishEnvironment, parseCpuList } from '../../src/bench/environment.ts';
+import { collectEnvironment, finishEnvironment, parseCpuList } from '../../src/environment/host.ts';
 import type { ProbeBuild } from '../../src/bench/build.ts';
 import { fakeSys } from './fake-sys.ts';
 

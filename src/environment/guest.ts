@@ -1,25 +1,13 @@
 /**
- * The environment record of a VM run: the host's facts from the bench
- * recorder (hostname, host CPU, probe build), with the kernel part replaced
- * by the guest's and a `vm` part saying which kernel, which boot, which
- * accelerator, and whether the clock counted instructions.
+ * The environment record of a VM run (tagged `where: 'guest'`): the host's
+ * facts from the host recorder (hostname, host CPU, probe build), with the
+ * kernel part replaced by the guest's and a `vm` part saying which kernel,
+ * which boot, which accelerator, and whether the clock counted instructions.
  */
-import type { ProbeBuild } from '../bench/build.ts';
-import { collectEnvironment, type EnvWarning, type HostEnvironment, type SysReader } from '../bench/environment.ts';
-import type { ProbeEvent } from '../bench/protocol.ts';
 import type { Known } from '../model.ts';
-import type { VmKernel } from './kernels.ts';
-import type { Accel } from './qemu.ts';
-
-export interface VmFacts {
-  kernelLabel: string;
-  kernelPath: string;
-  bootIndex: number;
-  accel: Accel;
-  icount: boolean;
-  /** CPUs qemu gave the guest (-smp); absent in runs stored before it was recorded. */
-  guestCpus?: number;
-}
+import { collectEnvironment } from './host.ts';
+import type { SysReader } from './reader.ts';
+import type { Accel, EnvWarning, GuestEnvironment, ProbeFacts, VmFacts } from './record.ts';
 
 /**
  * The top-level fields of a VM run's environment that describe the guest:
@@ -32,11 +20,21 @@ export interface VmFacts {
 const GUEST_FIELDS: ReadonlySet<string> = new Set(['kernel', 'virtualization', 'vm', 'pinnedCpu', 'probe', 'injectSeccomp', 'stressNg']);
 
 /** Which machine a top-level field of a VM run's environment describes. */
-export function vmFieldSide(field: string): 'guest' | 'host' {
+export function guestFieldSide(field: string): 'guest' | 'host' {
   return GUEST_FIELDS.has(field) ? 'guest' : 'host';
 }
 
-export type VmEnvironment = HostEnvironment & { vm: VmFacts };
+/** What the guest record needs of the kernel it boots (a vm/kernels.ts VmKernel). */
+export interface GuestKernelSource {
+  configHash: Known<string>;
+  manifest: { compiler: string } | null;
+}
+
+/** What the guest record needs of the probe's hello line (bench/protocol.ts). */
+export interface GuestHello {
+  kernel: string;
+  version: string;
+}
 
 const unknownUntilBoot: Known<string> = { known: false, reason: 'the guest has not reported it yet (no hello line)' };
 
@@ -58,12 +56,12 @@ function vmWarnings(host: EnvWarning[], accel: Accel, icount: boolean): EnvWarni
 }
 
 export function vmEnvironment(opts: {
-  probe: ProbeBuild;
-  kernel: VmKernel;
+  probe: ProbeFacts;
+  kernel: GuestKernelSource;
   facts: VmFacts;
   append: string;
   reader?: SysReader;
-}): VmEnvironment {
+}): GuestEnvironment {
   const host = collectEnvironment({ probe: opts.probe, pinnedCpu: 0, injectSeccomp: null, reader: opts.reader });
   const { accel, icount } = opts.facts;
   const model: Known<string> = host.cpu.model.known
@@ -71,6 +69,7 @@ export function vmEnvironment(opts: {
     : host.cpu.model;
   return {
     ...host,
+    where: 'guest',
     kernel: {
       release: unknownUntilBoot,
       version: unknownUntilBoot,
@@ -91,7 +90,7 @@ export function vmEnvironment(opts: {
 }
 
 /** The guest kernel's facts from the probe's hello line. */
-export function guestKernel(hello: Extract<ProbeEvent, { type: 'hello' }>, before: VmEnvironment['kernel']): VmEnvironment['kernel'] {
+export function guestKernel(hello: GuestHello, before: GuestEnvironment['kernel']): GuestEnvironment['kernel'] {
   const v = hello.version;
   const preemption = v.includes('PREEMPT_DYNAMIC')
     ? 'dynamic'

@@ -4,84 +4,14 @@
  * the reason; nothing is guessed. Settings that add noise become typed
  * warnings printed after the run.
  *
- * Reads go through `SysReader` so tests can point it at a fake /proc and /sys.
+ * Reads go through `SysReader` (./reader.ts) so tests can point it at a fake
+ * /proc and /sys. The record's type is in ./record.ts.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Known } from '../model.ts';
-import type { ProbeBuild } from './build.ts';
-
-export interface SysReader {
-  /** File contents, or an error message. */
-  read(path: string): { ok: true; data: Buffer } | { ok: false; reason: string };
-  list(path: string): string[] | null;
-  hostname(): string;
-}
-
-/** Reads the real machine, optionally under a different root (tests). */
-export function fsReader(root = '/'): SysReader {
-  return {
-    read(path) {
-      try {
-        return { ok: true, data: readFileSync(join(root, path)) };
-      } catch (err) {
-        const e = err as NodeJS.ErrnoException;
-        return { ok: false, reason: `${path}: ${e.code ?? e.message}` };
-      }
-    },
-    list(path) {
-      try {
-        return readdirSync(join(root, path)).sort();
-      } catch {
-        return null;
-      }
-    },
-    hostname: () => hostname(),
-  };
-}
-
-export type WarningKind = 'turbo-on' | 'governor' | 'virtualized' | 'load' | 'smt' | 'not-isolated';
-
-export interface EnvWarning {
-  kind: WarningKind;
-  message: string;
-}
-
-export type LoadAvg = [number, number, number];
-
-export interface HostEnvironment {
-  schema: 1;
-  hostname: Known<string>;
-  kernel: {
-    release: Known<string>;
-    version: Known<string>;
-    cmdline: Known<string>;
-    preemption: Known<string>;
-    configHash: Known<string>;
-    /** The compiler that built the running kernel, from /proc/version. */
-    compiler: Known<string>;
-  };
-  cpu: {
-    model: Known<string>;
-    microcode: Known<string>;
-    online: Known<string>;
-    allowed: Known<string>;
-    smt: Known<string>;
-    governor: Known<string>;
-    boost: Known<string>;
-  };
-  isolation: { isolcpus: Known<string>; nohzFull: Known<string> };
-  vulnerabilities: Known<Record<string, string>>;
-  virtualization: Known<string>;
-  load: { start: Known<LoadAvg>; end?: Known<LoadAvg> };
-  probe: Pick<ProbeBuild, 'buildId' | 'compiler' | 'compilerVersion' | 'flags' | 'static'>;
-  pinnedCpu: number | null;
-  injectSeccomp: number | null;
-  warnings: EnvWarning[];
-}
+import { fsReader, type SysReader } from './reader.ts';
+import type { EnvWarning, HostEnvironment, LoadAvg, MachineFacts, ProbeFacts } from './record.ts';
 
 const known = <T>(value: T): Known<T> => ({ known: true, value });
 const unknown = (reason: string): Known<never> => ({ known: false, reason });
@@ -199,7 +129,8 @@ export function loadAverage(r: SysReader = fsReader()): Known<LoadAvg> {
 }
 
 export interface CollectOptions {
-  probe: ProbeBuild;
+  /** The probe build that will run (a ProbeBuild has these fields and more). */
+  probe: ProbeFacts;
   pinnedCpu: number | null;
   injectSeccomp: number | null;
   reader?: SysReader;
@@ -219,6 +150,7 @@ export function collectEnvironment(opts: CollectOptions): HostEnvironment {
     host = unknown((err as Error).message);
   }
   const env: HostEnvironment = {
+    where: 'host',
     schema: 1,
     hostname: host,
     kernel: {
@@ -261,7 +193,7 @@ export function collectEnvironment(opts: CollectOptions): HostEnvironment {
 }
 
 /** Settings known to add noise, as typed warnings (doubtful data is not an exception). */
-export function noiseWarnings(env: HostEnvironment): EnvWarning[] {
+export function noiseWarnings(env: MachineFacts): EnvWarning[] {
   const w: EnvWarning[] = [];
   const boost = env.cpu.boost;
   if (boost.known && boost.value.startsWith('on')) {
@@ -286,7 +218,7 @@ export function noiseWarnings(env: HostEnvironment): EnvWarning[] {
 }
 
 /** Add the end-of-run facts (load average) and recompute the warnings. */
-export function finishEnvironment(env: HostEnvironment, reader: SysReader = fsReader()): HostEnvironment {
+export function finishEnvironment<E extends MachineFacts>(env: E, reader: SysReader = fsReader()): E {
   const done = { ...env, load: { ...env.load, end: loadAverage(reader) } };
   return { ...done, warnings: noiseWarnings(done) };
 }

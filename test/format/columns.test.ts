@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { alignColumns } from '../src/columns.ts';
+import { alignColumns } from '../../src/format/columns.ts';
 
 test('columns are as wide as their widest cell, two spaces apart, left-aligned, trailing blanks trimmed', () => {
   assert.deepEqual(alignColumns([['id', 'label', 'kind'], ['#1', 'A', 'bench'], ['#12', 'vm-A-1', '']]), [

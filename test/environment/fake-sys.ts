@@ -1,5 +1,5 @@
 /** A fake /proc and /sys for environment and runner tests. */
-import type { SysReader } from '../../src/bench/environment.ts';
+import type { SysReader } from '../../src/environment/reader.ts';
 
 export function fakeSys(files: Record<string, string> = {}, host = 'testhost'): SysReader {
   const all: Record<string, string> = {
