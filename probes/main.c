@@ -6,7 +6,7 @@
  * Usage: hintlab-probe [--list] [--cpu N] [--other-cpu N] [--ops N] [--warmups N]
  *                      [--rounds N] [--inject-seccomp N] --profile NAME[:OPS] ...
  *                      [--exec PATH] [--reset-gcov] [--dump-gcov DIR]
- *                      [--run-plan FILE] [--dump-files DIR]
+ *                      [--run-plan FILE] [--dump-files DIR] [--stdin-lease SECONDS]
  * As PID 1 (inside a VM initramfs) arguments come from /hintlab.args, one
  * per line, and the guest is rebooted (qemu -no-reboot then exits) at the end.
  */
@@ -52,6 +52,7 @@ int gcov_dump(const char *dir);
 int run_program(const char *path);
 int run_plan(const char *file);
 int files_dump(const char *dir);
+int stdin_lease_start(int seconds, int cpu);
 void mount_for_programs(void);
 
 #define MAX_SELECTED 64
@@ -177,6 +178,8 @@ static long long mono_raw_ns(void)
 
 struct options {
 	int cpu, other_cpu, list, seccomp;
+	/* stop when stdin ends or stays quiet this long (lease.c); 0 = not asked for */
+	int stdin_lease;
 	long ops;
 	int warmups, rounds;
 	/* coverage collection (gcov_dump.c, exec.c): NULL / 0 when not asked for */
@@ -220,6 +223,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->warmups = (int)parse_long(a, v, 0), i++;
 		} else if (!strcmp(a, "--rounds")) {
 			o->rounds = (int)parse_long(a, v, 1), i++;
+		} else if (!strcmp(a, "--stdin-lease")) {
+			o->stdin_lease = (int)parse_long(a, v, 1), i++;
 		} else if (!strcmp(a, "--inject-seccomp")) {
 			o->seccomp = (int)parse_long(a, v, 2), i++;
 		} else if (!strcmp(a, "--dump-gcov") || !strcmp(a, "--exec")) {
@@ -350,6 +355,8 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	if (o.stdin_lease && stdin_lease_start(o.stdin_lease, o.cpu) != 0)
+		fail(&ctx, NULL, "stdin-lease", -1, errno, "cannot start the stdin watcher");
 
 	if (o.cpu >= 0 && pin_thread_to(o.cpu) != 0)
 		fail(&ctx, NULL, "pin", -1, errno, "cannot pin to the requested CPU");

@@ -157,7 +157,9 @@ function linkGraph(): Map<string, string[]> {
   }
   const graph = new Map<string, string[]>();
   for (const [file, src] of text) {
-    const words = new Set(src.match(/\b\w+\b/g) ?? []);
+    // comments name things without using them ("the main thread")
+    const code = src.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/\/\/.*$/gm, ' ');
+    const words = new Set(code.match(/\b\w+\b/g) ?? []);
     graph.set(file, [...new Set([...definedIn].filter(([name, at]) => at !== file && words.has(name)).map(([, at]) => at))]);
   }
   return graph;
