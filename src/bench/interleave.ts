@@ -12,7 +12,7 @@
 import { invocationExtra, type RunWithRounds } from '../model.ts';
 import { drive, type DriverSegment, type DrivenRun, type DriveStop, type OpenedRun } from '../target/driver.ts';
 import { finishEnvironment } from '../environment/host.ts';
-import type { EnvWarning, HostEnvironment } from '../environment/record.ts';
+import type { EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
 import { probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan } from './probe-run.ts';
 import { BenchRequestError, benchStart, INTERRUPTED_BETWEEN, type BenchDeps, type BenchRequest } from './runner.ts';
 import { startProbeRun, type ProbeSession } from './session.ts';
@@ -65,7 +65,7 @@ function switchRecord(name: SideName, req: InterleavedRequest, files: PreparedSw
   };
 }
 
-function startSide(name: SideName, req: InterleavedRequest, deps: BenchDeps, env: HostEnvironment, plan: CpuPlan, files: PreparedSwitch[], order: SideName[], progress: () => void): SideRun {
+function startSide(name: SideName, req: InterleavedRequest, deps: BenchDeps, env: HostEnvironment | RemoteEnvironment, plan: CpuPlan, files: PreparedSwitch[], order: SideName[], progress: () => void): SideRun {
   const side = name === 'A' ? req.a : req.b;
   const interleave = switchRecord(name, req, files, order);
   const { runId, session } = startProbeRun(
@@ -115,7 +115,7 @@ export async function runInterleaved(req: InterleavedRequest, deps: BenchDeps): 
   let total = 0;
   const sideTotal = req.profiles.length * (req.warmups * splitRounds(req.rounds, req.processes).length + req.rounds);
   const progress = (): void => deps.onProgress?.(++total, 2 * sideTotal, 'A and B');
-  let finalEnv: HostEnvironment | null = null;
+  let finalEnv: HostEnvironment | RemoteEnvironment | null = null;
   // one reading of the load at the end, for both sides
   const ending = (): Record<string, unknown> => {
     finalEnv ??= finishEnvironment(env, deps.reader);

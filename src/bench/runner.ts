@@ -10,7 +10,7 @@ import { drive, type DriverSegment } from '../target/driver.ts';
 import type { Target } from '../target/target.ts';
 import type { ProbeBuild } from './build.ts';
 import { collectEnvironment, finishEnvironment, parseCpuList } from '../environment/host.ts';
-import type { EnvWarning, HostEnvironment } from '../environment/record.ts';
+import type { EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
 import type { SysReader } from '../environment/reader.ts';
 import { probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan, type ProbeRequest } from './probe-run.ts';
 import type { ProfileInfo } from './profiles.ts';
@@ -75,11 +75,15 @@ export function planCpus(allowedList: string, requested: number | null, profiles
 }
 
 /** The environment at the start and the CPUs to pin to, checked against the allowed mask. */
-export function benchStart(req: Pick<BenchRequest, 'cpu' | 'profiles'>, deps: Pick<BenchDeps, 'probe' | 'reader'>, injectSeccomp: number | null): { env: HostEnvironment; plan: CpuPlan } {
+export function benchStart(req: Pick<BenchRequest, 'cpu' | 'profiles'>, deps: Pick<BenchDeps, 'probe' | 'reader' | 'target'>, injectSeccomp: number | null): { env: HostEnvironment | RemoteEnvironment; plan: CpuPlan } {
   const env0 = collectEnvironment({ probe: deps.probe, pinnedCpu: req.cpu, injectSeccomp, reader: deps.reader });
   if (!env0.cpu.allowed.known) throw new BenchRequestError(`cannot read the allowed CPUs: ${env0.cpu.allowed.reason}`);
   const plan = planCpus(env0.cpu.allowed.value, req.cpu, req.profiles);
-  return { env: { ...env0, pinnedCpu: plan.cpu }, plan };
+  // a run measured on a box over ssh says so: compare refuses to mix it with another machine's
+  const env = { ...env0, pinnedCpu: plan.cpu };
+  if (deps.target.kind !== 'remote') return { env, plan };
+  const hostname = env0.hostname.known ? env0.hostname.value : 'unknown';
+  return { env: { ...env, where: 'remote', remote: { hostname, url: deps.target.name } }, plan };
 }
 
 /** Run the benchmark; every round is committed as it is measured. */

@@ -15,4 +15,6 @@ export interface BenchOptions {
   injectSeccompB?: number;
   switchFile: string[];
   switchFileA: string[];
+  /** `ssh://[user@]host[:port]` boxes to measure on instead of this machine. */
+  target: string[];
 }

@@ -5,6 +5,7 @@ import { PROFILES, type ProfileInfo, selectProfiles } from '../bench/profiles.ts
 import { BenchRequestError, runBench, type BenchDeps, type BenchRequest } from '../bench/runner.ts';
 import { interleavedRequest, isInterleaved, measureInterleaved } from './bench-interleave.ts';
 import type { BenchOptions } from './bench-options.ts';
+import { benchRemote } from './bench-targets.ts';
 import { hostTarget } from '../target/host.ts';
 import { runJson } from '../report/run-export.ts';
 import { runHeadline, runTable } from '../report/run-table.ts';
@@ -58,6 +59,7 @@ async function benchAction(opts: BenchOptions, io: CliIO): Promise<void> {
     throw new UserError((err as Error).message, 2);
   }
   const common = commonRequest(opts, profiles, io);
+  if (opts.target.length > 0) return benchOnBoxes(opts, common, io, dbPath);
   const probe: ProbeBuild = io.services?.probeBuild ?? buildProbe({ env: io.env });
   const target = io.services?.target ?? hostTarget({ probe });
   const store = Store.open(dbPath);
@@ -69,6 +71,19 @@ async function benchAction(opts: BenchOptions, io: CliIO): Promise<void> {
         ? measureInterleaved(interleavedRequest(opts, common), io, deps, bar, opts.json === true)
         : measure({ ...common, label: opts.label ?? null, injectSeccomp: opts.injectSeccomp ?? null }, opts.json === true, io, deps, bar);
     });
+  } finally {
+    bar.clear();
+    store.close();
+  }
+}
+
+/** `--target`: the same plan on each box over ssh (./bench-targets.ts). */
+async function benchOnBoxes(opts: BenchOptions, common: CommonRequest, io: CliIO, dbPath: string): Promise<void> {
+  const store = Store.open(dbPath);
+  const bar = progressBar(io);
+  try {
+    const req = { ...common, label: opts.label ?? null, injectSeccomp: opts.injectSeccomp ?? null };
+    await interruptible((abort) => benchRemote({ opts, req, store, bar, abort }, io));
   } finally {
     bar.clear();
     store.close();
@@ -112,6 +127,7 @@ export function registerBench(program: Command, io: CliIO): void {
     .option('--inject-seccomp-b <n>', 'B side: an N-instruction seccomp filter (0 = none, an A/A control); --inject-seccomp is then A\'s', intOption('--inject-seccomp-b', 0, SECCOMP_MAX))
     .option('--switch-file <path=value>', 'B side: write VALUE to PATH before each B process, A\'s value before each A process; always restored (repeatable)', collect, [])
     .option('--switch-file-a <path=value>', 'A\'s value for a --switch-file PATH (default: its contents as read); must be what it holds now', collect, [])
+    .option('--target <ssh://[user@]host[:port]>', 'measure on a box over ssh instead of this machine (repeatable: the boxes run in parallel)', collect, [])
     .option('--json', 'print a versioned JSON document instead of the table')
     .option('--list', 'list the profiles and exit')
     .action(async (opts: BenchOptions) => benchAction(opts, io));

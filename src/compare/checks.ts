@@ -3,7 +3,7 @@
  * allowed), and the same checked environment (unless allowed). Also builds
  * the side-by-side environment table every report shows.
  */
-import { readEnvironment, vmOf, type StoredEnvironment } from '../environment/read.ts';
+import { readEnvironment, remoteOf, vmOf, type StoredEnvironment } from '../environment/read.ts';
 import type { RunWithRounds } from '../model.ts';
 import type { EnvironmentField, RunRole } from './types.ts';
 
@@ -83,6 +83,8 @@ interface FieldSpec {
 
 const ENV_FIELDS: FieldSpec[] = [
   { field: 'hostname', get: (e) => e.hostname, kind: 'checked', always: true },
+  // a box over ssh (bench --target); a run on this machine has none, so the two never mix unnoticed
+  { field: 'remote.url', get: (e) => remoteOf(e)?.url, kind: 'checked' },
   { field: 'cpu.model', get: (e) => e.cpu?.model, kind: 'checked', always: true },
   { field: 'probe.buildId', get: (e) => e.probe?.buildId, kind: 'checked' },
   { field: 'pinnedCpu', get: (e) => e.pinnedCpu, kind: 'checked', nullText: 'not pinned', always: true },

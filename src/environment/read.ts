@@ -45,6 +45,11 @@ export function vmOf(env: StoredEnvironment): StoredOf<GuestEnvironment>['vm'] {
   return env.where === 'guest' ? env.vm : undefined;
 }
 
+/** The box's facts (hostname, url) of a run over ssh, or undefined for a host or guest run. */
+export function remoteOf(env: StoredEnvironment): StoredOf<RemoteEnvironment>['remote'] {
+  return env.where === 'remote' ? env.remote : undefined;
+}
+
 /** A Known<T> as display text ('unknown' when it could not be read), or a plain stored value; undefined when absent. */
 export function knownText(v: Known<unknown> | string | number | boolean | null | undefined): string | undefined {
   if (v === undefined || v === null) return undefined;
