@@ -7,7 +7,7 @@
 import { invocationExtra, type RunInvocation, type RunWithRounds } from '../model.ts';
 import type { Store } from '../store/store.ts';
 import { drive, type DriverSegment } from '../target/driver.ts';
-import type { Target } from '../target/target.ts';
+import { placedEnvironment, type Target } from '../target/target.ts';
 import type { ProbeBuild } from './build.ts';
 import { collectEnvironment, finishEnvironment, parseCpuList } from '../environment/host.ts';
 import type { EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
@@ -79,11 +79,7 @@ export function benchStart(req: Pick<BenchRequest, 'cpu' | 'profiles'>, deps: Pi
   const env0 = collectEnvironment({ probe: deps.probe, pinnedCpu: req.cpu, injectSeccomp, reader: deps.reader });
   if (!env0.cpu.allowed.known) throw new BenchRequestError(`cannot read the allowed CPUs: ${env0.cpu.allowed.reason}`);
   const plan = planCpus(env0.cpu.allowed.value, req.cpu, req.profiles);
-  // a run measured on a box over ssh says so: compare refuses to mix it with another machine's
-  const env = { ...env0, pinnedCpu: plan.cpu };
-  if (deps.target.kind !== 'remote') return { env, plan };
-  const hostname = env0.hostname.known ? env0.hostname.value : 'unknown';
-  return { env: { ...env, where: 'remote', remote: { hostname, url: deps.target.name } }, plan };
+  return { env: placedEnvironment({ ...env0, pinnedCpu: plan.cpu }, deps.target), plan };
 }
 
 /** Run the benchmark; every round is committed as it is measured. */

@@ -5,25 +5,23 @@
  * runs carry `where: 'remote', remote: {hostname, url}` and the box's own environment,
  * and with several boxes each run's label ends in `@host`.
  */
-import { buildProbe, type ProbeBuild } from '../bench/build.ts';
+import { buildProbe } from '../bench/build.ts';
 import { BenchRequestError, runBench, type BenchDeps, type BenchRequest } from '../bench/runner.ts';
 import type { RunWithRounds } from '../model.ts';
 import { runJson } from '../report/run-export.ts';
 import { runHeadline, runTable } from '../report/run-table.ts';
 import type { Store } from '../store/store.ts';
-import { parseSshUrl, type SshAddress } from '../target/ssh-address.ts';
+import type { SshAddress } from '../target/ssh-address.ts';
 import { SshTarget } from '../target/ssh.ts';
 import { interleavedRequest, isInterleaved, measureInterleaved } from './bench-interleave.ts';
 import type { BenchOptions } from './bench-options.ts';
 import { type CliIO, UserError } from './io.ts';
 import type { Progress } from './progress.ts';
+import { boxLabel, connectAll, hostTags, parseTargetUrls } from './targets.ts';
 
 /** The `--target` addresses, checked: each given once, and only with what a box can do. */
 export function parseTargets(opts: BenchOptions): SshAddress[] {
-  const addresses = opts.target.map((t) => parseSshUrl(t));
-  const urls = addresses.map((a) => a.url);
-  const dup = urls.find((u, i) => urls.indexOf(u) !== i);
-  if (dup) throw new UserError(`--target ${dup} is given twice; give each box once`, 2);
+  const addresses = parseTargetUrls(opts.target);
   if (opts.switchFile.length > 0) {
     throw new UserError('--switch-file writes files on this machine, not on a --target box; switch the box by hand between two runs, or use --inject-seccomp-b', 2);
   }
@@ -31,22 +29,6 @@ export function parseTargets(opts: BenchOptions): SshAddress[] {
     throw new UserError('--json with --label-b takes one --target at a time (each box prints its own pair of runs)', 2);
   }
   return addresses;
-}
-
-/** A short name per box for labels: the host, or host:port where two boxes share a host. */
-function hostTags(addresses: SshAddress[]): string[] {
-  return addresses.map((a) => (addresses.filter((b) => b.host === a.host).length > 1 && a.port !== null ? `${a.host}:${a.port}` : a.host));
-}
-
-/** Log into every box at once; if one fails, close the others and say which failed. */
-async function connectAll(addresses: SshAddress[], probe: ProbeBuild, io: CliIO): Promise<SshTarget[]> {
-  const configFile = io.env.HINTLAB_SSH_CONFIG || undefined;
-  const settled = await Promise.allSettled(addresses.map((a) => SshTarget.connect(a, { probe, configFile, env: io.env })));
-  const failed = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as Error] : []));
-  if (failed.length === 0) return settled.map((s) => (s as PromiseFulfilledResult<SshTarget>).value);
-  await Promise.all(settled.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));
-  if (failed.length === 1 && failed[0] instanceof UserError) throw failed[0];
-  throw new UserError(failed.map((e) => e.message).join('\n'));
 }
 
 /** The failure of one box's run, saying whether the connection dropped and what was kept. */
@@ -115,7 +97,7 @@ export async function benchRemote(b: RemoteBench, io: CliIO): Promise<void> {
             (err: Error) => ({ run: null, failure: `${target.name}: ${err.message}` }),
           );
         }
-        const label = several ? `${b.req.label ?? ''}${suffix}`.replace(/^@/, '') : b.req.label;
+        const label = boxLabel(b.req.label, tags[i]!, several);
         return measureOn(target, { ...b.req, label }, deps, io, b.opts.json === true);
       }),
     );

@@ -1,18 +1,15 @@
 /** `hintlab macro`: argument parsing and output for stress-ng workloads. */
 import type { Command } from 'commander';
-import { processExecutor, StressNgMissingError, type StressNgExecutor } from '../macro/executor.ts';
-import { PlanError } from '../macro/plan.ts';
-import { formatDuration, progressLabel } from '../macro/progress.ts';
-import { MacroRequestError, prepareMacro, runMacro, type MacroProgress } from '../macro/runner.ts';
-import { StressNgOutputError, StressorSelectionError } from '../macro/stressors.ts';
-import { macroTable, unavailableText } from '../macro/table.ts';
-import { macroWarnings } from '../macro/warnings.ts';
-import { runHeadline } from '../report/run-table.ts';
+import { processExecutor, type StressNgExecutor } from '../macro/executor.ts';
+import { progressLabel } from '../macro/progress.ts';
+import { runMacro, type MacroProgress, type MacroRequest } from '../macro/runner.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
 import { interruptible } from './interrupt.ts';
+import { checkedMacroPlan, macroOutcome, planText } from './macro-output.ts';
+import { macroOnBoxes } from './macro-targets.ts';
 import { collect, intOption, labelOption } from './options.ts';
 import { progressBar } from './progress.ts';
 
@@ -26,10 +23,9 @@ interface MacroOptions {
   cpu?: string;
   label?: string;
   db?: string;
+  /** `ssh://[user@]host[:port]` boxes to run on instead of this machine. */
+  target: string[];
 }
-
-/** Errors of the request itself: exit status 2, printed without a stack. */
-const REQUEST_ERRORS = [MacroRequestError, PlanError, StressorSelectionError, StressNgOutputError];
 
 /** Redraws the bar every second so the time left counts down during a round. */
 function progressTicker(io: CliIO): { update: (p: MacroProgress) => void; stop: () => void } {
@@ -52,10 +48,9 @@ function progressTicker(io: CliIO): { update: (p: MacroProgress) => void; stop: 
   };
 }
 
-async function macroAction(opts: MacroOptions, io: CliIO): Promise<void> {
-  const dbPath = dbPathFrom(opts.db, io.env);
-  const executor: StressNgExecutor = io.services?.stressNgExecutor ?? processExecutor();
-  const req = {
+/** The request as typed; checked against stress-ng by prepareMacro. */
+function macroRequest(opts: MacroOptions, io: CliIO): MacroRequest {
+  return {
     stressors: opts.stressor.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean),
     sets: opts.set,
     instances: opts.instances,
@@ -68,36 +63,23 @@ async function macroAction(opts: MacroOptions, io: CliIO): Promise<void> {
     invocation: invocationOf(io),
     hintlabVersion: VERSION,
   };
-  let plan;
-  try {
-    plan = await prepareMacro(req, executor);
-  } catch (err) {
-    if (REQUEST_ERRORS.some((E) => err instanceof E)) throw new UserError((err as Error).message, 2);
-    if (err instanceof StressNgMissingError) throw new UserError(err.message);
-    throw err;
-  }
-  io.stderr(unavailableText(plan.unavailable));
-  io.stderr(
-    `stress-ng ${plan.stressNgVersion}: ${plan.stressors.length} stressor${plan.stressors.length === 1 ? '' : 's'} x instances ${plan.instances.join(',')} x ${req.repeats} repeats ` +
-      `of ${req.seconds} s, ${req.cooldownSeconds} s cool-down: about ${formatDuration(plan.plannedSeconds)}\n`,
-  );
+}
+
+async function macroAction(opts: MacroOptions, io: CliIO): Promise<void> {
+  const dbPath = dbPathFrom(opts.db, io.env);
+  const req = macroRequest(opts, io);
+  if (opts.target.length > 0) return macroOnBoxes(opts.target, req, dbPath, io);
+  const executor: StressNgExecutor = io.services?.stressNgExecutor ?? processExecutor();
+  const plan = await checkedMacroPlan(req, executor);
+  io.stderr(planText(plan));
   const store = Store.open(dbPath);
   const ticker = progressTicker(io);
   try {
     await interruptible(async (abort) => {
       const result = await runMacro(plan, { store, executor, abort, onProgress: (p) => ticker.update(p) });
       ticker.stop();
-      if (result.state !== 'complete') {
-        throw new UserError(
-          `${result.reason}\nrun #${result.run.id} is marked failed in ${store.path}; its ${result.run.rounds.length} rounds ` +
-            'are kept for inspection but never used as valid data',
-        );
-      }
-      io.stdout(`${runHeadline(result.run)}\n${macroTable(result.run)}${unavailableText(plan.unavailable)}`);
-      for (const w of [...result.warnings, ...macroWarnings(result.run)]) io.stderr(`warning: ${w.message}\n`);
-      if (result.unclassifiedMetrics.length > 0) {
-        io.stderr(`warning: stress-ng metrics not stored (their name gives no unit or direction): ${result.unclassifiedMetrics.join(', ')}\n`);
-      }
+      const failure = macroOutcome(result, plan, store, io);
+      if (failure) throw new UserError(failure);
     });
   } finally {
     ticker.stop();
@@ -117,6 +99,7 @@ export function registerMacro(program: Command, io: CliIO): void {
     .option('--repeats <n>', 'repeats of every stressor and instance count', intOption('--repeats', 1), 10)
     .option('--cpu <list>', 'CPUs stress-ng may use (stress-ng --taskset), e.g. 0-3 (default: every allowed CPU)')
     .option('--label <name>', 'label for the run, used by compare (e.g. A, B, A2)', labelOption('--label'))
+    .option('--target <ssh://[user@]host[:port]>', 'run stress-ng on a box over ssh instead of this machine (repeatable: the boxes run in parallel)', collect, [])
     .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
     .action(async (opts: MacroOptions) => macroAction(opts, io));
 }

@@ -5,7 +5,9 @@
  * hands back YAML files with exact numbers.
  */
 import { spawnSupervised } from '../proc/supervise.ts';
+import { shellWord } from '../shell.ts';
 import { hostTarget } from '../target/host.ts';
+import type { SshTarget } from '../target/ssh.ts';
 import type { Target, TargetJob } from '../target/target.ts';
 
 /** One stress-ng invocation: one stressor at one instance count. */
@@ -85,4 +87,21 @@ function missing(program: string, err: Error): StressNgMissingError {
   return new StressNgMissingError(
     `cannot run ${program}: ${err.message}; install Debian's stress-ng package (apt-get install -y stress-ng)`,
   );
+}
+
+/**
+ * stress-ng on a box over ssh: found on the PATH of a non-interactive
+ * session there, its version and stressors read there, its invocations run
+ * there (the ssh target stops a program when its session ends).
+ */
+export async function sshExecutor(target: SshTarget): Promise<StressNgExecutor> {
+  const found = await target.connection.exec('command -v stress-ng');
+  const program = found.stdout.toString().trim();
+  if (found.code !== 0 || !program.startsWith('/')) {
+    throw new StressNgMissingError(
+      `stress-ng is not installed on ${target.name} (or not on the PATH of a non-interactive ssh session there): install it on the box (apt-get install -y stress-ng)`,
+    );
+  }
+  const capture = async (arg: string): Promise<string> => (await target.connection.exec(`${shellWord(program)} ${arg} 2>&1`)).stdout.toString();
+  return { version: () => capture('--version'), stressors: () => capture('--stressors'), target, program };
 }

@@ -11,9 +11,10 @@ import { invocationExtra, type RunInvocation, type RunParams, type RunWithRounds
 import type { Store } from '../store/store.ts';
 import type { ProbeBuild } from '../bench/build.ts';
 import { collectEnvironment, finishEnvironment } from '../environment/host.ts';
-import type { EnvWarning, HostEnvironment } from '../environment/record.ts';
+import type { EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
 import type { SysReader } from '../environment/reader.ts';
 import { drive, type DriverSegment } from '../target/driver.ts';
+import { placedEnvironment } from '../target/target.ts';
 import { stressNgArgs, stressNgJob, type Invocation, type StressNgExecutor } from './executor.ts';
 import { buildPlan, parseInstances, resolveInstances, usableCpus, type PlanItem } from './plan.ts';
 import { MacroHostSession } from './session.ts';
@@ -46,7 +47,8 @@ export interface MacroPlan {
   unavailable: UnavailableStressor[];
   instances: number[];
   items: PlanItem[];
-  environment: HostEnvironment;
+  /** This machine's, or the box's when stress-ng runs over ssh. */
+  environment: HostEnvironment | RemoteEnvironment;
   /** Planned duration of the whole run, cool-downs included. */
   plannedSeconds: number;
 }
@@ -96,7 +98,7 @@ export async function prepareMacro(req: MacroRequest, executor: StressNgExecutor
   const cpus = usableCpus(env0.cpu.allowed.value, req.cpuList);
   const instances = resolveInstances(parseInstances(req.instances), cpus.length);
   const items = buildPlan(selection.available, instances, req.repeats);
-  const environment: HostEnvironment = { ...env0, pinnedCpu: cpus.length === 1 ? cpus[0]! : null };
+  const environment = placedEnvironment({ ...env0, pinnedCpu: cpus.length === 1 ? cpus[0]! : null }, executor.target);
   const plannedSeconds = items.length * (req.seconds + req.cooldownSeconds) - req.cooldownSeconds;
   return {
     req,
@@ -152,7 +154,7 @@ function invocation(plan: MacroPlan, item: PlanItem, yamlPath: string): Invocati
 const yamlName = (item: PlanItem): string => `round-${item.seq}.yaml`;
 
 /** The environment as stored: the host record without the (absent) probe, plus stress-ng's version. */
-function storedEnvironment(env: HostEnvironment, version: string, unclassified: string[]): Record<string, unknown> {
+function storedEnvironment(env: HostEnvironment | RemoteEnvironment, version: string, unclassified: string[]): Record<string, unknown> {
   const { probe: _probe, ...rest } = env;
   const stressNg = unclassified.length > 0 ? { version, unclassifiedMetrics: unclassified } : { version };
   return { ...rest, stressNg };

@@ -33,8 +33,8 @@ export const LEASE_SECONDS = 15;
 export const HEARTBEAT_MS = 2000;
 
 export interface SshTargetOptions extends SshOptions {
-  /** The static probe (buildProbe({static: true})). */
-  probe: ProbeBuild;
+  /** The static probe (buildProbe({static: true})); none for a target that runs only other programs (macro's stress-ng). */
+  probe?: ProbeBuild;
   /** Directory on the box for probe copies (default `~/.cache/hintlab`). */
   remoteCache?: string;
   leaseSeconds?: number;
@@ -103,12 +103,17 @@ export class SshTarget implements Target {
 
   /** Where the probe of this build lives on the box. */
   get probePath(): string {
-    return `${this.opts.remoteCache ?? '~/.cache/hintlab'}/probe-${this.opts.probe.buildId}`;
+    return `${this.opts.remoteCache ?? '~/.cache/hintlab'}/probe-${this.probe().buildId}`;
+  }
+
+  private probe(): ProbeBuild {
+    if (!this.opts.probe) throw new Error(`internal: ${this.name} was connected without a probe build`);
+    return this.opts.probe;
   }
 
   /** Check the probe on the box by sha256; copy it (again) when missing or different. */
   async ensureProbe(): Promise<string> {
-    const local = readFileSync(this.opts.probe.path);
+    const local = readFileSync(this.probe().path);
     this.localProbeSha ??= createHash('sha256').update(local).digest('hex');
     const path = this.probePath;
     const r = await this.connection.exec(`sha256sum ${remotePath(path)} 2>/dev/null`);

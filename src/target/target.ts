@@ -75,6 +75,7 @@ export interface TargetExit {
 }
 
 import type { SysReader } from '../environment/reader.ts';
+import type { HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
 
 /** Where the job ran, as stored in a run's environment record. */
 export type TargetKind = 'host' | 'guest' | 'remote';
@@ -92,6 +93,17 @@ export interface Target {
   reader?(): Promise<SysReader>;
   /** End what the target holds open (an ssh master connection, temp files). Idempotent. */
   close(): Promise<void>;
+}
+
+/**
+ * The environment read for a run on `target`, tagged with where it ran: a
+ * run on a box over ssh carries the box's hostname and address, so compare
+ * never mixes it with another machine's runs unnoticed.
+ */
+export function placedEnvironment(env: HostEnvironment, target: Pick<Target, 'kind' | 'name'>): HostEnvironment | RemoteEnvironment {
+  if (target.kind !== 'remote') return env;
+  const hostname = env.hostname.known ? env.hostname.value : 'unknown';
+  return { ...env, where: 'remote', remote: { hostname, url: target.name } };
 }
 
 /** A kernel a target can switch to between runs (an ssh box, by kexec or a one-shot reboot). */
