@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import type { Run } from '../model.ts';
 import { runCsv, runJson } from '../report/run-export.ts';
 import { environmentText, paramsText, runHeadline, runTable } from '../report/run-table.ts';
-import { databaseFiles, dbPathFrom, defaultDbPath } from '../store/path.ts';
+import { databaseFiles, dbPathFrom } from '../store/path.ts';
 import { RunNotFoundError, Store } from '../store/store.ts';
 import { writeFileSafely } from '../write-file.ts';
 import { type CliIO, UserError } from './io.ts';

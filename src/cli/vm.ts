@@ -8,7 +8,7 @@ import { VERSION } from '../version.ts';
 import type { AccelRequest } from '../vm/accel.ts';
 import { parseOrder, resolveKernel } from '../vm/kernels.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
-import { repeatOrder, runVm, type StepResult } from '../vm/runner.ts';
+import { repeatOrder, runVm } from '../vm/runner.ts';
 import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
 import { reportSteps, stepCallbacks } from './vm-report.ts';
 import { vmMacroAction, type VmMacroOptions } from './vm-macro.ts';

@@ -5,8 +5,8 @@
  */
 import type { Caveat, Comparison, SubjectComparison } from '../compare/types.ts';
 import { isClaim } from '../compare/verdict.ts';
-import { ciPctText, contrastDecimals, cvText, isInterval, roundsText } from './comparison-words.ts';
-import { decimalsFor, fixed, readableDecimals, signed } from '../format/numbers.ts';
+import { ciPctText, contrastDecimals, cvText, roundsText } from './comparison-words.ts';
+import { fixed, readableDecimals, signed } from '../format/numbers.ts';
 import { pctDecimals, pctFixed } from '../format/percent.ts';
 import { unitNounOf, unitWords } from '../format/units.ts';
 

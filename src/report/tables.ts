@@ -4,8 +4,7 @@
  * unescaped text; each renderer escapes for its own syntax.
  */
 import type { Comparison, Contrast, RunRole, SubjectComparison } from '../compare/types.ts';
-import { decimalsFor, fixed, formatP, readableDecimals, signed } from '../format/numbers.ts';
-import { pctDecimals } from '../format/percent.ts';
+import { fixed, formatP, readableDecimals, signed } from '../format/numbers.ts';
 import { unitNounOf, unitWords } from '../format/units.ts';
 import { directionOf } from '../model.ts';
 import { runName } from './facts.ts';

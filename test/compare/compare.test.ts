@@ -1,10 +1,9 @@
 /** The comparison engine on hand-built runs whose statistics are known independently (by hand or scipy). */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ComparisonRefused } from '../../src/compare/checks.ts';
 import { compare } from '../../src/compare/compare.ts';
 import { assertClose } from '../stats/close.ts';
-import { hostEnvironment, makeRun } from './fixtures.ts';
+import { makeRun } from './fixtures.ts';
 
 const A = [100, 101, 99, 100, 100, 102, 98]; // mean 100, sd sqrt(10/6)
 const B = A.map((x) => x + 10); // mean 110
