@@ -68,7 +68,7 @@ export function builtLayout(dir: string): BuildLayout {
  * A's with --from). Files whose content differs from what the objects were
  * compiled from get their own inode and a new mtime, so make recompiles them.
  */
-function prepareWork(req: KernelBuildRequest, i: Inputs, out: string, from: FromBuild | null, deps: KernelBuildDeps): BuildLayout {
+async function prepareWork(req: KernelBuildRequest, i: Inputs, out: string, from: FromBuild | null, deps: KernelBuildDeps): Promise<BuildLayout> {
   const layout = buildLayout(out);
   const old = existingLayout(out);
   mkdirSync(layout.work, { recursive: true });
@@ -82,7 +82,7 @@ function prepareWork(req: KernelBuildRequest, i: Inputs, out: string, from: From
   linkCopy(req.src, layout.tree, detach, from ? null : OBJ_DIR_NAME);
   if (from) {
     deps.onPhase?.(`copying ${from.manifest.label}'s objects from ${from.obj} (incremental: ${from.dir} is only read)`);
-    copyObjects(from.obj, layout.obj);
+    await copyObjects(from.obj, layout.obj, deps.abort);
     rebaseCommandFiles(layout.obj, existingLayout(from.dir).work, layout.work);
   }
   for (const p of i.patches) {
@@ -171,7 +171,7 @@ export async function buildKernel(request: KernelBuildRequest, deps: KernelBuild
   if (modulesList) writeFileSync(modulesList, inputs.modulesList!);
   const started = Date.now();
 
-  const layout = prepareWork(req, inputs, out, from, deps);
+  const layout = await prepareWork(req, inputs, out, from, deps);
   const keepBase = from !== null && !touchesKconfig([...from.manifest.patches, ...inputs.patches].flatMap((p) => p.files));
   const baseName = inputs.box ? inputs.box.url : inputs.baseDesc.split(' ')[0];
   const modules = inputs.modules === 'local-builtin' ? ', loaded modules built in' : inputs.modules === 'builtin' ? ', modules built in' : '';

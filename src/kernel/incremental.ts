@@ -14,10 +14,10 @@
  * level, the fragment and the compiler. Each difference is refused,
  * naming the input and the fix.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { UserError } from '../errors.ts';
+import { spawnSupervised } from '../proc/supervise.ts';
 import { fragmentText } from './config.ts';
 import { sha256, type Inputs } from './inputs.ts';
 import { existingLayout } from './layout.ts';
@@ -133,15 +133,28 @@ export function rebaseCommandFiles(obj: string, fromWork: string, toWork: string
   return rewritten;
 }
 
-/** Copy A's object directory to `dest` (through `dest.partial`); A is only read. */
-export function copyObjects(fromObj: string, dest: string): void {
+/**
+ * Copy A's object directory to `dest` (through `dest.partial`); A is only
+ * read. cp runs under the process supervisor: a distribution kernel's
+ * objects are gigabytes, and neither Ctrl-C nor the death of hintlab may
+ * leave a copy running.
+ */
+export async function copyObjects(fromObj: string, dest: string, abort: AbortSignal): Promise<void> {
   const partial = `${dest}.partial`;
+  const interrupted = (): UserError => new UserError(`interrupted while copying ${fromObj}; ${dest} was not written (A is unchanged)`, 130);
   rmSync(partial, { recursive: true, force: true });
   rmSync(dest, { recursive: true, force: true });
-  const cp = spawnSync('cp', ['-a', '--reflink=auto', '--', fromObj, partial], { encoding: 'utf8' });
-  if (cp.status !== 0) {
+  if (abort.aborted) throw interrupted();
+  const cp = spawnSupervised(['cp', '-a', '--reflink=auto', '--', fromObj, partial], { stdout: 'ignore' });
+  let stderr = '';
+  cp.stderr.on('data', (b: Buffer) => void (stderr += b.toString()));
+  const kill = (): void => cp.signal('SIGKILL');
+  abort.addEventListener('abort', kill, { once: true });
+  const end = await cp.exit.finally(() => abort.removeEventListener('abort', kill));
+  if (end.code !== 0) {
     rmSync(partial, { recursive: true, force: true });
-    throw new UserError(`cannot copy ${fromObj} to ${partial}: ${cp.stderr.trim() || cp.error?.message}`);
+    if (abort.aborted) throw interrupted();
+    throw new UserError(`cannot copy ${fromObj} to ${partial}: ${stderr.trim() || `cp ended with ${end.signal ?? `status ${end.code}`}`}`);
   }
   renameSync(partial, dest);
 }

@@ -136,7 +136,7 @@ test('--from is refused on the command line with exit status 2 before anything i
   assert.throws(() => statSync(join(dir, 'B')), 'the refused build wrote its --out');
 });
 
-test("the copy of A's objects shares no inode with A, and writing it leaves A as it was", () => {
+test("the copy of A's objects shares no inode with A, and writing it leaves A as it was", async () => {
   const dir = join(root, 'copy');
   const aObj = join(dir, 'A/work/src/hintlab-obj');
   mkdirSync(join(aObj, 'kernel'), { recursive: true });
@@ -147,7 +147,7 @@ test("the copy of A's objects shares no inode with A, and writing it leaves A as
   const before = treeFingerprint(join(dir, 'A'));
   const bObj = join(dir, 'B/work/src/hintlab-obj');
   mkdirSync(join(dir, 'B/work/src'), { recursive: true });
-  copyObjects(aObj, bObj);
+  await copyObjects(aObj, bObj, new AbortController().signal);
   assert.equal(readFileSync(join(bObj, 'kernel/sys.o'), 'utf8'), 'object of A');
   // mtimes kept: make must see the copied objects as up to date
   assert.equal(statSync(join(bObj, 'kernel/sys.o')).mtimeMs, old.getTime());
@@ -156,7 +156,22 @@ test("the copy of A's objects shares no inode with A, and writing it leaves A as
   assert.equal(readFileSync(join(aObj, 'kernel/sys.o'), 'utf8'), 'object of A');
   assert.equal(treeFingerprint(join(dir, 'A')), before);
   assert.throws(() => statSync(`${bObj}.partial`));
-  assert.throws(() => copyObjects(join(dir, 'missing'), bObj), (e: unknown) => e instanceof UserError && /cannot copy .*missing/.test(e.message));
+  await assert.rejects(copyObjects(join(dir, 'missing'), bObj, new AbortController().signal), (e: unknown) => e instanceof UserError && /cannot copy .*missing.*No such file/.test(e.message));
+});
+
+test('an interrupted copy of the objects leaves neither the copy nor its temporary behind', async () => {
+  const dir = join(root, 'abort');
+  const aObj = join(dir, 'A/obj');
+  mkdirSync(aObj, { recursive: true });
+  writeFileSync(join(aObj, 'vmlinux.o'), 'object of A');
+  const bObj = join(dir, 'B/obj');
+  mkdirSync(join(dir, 'B'));
+  const abort = new AbortController();
+  abort.abort();
+  await assert.rejects(copyObjects(aObj, bObj, abort.signal), (e: unknown) => e instanceof UserError && e.exitCode === 130 && /interrupted while copying/.test(e.message));
+  assert.throws(() => statSync(bObj));
+  assert.throws(() => statSync(`${bObj}.partial`));
+  assert.equal(readFileSync(join(aObj, 'vmlinux.o'), 'utf8'), 'object of A');
 });
 
 test("A's absolute work directory in the host tools' .cmd files becomes B's; kbuild's relative ones are left alone", () => {
