@@ -3,12 +3,14 @@
  * a kernel built from it has what the box's userspace needs: its disk and
  * filesystem drivers, its network, its init's expectations.
  *
- * One session over the system OpenSSH client (SshConnection: ~/.ssh/config,
- * agents and ProxyJump apply) runs one small script: `uname -r`, then the
- * first readable of /proc/config.gz (CONFIG_IKCONFIG_PROC, read with zcat)
- * and /boot/config-<release> (what Debian, Ubuntu and Fedora install), and
- * with --localmodconfig /proc/modules (what `lsmod` prints, in the format
- * streamline_config.pl reads, without needing kmod on the box's PATH).
+ * One connection through the system OpenSSH client (SshConnection:
+ * ~/.ssh/config, agents and ProxyJump apply) runs one small script:
+ * `uname -r`, then the first readable of /proc/config.gz
+ * (CONFIG_IKCONFIG_PROC; sent as it is and unpacked here, so the box needs
+ * no gzip) and /boot/config-<release> (what Debian, Ubuntu and Fedora
+ * install). With --localmodconfig a second command reads /proc/modules
+ * (what `lsmod` prints, in the format streamline_config.pl reads, without
+ * needing kmod on the box's PATH).
  */
 import { gunzipSync } from 'node:zlib';
 import { UserError } from '../errors.ts';
