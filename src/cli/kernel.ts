@@ -2,8 +2,9 @@
 import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { buildKernel, type ConfigBase } from '../kernel/build.ts';
+import { buildKernel, type ConfigBase, type KernelBuildResult } from '../kernel/build.ts';
 import type { OptLevel } from '../kernel/manifest.ts';
+import { parseSshUrl } from '../target/ssh-address.ts';
 import { type CliIO, UserError } from './io.ts';
 import { interruptible } from './interrupt.ts';
 import { collect, intOption, labelOption } from './options.ts';
@@ -17,6 +18,9 @@ interface KernelBuildOptions {
   out: string;
   label: string;
   jobs?: number;
+  from?: string;
+  localmodconfig?: boolean;
+  lsmod?: string;
 }
 
 function optLevel(value: string): OptLevel {
@@ -25,7 +29,9 @@ function optLevel(value: string): OptLevel {
 }
 
 function configBase(value: string, cwd: string): ConfigBase {
-  return value === 'tinyconfig' || value === 'defconfig' ? value : { file: resolve(cwd, value) };
+  if (value === 'tinyconfig' || value === 'defconfig') return value;
+  if (value.startsWith('ssh://')) return { box: parseSshUrl(value, '--base') };
+  return { file: resolve(cwd, value) };
 }
 
 /** A one-line counter on a terminal; nothing on a pipe (the phases still print). */
@@ -46,6 +52,30 @@ function compileProgress(io: CliIO): { update: (n: number, obj: string) => void;
   };
 }
 
+function how(result: KernelBuildResult, started: number): string {
+  if (result.state === 'reused') return 'up to date (nothing changed since the last build; reused)';
+  const m = result.manifest;
+  const from = m.incremental ? `, incremental from ${m.incremental.label} (${m.incremental.dir})` : '';
+  return `built in ${((Date.now() - started) / 1000).toFixed(0)} s${from}, ${m.objectsCompiled ?? '?'} objects compiled`;
+}
+
+function printResult(result: KernelBuildResult, started: number, io: CliIO): void {
+  const m = result.manifest;
+  io.stdout(`kernel ${m.label}: Linux ${m.source.version}, ${m.patches.length} patch(es), ${m.box ? m.box.url : m.base.split(' ')[0]} -${m.opt}: ${how(result, started)}\n`);
+  io.stdout(`  image:    ${result.dir}/${m.image}\n  manifest: ${result.dir}/hintlab-kernel.json\n`);
+  if (m.release) io.stdout(`  release:  ${m.release}\n`);
+  if (m.box) io.stdout(`  base:     ${m.box.url}:${m.box.path} (box kernel ${m.box.release}) sha256:${m.box.sha256.slice(0, 16)}\n`);
+  if (m.modules) io.stdout(`  modules:  ${m.modules === 'local-builtin' ? "built in: those the box had loaded (localyesconfig); the others dropped" : 'all built in (mod2yesconfig)'}\n`);
+  io.stdout(`  config:   sha256:${m.configSha256.slice(0, 16)}\n  compiler: ${m.compiler}\n`);
+  for (const p of m.patches) io.stdout(`  patch:    ${p.path} sha256:${p.sha256.slice(0, 16)} (${p.files.join(', ')})\n`);
+  for (const d of m.droppedOptions) io.stderr(`warning: olddefconfig dropped ${d}: its dependencies are not met in this configuration\n`);
+  if (result.state === 'built' && result.modulesNotBuilt.length > 0) {
+    const list = result.modulesNotBuilt;
+    io.stderr(`warning: ${list.length} option(s) can only be modules and were not built (${list.slice(0, 8).join(', ')}${list.length > 8 ? ', ...' : ''}); see ${result.dir}/config\n`);
+  }
+  io.stdout(`boot it with: hintlab vm --kernel ${m.label}=${result.dir} ...\n`);
+}
+
 async function buildAction(opts: KernelBuildOptions, io: CliIO): Promise<void> {
   const progress = compileProgress(io);
   const started = Date.now();
@@ -61,6 +91,10 @@ async function buildAction(opts: KernelBuildOptions, io: CliIO): Promise<void> {
           out: resolve(io.cwd, opts.out),
           label: opts.label,
           jobs: opts.jobs ?? availableParallelism(),
+          from: opts.from ? resolve(io.cwd, opts.from) : null,
+          localmodconfig: opts.localmodconfig ?? false,
+          lsmod: opts.lsmod ? resolve(io.cwd, opts.lsmod) : null,
+          ssh: { configFile: io.env.HINTLAB_SSH_CONFIG || undefined, env: io.env },
         },
         {
           abort,
@@ -72,13 +106,7 @@ async function buildAction(opts: KernelBuildOptions, io: CliIO): Promise<void> {
         },
       );
       progress.clear();
-      const m = result.manifest;
-      const how = result.state === 'reused' ? 'up to date (nothing changed since the last build; reused)' : `built in ${((Date.now() - started) / 1000).toFixed(0)} s`;
-      io.stdout(`kernel ${m.label}: Linux ${m.source.version}, ${m.patches.length} patch(es), ${m.base.split(' ')[0]} -${m.opt}: ${how}\n`);
-      io.stdout(`  image:    ${result.dir}/${m.image}\n  manifest: ${result.dir}/hintlab-kernel.json\n  config:   sha256:${m.configSha256.slice(0, 16)}\n  compiler: ${m.compiler}\n`);
-      for (const p of m.patches) io.stdout(`  patch:    ${p.path} sha256:${p.sha256.slice(0, 16)} (${p.files.join(', ')})\n`);
-      for (const d of m.droppedOptions) io.stderr(`warning: olddefconfig dropped ${d}: its dependencies are not met in this configuration\n`);
-      io.stdout(`boot it with: hintlab vm --kernel ${m.label}=${result.dir} ...\n`);
+      printResult(result, started, io);
     });
   } finally {
     progress.clear();
@@ -93,8 +121,11 @@ export function registerKernel(program: Command, io: CliIO): void {
     .requiredOption('--src <dir>', 'kernel source tree (left exactly as it is)')
     .option('--patch <file>', 'unified diff to apply with -p1 (repeatable, applied in order)', collect, [])
     .option('--config-fragment <file>', 'CONFIG_ lines merged on top of the base and the built-in hintlab fragment')
-    .option('--base <config>', 'base configuration: tinyconfig, defconfig or a .config file', 'tinyconfig')
+    .option('--base <config>', "base configuration: tinyconfig, defconfig, a .config file, or ssh://[user@]host[:port] (the box's own; its modules built in)", 'tinyconfig')
+    .option('--localmodconfig', "with a box's configuration: build in only the modules the box has loaded (make localyesconfig)")
+    .option('--lsmod <file>', "the module list for --localmodconfig (lsmod output) instead of the box's /proc/modules")
     .option('--opt <level>', 'O2 (what distributions ship) or Os', 'O2')
+    .option('--from <dir>', 'start from a copy of this finished build\'s objects (same tree, base, fragment, -O, compiler): only what the patches touch recompiles; the directory is only read')
     .requiredOption('--out <dir>', 'output directory: bzImage, manifest, config, build.log, work/')
     .requiredOption('--label <name>', 'name of this kernel (e.g. A, B, base, patched)', labelOption('--label'))
     .option('-j, --jobs <n>', 'parallel make jobs (default: CPUs available)', intOption('--jobs', 1))

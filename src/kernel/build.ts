@@ -4,32 +4,26 @@
  *
  * Layout of `--out DIR`: `bzImage`, `hintlab-kernel.json` (the manifest),
  * `config` (the final .config), `build.log`, and `work/` (the hard-link copy
- * of the tree and make's O= object directory, kept for fast rebuilds).
+ * of the tree, with make's object directory inside it, kept for fast
+ * rebuilds and for `--from`; see layout.ts). A box-based build also keeps
+ * `box.config` (the configuration read from the box) and, with
+ * --localmodconfig, `modules-list`.
  * The manifest is written last: a failed or interrupted build leaves none,
  * so it is never mistaken for a finished one.
  */
-import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
-import { compilerVersion } from '../bench/build.ts';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { UserError } from '../errors.ts';
-import { BUILTIN_FRAGMENT, droppedSettings, fragmentText, mergeConfig, optFragment, parseFragment, type ConfigSetting } from './config.ts';
+import { fragmentText } from './config.ts';
+import { configure, touchesKconfig, type Configured } from './configure.ts';
+import { checkFrom, copyObjects, rebaseCommandFiles, type FromBuild } from './incremental.ts';
+import { gatherInputs, inputKey, sha256, type Inputs, type KernelBuildRequest } from './inputs.ts';
+import { buildLayout, existingLayout, OBJ_DIR_NAME, type BuildLayout } from './layout.ts';
 import { errorLines, runMake } from './make.ts';
-import { IMAGE_FILE, MANIFEST_FILE, readManifest, type KernelManifest, type OptLevel, type PatchRecord } from './manifest.ts';
-import { applyPatch, kernelVersion, linkCopy, readPatch, treeFingerprint } from './source.ts';
+import { IMAGE_FILE, MANIFEST_FILE, readManifest, type KernelManifest } from './manifest.ts';
+import { applyPatch, linkCopy } from './source.ts';
 
-export type ConfigBase = 'tinyconfig' | 'defconfig' | { file: string };
-
-export interface KernelBuildRequest {
-  src: string;
-  patches: string[];
-  fragment: string | null;
-  base: ConfigBase;
-  opt: OptLevel;
-  out: string;
-  label: string;
-  jobs: number;
-}
+export type { ConfigBase, KernelBuildRequest } from './inputs.ts';
 
 export interface KernelBuildDeps {
   abort: AbortSignal;
@@ -38,68 +32,12 @@ export interface KernelBuildDeps {
 }
 
 export type KernelBuildResult =
-  | { state: 'built'; dir: string; manifest: KernelManifest }
+  | { state: 'built'; dir: string; manifest: KernelManifest; modulesNotBuilt: string[] }
   | { state: 'reused'; dir: string; manifest: KernelManifest };
 
 const DETACHED_FILE = 'detached.json';
-
-const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
-
-interface Inputs {
-  version: string;
-  fingerprint: string;
-  patches: (PatchRecord & { text: string })[];
-  baseDesc: string;
-  baseText: string | null;
-  fragment: ConfigSetting[];
-  compiler: string;
-}
-
-function gatherInputs(req: KernelBuildRequest): Inputs {
-  if (!existsSync(req.src) || !statSync(req.src).isDirectory()) throw new UserError(`--src ${req.src} is not a directory`, 2);
-  const version = kernelVersion(req.src);
-  if (req.out === req.src || req.out.startsWith(req.src + sep)) {
-    throw new UserError(`--out ${req.out} is inside --src ${req.src}; put the output outside the kernel tree (it is copied whole)`, 2);
-  }
-  const patches = req.patches.map(readPatch);
-  let baseDesc = typeof req.base === 'string' ? req.base : '';
-  let baseText: string | null = null;
-  if (typeof req.base !== 'string') {
-    try {
-      baseText = readFileSync(req.base.file, 'utf8');
-    } catch (err) {
-      throw new UserError(`--base ${req.base.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 2);
-    }
-    baseDesc = `file:${req.base.file} sha256:${sha256(baseText)}`;
-  }
-  let user: ConfigSetting[] = [];
-  if (req.fragment) {
-    let text: string;
-    try {
-      text = readFileSync(req.fragment, 'utf8');
-    } catch (err) {
-      throw new UserError(`--config-fragment ${req.fragment}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 2);
-    }
-    user = parseFragment(text, req.fragment);
-  }
-  // the user's fragment comes last, so it can override the built-in choices (the opt level too)
-  const fragment = [...BUILTIN_FRAGMENT, ...optFragment(req.opt), ...user];
-  return { version, fingerprint: treeFingerprint(req.src), patches, baseDesc, baseText, fragment, compiler: compilerVersion('gcc') };
-}
-
-function inputKey(req: KernelBuildRequest, i: Inputs): string {
-  return sha256(
-    JSON.stringify({
-      schema: 1,
-      version: i.version,
-      fingerprint: i.fingerprint,
-      patches: i.patches.map((p) => p.sha256),
-      base: i.baseDesc,
-      fragment: sha256(fragmentText(i.fragment)),
-      compiler: i.compiler,
-    }),
-  );
-}
+export const BOX_CONFIG_FILE = 'box.config';
+export const MODULES_LIST_FILE = 'modules-list';
 
 function readDetached(work: string): string[] {
   try {
@@ -109,85 +47,138 @@ function readDetached(work: string): string[] {
   }
 }
 
-async function make(args: string[], log: string, deps: KernelBuildDeps, what: string): Promise<void> {
+async function make(args: string[], log: string, deps: KernelBuildDeps, what: string): Promise<number> {
   const r = await runMake({ args, log, abort: deps.abort, onCompiled: deps.onCompiled });
   if (r.state === 'aborted') throw new UserError(`interrupted during ${what}; make was stopped (the source tree was never written to)`);
   if (r.state === 'failed') {
     const errors = errorLines(log);
     throw new UserError(`${what} failed (make exit ${r.code}):\n${errors.map((l) => `  ${l}`).join('\n') || '  (no error lines found)'}\nfull log: ${log}`);
   }
+  return r.compiled;
 }
 
-/** Configure the object directory: base config, the merged fragment, olddefconfig; returns the dropped settings. */
-async function configure(tree: string, obj: string, i: Inputs, log: string, deps: KernelBuildDeps): Promise<string[]> {
-  const mk = ['-C', tree, `O=${obj}`];
-  if (i.baseText !== null) {
-    mkdirSync(obj, { recursive: true });
-    writeFileSync(join(obj, '.config'), i.baseText);
-  } else {
-    await make([...mk, i.baseDesc], log, deps, `make ${i.baseDesc}`);
-  }
-  const merged = mergeConfig(readFileSync(join(obj, '.config'), 'utf8'), i.fragment);
-  writeFileSync(join(obj, '.config'), merged);
-  await make([...mk, 'olddefconfig'], log, deps, 'make olddefconfig');
-  return droppedSettings(readFileSync(join(obj, '.config'), 'utf8'), i.fragment);
+/** make's object directory and the tree copy of a finished build (either layout), e.g. for gcov's .gcno files. */
+export function builtLayout(dir: string): BuildLayout {
+  return existingLayout(dir);
 }
 
-export async function buildKernel(req: KernelBuildRequest, deps: KernelBuildDeps): Promise<KernelBuildResult> {
-  const out = resolve(req.out);
-  const inputs = gatherInputs({ ...req, src: resolve(req.src), out });
-  const key = inputKey(req, inputs);
-  const previous = existsSync(out) ? readManifest(out) : null;
-  if (previous?.inputKey === key && existsSync(join(out, previous.image))) {
-    const manifest = { ...previous, label: req.label };
-    if (previous.label !== req.label) writeFileSync(join(out, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
-    return { state: 'reused', dir: out, manifest };
+/**
+ * Set up `work/`: a fresh hard-link copy of the tree with the patches
+ * applied, and the object directory (kept from the last build, or a copy of
+ * A's with --from). Files whose content differs from what the objects were
+ * compiled from get their own inode and a new mtime, so make recompiles them.
+ */
+async function prepareWork(req: KernelBuildRequest, i: Inputs, out: string, from: FromBuild | null, deps: KernelBuildDeps): Promise<BuildLayout> {
+  const layout = buildLayout(out);
+  const old = existingLayout(out);
+  mkdirSync(layout.work, { recursive: true });
+  // objects of the earlier layout name its absolute paths: start afresh
+  if (old.legacy) rmSync(old.obj, { recursive: true, force: true });
+  const patchedNow = i.patches.flatMap((p) => p.files);
+  const stale = from ? from.manifest.patches.flatMap((p) => p.files) : readDetached(layout.work);
+  const detach = [...new Set([...stale, ...patchedNow])].sort();
+  writeFileSync(join(layout.work, DETACHED_FILE), JSON.stringify(patchedNow));
+  deps.onPhase?.(`copying ${req.src} (hard links; the tree itself is never written)`);
+  linkCopy(req.src, layout.tree, detach, from ? null : OBJ_DIR_NAME);
+  if (from) {
+    deps.onPhase?.(`copying ${from.manifest.label}'s objects from ${from.obj} (incremental: ${from.dir} is only read)`);
+    await copyObjects(from.obj, layout.obj, deps.abort);
+    rebaseCommandFiles(layout.obj, existingLayout(from.dir).work, layout.work);
   }
-
-  const work = join(out, 'work');
-  const tree = join(work, 'src');
-  const obj = join(work, 'obj');
-  const log = join(out, 'build.log');
-  mkdirSync(work, { recursive: true });
-  rmSync(join(out, MANIFEST_FILE), { force: true });
-  rmSync(join(out, IMAGE_FILE), { force: true });
-  writeFileSync(log, '');
-  const started = Date.now();
-
-  // files patched now or by the previous build get their own inode and a new mtime
-  const patchedNow = inputs.patches.flatMap((p) => p.files);
-  const detach = [...new Set([...readDetached(work), ...patchedNow])].sort();
-  writeFileSync(join(work, DETACHED_FILE), JSON.stringify(patchedNow));
-  deps.onPhase?.(`copying ${resolve(req.src)} (hard links; the tree itself is never written)`);
-  linkCopy(resolve(req.src), tree, detach);
-  for (const p of inputs.patches) {
+  for (const p of i.patches) {
     deps.onPhase?.(`applying ${p.path}`);
-    applyPatch(tree, p);
+    applyPatch(layout.tree, p);
   }
-  deps.onPhase?.(`configuring: ${inputs.baseDesc.split(' ')[0]} + hintlab fragment${req.fragment ? ` + ${req.fragment}` : ''}, -${req.opt}`);
-  const dropped = await configure(tree, obj, inputs, log, deps);
-  deps.onPhase?.(`compiling with ${req.jobs} jobs (log: ${log})`);
-  await make(['-C', tree, `O=${obj}`, `-j${req.jobs}`, 'bzImage'], log, deps, 'the kernel build');
+  return layout;
+}
 
-  copyFileSync(join(obj, 'arch/x86/boot/bzImage'), join(out, IMAGE_FILE));
-  const config = readFileSync(join(obj, '.config'));
-  copyFileSync(join(obj, '.config'), join(out, 'config'));
+function readRelease(obj: string): string | undefined {
+  // what `make -s kernelrelease` prints: kbuild writes it here while preparing the build
+  try {
+    return readFileSync(join(obj, 'include/config/kernel.release'), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Finished {
+  key: string;
+  configured: Configured;
+  compiled: number;
+  started: number;
+  from: FromBuild | null;
+}
+
+function writeManifest(req: KernelBuildRequest, i: Inputs, out: string, layout: BuildLayout, f: Finished): KernelManifest {
+  copyFileSync(join(layout.obj, 'arch/x86/boot/bzImage'), join(out, IMAGE_FILE));
+  const config = readFileSync(join(layout.obj, '.config'));
+  copyFileSync(join(layout.obj, '.config'), join(out, 'config'));
   const manifest: KernelManifest = {
     schema: 1,
     label: req.label,
     image: IMAGE_FILE,
-    source: { dir: resolve(req.src), version: inputs.version, fingerprint: inputs.fingerprint },
-    patches: inputs.patches.map(({ path, sha256: hash, files }) => ({ path, sha256: hash, files })),
-    base: inputs.baseDesc,
+    source: { dir: req.src, version: i.version, fingerprint: i.fingerprint },
+    patches: i.patches.map(({ path, sha256: hash, files }) => ({ path, sha256: hash, files })),
+    base: i.baseDesc,
     opt: req.opt,
-    fragmentSha256: sha256(fragmentText(inputs.fragment)),
+    fragmentSha256: sha256(fragmentText(i.fragment)),
+    fragmentFile: req.fragment,
     configSha256: sha256(config),
-    droppedOptions: dropped,
-    compiler: inputs.compiler,
-    inputKey: key,
-    buildSeconds: Math.round((Date.now() - started) / 100) / 10,
+    droppedOptions: f.configured.dropped,
+    compiler: i.compiler,
+    inputKey: f.key,
+    buildSeconds: Math.round((Date.now() - f.started) / 100) / 10,
     builtAt: new Date().toISOString(),
+    release: readRelease(layout.obj),
+    objectsCompiled: f.compiled,
+    ...(i.localVersion !== null ? { localVersion: i.localVersion } : {}),
+    ...(i.modules !== null ? { modules: i.modules } : {}),
+    ...(i.modulesList !== null ? { modulesListSha256: sha256(i.modulesList) } : {}),
+    ...(i.box !== null ? { box: i.box } : {}),
+    ...(f.from ? { incremental: { dir: f.from.dir, label: f.from.manifest.label, inputKey: f.from.manifest.inputKey } } : {}),
   };
   writeFileSync(join(out, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
-  return { state: 'built', dir: out, manifest };
+  return manifest;
+}
+
+/** The previous build in `out`, when it has exactly these inputs and its image. */
+function reusable(out: string, key: string, label: string): KernelBuildResult | null {
+  const previous = existsSync(out) ? readManifest(out) : null;
+  if (previous?.inputKey !== key || !existsSync(join(out, previous.image))) return null;
+  const manifest = { ...previous, label };
+  if (previous.label !== label) writeFileSync(join(out, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  return { state: 'reused', dir: out, manifest };
+}
+
+export async function buildKernel(request: KernelBuildRequest, deps: KernelBuildDeps): Promise<KernelBuildResult> {
+  const out = resolve(request.out);
+  const req = { ...request, src: resolve(request.src), out, fragment: request.fragment ? resolve(request.fragment) : null };
+  const inputs = await gatherInputs(req);
+  const key = inputKey(inputs);
+  const from = req.from
+    ? checkFrom(req.from, out, inputs, { src: req.src, opt: req.opt, fragmentFile: req.fragment, modulesListSha256: inputs.modulesList === null ? null : sha256(inputs.modulesList) })
+    : null;
+  const reused = reusable(out, key, req.label);
+  if (reused) return reused;
+
+  mkdirSync(out, { recursive: true });
+  rmSync(join(out, MANIFEST_FILE), { force: true });
+  rmSync(join(out, IMAGE_FILE), { force: true });
+  const log = join(out, 'build.log');
+  writeFileSync(log, '');
+  if (inputs.box) writeFileSync(join(out, BOX_CONFIG_FILE), inputs.baseText ?? '');
+  const modulesList = inputs.modulesList !== null ? join(out, MODULES_LIST_FILE) : null;
+  if (modulesList) writeFileSync(modulesList, inputs.modulesList!);
+  const started = Date.now();
+
+  const layout = await prepareWork(req, inputs, out, from, deps);
+  const keepBase = from !== null && !touchesKconfig([...from.manifest.patches, ...inputs.patches].flatMap((p) => p.files));
+  const baseName = inputs.box ? inputs.box.url : inputs.baseDesc.split(' ')[0];
+  const modules = inputs.modules === 'local-builtin' ? ', loaded modules built in' : inputs.modules === 'builtin' ? ', modules built in' : '';
+  deps.onPhase?.(`configuring: ${baseName}${modules} + hintlab fragment${req.fragment ? ` + ${req.fragment}` : ''}, -${req.opt}${keepBase ? ` (from ${from!.manifest.label}'s .config: no patch touches Kconfig)` : ''}`);
+  const configured = await configure(layout.tree, layout.obj, inputs, modulesList, (args, what) => make(args, log, deps, what).then(() => undefined), keepBase);
+  deps.onPhase?.(`compiling with ${req.jobs} jobs (log: ${log})`);
+  const compiled = await make(['-C', layout.tree, `O=${layout.obj}`, `-j${req.jobs}`, 'bzImage'], log, deps, 'the kernel build');
+  const manifest = writeManifest(req, inputs, out, layout, { key, configured, compiled, started, from });
+  return { state: 'built', dir: out, manifest, modulesNotBuilt: configured.modulesNotBuilt };
 }

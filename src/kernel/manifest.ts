@@ -4,7 +4,12 @@
  * names a build directory and by the next build to decide whether anything
  * changed.
  *
- * Format history: schema 1 (first version).
+ * Format history: schema 1 (first version). Fields added later, all optional
+ * so older manifests keep reading (and older hintlabs read newer ones):
+ * `release` (the kernel release, what `uname -r` will say), `incremental`
+ * (built from a copy of another build's objects), `box` (the base
+ * configuration came from a box over ssh), `localVersion`, `modules`,
+ * `objectsCompiled`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +25,25 @@ export interface PatchRecord {
   sha256: string;
   /** Files the patch touches, relative to the source tree. */
   files: string[];
+}
+
+/** The build this one started from (`kernel build --from DIR`): a copy of its objects. */
+export interface IncrementalFrom {
+  dir: string;
+  label: string;
+  inputKey: string;
+}
+
+/** Where a box-based build's base configuration came from. */
+export interface BoxConfigRecord {
+  /** `ssh://[user@]host[:port]` */
+  url: string;
+  /** The file read on the box: `/proc/config.gz` or `/boot/config-<release>`. */
+  path: string;
+  /** `uname -r` on the box when the configuration was fetched. */
+  release: string;
+  /** sha256 of the configuration text (decompressed). */
+  sha256: string;
 }
 
 export interface KernelManifest {
@@ -49,6 +73,20 @@ export interface KernelManifest {
   inputKey: string;
   buildSeconds: number;
   builtAt: string;
+  /** `make -s kernelrelease` (absent in manifests written before it was recorded). */
+  release?: string;
+  /** CONFIG_LOCALVERSION hintlab set (box-based builds: `-hintlab-<label>`). */
+  localVersion?: string;
+  /** How `=m` options of the base were handled: `builtin` (mod2yesconfig), `local-builtin` (localyesconfig from the box's modules). */
+  modules?: 'builtin' | 'local-builtin';
+  /** With --localmodconfig: sha256 of the module list (the box's /proc/modules, or --lsmod) kept built in; the list is saved as `modules-list`. */
+  modulesListSha256?: string;
+  /** The --config-fragment file, or null for none. */
+  fragmentFile?: string | null;
+  /** Objects compiled by this build ("  CC" lines of the log). */
+  objectsCompiled?: number;
+  incremental?: IncrementalFrom;
+  box?: BoxConfigRecord;
 }
 
 /** Read a manifest, or null when the directory has none. Throws with the file name on a broken one. */

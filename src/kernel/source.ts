@@ -76,11 +76,19 @@ function inside(root: string, rel: string): string {
  * in `detach` become real copies with the current time as mtime (so make
  * rebuilds what a previous build's patches had changed), and the marks of
  * an in-place configuration that make O= refuses are unlinked from the copy.
+ * `keep` names a directory of the old copy that survives into the new one
+ * (make's object directory); the same name in `src` is left out of the copy.
  */
-export function linkCopy(srcPath: string, dest: string, detach: readonly string[]): void {
+export function linkCopy(srcPath: string, dest: string, detach: readonly string[], keep: string | null = null): void {
   // cp copies a symlink as a symlink: copy what it points to, or every later
   // write to the "copy" (patches, removing .config) would land in the user's tree
   const src = realpathSync(srcPath);
+  // the object directory lives inside the copy (see layout.ts): moved aside, not lost
+  const kept = keep !== null && existsSync(join(dest, keep)) ? `${dest}.${keep}-kept` : null;
+  if (kept) {
+    rmSync(kept, { recursive: true, force: true });
+    renameSync(join(dest, keep!), kept);
+  }
   rmSync(dest, { recursive: true, force: true });
   let cp = spawnSync('cp', ['-al', '--', src, dest], { encoding: 'utf8' });
   if (cp.status !== 0) {
@@ -93,6 +101,8 @@ export function linkCopy(srcPath: string, dest: string, detach: readonly string[
   for (const mark of ['.config', 'include/config', 'arch/x86/include/generated']) {
     rmSync(join(dest, mark), { recursive: true, force: true });
   }
+  if (keep !== null) rmSync(join(dest, keep), { recursive: true, force: true });
+  if (kept) renameSync(kept, join(dest, keep!));
   const now = new Date();
   for (const rel of detach) {
     const path = inside(dest, rel);

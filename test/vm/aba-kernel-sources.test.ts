@@ -8,14 +8,15 @@
  * else, and the source tree must come out untouched.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Comparison } from '../../src/compare/types.ts';
 import { treeFingerprint } from '../../src/kernel/source.ts';
+import { testKernelTree } from '../codegen/kernel-tree.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { SCHED_FILE, schedSlowdownPatch } from '../helpers/sched-patch.ts';
 import { requireAll, requireFile, requireKernelBuildTools, requireTool } from '../helpers/tools.ts';
 
 const TARBALL = '/usr/src/linux-source-6.12.tar.xz';
@@ -24,49 +25,14 @@ const skip =
     ? 'slow (two kernel builds and three boots): set HINTLAB_SLOW_TESTS=1'
     : requireAll(requireFile(TARBALL, 'linux-source-6.12'), requireKernelBuildTools(), requireTool('patch', 'patch'), requireTool('qemu-system-x86_64', 'qemu-system-x86'));
 
-const hintlabCache = join(process.env.XDG_CACHE_HOME || join(process.env.HOME || homedir(), '.cache'), 'hintlab');
-const cache = join(hintlabCache, 'test-kernels');
-const FILE = 'kernel/sched/syscalls.c';
-const ANCHOR = 'SYSCALL_DEFINE1(sched_getscheduler, pid_t, pid)\n{\n\tstruct task_struct *p;\n\tint retval;\n\n\tif (pid < 0)\n\t\treturn -EINVAL;\n';
-
-/** Unpack Debian's tarball once; the tree is then only ever read. */
-function sourceTree(): string {
-  const src = join(hintlabCache, 'src');
-  const tree = join(src, 'linux-source-6.12');
-  if (!existsSync(tree)) {
-    // unpack beside, then rename: an interrupted tar never leaves half a tree behind
-    const partial = join(src, `.unpack-${process.pid}`);
-    mkdirSync(partial, { recursive: true });
-    const r = spawnSync('tar', ['xf', TARBALL, '-C', partial], { encoding: 'utf8' });
-    assert.equal(r.status, 0, r.stderr);
-    renameSync(join(partial, 'linux-source-6.12'), tree);
-    rmSync(partial, { recursive: true, force: true });
-  }
-  return tree;
-}
-
-/** A unified diff (made by diff -u, so it fits whatever 6.12.y Debian ships) adding work to sched_getscheduler. */
-function slowdownPatch(tree: string, dir: string): string {
-  const original = readFileSync(join(tree, FILE), 'utf8');
-  assert.ok(original.includes(ANCHOR), `${FILE} no longer has the expected sched_getscheduler opening`);
-  const work = '\n\t/* test load: 100 iterations the compiler must keep */\n\tfor (int i = 0; i < 100; i++)\n\t\tbarrier();\n';
-  mkdirSync(join(dir, 'a/kernel/sched'), { recursive: true });
-  mkdirSync(join(dir, 'b/kernel/sched'), { recursive: true });
-  writeFileSync(join(dir, 'a', FILE), original);
-  writeFileSync(join(dir, 'b', FILE), original.replace(ANCHOR, ANCHOR + work));
-  const diff = spawnSync('diff', ['-u', `a/${FILE}`, `b/${FILE}`], { cwd: dir, encoding: 'utf8' });
-  assert.equal(diff.status, 1, diff.stderr);
-  const patch = join(dir, 'sched_getscheduler-loop.patch');
-  writeFileSync(patch, diff.stdout);
-  return patch;
-}
+const cache = join(process.env.XDG_CACHE_HOME || join(process.env.HOME || homedir(), '.cache'), 'hintlab', 'test-kernels');
 
 test('A/B/A on two real 6.12 kernels: compare reports only the patched syscall slower', { skip, timeout: 3_600_000 }, async () => {
-  const tree = sourceTree();
+  const tree = testKernelTree();
   const before = treeFingerprint(tree);
   const dir = tempDir();
   try {
-    const patch = slowdownPatch(tree, dir);
+    const patch = schedSlowdownPatch(tree, dir);
     const t0 = Date.now();
     const a = await runCli(['kernel', 'build', '--src', tree, '--out', join(cache, 'A'), '--label', 'A']);
     assert.equal(a.code, 0, a.stderr);
@@ -79,7 +45,7 @@ test('A/B/A on two real 6.12 kernels: compare reports only the patched syscall s
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /up to date/);
     const manifestB = JSON.parse(readFileSync(join(cache, 'B', 'hintlab-kernel.json'), 'utf8')) as { patches: { files: string[] }[]; opt: string };
-    assert.deepEqual([manifestB.patches[0]?.files, manifestB.opt], [[FILE], 'O2']);
+    assert.deepEqual([manifestB.patches[0]?.files, manifestB.opt], [[SCHED_FILE], 'O2']);
 
     const db = join(dir, 'aba.db');
     const profiles = 'getppid,sched_getscheduler,sched_getparam';

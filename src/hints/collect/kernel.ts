@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, normalize } from 'node:path';
 import { UserError } from '../../errors.ts';
-import { buildKernel, type KernelBuildDeps, type KernelBuildResult } from '../../kernel/build.ts';
+import { buildKernel, builtLayout, type KernelBuildDeps, type KernelBuildResult } from '../../kernel/build.ts';
 import { fragmentText, type ConfigSetting } from '../../kernel/config.ts';
 import { kernelVersion } from '../../kernel/source.ts';
 
@@ -120,10 +120,10 @@ export async function buildCoverageKernel(req: CoverageBuildRequest, deps: Kerne
 
 /** make's object directory inside a build directory of `buildKernel` (where the .gcno files are). */
 export function objectDir(buildDir: string): string {
-  return join(buildDir, 'work', 'obj');
+  return builtLayout(buildDir).obj;
 }
 
 /** The hard-link copy of the tree the build compiled. */
 export function treeCopy(buildDir: string): string {
-  return join(buildDir, 'work', 'src');
+  return builtLayout(buildDir).tree;
 }
