@@ -13,7 +13,7 @@ const s1 = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 /** How a boot went, in one line: how long hintlab waited, when the box went down, what it runs now. */
 export function bootLine(r: BootReport): string {
   const down = r.downAfterMs === null ? 'not caught down' : `down by ${s1(r.downAfterMs)}`;
-  const copy = r.copyMs > 0 ? `copied in ${s1(r.copyMs)}, ` : '';
+  const copy = r.copyMs > 0 ? `image copied or checked in ${s1(r.copyMs)}, ` : '';
   const fell = r.fellBack ? ` (kexec -l refused: ${r.fellBack}; used the one-shot GRUB entry)` : '';
   const dog = r.watchdogSeconds === null ? '' : `; watchdog armed (${r.watchdogSeconds} s)`;
   return `${copy}${r.command}: up after ${s1(r.waitedMs)} (${down}, ${r.attempts} login${r.attempts === 1 ? '' : 's'}); runs ${r.release}${fell}${dog}`;

@@ -203,13 +203,19 @@ export async function runSession(id: number, deps: SessionDeps): Promise<Session
   const storedHome = readHome(rec.home);
   settleInterrupted(store, rec);
   const box = await deps.connect(plan, storedHome);
+  if (!storedHome) {
+    try {
+      refuseForeignBoot(box);
+    } catch (err) {
+      await box.close();
+      store.sessions.finish(id, 'failed', (err as Error).message);
+      throw err;
+    }
+    store.sessions.setHome(id, box.home);
+  }
   let failure: string | null = null;
   let returned: Returned;
   try {
-    if (!storedHome) {
-      refuseForeignBoot(box);
-      store.sessions.setHome(id, box.home);
-    }
     store.sessions.setBox(id, box.isHome ? 'home' : 'away');
     deps.onBox?.(box, storedHome !== null);
     for (const step of record(store, id).steps.filter((s) => s.status !== 'complete')) {

@@ -37,9 +37,10 @@ export interface BoxStreamer {
 /**
  * The watchdog loop, as run on the box (POSIX sh, coreutils or busybox
  * `date` and `stat`). It says what it does in its log and, as root, on the
- * kernel log (the console).
+ * kernel log (the console). `reboot` is what it runs once hintlab has been
+ * quiet for `boundSeconds` (a test runs the loop here with a harmless one).
  */
-export function watchdogScript(facts: Pick<BoxFacts, 'uid'>, id: string, boundSeconds: number): string {
+export function watchdogScript(facts: Pick<BoxFacts, 'uid'>, id: string, boundSeconds: number, reboot = `${privileged(facts, 'reboot')}; sleep 60; ${privileged(facts, 'reboot -f')}`): string {
   const say = 'say() { echo "$(date +%FT%T) hintlab watchdog ' + id + ': $*" >> "$d/log"; echo "hintlab watchdog: $*" > /dev/kmsg 2>/dev/null; }';
   return [
     SBIN_PATH,
@@ -50,9 +51,10 @@ export function watchdogScript(facts: Pick<BoxFacts, 'uid'>, id: string, boundSe
     'while :; do',
     '  sleep 2',
     '  last=$(stat -c %Y "$beat" 2>/dev/null) || { say cancelled; exit 0; }',
-    `  if [ $(( $(date +%s) - last )) -ge ${boundSeconds} ]; then`,
+    // whole seconds on both sides: -gt makes the real quiet time at least the bound (at most bound + 3 s with the 2 s loop)
+    `  if [ $(( $(date +%s) - last )) -gt ${boundSeconds} ]; then`,
     `    say "no heartbeat from hintlab for ${boundSeconds} s: rebooting to the default kernel"`,
-    `    sync; ${privileged(facts, 'reboot')}; sleep 60; ${privileged(facts, 'reboot -f')}; exit 1`,
+    `    sync; ${reboot}; exit 1`,
     '  fi',
     'done',
   ].join('\n');
