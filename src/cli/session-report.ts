@@ -39,7 +39,11 @@ export function sessionEvents(io: CliIO, bar: Progress, steps: () => number): Pi
     onBooted: (step, report) => say(`${at(step)}: ${bootLine(report)}; verified hintlab.boot=${/hintlab\.boot=(\S+)/.exec(report.cmdline)?.[1] ?? '?'}`),
     onRound: (step, d, t, p) => bar.update(d, t, `${step.runLabel} ${p}`),
     onStepEnd: (step, end: StepEnd) =>
-      say(end.state === 'complete' ? `${at(step)}: ${step.runLabel} complete (run #${end.runId}, measured in ${end.seconds.toFixed(1)} s)` : `${at(step)}: ${step.runLabel} FAILED\n${end.reason.replace(/^/gm, '  ')}`),
+      say(
+        end.state === 'complete'
+          ? [`${at(step)}: ${step.runLabel} complete (run #${end.runId}, measured in ${end.seconds.toFixed(1)} s)`, ...end.warnings.map((w) => `warning: ${step.runLabel}: ${w}`)].join('\n')
+          : `${at(step)}: ${step.runLabel} FAILED\n${end.reason.replace(/^/gm, '  ')}`,
+      ),
     onReturnStart: (box) => say(`returning ${box.name} to ${box.home.release}`),
     onReturned: (r: Returned) => say(returnedLine(r)),
   };

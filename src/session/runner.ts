@@ -45,7 +45,10 @@ export interface SessionBox extends Target {
   ensureConnected(boundSeconds: number, abort: AbortSignal): Promise<void>;
 }
 
-export type StepEnd = { state: 'complete'; runId: number; seconds: number } | { state: 'failed'; runId: number | null; reason: string };
+export type StepEnd =
+  /** `warnings`: what the environment read on the box says about its figures (virtualized, loaded, governor...). */
+  | { state: 'complete'; runId: number; seconds: number; warnings: string[] }
+  | { state: 'failed'; runId: number | null; reason: string };
 
 /** Where the session left the box. */
 export type Returned =
@@ -150,7 +153,7 @@ async function runStep(plan: SessionPlan, rec: SessionRecord, step: StepRecord, 
       return failStep(store, rec, step, result.run.id, `${result.reason}\nrun #${result.run.id} (${step.runLabel}) is marked failed; its ${kept} measured rounds are kept for inspection but never used as valid data`);
     }
     store.sessions.stepFinished(rec.id, step.index, 'complete', null);
-    return { state: 'complete', runId: result.run.id, seconds: (Date.now() - started) / 1000 };
+    return { state: 'complete', runId: result.run.id, seconds: (Date.now() - started) / 1000, warnings: result.warnings.map((w) => w.message) };
   } catch (err) {
     if (!(err instanceof BenchRequestError) && !(err instanceof UserError)) throw err;
     return failStep(store, rec, step, runId, `${step.runLabel}: ${err.message}`);
@@ -202,7 +205,13 @@ export async function runSession(id: number, deps: SessionDeps): Promise<Session
   const plan = readPlan(rec.plan, id);
   const storedHome = readHome(rec.home);
   settleInterrupted(store, rec);
-  const box = await deps.connect(plan, storedHome);
+  let box: SessionBox;
+  try {
+    box = await deps.connect(plan, storedHome);
+  } catch (err) {
+    store.sessions.finish(id, 'failed', (err as Error).message);
+    throw err;
+  }
   if (!storedHome) {
     try {
       refuseForeignBoot(box);

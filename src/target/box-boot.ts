@@ -85,9 +85,12 @@ export function grubUnavailable(facts: BoxFacts): string | null {
   return null;
 }
 
-/** The privileged commands a method runs. */
+/**
+ * The privileged commands a method runs. Every boot of a test kernel needs
+ * `reboot` too: the watchdog and the way home reboot the box.
+ */
 export function privilegesFor(method: BootMethod, facts: Pick<BoxFacts, 'systemd'>): Privileged[] {
-  if (method === 'kexec') return facts.systemd ? ['kexec', 'systemctl'] : ['kexec'];
+  if (method === 'kexec') return facts.systemd ? ['kexec', 'systemctl', 'reboot'] : ['kexec', 'reboot'];
   return method === 'grub-reboot' ? ['grub-reboot', 'reboot'] : ['reboot'];
 }
 

@@ -25,6 +25,9 @@ export const SBIN_PATH = 'PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"; export P
 export const PRIVILEGED = ['kexec', 'reboot', 'systemctl', 'grub-reboot'] as const;
 export type Privileged = (typeof PRIVILEGED)[number];
 
+/** What `sudo -n -l` is asked about for each (systemctl only as `systemctl kexec`, the one use hintlab has for it). */
+const SUDO_CHECK: Record<Privileged, string> = { kexec: 'kexec', reboot: 'reboot', systemctl: 'systemctl kexec', 'grub-reboot': 'grub-reboot' };
+
 export interface BoxFacts {
   release: string;
   /** `uname -v`: the build's own version string ("#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2026-11-26)"). */
@@ -68,7 +71,7 @@ const FACTS_SCRIPT = [
   'if grep -qs custom.cfg /boot/grub/grub.cfg; then f grubCustomCfg 1; fi',
   'if [ -e "/boot/vmlinuz-$r" ]; then f bootImage "/boot/vmlinuz-$r"; fi',
   'if [ -e "/boot/initrd.img-$r" ]; then f bootInitrd "/boot/initrd.img-$r"; fi',
-  `if [ "$(id -u)" != 0 ]; then for c in ${PRIVILEGED.join(' ')}; do if sudo -n -l "$c" >/dev/null 2>&1; then f "sudo_$c" 1; fi; done; fi`,
+  `if [ "$(id -u)" != 0 ]; then ${PRIVILEGED.map((c) => `if sudo -n -l ${SUDO_CHECK[c]} >/dev/null 2>&1; then f sudo_${c} 1; fi`).join('; ')}; fi`,
 ].join('\n');
 
 /** Parse the facts script's `key=value` lines. */

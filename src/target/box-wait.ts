@@ -84,6 +84,7 @@ export async function waitForNewBoot<C extends BoxShell>(o: WaitOptions<C>): Pro
     attempts++;
     const attemptAt = Date.now();
     let conn: C | null = null;
+    let seen: string;
     try {
       conn = await o.connect();
       const facts = await readFacts(conn, o.name);
@@ -91,6 +92,7 @@ export async function waitForNewBoot<C extends BoxShell>(o: WaitOptions<C>): Pro
         o.onAttempt?.(since(), `up on a new boot (${facts.release})`);
         return { connection: conn, facts, waitedMs: since(), downAfterMs: downAt === null ? null : downAt - o.startedAt, attempts };
       }
+      seen = `answered on its old boot (boot id ${facts.bootId})`;
       lastSeen = `answered at ${seconds(since())} on its old boot (boot id ${facts.bootId})`;
       if (o.bootLog) oldBootLog = (await o.bootLog(conn).catch(() => '')).trim();
       await o.close(conn);
@@ -100,9 +102,10 @@ export async function waitForNewBoot<C extends BoxShell>(o: WaitOptions<C>): Pro
       if (conn) await o.close(conn).catch(() => undefined);
       // the box was down when this login began
       downAt ??= attemptAt;
+      seen = `ssh: ${shortError(err)}`;
       lastSeen = `ssh at ${seconds(since())}: ${shortError(err)}`;
     }
-    o.onAttempt?.(since(), lastSeen);
+    o.onAttempt?.(since(), seen);
     await sleep(o.pauseMs ?? 2000);
   }
   throw notReturned(o, since(), attempts, downAt, lastSeen, oldBootLog);

@@ -166,6 +166,8 @@ export class SshBox implements BootableTarget {
    * the default entry: a watchdog could only reboot to it again), check it.
    */
   private async awaitBoot(start: BootStart, started: number, copyMs: number, want: Expected, abort: AbortSignal, armIfAway: boolean): Promise<BootReport> {
+    // the old boot's connection goes down with it: closed now, so nothing waits on it (a Ctrl-C here logs in afresh)
+    await this.target.connection.close();
     const login = await waitForNewBoot<SshConnection>({
       name: this.name,
       connect: () => this.target.openConnection(10),
@@ -216,7 +218,10 @@ export class SshBox implements BootableTarget {
       if (r.code !== 0) throw new UserError(`rebooting ${this.name} failed (exit ${r.code}): ${r.stderr.trim() || 'no message'}`);
       start = { method: 'reboot', command: 'reboot', fellBack: null };
     }
-    return this.awaitBoot(start, started, 0, want, abort, start.method !== 'reboot');
+    const report = await this.awaitBoot(start, started, 0, want, abort, start.method !== 'reboot');
+    // one-shot entries left by a boot that never came back (each is used once, but its lines and files stay)
+    if (this.current.uid === 0 && this.current.grubReboot) await this.target.connection.exec(grubCleanupScript());
+    return report;
   }
 
   /**

@@ -74,7 +74,9 @@ export class FakeBox implements SessionBox {
   }
 
   async reader(): Promise<SysReader> {
-    return fakeSys({ '/proc/sys/kernel/osrelease': `${this.facts.release}\n`, '/proc/cmdline': `${this.facts.cmdline}\n` }, this.home.hostname);
+    // a virtual machine, as the qemu test box is: its runs carry the warning
+    const cpuinfo = 'processor\t: 0\nmodel name\t: Test CPU @ 3.00GHz\nflags\t\t: fpu sse2 hypervisor\n';
+    return fakeSys({ '/proc/sys/kernel/osrelease': `${this.facts.release}\n`, '/proc/cmdline': `${this.facts.cmdline}\n`, '/proc/cpuinfo': cpuinfo }, this.home.hostname);
   }
 
   private report(method: BootReport['method'], watchdog: number | null): BootReport {

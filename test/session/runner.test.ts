@@ -17,7 +17,7 @@ import { INTERRUPTED_STEP, runSession, type SessionDeps } from '../../src/sessio
 import { Store } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { writeFakeBzImage } from './bzimage.ts';
-import { FakeBox, HOME, probeBuild, type BoxScript } from './fake-box.ts';
+import { FakeBox, HOME, probeBuild } from './fake-box.ts';
 
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -205,5 +205,16 @@ test('a new session refuses a box an earlier session left on one of its test ker
   await assert.rejects(runSession(id, deps(store, box)), /runs a kernel an earlier hintlab session booted \(hintlab\.boot=s9-2-abcd on its command line/);
   assert.deepEqual(box.log, ['close']);
   assert.equal(store.sessions.get(id)!.status, 'failed');
+  store.close();
+});
+
+test('a box that cannot be reached fails the session with ssh\'s words, nothing booted, the session resumable', async () => {
+  const { store, id } = newSession();
+  const unreachable: SessionDeps = { ...deps(store, new FakeBox(HOME)), connect: async () => Promise.reject(new Error('cannot reach ssh://root@box1 (ssh: Connection refused)')) };
+  await assert.rejects(runSession(id, unreachable), /cannot reach ssh:\/\/root@box1 \(ssh: Connection refused\)/);
+  const rec = store.sessions.get(id)!;
+  assert.equal(rec.status, 'failed');
+  assert.equal(rec.error, 'cannot reach ssh://root@box1 (ssh: Connection refused)');
+  assert.deepEqual(rec.steps.map((s) => s.status), ['pending', 'pending', 'pending']);
   store.close();
 });
