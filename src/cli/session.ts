@@ -137,7 +137,10 @@ async function sessionAction(opts: SessionOptions, io: CliIO): Promise<void> {
     reportSession(io, store, result, opts.db);
     if (result.state !== 'complete') {
       const resume = `hintlab session --resume ${id}${opts.db ? ` --db ${opts.db}` : ''}`;
-      throw new UserError(`session #${id} ${result.state === 'interrupted' ? 'was interrupted' : 'stopped'}: ${result.failure}\nresume it with: ${resume}`, result.state === 'interrupted' ? 130 : 1);
+      // the step's whole story was printed as it failed: its first line is enough here
+      const why = (result.failure ?? 'interrupted').split('\n')[0];
+      const notBack = result.returned.state === 'failed' && !why?.startsWith('the box was not given back') ? `\nthe box was not given back: ${result.returned.reason}` : '';
+      throw new UserError(`session #${id} ${result.state === 'interrupted' ? 'was interrupted' : 'stopped'}: ${why}${notBack}\nresume it with: ${resume}`, result.state === 'interrupted' ? 130 : 1);
     }
   } finally {
     bar.clear();

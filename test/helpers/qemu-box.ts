@@ -15,7 +15,7 @@
  * `--initrd`). qemu runs under the process supervisor: it dies with the test.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
@@ -246,6 +246,7 @@ export async function startQemuBox(opts: { bootBoundMs?: number; memoryMiB?: num
     async stop() {
       qemu.signal('SIGKILL');
       await qemu.exit.catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
     },
   };
   try {
