@@ -118,7 +118,6 @@ function sweepStaleDirs(base: string): void {
 
 export class SshConnection {
   private masterEnd: string | null = null;
-  private masterEndedAt: number | null = null;
   private readonly masterStderr: string[] = [];
   private readonly sessions = new Set<ChildProcess>();
   private closed = false;
@@ -133,7 +132,7 @@ export class SshConnection {
     master.exit.then(
       (e) => (this.masterEnd = e.signal ? `the ssh master connection was killed by ${e.signal}` : `the ssh master connection exited with status ${e.code}`),
       (err: Error) => (this.masterEnd = err.message),
-    ).finally(() => (this.masterEndedAt = Date.now()));
+    );
   }
 
   /** Log into the box once; resolves when commands can run over the connection. */
@@ -332,11 +331,6 @@ export class SshConnection {
     if (cutOff) return { kind: 'aborted', stderrTail };
     if (code === 255 && !(await this.alive())) return { kind: 'lost', reason: this.lostReason(), stderrTail };
     return { kind: 'exited', code, stderrTail };
-  }
-
-  /** When the master ended (Date.now()), or null while it runs: when a box that reboots dropped the connection. */
-  get endedAt(): number | null {
-    return this.masterEndedAt;
   }
 
   /** The master's pid on this machine (the supervisor's), for tests and diagnostics. */
