@@ -32,6 +32,12 @@ export interface BenchRequest extends ProbeRequest {
   /** The arguments as typed and the working directory, stored as params.extra.invocation. */
   invocation?: RunInvocation;
   hintlabVersion: string;
+  /**
+   * The run is one boot of a session on a box (`hintlab session`): the boot
+   * is its one unit of replication, its probe processes share it, and
+   * `extra` (session, step, kernel label, boot index) goes into params.extra.
+   */
+  boot?: { extra: Record<string, unknown> };
 }
 
 export interface BenchDeps {
@@ -42,6 +48,8 @@ export interface BenchDeps {
   reader?: SysReader;
   abort?: AbortSignal;
   onProgress?: (done: number, total: number, profile: string) => void;
+  /** The run was created (before its first round): a session records which run its step measures. */
+  onRunCreated?: (runId: number) => void;
 }
 
 export type BenchResult =
@@ -92,15 +100,16 @@ export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<Benc
       label: req.label,
       kind: 'bench',
       unit: 'ns/call',
-      replicateUnit: 'process',
+      replicateUnit: req.boot ? 'boot' : 'process',
       command: req.command,
       hintlabVersion: req.hintlabVersion,
-      params: runParams(req, plan, { processes: shares.length, ...invocationExtra(req) }),
+      params: runParams(req, plan, { processes: shares.length, ...invocationExtra(req), ...req.boot?.extra }),
       environment: env as unknown as Record<string, unknown>,
     },
-    probeRunShape(req),
+    { ...probeRunShape(req), processesAreUnits: !req.boot },
     deps.onProgress,
   );
+  deps.onRunCreated?.(opened.runId);
   let finalEnv = env;
   const segments: DriverSegment[] = shares.map((rounds) => ({
     run: 0,

@@ -33,6 +33,12 @@ export interface SessionOptions {
   expectedOps: Map<string, number>;
   warmups: number;
   rounds: number;
+  /**
+   * Whether each probe process (segment) is a unit of replication of its
+   * own (default). Not for a run that is one boot of a session: the boot is
+   * the unit, its processes share it.
+   */
+  segmentsAreUnits?: boolean;
   onRound?: (e: RoundEvent, seq: number) => void;
 }
 
@@ -61,10 +67,10 @@ export class ProbeSession implements LineSession {
   /** Start the next probe process's share: `rounds` measured rounds after its own warm-ups. */
   startSegment(rounds: number): void {
     const s = this.segment;
-    const replicate = this.segments++;
-    const first = replicate === 0;
+    const index = this.segments++;
+    const first = index === 0;
     this.segment = {
-      replicate,
+      replicate: this.o.segmentsAreUnits === false ? 0 : index,
       rounds,
       measuredBefore: this.measured,
       idxBase: first ? 0 : s.idxBase + s.rounds,
@@ -224,6 +230,8 @@ export interface ProbeRunShape {
   rounds: number;
   /** Probe processes sharing the rounds, each with its own warm-ups (default 1). */
   processes?: number;
+  /** False when the processes share one unit of replication (a boot of a session); default true. */
+  processesAreUnits?: boolean;
 }
 
 /**
@@ -246,6 +254,7 @@ export function startProbeRun(
     expectedOps: shape.expectedOps,
     warmups: shape.warmups,
     rounds: shape.rounds,
+    segmentsAreUnits: shape.processesAreUnits,
     onRound: (e) => onProgress?.(++done, total, e.profile),
   });
   return { runId, session };

@@ -1,11 +1,29 @@
-/** The options of `hintlab bench` as commander parses them (shared by the plain and the interleaved path). */
-export interface BenchOptions {
+import type { Command } from 'commander';
+import { collect, intOption } from './options.ts';
+
+/** The probe plan's options, shared by `hintlab bench` and `hintlab session` (which runs a bench after every boot). */
+export interface ProbePlanOptions {
   profile: string[];
   ops?: number;
   warmups: number;
   rounds: number;
   processes: number;
   cpu?: number;
+}
+
+/** Add the probe plan's options to `cmd`; `processesHelp` says what a process is there. */
+export function probePlanOptions(cmd: Command, help: { rounds: string; processes: string; cpu: string }): Command {
+  return cmd
+    .option('-p, --profile <name>', "profile to run (repeatable, comma-separated, or 'all')", collect, [])
+    .option('--ops <n>', 'calls per round for every profile (default: per profile, see bench --list)', intOption('--ops', 1))
+    .option('--warmups <n>', 'warm-up rounds, not stored as measurements', intOption('--warmups', 0), 3)
+    .option('--rounds <n>', help.rounds, intOption('--rounds', 1), 15)
+    .option('--processes <n>', help.processes, intOption('--processes', 1), 3)
+    .option('--cpu <n>', help.cpu, intOption('--cpu', 0));
+}
+
+/** The options of `hintlab bench` as commander parses them (shared by the plain and the interleaved path). */
+export interface BenchOptions extends ProbePlanOptions {
   label?: string;
   db?: string;
   json?: boolean;

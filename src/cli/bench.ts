@@ -4,7 +4,7 @@ import { buildProbe, type ProbeBuild } from '../bench/build.ts';
 import { PROFILES, type ProfileInfo, selectProfiles } from '../bench/profiles.ts';
 import { BenchRequestError, runBench, type BenchDeps, type BenchRequest } from '../bench/runner.ts';
 import { interleavedRequest, isInterleaved, measureInterleaved } from './bench-interleave.ts';
-import type { BenchOptions } from './bench-options.ts';
+import { type BenchOptions, probePlanOptions } from './bench-options.ts';
 import { benchRemote } from './bench-targets.ts';
 import { hostTarget } from '../target/host.ts';
 import { runJson } from '../report/run-export.ts';
@@ -111,15 +111,12 @@ async function measure(req: BenchRequest, json: boolean, io: CliIO, deps: BenchD
 }
 
 export function registerBench(program: Command, io: CliIO): void {
-  program
-    .command('bench')
-    .description('time syscalls in pinned, validated loops on the running kernel and store every round')
-    .option('-p, --profile <name>', "profile to run (repeatable, comma-separated, or 'all')", collect, [])
-    .option('--ops <n>', 'calls per round for every profile (default: per profile, see --list)', intOption('--ops', 1))
-    .option('--warmups <n>', 'warm-up rounds, not stored as measurements', intOption('--warmups', 0), 3)
-    .option('--rounds <n>', 'measured rounds per profile', intOption('--rounds', 1), 15)
-    .option('--processes <n>', 'probe processes the rounds are split across, each with its own warm-ups (per side with --label-b)', intOption('--processes', 1), 3)
-    .option('--cpu <n>', 'CPU to pin to (default: the last allowed CPU)', intOption('--cpu', 0))
+  const cmd = program.command('bench').description('time syscalls in pinned, validated loops on the running kernel and store every round');
+  probePlanOptions(cmd, {
+    rounds: 'measured rounds per profile',
+    processes: 'probe processes the rounds are split across, each with its own warm-ups (per side with --label-b)',
+    cpu: 'CPU to pin to (default: the last allowed CPU)',
+  })
     .option('--label <name>', 'label for the run, used by compare (e.g. A, B, A2)', labelOption('--label'))
     .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
     .option('--inject-seccomp <n>', 'known-effect calibration: install an N-instruction allow-all seccomp filter first', intOption('--inject-seccomp', 2, SECCOMP_MAX))

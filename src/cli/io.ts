@@ -5,6 +5,9 @@ export { UserError } from '../errors.ts';
 import type { ProbeBuild } from '../bench/build.ts';
 import type { StressNgExecutor } from '../macro/executor.ts';
 import type { Target } from '../target/target.ts';
+import type { SessionBox } from '../session/runner.ts';
+import type { SessionPlan } from '../session/plan.ts';
+import type { HomeKernel } from '../target/ssh-box.ts';
 
 /**
  * Where the CLI's text goes. Commands never touch process.stdout directly,
@@ -30,6 +33,8 @@ export interface Services {
   target?: Target;
   /** stress-ng for `hintlab macro` (tests use a scripted one, src/macro/fake.ts). */
   stressNgExecutor?: StressNgExecutor;
+  /** The box of `hintlab session` (tests script one); default an SshBox over OpenSSH. */
+  sessionBox?: (plan: SessionPlan, home: HomeKernel | null) => Promise<SessionBox>;
 }
 
 export function processIO(): CliIO {

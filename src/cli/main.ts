@@ -24,6 +24,7 @@ const COMMANDS: [names: string[], load: () => Promise<Register>][] = [
   [['codegen'], async () => (await import('./codegen.ts')).registerCodegen],
   [['hints'], async () => (await import('./hints.ts')).registerHints],
   [['vm'], async () => (await import('./vm.ts')).registerVm],
+  [['session'], async () => (await import('./session.ts')).registerSession],
   [['kernel'], async () => (await import('./kernel.ts')).registerKernel],
 ];
 

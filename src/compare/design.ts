@@ -11,8 +11,10 @@
  *     with it; see units.ts runToRunOf);
  *   - A and B measured in one invocation with their probe processes
  *     interleaved (bench --label-b), so drift hits both sides alike;
- *   - boots as units (vm): every unit is a boot of its own, so the variation
- *     between boots is in the units themselves.
+ *   - boots as units (vm, and session on a box over ssh: each of its boots
+ *     a run of one unit, a side's boots joined by merge.ts): every unit is
+ *     a boot of its own, so the variation between boots is in the units
+ *     themselves.
  */
 import type { RunWithRounds } from '../model.ts';
 

@@ -40,7 +40,7 @@ export function moreUnitsAdvice(unit: Known<ReplicateUnit>, minUnits: number): s
     case 'process':
       return `run ${minUnits} or more probe processes per run: hintlab bench --processes ${n} --rounds ${2 * n} (or more)`;
     case 'boot':
-      return `boot each kernel ${minUnits} or more times (hintlab vm --order A,B,A,B,A,B) and give each side's boots together: hintlab compare vm-A-1,vm-A-2,vm-A-3 vm-B-1,vm-B-2,vm-B-3`;
+      return `boot each kernel ${minUnits} or more times (hintlab vm --order A,B,A,B,A,B, or hintlab session --order ABABAB on a box) and give each side's boots together: hintlab compare vm-A-1,vm-A-2,vm-A-3 vm-B-1,vm-B-2,vm-B-3`;
     case 'invocation':
       return `run ${minUnits} or more stress-ng invocations per subject: --repeats ${n}`;
   }

@@ -7,13 +7,17 @@
  *       invocation) and `rounds.replicate` (0-based index of the unit within
  *       its run). Both are NULL for runs recorded at schema 1: their rounds
  *       read back as one unit per run (see src/store/store.ts).
+ *   3 - sessions on a box (`hintlab session`): `sessions` (the plan, the
+ *       kernel the box started on, status, where the box was left) and
+ *       `session_steps` (one row per boot of the order: its state, the run
+ *       it measured, its boot token and report). Runs are unchanged.
  *
  * `PRAGMA user_version` holds the schema version. A database written by a
  * newer hintlab is refused rather than guessed at.
  */
 import type Database from 'better-sqlite3';
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 const MIGRATIONS: readonly string[] = [
   // 0 -> 1
@@ -64,6 +68,40 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE runs ADD COLUMN replicate_unit TEXT CHECK (replicate_unit IN ('process', 'boot', 'invocation'));
   ALTER TABLE rounds ADD COLUMN replicate INTEGER CHECK (replicate >= 0);
+  `,
+  // 2 -> 3
+  `
+  CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    target TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed', 'interrupted')),
+    plan_json TEXT NOT NULL,
+    -- the kernel the box started on, recorded once: where it must end
+    home_json TEXT,
+    -- where the box was left: on its home kernel, away on a test kernel, or not known
+    box TEXT CHECK (box IN ('home', 'away', 'unknown')),
+    created_at TEXT NOT NULL,
+    finished_at TEXT,
+    error TEXT,
+    command TEXT NOT NULL,
+    owner TEXT NOT NULL
+  );
+  CREATE TABLE session_steps (
+    session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL CHECK (idx >= 0),
+    kernel_label TEXT NOT NULL,
+    boot_index INTEGER NOT NULL CHECK (boot_index >= 1),
+    run_label TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'booting', 'measuring', 'complete', 'failed')),
+    run_id INTEGER REFERENCES runs(id),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    token TEXT,
+    boot_json TEXT,
+    error TEXT,
+    started_at TEXT,
+    finished_at TEXT,
+    PRIMARY KEY (session_id, idx)
+  );
   `,
 ];
 

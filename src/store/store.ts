@@ -7,7 +7,6 @@
  * `incomplete`; its committed rounds stay intact and visible.
  */
 import type Database from 'better-sqlite3';
-import { readFileSync } from 'node:fs';
 import type {
   Direction,
   Environment,
@@ -25,6 +24,8 @@ import { describeStoreFailure, isDiskFull, openDatabase } from './open.ts';
 import { isSqliteError } from './sqlite.ts';
 import { describeFilesystem } from './filesystem.ts';
 import { UserError } from '../errors.ts';
+import { ownerAlive, ownerTag } from './owner.ts';
+import { SessionTable } from './sessions.ts';
 
 /** What a caller supplies to start a run. */
 export interface NewRun {
@@ -115,6 +116,13 @@ export class Store {
 
   close(): void {
     this.db.close();
+  }
+
+  private sessionTable: SessionTable | null = null;
+
+  /** The sessions on boxes (`hintlab session`) and their steps. */
+  get sessions(): SessionTable {
+    return (this.sessionTable ??= new SessionTable(this.db, (fn, during) => this.guard(fn, during)));
   }
 
   /**
@@ -341,31 +349,5 @@ export class Store {
       params: JSON.parse(r.params_json) as RunParams,
       environment: JSON.parse(r.env_json) as Environment,
     };
-  }
-}
-
-function bootId(): string {
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-  } catch {
-    return 'unknown-boot';
-  }
-}
-
-function ownerTag(pid: number): string {
-  return `${bootId()}:${pid}`;
-}
-
-/** True when the process that wrote a run is still alive on this boot. */
-function ownerAlive(owner: string): boolean {
-  const sep = owner.lastIndexOf(':');
-  if (owner.slice(0, sep) !== bootId()) return false;
-  const pid = Number(owner.slice(sep + 1));
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -16,12 +16,12 @@
  * Invariant (Target): when `run` returns, the job no longer runs on the
  * box, or its session was cut and it will stop within the lease.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { ProbeBuild } from '../bench/build.ts';
 import type { SysReader } from '../environment/reader.ts';
 import { UserError } from '../errors.ts';
 import { shellLine, shellWord } from '../shell.ts';
+import { ensureCopy } from './box-boot.ts';
 import { parseSshUrl, type SshAddress } from './ssh-address.ts';
 import { remotePath, SshConnection, type SshOptions, type StreamEnd } from './ssh-connection.ts';
 import { fetchSnapshot, refreshLoad, snapshotReader, type Snapshot } from './ssh-reader.ts';
@@ -71,15 +71,35 @@ export class SshTarget implements Target {
   readonly name: string;
   /** How many times the probe was copied to the box by this target (tests, diagnostics). */
   probeCopies = 0;
-  private localProbeSha: string | null = null;
   private snapshot: Snapshot | null = null;
 
   private constructor(
     readonly address: SshAddress,
-    readonly connection: SshConnection,
+    private conn: SshConnection,
     private readonly opts: SshTargetOptions,
   ) {
     this.name = address.url;
+  }
+
+  /** The connection jobs run over (a new one after the box rebooted: see `adopt`). */
+  get connection(): SshConnection {
+    return this.conn;
+  }
+
+  /** One login to the box, as `connect` makes, without the architecture check (the box's again after a reboot). */
+  openConnection(connectTimeoutSeconds?: number): Promise<SshConnection> {
+    return SshConnection.open(this.address, { ...this.opts, connectTimeoutSeconds: connectTimeoutSeconds ?? this.opts.connectTimeoutSeconds });
+  }
+
+  /**
+   * Run jobs over `conn` from now on (the box came back from a reboot): the
+   * old connection is closed, and the environment is read afresh.
+   */
+  async adopt(conn: SshConnection): Promise<void> {
+    const old = this.conn;
+    this.conn = conn;
+    this.snapshot = null;
+    if (old !== conn) await old.close();
   }
 
   /** Connect to `url` (one login); refuses a box whose architecture the probe was not built for. */
@@ -113,19 +133,8 @@ export class SshTarget implements Target {
 
   /** Check the probe on the box by sha256; copy it (again) when missing or different. */
   async ensureProbe(): Promise<string> {
-    const local = readFileSync(this.probe().path);
-    this.localProbeSha ??= createHash('sha256').update(local).digest('hex');
     const path = this.probePath;
-    const r = await this.connection.exec(`sha256sum ${remotePath(path)} 2>/dev/null`);
-    const remote = /^([0-9a-f]{64})\s/.exec(r.stdout.toString())?.[1];
-    if (remote !== this.localProbeSha) {
-      await this.connection.put(local, path, 0o755);
-      this.probeCopies++;
-      const again = await this.connection.check(`sha256sum ${remotePath(path)}`, 'checking the probe copied to the box');
-      if (!again.toString().startsWith(this.localProbeSha)) {
-        throw new UserError(`the probe copied to ${this.name}:${path} does not match its sha256 after the copy; is the disk full there?`);
-      }
-    }
+    if (await ensureCopy(this.connection, readFileSync(this.probe().path), path, 'the probe', this.name, 0o755)) this.probeCopies++;
     return path;
   }
 

@@ -111,6 +111,36 @@ export interface KernelImage {
   label: string;
   /** bzImage on this machine. */
   image: string;
+  /** The release the kernel will report (`uname -r`); default: read from the image's header. */
+  release?: string;
+  /** An initrd on this machine to boot it with; default: the box's /boot/initrd.img-<release>, if it has one. */
+  initrd?: string;
+  /** Text added to the command line (the box's own, recorded at the start, without BOOT_IMAGE= and old tokens). */
+  append?: string;
+  /** Put on the command line as `hintlab.boot=<token>`: the boot that comes back is recognised by it. */
+  token: string;
+}
+
+/** How a boot went, as stored with the step that asked for it. */
+export interface BootReport {
+  method: 'kexec' | 'grub-reboot' | 'reboot';
+  /** What made the box go down (`kexec -e`, `systemctl kexec`, `reboot`). */
+  command: string;
+  /** kexec's words when it was refused and the one-shot reboot used instead. */
+  fellBack: string | null;
+  /** What the box runs now, as it says. */
+  release: string;
+  cmdline: string;
+  bootId: string;
+  /** Copying the image and initrd (0 when the copies there were current). */
+  copyMs: number;
+  /** From the boot command to ssh answering on the new boot. */
+  waitedMs: number;
+  /** When hintlab first saw the box down, or null if it never caught it down. */
+  downAfterMs: number | null;
+  attempts: number;
+  /** The bound of the box's watchdog armed for this boot, or null (the box is on its own kernel). */
+  watchdogSeconds: number | null;
 }
 
 /**
@@ -119,5 +149,5 @@ export interface KernelImage {
  */
 export interface BootableTarget extends Target {
   /** Boot `kernel`; resolves once the target answers again running it (checked), rejects with what was last seen. */
-  boot(kernel: KernelImage, abort: AbortSignal): Promise<void>;
+  boot(kernel: KernelImage, abort: AbortSignal): Promise<BootReport>;
 }

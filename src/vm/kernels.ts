@@ -3,11 +3,12 @@
  * Debian vmlinuz) or a directory written by `hintlab kernel build`.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, openSync, readSync, closeSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from '../errors.ts';
 import { MANIFEST_FILE, readManifest, type KernelManifest } from '../kernel/manifest.ts';
 import type { Known } from '../model.ts';
+import { isBzImage } from '../target/bzimage.ts';
 
 export interface VmKernel {
   label: string;
@@ -16,17 +17,6 @@ export interface VmKernel {
   manifest: KernelManifest | null;
   /** sha256 of the kernel's .config when it can be found next to the image. */
   configHash: Known<string>;
-}
-
-/** x86 boot protocol: "HdrS" at offset 0x202 of every bzImage. */
-function isBzImage(path: string): boolean {
-  const fd = openSync(path, 'r');
-  try {
-    const buf = Buffer.alloc(4);
-    return readSync(fd, buf, 0, 4, 0x202) === 4 && buf.toString('latin1') === 'HdrS';
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function sha256File(path: string): string {

@@ -44,26 +44,37 @@ export function parentDirs(paths: string[]): string[] {
 }
 
 /**
- * The archive members for `binary` (the host's stress-ng) installed as
- * /usr/bin/stress-ng. Symlinks (e.g. /lib64/ld-linux-x86-64.so.2) are
- * stored as the file they point to: the guest needs the bytes, not the link.
+ * The archive members for programs and every library `ldd` names for them,
+ * each program at the path given (`as`, default its own) and each library
+ * where the loader looks for it, below the directories above them.
+ * Symlinks (e.g. /lib64/ld-linux-x86-64.so.2) are stored as the file they
+ * point to: the guest needs the bytes, not the link.
  */
-export function stressNgFiles(binary: string, run: (file: string) => string = lddOutput): { entries: CpioEntry[]; bytes: number } {
-  const { paths, missing } = parseLdd(run(binary));
-  if (missing.length) throw new UserError(`${binary} links libraries ldd cannot find (${missing.join(', ')}); reinstall stress-ng (apt-get install -y --reinstall stress-ng)`);
-  const files = [{ path: GUEST_STRESS_NG, data: readFileSync(binary) }, ...paths.map((p) => ({ path: p, data: readFileSync(p) }))];
-  const dirs = parentDirs(files.map((f) => f.path));
+export function programFiles(programs: { binary: string; as?: string }[], run: (file: string) => string = lddOutput, fix = 'reinstall the package that ships it'): { entries: CpioEntry[]; bytes: number } {
+  const files = new Map<string, Buffer>();
+  for (const { binary, as } of programs) {
+    const { paths, missing } = parseLdd(run(binary));
+    if (missing.length) throw new UserError(`${binary} links libraries ldd cannot find (${missing.join(', ')}); ${fix}`);
+    files.set(as ?? binary, readFileSync(binary));
+    for (const p of paths) if (!files.has(p)) files.set(p, readFileSync(p));
+  }
+  const dirs = parentDirs([...files.keys()]);
   const entries: CpioEntry[] = [
     ...dirs.map((d): CpioEntry => ({ kind: 'dir', path: d })),
-    ...files.map((f): CpioEntry => ({ kind: 'file', path: f.path.slice(1), data: f.data, mode: 0o755 })),
+    ...[...files].map(([path, data]): CpioEntry => ({ kind: 'file', path: path.slice(1), data, mode: 0o755 })),
   ];
-  return { entries, bytes: files.reduce((n, f) => n + f.data.length, 0) };
+  return { entries, bytes: [...files.values()].reduce((n, d) => n + d.length, 0) };
+}
+
+/** The archive members for `binary` (the host's stress-ng) installed as /usr/bin/stress-ng. */
+export function stressNgFiles(binary: string, run: (file: string) => string = lddOutput): { entries: CpioEntry[]; bytes: number } {
+  return programFiles([{ binary, as: GUEST_STRESS_NG }], run, 'reinstall stress-ng (apt-get install -y --reinstall stress-ng)');
 }
 
 function lddOutput(binary: string): string {
   try {
     return execFileSync('ldd', [binary], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err) {
-    throw new UserError(`cannot list the libraries of ${binary} with ldd: ${(err as Error).message.split('\n')[0]}; install stress-ng and libc-bin`);
+    throw new UserError(`cannot list the libraries of ${binary} with ldd: ${(err as Error).message.split('\n')[0]}; install it and libc-bin`);
   }
 }
