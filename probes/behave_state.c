@@ -26,7 +26,7 @@ const char *behave_errname(int e)
 		int e;
 		const char *name;
 	} names[] = {
-		{ 0, "0" },	      { EPERM, "EPERM" },   { ESRCH, "ESRCH" },	  { EINTR, "EINTR" },	{ EBADF, "EBADF" },
+		{ 0, "0" },	      { EPERM, "EPERM" },   { ENOENT, "ENOENT" },   { ESRCH, "ESRCH" },	  { EINTR, "EINTR" },	{ EBADF, "EBADF" },
 		{ EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" }, { EACCES, "EACCES" }, { EFAULT, "EFAULT" }, { EBUSY, "EBUSY" },
 		{ EINVAL, "EINVAL" }, { E2BIG, "E2BIG" },   { ENOSYS, "ENOSYS" }, { EOPNOTSUPP, "EOPNOTSUPP" },
 		{ EOVERFLOW, "EOVERFLOW" }, { ERANGE, "ERANGE" },

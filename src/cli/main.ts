@@ -25,6 +25,7 @@ const COMMANDS: [names: string[], load: () => Promise<Register>][] = [
   [['hints'], async () => (await import('./hints.ts')).registerHints],
   [['vm'], async () => (await import('./vm.ts')).registerVm],
   [['kernel'], async () => (await import('./kernel.ts')).registerKernel],
+  [['behave'], async () => (await import('./behave.ts')).registerBehave],
 ];
 
 /**

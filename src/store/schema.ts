@@ -7,13 +7,17 @@
  *       invocation) and `rounds.replicate` (0-based index of the unit within
  *       its run). Both are NULL for runs recorded at schema 1: their rounds
  *       read back as one unit per run (see src/store/store.ts).
+ *   3 - behaviour traces (`hintlab behave`): `behave_traces`, one per kernel
+ *       image, scenario plan, runner build and guest conditions (its key is
+ *       a hash of them), and `behave_comparisons` of two traces. No run or
+ *       round changes.
  *
  * `PRAGMA user_version` holds the schema version. A database written by a
  * newer hintlab is refused rather than guessed at.
  */
 import type Database from 'better-sqlite3';
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 const MIGRATIONS: readonly string[] = [
   // 0 -> 1
@@ -64,6 +68,28 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE runs ADD COLUMN replicate_unit TEXT CHECK (replicate_unit IN ('process', 'boot', 'invocation'));
   ALTER TABLE rounds ADD COLUMN replicate INTEGER CHECK (replicate >= 0);
+  `,
+  // 2 -> 3
+  `
+  CREATE TABLE behave_traces (
+    key TEXT PRIMARY KEY,
+    kernel_sha256 TEXT NOT NULL,
+    plan_sha256 TEXT NOT NULL,
+    runner_build TEXT NOT NULL,
+    icount INTEGER NOT NULL CHECK (icount IN (0, 1)),
+    kernel_release TEXT,
+    boot_seconds REAL,
+    trace_json TEXT NOT NULL,
+    hintlab_version TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE behave_comparisons (
+    key TEXT PRIMARY KEY,
+    a_trace TEXT NOT NULL REFERENCES behave_traces(key),
+    b_trace TEXT NOT NULL REFERENCES behave_traces(key),
+    document_json TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
   `,
 ];
 
