@@ -17,6 +17,8 @@ interface KernelBuildOptions {
   out: string;
   label: string;
   jobs?: number;
+  behave?: boolean;
+  debugChecks?: boolean;
 }
 
 function optLevel(value: string): OptLevel {
@@ -58,6 +60,7 @@ async function buildAction(opts: KernelBuildOptions, io: CliIO): Promise<void> {
           fragment: opts.configFragment ? resolve(io.cwd, opts.configFragment) : null,
           base: configBase(opts.base, io.cwd),
           opt: optLevel(opts.opt),
+          fragments: [...(opts.behave ? (['behave'] as const) : []), ...(opts.debugChecks ? (['debug-checks'] as const) : [])],
           out: resolve(io.cwd, opts.out),
           label: opts.label,
           jobs: opts.jobs ?? availableParallelism(),
@@ -93,6 +96,8 @@ export function registerKernel(program: Command, io: CliIO): void {
     .requiredOption('--src <dir>', 'kernel source tree (left exactly as it is)')
     .option('--patch <file>', 'unified diff to apply with -p1 (repeatable, applied in order)', collect, [])
     .option('--config-fragment <file>', 'CONFIG_ lines merged on top of the base and the built-in hintlab fragment')
+    .option('--behave', 'add what `hintlab behave` observes: DEBUG_FS, SCHED_DEBUG, UCLAMP_TASK (and what they need)')
+    .option('--debug-checks', 'add debug checks for behaviour boots: lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, DEBUG_OBJECTS, UBSAN bounds')
     .option('--base <config>', 'base configuration: tinyconfig, defconfig or a .config file', 'tinyconfig')
     .option('--opt <level>', 'O2 (what distributions ship) or Os', 'O2')
     .requiredOption('--out <dir>', 'output directory: bzImage, manifest, config, build.log, work/')

@@ -13,7 +13,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, wr
 import { join, resolve, sep } from 'node:path';
 import { compilerVersion } from '../bench/build.ts';
 import { UserError } from '../errors.ts';
-import { BUILTIN_FRAGMENT, droppedSettings, fragmentText, mergeConfig, optFragment, parseFragment, type ConfigSetting } from './config.ts';
+import { BUILTIN_FRAGMENT, droppedSettings, fragmentText, mergeConfig, NAMED_FRAGMENTS, optFragment, parseFragment, type ConfigSetting, type NamedFragment } from './config.ts';
 import { errorLines, runMake } from './make.ts';
 import { IMAGE_FILE, MANIFEST_FILE, readManifest, type KernelManifest, type OptLevel, type PatchRecord } from './manifest.ts';
 import { applyPatch, kernelVersion, linkCopy, readPatch, treeFingerprint } from './source.ts';
@@ -29,6 +29,8 @@ export interface KernelBuildRequest {
   out: string;
   label: string;
   jobs: number;
+  /** Named fragments added after the opt level, before the user's (`--behave`, `--debug-checks`). */
+  fragments?: NamedFragment[];
 }
 
 export interface KernelBuildDeps {
@@ -83,7 +85,7 @@ function gatherInputs(req: KernelBuildRequest): Inputs {
     user = parseFragment(text, req.fragment);
   }
   // the user's fragment comes last, so it can override the built-in choices (the opt level too)
-  const fragment = [...BUILTIN_FRAGMENT, ...optFragment(req.opt), ...user];
+  const fragment = [...BUILTIN_FRAGMENT, ...optFragment(req.opt), ...(req.fragments ?? []).flatMap((f) => NAMED_FRAGMENTS[f]), ...user];
   return { version, fingerprint: treeFingerprint(req.src), patches, baseDesc, baseText, fragment, compiler: compilerVersion('gcc') };
 }
 
