@@ -18,6 +18,7 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,24 +129,55 @@ static int run_nobody(const char *scenario, int *n, struct behave_ctx *ctx, int 
 	return end + 1;
 }
 
-/* The peer: a child blocked reading a pipe whose write end only the scenario holds. */
+/* Whether `pid` is asleep (state S in /proc/PID/stat). */
+static int sleeping(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	char *paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && paren[2] == 'S';
+}
+
+/*
+ * The peer: a child blocked reading a pipe whose write end only the
+ * scenario holds. The scenario waits until the peer is asleep in that read,
+ * so its state is the same in every run, whenever the scheduler ran it first.
+ */
 static pid_t start_peer(int *hold)
 {
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) != 0)
+	int p[2], ready[2];
+	if (pipe2(p, O_CLOEXEC) != 0 || pipe2(ready, O_CLOEXEC) != 0)
 		return -1;
 	pid_t pid = fork();
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(p[1]);
-		char c;
+		close(ready[0]);
+		char c = 'r';
+		if (write(ready[1], &c, 1) != 1)
+			_exit(1);
 		while (read(p[0], &c, 1) > 0)
 			;
 		_exit(0);
 	}
 	close(p[0]);
+	close(ready[1]);
+	char c;
+	if (pid < 0 || read(ready[0], &c, 1) != 1)
+		return -1;
+	close(ready[0]);
+	for (int i = 0; i < 100000 && !sleeping(pid); i++)
+		sched_yield();
 	*hold = p[1];
-	return pid;
+	return sleeping(pid) ? pid : -1;
 }
 
 static int setup(struct behave_ctx *ctx, int peer, int *hold)

@@ -86,7 +86,7 @@ export function behaveJob(scenarios: readonly Scenario[], programs: readonly Pro
   const order = scenarios.map((s) => ({
     name: s.name,
     source: s.source,
-    notRun: s.cpus > cpus ? `needs ${s.cpus} CPUs; icount guests have ${cpus} (qemu's icount cannot bring up a second CPU)` : undefined,
+    notRun: s.cpus > cpus ? `needs ${s.cpus} CPUs; icount guests have ${cpus}, since SMP bring-up hangs under qemu's icount` : undefined,
   }));
   for (const p of programs) {
     if (order.some((o) => o.name === p.name)) throw new UserError(`--program ${p.hostPath}: its name '${p.name}' is also a scenario's; rename the file`, 2);
