@@ -9,41 +9,23 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Comparison } from '../../src/compare/types.ts';
 import { treeFingerprint } from '../../src/kernel/source.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { hintlabCache, KERNEL_TARBALL, sourceTree } from '../helpers/kernel-source.ts';
 import { requireAll, requireFile, requireKernelBuildTools, requireTool } from '../helpers/tools.ts';
 
-const TARBALL = '/usr/src/linux-source-6.12.tar.xz';
 const skip =
   process.env.HINTLAB_SLOW_TESTS !== '1'
     ? 'slow (two kernel builds and three boots): set HINTLAB_SLOW_TESTS=1'
-    : requireAll(requireFile(TARBALL, 'linux-source-6.12'), requireKernelBuildTools(), requireTool('patch', 'patch'), requireTool('qemu-system-x86_64', 'qemu-system-x86'));
+    : requireAll(requireFile(KERNEL_TARBALL, 'linux-source-6.12'), requireKernelBuildTools(), requireTool('patch', 'patch'), requireTool('qemu-system-x86_64', 'qemu-system-x86'));
 
-const hintlabCache = join(process.env.XDG_CACHE_HOME || join(process.env.HOME || homedir(), '.cache'), 'hintlab');
 const cache = join(hintlabCache, 'test-kernels');
 const FILE = 'kernel/sched/syscalls.c';
 const ANCHOR = 'SYSCALL_DEFINE1(sched_getscheduler, pid_t, pid)\n{\n\tstruct task_struct *p;\n\tint retval;\n\n\tif (pid < 0)\n\t\treturn -EINVAL;\n';
-
-/** Unpack Debian's tarball once; the tree is then only ever read. */
-function sourceTree(): string {
-  const src = join(hintlabCache, 'src');
-  const tree = join(src, 'linux-source-6.12');
-  if (!existsSync(tree)) {
-    // unpack beside, then rename: an interrupted tar never leaves half a tree behind
-    const partial = join(src, `.unpack-${process.pid}`);
-    mkdirSync(partial, { recursive: true });
-    const r = spawnSync('tar', ['xf', TARBALL, '-C', partial], { encoding: 'utf8' });
-    assert.equal(r.status, 0, r.stderr);
-    renameSync(join(partial, 'linux-source-6.12'), tree);
-    rmSync(partial, { recursive: true, force: true });
-  }
-  return tree;
-}
 
 /** A unified diff (made by diff -u, so it fits whatever 6.12.y Debian ships) adding work to sched_getscheduler. */
 function slowdownPatch(tree: string, dir: string): string {
