@@ -166,7 +166,7 @@ export async function buildKernel(req: KernelBuildRequest, deps: KernelBuildDeps
     deps.onPhase?.(`applying ${p.path}`);
     applyPatch(tree, p);
   }
-  deps.onPhase?.(`configuring: ${inputs.baseDesc.split(' ')[0]} + hintlab fragment${req.fragment ? ` + ${req.fragment}` : ''}, -${req.opt}`);
+  deps.onPhase?.(`configuring: ${inputs.baseDesc.split(" ")[0]} + hintlab fragment${(req.fragments ?? []).map((f) => ` + --${f}`).join("")}${req.fragment ? ` + ${req.fragment}` : ''}, -${req.opt}`);
   const dropped = await configure(tree, obj, inputs, log, deps);
   deps.onPhase?.(`compiling with ${req.jobs} jobs (log: ${log})`);
   await make(['-C', tree, `O=${obj}`, `-j${req.jobs}`, 'bzImage'], log, deps, 'the kernel build');
