@@ -7,7 +7,8 @@
  * one. Expected, exactly: the unlikely() hints change nothing; the
  * sched_getparam patch changes one error code of one argument class; the
  * uclamp patch changes nothing at the step that makes the request and
- * shows only at the later switch to SCHED_FIFO.
+ * shows only at the later switch to SCHED_FIFO; a WARN_ON_ONCE() that
+ * changes no result is reported as a kernel warning on B.
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
@@ -22,7 +23,7 @@ import { writePatch } from './kernel-patches.ts';
 
 const skip =
   process.env.HINTLAB_SLOW_TESTS !== '1'
-    ? 'slow (four kernel builds and eight boots): set HINTLAB_SLOW_TESTS=1'
+    ? 'slow (five kernel builds and five boots): set HINTLAB_SLOW_TESTS=1'
     : requireAll(requireFile(KERNEL_TARBALL, 'linux-source-6.12'), requireKernelBuildTools(), requireTool('patch', 'patch'), requireTool('qemu-system-x86_64', 'qemu-system-x86'));
 
 const kernels = join(hintlabCache, 'test-kernels');
@@ -46,7 +47,7 @@ async function behave(a: string, b: string, db: string): Promise<{ doc: BehaveDo
 
 const where = (d: Divergence) => (d.kind === 'splat' ? `splat on ${d.kernel}` : `${d.scenario} step ${d.step}`);
 
-test('three patches against 6.12: no change found where there is none, one error code, one state seen a step later', { skip, timeout: 7_200_000 }, async () => {
+test('four patches against 6.12: no change found where there is none, one error code, one state seen a step later, one kernel warning', { skip, timeout: 7_200_000 }, async () => {
   const tree = sourceTree();
   const before = treeFingerprint(tree);
   const dir = tempDir();
@@ -70,6 +71,12 @@ test('three patches against 6.12: no change found where there is none, one error
     assert.ok(u.kind === 'step');
     assert.deepEqual([u.call, u.differences], ['sched_setscheduler pid=self policy=FIFO prio=1', [{ field: 'self.umin', a: '0', b: '1024' }]]);
     assert.deepEqual(u.before.map((p) => p.call), ['sched_setattr pid=self flags=UTIL_CLAMP_MIN umin=0']);
+
+    const warn = await behave(a, await build(tree, 'getparam-warn', writePatch(tree, dir, 'getparam-warn')), db);
+    assert.deepEqual(warn.doc.divergences.map(where), ['splat on B'], 'every step alike, the warning is the divergence');
+    const w = warn.doc.divergences[0]!;
+    assert.ok(w.kind === 'splat');
+    assert.match(w.lines[0]!, /WARNING: CPU: 0 PID: \d+ at kernel\/sched\/syscalls\.c:\d+ /);
 
     assert.equal(treeFingerprint(tree), before, 'the source tree changed during the builds');
   } finally {

@@ -9,7 +9,9 @@
  *   -EINVAL: one argument class, one error code;
  * - `uclamp-default`: a util_min request equal to the default (0) is not
  *   marked user-defined, so the task looks the same at once, and only a
- *   later switch to an RT policy shows it (RT's implicit minimum replaces it).
+ *   later switch to an RT policy shows it (RT's implicit minimum replaces it);
+ * - `getparam-warn`: the same error code, but a WARN_ON_ONCE() for a NULL
+ *   param: every step alike, a kernel warning on the console.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -29,6 +31,9 @@ export const PATCHES: Record<string, Edit[]> = {
   ],
   'getparam-efault': [
     ['\tif (!param || pid < 0)\n\t\treturn -EINVAL;\n\n\tscoped_guard (rcu) {', '\tif (!param)\n\t\treturn -EFAULT;\n\tif (pid < 0)\n\t\treturn -EINVAL;\n\n\tscoped_guard (rcu) {'],
+  ],
+  'getparam-warn': [
+    ['\tif (!param || pid < 0)\n\t\treturn -EINVAL;\n\n\tscoped_guard (rcu) {', '\tif (WARN_ON_ONCE(!param) || pid < 0)\n\t\treturn -EINVAL;\n\n\tscoped_guard (rcu) {'],
   ],
   'uclamp-default': [
     [
