@@ -96,7 +96,9 @@ static void run_step(const char *scenario, int n, struct behave_ctx *ctx, const 
 	for (int i = 0; i < c.argc; i++)
 		snprintf(call + strlen(call), sizeof(call) - strlen(call), "%s%s", i ? " " : "", c.argv[i]);
 	if (c.argc == 0 || behave_call(ctx, &c, ret, sizeof(ret), err, sizeof(err), out, sizeof(out)) != 0) {
-		emit("error", "stage=behave scenario=%s line=%d message=%s", esc(scenario), c.lineno, esc(c.argc ? out : "empty step"));
+		char why[700];
+		snprintf(why, sizeof(why), "scenario %s line %d: cannot run the step (%s)", scenario, c.lineno, c.argc ? out : "empty step");
+		emit("error", "stage=behave message=%s", esc(why));
 		_exit(3);
 	}
 	emit("step", "scenario=%s n=%d line=%d call=%s ret=%s errno=%s out=%s", esc(scenario), n, c.lineno, esc(call), ret, err,

@@ -30,6 +30,29 @@ struct behave_line {
 	char *argv[BEHAVE_MAX_TOKENS];
 };
 
+/* A call's report as it is filled (behave_args.c). */
+struct behave_out {
+	char *ret, *err, *out;
+	size_t retlen, errlen, outlen;
+	size_t o; /* used length of out */
+	const char *bad; /* why the line cannot run */
+};
+
+#define BEHAVE_DEADLINE_POLICY 6
+/* a pid no task has: below the largest pid_max, never handed out in a small guest */
+#define BEHAVE_NONEXISTENT_PID 0x3ffffff0
+
+const char *ba_arg(const struct behave_line *l, const char *key);
+void ba_out(struct behave_out *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+long long ba_value(const char *v, int *ok);
+long long ba_num(struct behave_out *c, const struct behave_line *l, const char *key, long long dflt);
+pid_t ba_pid(struct behave_ctx *ctx, struct behave_out *c, const struct behave_line *l);
+void *ba_ptr(const struct behave_line *l, const char *key, void *buf);
+void ba_result(struct behave_out *c, long r);
+void behave_select(struct behave_ctx *ctx, struct behave_out *c, const struct behave_line *l);
+void behave_mincore(struct behave_ctx *ctx, struct behave_out *c, const struct behave_line *l);
+void behave_pages(struct behave_ctx *ctx, struct behave_out *c, const struct behave_line *l, int touch);
+
 /*
  * Run one call line; fills ret (or a class like `pid`), the errno name and
  * the call's own outputs ("k=v,k=v"). Returns 0, or -1 with `out` holding
