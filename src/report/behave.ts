@@ -89,5 +89,8 @@ function lkmlDivergence(d: Divergence, doc: BehaveDocument): string {
 export function behaveLkml(doc: BehaveDocument): string {
   const lines = wrapProse(doc.identical ? behaveHeadline(doc) : `${behaveHeadline(doc)}:`, LKML_COLUMNS);
   for (const d of doc.divergences) lines.push(...wrapProse(lkmlDivergence(d, doc), LKML_COLUMNS, '  - ', '    '));
+  // a claim of "identical" must not hide what was never run
+  const notRun = doc.scenarios.filter((s) => s.state === 'not-run');
+  if (notRun.length) lines.push(...wrapProse(`not run: ${notRun.map((s) => `${s.name} (${s.reason})`).join(', ')}`, LKML_COLUMNS));
   return `${lines.join('\n')}\n`;
 }

@@ -47,7 +47,7 @@ test('identical traces: one line with the step count and the scenarios, the kern
     'not run: two (needs 2 CPUs; icount guests have 1)',
     '',
   ].join('\n'));
-  assert.equal(behaveLkml(doc), 'behaviour: 5 steps identical on A and B (scenarios: param, uclamp)\n');
+  assert.equal(behaveLkml(doc), 'behaviour: 5 steps identical on A and B (scenarios: param, uclamp)\nnot run: two (needs 2 CPUs; icount guests have 1)\n');
 });
 
 test('an error code changed for one argument class and a state seen one step later are each a divergence with the steps before it', () => {
@@ -89,6 +89,7 @@ test('an error code changed for one argument class and a state seen one step lat
     '    EFAULT on B',
     '  - uclamp step 2, sched_setscheduler pid=self policy=FIFO prio=1:',
     '    self.umin 0 on A, 1024 on B',
+    'not run: two (needs 2 CPUs; icount guests have 1)',
     '',
   ].join('\n'));
   for (const line of behaveLkml(doc).split('\n')) assert.ok(line.length <= 72, line);

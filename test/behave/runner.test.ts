@@ -6,11 +6,16 @@
  * mincore's vector of the pages the runner touched) are in the trace.
  */
 import assert from 'node:assert/strict';
-import { availableParallelism } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { buildProbe, type ProbeBuild } from '../../src/bench/build.ts';
 import { builtinScenarios } from '../../src/behave/builtin.ts';
 import { behaveJob, traceOn } from '../../src/behave/run.ts';
+import { parseScenarios } from '../../src/behave/scenario.ts';
+import { readPrograms } from '../../src/behave/select.ts';
 import type { Trace, TraceStep } from '../../src/behave/trace.ts';
 import { hostTarget } from '../../src/target/host.ts';
 
@@ -104,4 +109,24 @@ test('an unprivileged caller gets EPERM for an RT policy and for another user\'s
   assert.equal(step('sched_setscheduler', 28).errno, 'EPERM');
   assert.equal(step('sched_setscheduler', 31).errno, 'EPERM', 'leaving SCHED_IDLE without RLIMIT_NICE');
   assert.equal(step('nice', 19).errno, 'EACCES', 'lowering nice without RLIMIT_NICE');
+});
+
+test('a static program\'s output lines are its trace, one step a line, its exit status the end', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hintlab-behave-prog-'));
+  try {
+    const c = join(dir, 'prog.c');
+    writeFileSync(c, '#include <stdio.h>\nint main(void) { setvbuf(stdout, NULL, _IONBF, 0); puts("getppid ok"); puts(""); fprintf(stderr, "errno=EPERM\\n"); return 3; }\n');
+    const built = spawnSync('cc', ['-static', '-O2', '-o', join(dir, 'prog'), c], { encoding: 'utf8' });
+    assert.equal(built.status, 0, built.stderr);
+    const programs = readPrograms([join(dir, 'prog')], dir);
+    const job = behaveJob(parseScenarios('scenario one\ngetppid\n', 'one.scn'), programs, 60, cpus);
+    const { trace } = await traceOn(hostTarget({ probe }), job, new AbortController().signal);
+    const prog = trace.scenarios.find((s) => s.name === 'prog')!;
+    assert.deepEqual(prog.steps.slice(1).map((s) => [s.n, s.call, s.out]), [[1, 'program', 'getppid ok'], [2, 'program', '-'], [3, 'program', 'errno=EPERM']]);
+    assert.equal(prog.status, 3);
+    writeFileSync(join(dir, 'script'), '#!/bin/sh\necho hi\n');
+    assert.throws(() => readPrograms([join(dir, 'script')], dir), /--program .*script: not a 64-bit ELF program; build it static for the guest \(gcc -static -o prog prog\.c\)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
