@@ -48,7 +48,7 @@ function divergenceLines(d: Divergence, doc: BehaveDocument): string[] {
     case 'step': {
       const state = d.differences.filter((f) => f.field.includes('.'));
       return [
-        `scenario ${d.scenario}, step ${d.step} (line ${d.line}): ${d.call}`,
+        `scenario ${d.scenario}, step ${d.step} (${doc.scenarios.find((s) => s.name === d.scenario)?.source ?? 'line'}:${d.line}): ${d.call}`,
         `  ${a}: ${outcomeText(d.a)}`,
         `  ${b}: ${outcomeText(d.b)}`,
         ...state.map((f) => `  state ${differenceText(f, a, b)}`),
