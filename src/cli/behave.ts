@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import { buildProbe } from '../bench/build.ts';
+import { BUILTIN_TEXT, builtinScenarios } from '../behave/builtin.ts';
 import { runBehave } from '../behave/run.ts';
 import { readPrograms, selectScenarios } from '../behave/select.ts';
 import { behaveLkml, behaveText } from '../report/behave.ts';
@@ -30,6 +31,17 @@ interface BehaveOptions {
   db?: string;
   list?: boolean;
   fresh?: boolean;
+  show?: string;
+}
+
+/** A built-in scenario's text with its line numbers (a divergence names `built-in:LINE`). */
+function showScenario(name: string, io: CliIO): void {
+  const all = builtinScenarios();
+  const s = all.find((x) => x.name === name);
+  if (!s) throw new UserError(`--show ${name}: no built-in scenario has that name (built-in: ${all.map((x) => x.name).join(', ')})`, 2);
+  const next = all[all.indexOf(s) + 1]?.line ?? Infinity;
+  const lines = BUILTIN_TEXT.split('\n');
+  for (let n = s.line; n < next && n <= lines.length; n++) io.stdout(`${String(n).padStart(4)}  ${lines[n - 1]}\n`);
 }
 
 function listScenarios(io: CliIO): void {
@@ -40,6 +52,7 @@ function listScenarios(io: CliIO): void {
 
 async function behaveAction(opts: BehaveOptions, io: CliIO): Promise<void> {
   if (opts.list) return listScenarios(io);
+  if (opts.show !== undefined) return showScenario(opts.show, io);
   if (opts.json && opts.lkml) throw new UserError('--json and --lkml are two formats of one result; give one of them', 2);
   if (opts.kernel.length !== 2) throw new UserError(`give exactly two kernels, --kernel A=PATH --kernel B=PATH (got ${opts.kernel.length})`, 2);
   const kernels = [resolveKernel(opts.kernel[0]!, io.cwd), resolveKernel(opts.kernel[1]!, io.cwd)] as const;
@@ -85,6 +98,7 @@ export function registerBehave(program: Command, io: CliIO): void {
     .option('--timeout <s>', 'seconds one boot may take before qemu is killed', intOption('--timeout', 5), 600)
     .option('--fresh', 'boot both kernels even when stored traces match (the new traces replace them)')
     .option('--list', 'list the built-in scenarios and their steps')
+    .option('--show <name>', 'print a built-in scenario with its line numbers')
     .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
     .action(async (opts: BehaveOptions) => behaveAction(opts, io));
 }
