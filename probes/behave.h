@@ -21,6 +21,8 @@ struct behave_ctx {
 	long page;           /* page size */
 	int rready, rempty, wready, badfd; /* select's descriptors: a pipe with data, an empty pipe, a write end, a closed number */
 	unsigned long long start_slice; /* the caller's slice at scenario start (default mode) */
+	int peer_cmd;        /* write end of the peer's command pipe ('L': take and release the PI futex) */
+	int *pi_word;        /* a PI futex shared with the peer */
 };
 
 /* One scenario line split into words: argv[0] is the call, the rest key=value. */
@@ -69,6 +71,10 @@ void behave_base_slice(char *buf, size_t len);
 unsigned long long behave_base_slice_ns(void);
 /* Write base_slice_ns; 0, or -1 with errno set. */
 int behave_set_base_slice(unsigned long long ns);
+/* Whether `pid` is asleep (state S in /proc/PID/stat). */
+int behave_sleeping(pid_t pid);
+/* The PI futex steps: pi_lock, pi_unlock (self), peer_pi_lock (the peer blocks on it); 0 or -1 with errno. */
+int behave_pi(struct behave_ctx *ctx, const char *which);
 /* errno's symbolic name (EINVAL), or its number. */
 const char *behave_errname(int e);
 

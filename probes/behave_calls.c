@@ -246,6 +246,8 @@ int behave_call(struct behave_ctx *ctx, const struct behave_line *l, char *ret, 
 		behave_pages(ctx, &c, l, name[0] == 't');
 	else if (!strcmp(name, "base_slice"))
 		call_base_slice(ctx, &c, l);
+	else if (!strcmp(name, "pi_lock") || !strcmp(name, "pi_unlock") || !strcmp(name, "peer_pi_lock"))
+		ba_result(&c, behave_pi(ctx, name));
 	else if (!strcmp(name, "spin"))
 		call_spin(&c, l);
 	else

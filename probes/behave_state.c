@@ -120,6 +120,22 @@ static void debug_line(pid_t pid, char *buf, size_t len)
 	snprintf(buf, len, "no-line");
 }
 
+/* The effective priority, /proc/PID/stat's 18th field (negative while RT or PI-boosted), or "?". */
+static void effective_prio(pid_t pid, char *out, size_t len)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)(pid ? pid : getpid()));
+	snprintf(out, len, "?");
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return;
+	char *p = strrchr(buf, ')');
+	/* after "pid (comm)": state is field 3, priority field 18 */
+	for (int field = 2; p && field < 18; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		snprintf(out, len, "%ld", strtol(p + 1, NULL, 10));
+}
+
 void behave_task_state(pid_t pid, char *buf, size_t len)
 {
 	struct hl_sched_attr a;
@@ -141,8 +157,9 @@ void behave_task_state(pid_t pid, char *buf, size_t len)
 	for (int c = 0; c < 64; c++)
 		if (CPU_ISSET(c, &mask))
 			bits |= 1ULL << c;
-	char dbg[128];
+	char dbg[128], eprio[16];
 	debug_line(pid ? pid : getpid(), dbg, sizeof(dbg));
+	effective_prio(pid, eprio, sizeof(eprio));
 	size_t o = 0;
 	if (attr_err)
 		o += (size_t)snprintf(buf + o, len - o, "attr=%s", behave_errname(attr_err));
@@ -169,5 +186,5 @@ void behave_task_state(pid_t pid, char *buf, size_t len)
 	if (!aff_err && o < len)
 		o += (size_t)snprintf(buf + o, len - o, "0x%llx", bits);
 	if (o < len)
-		snprintf(buf + o, len - o, " debug=%s", dbg);
+		snprintf(buf + o, len - o, " eprio=%s debug=%s", eprio, dbg);
 }

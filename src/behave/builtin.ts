@@ -194,6 +194,23 @@ sched_setattr pid=self flags=UTIL_CLAMP_MAX umax=1025
 sched_setattr pid=self flags=UTIL_CLAMP umin=0xffffffff umax=0xffffffff
 sched_setattr pid=self size=48 flags=UTIL_CLAMP_MIN umin=100  # VER0 has no clamp fields
 
+scenario pi_boost
+peer
+sched_setscheduler pid=peer policy=FIFO prio=10
+pi_lock
+peer_pi_lock                             # the peer blocks on our PI futex: we run boosted to its priority
+sched_setattr pid=self                   # unchanged parameters while boosted
+sched_setattr pid=self nice=1            # a change while boosted (the implicit clamp follows the boosted class)
+pi_unlock                                # the boost ends
+sched_setattr pid=self nice=1            # unchanged parameters after the boost: the implicit clamp must be reset
+sched_setattr pid=self nice=0
+pi_lock
+peer_pi_lock
+sched_setattr pid=self flags=UTIL_CLAMP_MIN umin=0   # an explicit clamp while boosted
+pi_unlock
+sched_setscheduler pid=peer policy=OTHER
+sched_setattr pid=self flags=UTIL_CLAMP_MIN umin=0xffffffff
+
 scenario sched_yield
 repeat 3 sched_yield
 sched_setscheduler pid=self policy=FIFO prio=1

@@ -81,6 +81,9 @@ const CALLS: Record<string, Record<string, Check>> = {
   dontneed: { page: int },
   base_slice: { ns: int },
   spin: { ms: int },
+  pi_lock: {},
+  peer_pi_lock: {},
+  pi_unlock: {},
 };
 
 /** Keys a call cannot do without. */
@@ -95,6 +98,9 @@ class Parser {
   readonly scenarios: Scenario[] = [];
   private current: Scenario | null = null;
   private nobodyFrom: number | null = null;
+  /** Line of the pi_lock the caller holds, and of the peer_pi_lock blocked on it. */
+  private piHeld: number | null = null;
+  private piPeer: number | null = null;
   constructor(private readonly file: string) {}
 
   fail(line: number, message: string): never {
@@ -131,6 +137,8 @@ class Parser {
 
   private start(rest: string[], n: number): void {
     this.close(n);
+    this.piHeld = null;
+    this.piPeer = null;
     const name = rest[0];
     if (!name || rest.length > 1 || !NAME.test(name)) this.fail(n, `'scenario ${rest.join(' ')}': expected 'scenario NAME' with a name of letters, digits, '.', '_' or '-'`);
     const seen = this.scenarios.find((s) => s.name === name);
@@ -159,6 +167,7 @@ class Parser {
     }
     for (const k of REQUIRED[call] ?? []) if (!given.has(k)) this.fail(n, `${call} needs ${k}=...`);
     if (call === 'select') this.checkSelect(args, n);
+    if (call.includes('pi_')) this.checkPi(s, call, n);
     s.steps.push({ line: n, call, args, nobody: this.nobodyFrom ?? 0 });
   }
 
@@ -170,7 +179,30 @@ class Parser {
     if (!ready) this.fail(n, 'select timeout=null with no ready descriptor (read=rready or write=wready) waits forever; give timeout=MICROSECONDS');
   }
 
+  /**
+   * The PI futex: the caller takes it, the peer blocks on it (boosting the
+   * caller), the caller releases it. Out of order, a step would block the
+   * scenario or leave the peer waiting forever.
+   */
+  private checkPi(s: Scenario, call: string, n: number): void {
+    if (this.nobodyFrom !== null) this.fail(n, `${call} inside 'as nobody': the PI futex steps run as the scenario's own task`);
+    if (call === 'pi_lock') {
+      if (this.piHeld !== null) this.fail(n, `pi_lock: the futex is already held since line ${this.piHeld}; pi_unlock first`);
+      this.piHeld = n;
+    } else if (call === 'peer_pi_lock') {
+      if (!s.peer) this.fail(n, `peer_pi_lock needs a 'peer' line right after 'scenario ${s.name}'`);
+      if (this.piHeld === null) this.fail(n, 'peer_pi_lock: the caller does not hold the futex; pi_lock first, so the peer blocks on it');
+      if (this.piPeer !== null) this.fail(n, `peer_pi_lock: the peer is already blocked on the futex since line ${this.piPeer}`);
+      this.piPeer = n;
+    } else {
+      if (this.piHeld === null) this.fail(n, 'pi_unlock: the futex is not held; pi_lock first');
+      this.piHeld = null;
+      this.piPeer = null;
+    }
+  }
+
   close(n: number): void {
+    if (this.piHeld !== null) this.fail(n, `the PI futex taken at line ${this.piHeld} is never released; add pi_unlock`);
     if (this.nobodyFrom !== null) this.fail(n, `'as nobody' of line ${this.nobodyFrom} is not closed; add 'end' after its steps`);
     if (this.current && this.current.steps.length === 0) this.fail(this.current.line, `scenario '${this.current.name}' has no steps`);
   }

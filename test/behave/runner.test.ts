@@ -100,6 +100,16 @@ test('with two CPUs the two-CPU scenario moves the caller to CPU 1', { skip: cpu
   assert.equal(step('affinity-two-cpus', 2).out, 'mask=0x2');
 });
 
+test('a peer at SCHED_FIFO 10 blocked on the caller\'s PI futex boosts it to priority -11 in /proc stat, and the boost ends with the unlock', () => {
+  assert.deepEqual([2, 3, 5, 6].map((n) => [step('pi_boost', n).call, step('pi_boost', n).state.self!.eprio]), [
+    ['pi_lock', '20'],
+    ['peer_pi_lock', '-11'],
+    ['sched_setattr pid=self nice=1', '-11'],
+    ['pi_unlock', '21'],
+  ]);
+  assert.equal(step('pi_boost', 3).state.self!.policy, '0', 'the policy stays SCHED_OTHER while boosted');
+});
+
 test('base_slice_ns is never written outside a guest', () => {
   assert.deepEqual([step('slice', 9).ret, step('slice', 9).out], ['skipped', 'why=not-a-guest']);
 });

@@ -36,7 +36,7 @@ test('a scenario compiles to the runner plan: repeats expanded, nobody blocks ke
 
 test('mistakes are named with the file, the line and the fix', () => {
   assert.equal(error('getppid'), "my.scn:1: 'getppid' before any 'scenario NAME' line; start the file with 'scenario NAME'");
-  assert.equal(error('scenario a\nsched_foo'), 'my.scn:2: unknown call \'sched_foo\' (calls: getppid, sched_getattr, sched_setattr, sched_setscheduler, sched_setparam, sched_getscheduler, sched_getparam, sched_yield, sched_setaffinity, sched_getaffinity, setpriority, getpriority, select, mincore, touch, dontneed, base_slice, spin)');
+  assert.equal(error('scenario a\nsched_foo'), 'my.scn:2: unknown call \'sched_foo\' (calls: getppid, sched_getattr, sched_setattr, sched_setscheduler, sched_setparam, sched_getscheduler, sched_getparam, sched_yield, sched_setaffinity, sched_getaffinity, setpriority, getpriority, select, mincore, touch, dontneed, base_slice, spin, pi_lock, peer_pi_lock, pi_unlock)');
   assert.equal(error('scenario a\nsched_getattr sizee=48'), "my.scn:2: sched_getattr takes no 'sizee' (keys: pid, attr, size, flags)");
   assert.equal(error('scenario a\nsched_yield now'), "my.scn:2: 'now': arguments are KEY=VALUE (e.g. pid=self)");
   assert.equal(error('scenario a\nsched_getattr pid=peer'), "my.scn:2: pid=peer needs a 'peer' line right after 'scenario a'");
@@ -53,6 +53,10 @@ test('mistakes are named with the file, the line and the fix', () => {
   assert.equal(error('scenario a\nselect read=rempty timeout=null'), 'my.scn:2: select timeout=null with no ready descriptor (read=rready or write=wready) waits forever; give timeout=MICROSECONDS');
   assert.equal(error('scenario a\nbase_slice'), 'my.scn:2: base_slice needs ns=...');
   assert.equal(error('scenario a\nneeds cpus=4'), "my.scn:2: 'needs cpus=4': the only need is 'needs cpus=2'");
+  assert.equal(error('scenario a\npeer\npeer_pi_lock'), 'my.scn:3: peer_pi_lock: the caller does not hold the futex; pi_lock first, so the peer blocks on it');
+  assert.equal(error('scenario a\npi_lock\ngetppid'), 'my.scn:3: the PI futex taken at line 2 is never released; add pi_unlock');
+  assert.equal(error('scenario a\npi_lock\npi_lock'), 'my.scn:3: pi_lock: the futex is already held since line 2; pi_unlock first');
+  assert.equal(error('scenario a\nas nobody\npi_lock'), "my.scn:3: pi_lock inside 'as nobody': the PI futex steps run as the scenario's own task");
   assert.equal(error('# nothing'), "my.scn: no scenario in the file; start one with 'scenario NAME'");
 });
 
