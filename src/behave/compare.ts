@@ -73,6 +73,8 @@ export type Divergence =
     }
   /** One trace has steps the other has not (or different calls at a step: the scenarios are not the same). */
   | { kind: 'missing'; scenario: string; step: number; presentIn: 'A' | 'B'; call: string }
+  /** The scenario's process (or program) ended differently: its exit status on each side. */
+  | { kind: 'end'; scenario: string; a: number | null; b: number | null }
   | { kind: 'splat'; kernel: 'A' | 'B'; lines: string[] };
 
 export interface BehaveDocument {
@@ -128,7 +130,7 @@ export function compareScenario(a: ScenarioTrace, b: ScenarioTrace): { steps: nu
       divergences.push({ kind: 'step', scenario: a.name, step: sa.n, line: sa.line, call: sa.call, a: outcome(sa), b: outcome(sb), differences: diff, before });
     }
   }
-  if (a.status !== b.status) divergences.push({ kind: 'missing', scenario: a.name, step: n, presentIn: 'A', call: `(end: status ${a.status} on A, ${b.status} on B)` });
+  if (a.status !== b.status) divergences.push({ kind: 'end', scenario: a.name, a: a.status, b: b.status });
   return { steps: Math.max(0, Math.min(a.steps.length, b.steps.length) - 1), divergences };
 }
 

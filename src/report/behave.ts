@@ -45,6 +45,8 @@ function divergenceLines(d: Divergence, doc: BehaveDocument): string[] {
       return [`kernel warning on ${d.kernel === 'A' ? a : b}'s console:`, ...d.lines.map((l) => `  | ${l}`)];
     case 'missing':
       return [`scenario ${d.scenario}, step ${d.step}: only ${d.presentIn === 'A' ? a : b} has it (${d.call})`];
+    case 'end':
+      return [`scenario ${d.scenario} ended with status ${d.a ?? 'none'} on ${a}, ${d.b ?? 'none'} on ${b}`];
     case 'step': {
       const state = d.differences.filter((f) => f.field.includes('.'));
       return [
@@ -81,6 +83,7 @@ function lkmlDivergence(d: Divergence, doc: BehaveDocument): string {
   const [a, b] = [doc.a.label, doc.b.label];
   if (d.kind === 'splat') return `a kernel warning on ${d.kernel === 'A' ? a : b}: ${d.lines[0]?.trim() ?? ''}`;
   if (d.kind === 'missing') return `${d.scenario} step ${d.step} only on ${d.presentIn === 'A' ? a : b}: ${d.call}`;
+  if (d.kind === 'end') return `${d.scenario} ended with status ${d.a ?? 'none'} on ${a}, ${d.b ?? 'none'} on ${b}`;
   const diffs = d.differences.map((f) => `${f.field} ${f.a ?? '(absent)'} on ${a}, ${f.b ?? '(absent)'} on ${b}`);
   return `${d.scenario} step ${d.step}, ${d.call}: ${diffs.join('; ')}`;
 }

@@ -99,11 +99,13 @@ test('a kernel warning on one console and a trace cut short are divergences, nev
   const b = variant();
   b.splats.push(['WARNING: CPU: 0 PID: 1 at kernel/sched/syscalls.c:640 __sched_setscheduler+0x1a/0x2b0', 'Call Trace:']);
   b.scenarios[0]!.steps.pop();
+  b.scenarios[1]!.status = 3;
   const doc = compareTraces({ a: kernel('A'), b: kernel('B'), traceA: base, traceB: b, scenarios: order, guest });
-  assert.deepEqual(doc.divergences.map((d) => d.kind), ['missing', 'splat']);
+  assert.deepEqual(doc.divergences.map((d) => d.kind), ['missing', 'end', 'splat']);
   assert.equal(doc.steps, 4, 'only the steps both traces hold are counted');
   const text = behaveText(doc);
   assert.ok(text.includes('\nscenario param, step 3: only A has it (sched_getparam pid=self param=null)\n'), text);
+  assert.ok(text.includes('\nscenario uclamp ended with status 0 on A, 3 on B\n'), text);
   assert.ok(text.includes("\nkernel warning on B's console:\n  | WARNING: CPU: 0 PID: 1 at kernel/sched/syscalls.c:640 __sched_setscheduler+0x1a/0x2b0\n  | Call Trace:\n"), text);
   assert.match(behaveLkml(doc), /  - a kernel warning on B: WARNING: CPU: 0 PID: 1 at/);
 });

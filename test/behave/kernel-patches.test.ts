@@ -45,7 +45,7 @@ async function behave(a: string, b: string, db: string): Promise<{ doc: BehaveDo
   return { doc: JSON.parse(json.stdout) as BehaveDocument, text: text.stdout };
 }
 
-const where = (d: Divergence) => (d.kind === 'splat' ? `splat on ${d.kernel}` : `${d.scenario} step ${d.step}`);
+const where = (d: Divergence) => (d.kind === 'splat' ? `splat on ${d.kernel}` : d.kind === 'end' ? `${d.scenario} end` : `${d.scenario} step ${d.step}`);
 
 test('four patches against 6.12: no change found where there is none, one error code, one state seen a step later, one kernel warning', { skip, timeout: 7_200_000 }, async () => {
   const tree = sourceTree();
