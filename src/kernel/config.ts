@@ -46,14 +46,16 @@ export const BEHAVE_FRAGMENT: readonly ConfigSetting[] = [
 ].map((name) => ({ name, value: 'y' }));
 
 /**
- * Debug checks for behaviour boots (`kernel build --debug-checks`): lockdep
- * (PROVE_LOCKING), sleeping in atomic context, list and object corruption,
- * UBSAN's bounds checks. Their reports (WARNING:, BUG:, lockdep splats) on
- * a guest's console are divergences in `hintlab behave`. Not KASAN: its
- * shadow memory and instrumentation make a TCG guest several times slower.
+ * Debug checks for behaviour boots (`kernel build --debug-checks`): BUG
+ * (tinyconfig leaves it out, and then WARN() and BUG() print nothing),
+ * KALLSYMS (call traces with names), lockdep (PROVE_LOCKING), sleeping in
+ * atomic context, list and object corruption, UBSAN's bounds checks. Their
+ * reports (WARNING:, BUG:, lockdep splats) on a guest's console are
+ * divergences in `hintlab behave`. Not KASAN: its shadow memory and
+ * instrumentation make a TCG guest several times slower.
  */
 export const DEBUG_CHECKS_FRAGMENT: readonly ConfigSetting[] = [
-  'DEBUG_KERNEL', 'PROVE_LOCKING', 'DEBUG_ATOMIC_SLEEP', 'DEBUG_LIST', 'DEBUG_OBJECTS', 'UBSAN', 'UBSAN_BOUNDS',
+  'BUG', 'KALLSYMS', 'DEBUG_KERNEL', 'PROVE_LOCKING', 'DEBUG_ATOMIC_SLEEP', 'DEBUG_LIST', 'DEBUG_OBJECTS', 'UBSAN', 'UBSAN_BOUNDS',
 ].map((name) => ({ name, value: 'y' }));
 
 /** The fragments a build adds by name, between the opt level and the user's fragment. */
