@@ -73,6 +73,8 @@ unsigned long long behave_base_slice_ns(void);
 int behave_set_base_slice(unsigned long long ns);
 /* Whether `pid` is asleep (state S in /proc/PID/stat). */
 int behave_sleeping(pid_t pid);
+/* Fork the peer and wait until it is asleep; its pid, or -1. */
+pid_t behave_start_peer(struct behave_ctx *ctx);
 /* The PI futex steps: pi_lock, pi_unlock (self), peer_pi_lock (the peer blocks on it); 0 or -1 with errno. */
 int behave_pi(struct behave_ctx *ctx, const char *which);
 /* errno's symbolic name (EINVAL), or its number. */
