@@ -136,6 +136,13 @@ static void effective_prio(pid_t pid, char *out, size_t len)
 		snprintf(out, len, "%ld", strtol(p + 1, NULL, 10));
 }
 
+/* Append " KEY=VALUE" to buf, or " KEY=ERRNAME" when reading it failed with err. */
+static void put(char *buf, size_t len, size_t *o, const char *key, int err, const char *value)
+{
+	if (*o < len)
+		*o += (size_t)snprintf(buf + *o, len - *o, " %s=%s", key, err ? behave_errname(err) : value);
+}
+
 void behave_task_state(pid_t pid, char *buf, size_t len)
 {
 	struct hl_sched_attr a;
@@ -169,22 +176,15 @@ void behave_task_state(pid_t pid, char *buf, size_t len)
 				      a.sched_policy, a.sched_priority, a.sched_nice, (unsigned long long)a.sched_runtime,
 				      (unsigned long long)a.sched_deadline, (unsigned long long)a.sched_period,
 				      (unsigned long long)a.sched_flags, a.sched_util_min, a.sched_util_max);
-	if (o < len)
-		o += (size_t)snprintf(buf + o, len - o, " getscheduler=%s", pol_err ? behave_errname(pol_err) : "");
-	if (!pol_err && o < len)
-		o += (size_t)snprintf(buf + o, len - o, "%d", policy);
-	if (o < len)
-		o += (size_t)snprintf(buf + o, len - o, " getparam=%s", param_err ? behave_errname(param_err) : "");
-	if (!param_err && o < len)
-		o += (size_t)snprintf(buf + o, len - o, "%d", p.sched_priority);
-	if (o < len)
-		o += (size_t)snprintf(buf + o, len - o, " getpriority=%s", nice_err ? behave_errname(nice_err) : "");
-	if (!nice_err && o < len)
-		o += (size_t)snprintf(buf + o, len - o, "%d", nice);
-	if (o < len)
-		o += (size_t)snprintf(buf + o, len - o, " affinity=%s", aff_err ? behave_errname(aff_err) : "");
-	if (!aff_err && o < len)
-		o += (size_t)snprintf(buf + o, len - o, "0x%llx", bits);
-	if (o < len)
-		snprintf(buf + o, len - o, " eprio=%s debug=%s", eprio, dbg);
+	char v[32];
+	snprintf(v, sizeof(v), "%d", policy);
+	put(buf, len, &o, "getscheduler", pol_err, v);
+	snprintf(v, sizeof(v), "%d", p.sched_priority);
+	put(buf, len, &o, "getparam", param_err, v);
+	snprintf(v, sizeof(v), "%d", nice);
+	put(buf, len, &o, "getpriority", nice_err, v);
+	snprintf(v, sizeof(v), "0x%llx", bits);
+	put(buf, len, &o, "affinity", aff_err, v);
+	put(buf, len, &o, "eprio", 0, eprio);
+	put(buf, len, &o, "debug", 0, dbg);
 }
