@@ -7,6 +7,7 @@
  *                      [--rounds N] [--inject-seccomp N] --profile NAME[:OPS] ...
  *                      [--exec PATH] [--reset-gcov] [--dump-gcov DIR]
  *                      [--run-plan FILE] [--dump-files DIR] [--stdin-lease SECONDS]
+ *                      [--behave FILE]
  * As PID 1 (inside a VM initramfs) arguments come from /hintlab.args, one
  * per line, and the guest is rebooted (qemu -no-reboot then exits) at the end.
  */
@@ -51,6 +52,7 @@ int gcov_reset(const char *dir);
 int gcov_dump(const char *dir);
 int run_program(const char *path);
 int run_plan(const char *file);
+int run_behave(const char *file, int pid1);
 int files_dump(const char *dir);
 int stdin_lease_start(int seconds, int cpu);
 void mount_for_programs(void);
@@ -187,6 +189,8 @@ struct options {
 	int reset_gcov;
 	/* programs run from a plan file, their output files sent back (plan.c): NULL when not asked for */
 	const char *run_plan, *dump_files;
+	/* behaviour scenarios (behave.c): NULL when not asked for */
+	const char *behave;
 };
 
 static void usage_error(const char *msg, const char *arg)
@@ -236,6 +240,11 @@ static void parse_args(int argc, char **argv, struct options *o)
 			if (!v || !*v)
 				usage_error("flag needs a path", a);
 			*(a[2] == 'r' ? &o->run_plan : &o->dump_files) = v;
+			i++;
+		} else if (!strcmp(a, "--behave")) {
+			if (!v || !*v)
+				usage_error("flag needs a path", a);
+			o->behave = v;
 			i++;
 		} else if (!strcmp(a, "--reset-gcov")) {
 			o->reset_gcov = 1;
@@ -335,7 +344,7 @@ int main(int argc, char **argv)
 		list_profiles();
 		finish(0);
 	}
-	if (n_selected == 0 && !o.dump_gcov && !o.exec_path && !o.run_plan)
+	if (n_selected == 0 && !o.dump_gcov && !o.exec_path && !o.run_plan && !o.behave)
 		usage_error("no --profile given", NULL);
 	if (o.reset_gcov && !o.dump_gcov)
 		usage_error("--reset-gcov needs --dump-gcov DIR", NULL);
@@ -395,6 +404,8 @@ int main(int argc, char **argv)
 		if (run_plan(o.run_plan) != 0)
 			fail(&ctx, NULL, "run-plan", -1, errno, o.run_plan);
 	}
+	if (o.behave && run_behave(o.behave, is_pid1) != 0)
+		fail(&ctx, NULL, "behave", -1, errno, o.behave);
 	emit("done", "rounds=%d profiles=%zu", o.rounds, n_selected);
 	if (o.dump_gcov && gcov_dump(o.dump_gcov) != 0)
 		finish(3);

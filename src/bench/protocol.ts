@@ -33,7 +33,19 @@ export type ProbeEvent =
   | { type: 'interrupted'; signal: number }
   | { type: 'done'; rounds: number; profiles: number }
   | { type: 'poweroff'; status: number }
-  | CoverageEvent;
+  | CoverageEvent
+  | TraceEvent;
+
+/**
+ * Lines of `--behave` (behaviour scenarios, src/behave/): `scenario`,
+ * `step`, `state` and `scenario-end`, their fields as printed (the reader
+ * in src/behave/trace.ts gives them their meaning).
+ */
+export interface TraceEvent {
+  type: 'trace';
+  line: 'scenario' | 'step' | 'state' | 'scenario-end';
+  fields: Record<string, string>;
+}
 
 /** Lines of `--exec` and `--dump-gcov` (coverage collection, src/hints/collect/). */
 export type CoverageEvent =
@@ -102,6 +114,11 @@ function toEvent(type: string, f: Record<string, string>): ProbeEvent {
     case 'chunk':
     case 'files':
       return coverageEvent(type, f);
+    case 'scenario':
+    case 'step':
+    case 'state':
+    case 'scenario-end':
+      return { type: 'trace', line: type, fields: f };
     default:
       throw new Error(`unknown line type '${type}'`);
   }

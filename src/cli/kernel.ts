@@ -21,6 +21,8 @@ interface KernelBuildOptions {
   from?: string;
   localmodconfig?: boolean;
   lsmod?: string;
+  behave?: boolean;
+  debugChecks?: boolean;
 }
 
 function optLevel(value: string): OptLevel {
@@ -88,6 +90,7 @@ async function buildAction(opts: KernelBuildOptions, io: CliIO): Promise<void> {
           fragment: opts.configFragment ? resolve(io.cwd, opts.configFragment) : null,
           base: configBase(opts.base, io.cwd),
           opt: optLevel(opts.opt),
+          fragments: [...(opts.behave ? (['behave'] as const) : []), ...(opts.debugChecks ? (['debug-checks'] as const) : [])],
           out: resolve(io.cwd, opts.out),
           label: opts.label,
           jobs: opts.jobs ?? availableParallelism(),
@@ -121,6 +124,8 @@ export function registerKernel(program: Command, io: CliIO): void {
     .requiredOption('--src <dir>', 'kernel source tree (left exactly as it is)')
     .option('--patch <file>', 'unified diff to apply with -p1 (repeatable, applied in order)', collect, [])
     .option('--config-fragment <file>', 'CONFIG_ lines merged on top of the base and the built-in hintlab fragment')
+    .option('--behave', 'add what `hintlab behave` observes: DEBUG_FS, SCHED_DEBUG, UCLAMP_TASK (and what they need)')
+    .option('--debug-checks', 'add debug checks for behaviour boots: lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, DEBUG_OBJECTS, UBSAN bounds')
     .option('--base <config>', "base configuration: tinyconfig, defconfig, a .config file, or ssh://[user@]host[:port] (the box's own; its modules built in)", 'tinyconfig')
     .option('--localmodconfig', "with a box's configuration: build in only the modules the box has loaded (make localyesconfig)")
     .option('--lsmod <file>', "the module list for --localmodconfig (lsmod output) instead of the box's /proc/modules")

@@ -26,6 +26,7 @@ const COMMANDS: [names: string[], load: () => Promise<Register>][] = [
   [['vm'], async () => (await import('./vm.ts')).registerVm],
   [['session'], async () => (await import('./session.ts')).registerSession],
   [['kernel'], async () => (await import('./kernel.ts')).registerKernel],
+  [['behave'], async () => (await import('./behave.ts')).registerBehave],
 ];
 
 /**

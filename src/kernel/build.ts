@@ -123,6 +123,7 @@ function writeManifest(req: KernelBuildRequest, i: Inputs, out: string, layout: 
     opt: req.opt,
     fragmentSha256: sha256(fragmentText(i.fragment)),
     fragmentFile: req.fragment,
+    ...(req.fragments?.length ? { fragments: req.fragments } : {}),
     configSha256: sha256(config),
     droppedOptions: f.configured.dropped,
     compiler: i.compiler,
@@ -175,7 +176,7 @@ export async function buildKernel(request: KernelBuildRequest, deps: KernelBuild
   const keepBase = from !== null && !touchesKconfig([...from.manifest.patches, ...inputs.patches].flatMap((p) => p.files));
   const baseName = inputs.box ? inputs.box.url : inputs.baseDesc.split(' ')[0];
   const modules = inputs.modules === 'local-builtin' ? ', loaded modules built in' : inputs.modules === 'builtin' ? ', modules built in' : '';
-  deps.onPhase?.(`configuring: ${baseName}${modules} + hintlab fragment${req.fragment ? ` + ${req.fragment}` : ''}, -${req.opt}${keepBase ? ` (from ${from!.manifest.label}'s .config: no patch touches Kconfig)` : ''}`);
+  deps.onPhase?.(`configuring: ${baseName}${modules} + hintlab fragment${(req.fragments ?? []).map((f) => ` + --${f}`).join('')}${req.fragment ? ` + ${req.fragment}` : ''}, -${req.opt}${keepBase ? ` (from ${from!.manifest.label}'s .config: no patch touches Kconfig)` : ''}`);
   const configured = await configure(layout.tree, layout.obj, inputs, modulesList, (args, what) => make(args, log, deps, what).then(() => undefined), keepBase);
   deps.onPhase?.(`compiling with ${req.jobs} jobs (log: ${log})`);
   const compiled = await make(['-C', layout.tree, `O=${layout.obj}`, `-j${req.jobs}`, 'bzImage'], log, deps, 'the kernel build');

@@ -34,6 +34,34 @@ export const BUILTIN_FRAGMENT: readonly ConfigSetting[] = [
   'ACPI', 'HYPERVISOR_GUEST', 'PARAVIRT', 'KVM_GUEST',
 ].map((name) => ({ name, value: 'y' }));
 
+/**
+ * What `hintlab behave` observes beyond the syscalls' own results
+ * (`kernel build --behave`): /sys/kernel/debug/sched/debug with its
+ * custom-slice column and base_slice_ns (DEBUG_FS, SCHED_DEBUG, which needs
+ * DEBUG_KERNEL), and utilization clamps (UCLAMP_TASK, which needs the
+ * schedutil governor).
+ */
+export const BEHAVE_FRAGMENT: readonly ConfigSetting[] = [
+  'DEBUG_KERNEL', 'DEBUG_FS', 'SCHED_DEBUG', 'CPU_FREQ', 'CPU_FREQ_GOV_SCHEDUTIL', 'UCLAMP_TASK',
+].map((name) => ({ name, value: 'y' }));
+
+/**
+ * Debug checks for behaviour boots (`kernel build --debug-checks`): BUG
+ * (tinyconfig leaves it out, and then WARN() and BUG() print nothing),
+ * KALLSYMS (call traces with names), lockdep (PROVE_LOCKING), sleeping in
+ * atomic context, list and object corruption, UBSAN's bounds checks. Their
+ * reports (WARNING:, BUG:, lockdep splats) on a guest's console are
+ * divergences in `hintlab behave`. Not KASAN: its shadow memory and
+ * instrumentation make a TCG guest several times slower.
+ */
+export const DEBUG_CHECKS_FRAGMENT: readonly ConfigSetting[] = [
+  'BUG', 'KALLSYMS', 'DEBUG_KERNEL', 'PROVE_LOCKING', 'DEBUG_ATOMIC_SLEEP', 'DEBUG_LIST', 'DEBUG_OBJECTS', 'UBSAN', 'UBSAN_BOUNDS',
+].map((name) => ({ name, value: 'y' }));
+
+/** The fragments a build adds by name, between the opt level and the user's fragment. */
+export const NAMED_FRAGMENTS = { behave: BEHAVE_FRAGMENT, 'debug-checks': DEBUG_CHECKS_FRAGMENT } as const;
+export type NamedFragment = keyof typeof NAMED_FRAGMENTS;
+
 /** -O2 is what distributions ship (branch hints change code there); tinyconfig alone builds -Os. */
 export function optFragment(opt: OptLevel): ConfigSetting[] {
   return opt === 'O2'

@@ -13,7 +13,7 @@ import { UserError } from '../errors.ts';
 import type { SshAddress } from '../target/ssh-address.ts';
 import type { SshOptions } from '../target/ssh-connection.ts';
 import { fetchBoxConfig, type BoxConfigFetch } from './box-config.ts';
-import { BUILTIN_FRAGMENT, fragmentText, optFragment, parseFragment, type ConfigSetting } from './config.ts';
+import { BUILTIN_FRAGMENT, fragmentText, NAMED_FRAGMENTS, optFragment, parseFragment, type ConfigSetting, type NamedFragment } from './config.ts';
 import type { BoxConfigRecord, KernelManifest, OptLevel, PatchRecord } from './manifest.ts';
 import { kernelVersion, readPatch, treeFingerprint } from './source.ts';
 
@@ -38,6 +38,8 @@ export interface KernelBuildRequest {
   ssh?: SshOptions;
   /** Where a box keeps its configuration (tests point this elsewhere; default BOX_CONFIG_PATHS). */
   boxConfigPaths?: readonly string[];
+  /** Named fragments added after the opt level, before the user's (`--behave`, `--debug-checks`). */
+  fragments?: NamedFragment[];
 }
 
 export interface Inputs {
@@ -115,7 +117,7 @@ export async function gatherInputs(req: KernelBuildRequest): Promise<Inputs> {
   const user = req.fragment ? parseFragment(readInput('--config-fragment', req.fragment), req.fragment) : [];
   const base = await baseInputs(req);
   // the user's fragment comes last, so it can override the built-in choices (the opt level too)
-  const ours = [...BUILTIN_FRAGMENT, ...optFragment(req.opt)];
+  const ours = [...BUILTIN_FRAGMENT, ...optFragment(req.opt), ...(req.fragments ?? []).flatMap((f) => NAMED_FRAGMENTS[f])];
   const lv = localVersion !== null ? [{ name: 'LOCALVERSION', value: JSON.stringify(localVersion) }] : [];
   const modules = req.localmodconfig ? 'local-builtin' : forBox ? 'builtin' : null;
   return {

@@ -83,6 +83,8 @@ export interface KernelManifest {
   modulesListSha256?: string;
   /** The --config-fragment file, or null for none. */
   fragmentFile?: string | null;
+  /** Named fragments added by hintlab (`--behave`, `--debug-checks`); absent when none were. */
+  fragments?: string[];
   /** Objects compiled by this build ("  CC" lines of the log). */
   objectsCompiled?: number;
   incremental?: IncrementalFrom;

@@ -11,13 +11,17 @@
  *       kernel the box started on, status, where the box was left) and
  *       `session_steps` (one row per boot of the order: its state, the run
  *       it measured, its boot token and report). Runs are unchanged.
+ *   4 - behaviour traces (`hintlab behave`): `behave_traces`, one per kernel
+ *       image, scenario plan, runner build and guest conditions (its key is
+ *       a hash of them), and `behave_comparisons` of two traces. No run or
+ *       round changes.
  *
  * `PRAGMA user_version` holds the schema version. A database written by a
  * newer hintlab is refused rather than guessed at.
  */
 import type Database from 'better-sqlite3';
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 const MIGRATIONS: readonly string[] = [
   // 0 -> 1
@@ -101,6 +105,28 @@ const MIGRATIONS: readonly string[] = [
     started_at TEXT,
     finished_at TEXT,
     PRIMARY KEY (session_id, idx)
+  );
+  `,
+  // 3 -> 4
+  `
+  CREATE TABLE behave_traces (
+    key TEXT PRIMARY KEY,
+    kernel_sha256 TEXT NOT NULL,
+    plan_sha256 TEXT NOT NULL,
+    runner_build TEXT NOT NULL,
+    icount INTEGER NOT NULL CHECK (icount IN (0, 1)),
+    kernel_release TEXT,
+    boot_seconds REAL,
+    trace_json TEXT NOT NULL,
+    hintlab_version TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE behave_comparisons (
+    key TEXT PRIMARY KEY,
+    a_trace TEXT NOT NULL REFERENCES behave_traces(key),
+    b_trace TEXT NOT NULL REFERENCES behave_traces(key),
+    document_json TEXT NOT NULL,
+    created_at TEXT NOT NULL
   );
   `,
 ];

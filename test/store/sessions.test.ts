@@ -37,7 +37,7 @@ test('a session is stored with its steps, labelled from its new id, and every st
   assert.deepEqual(rec.steps[0]!.boot, { method: 'kexec', waitedMs: 18000 });
   store.close();
   const raw = new Database(path, { readonly: true });
-  assert.equal(raw.pragma('user_version', { simple: true }), 3);
+  assert.equal(raw.pragma('user_version', { simple: true }), 4);
   raw.close();
 });
 

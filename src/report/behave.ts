@@ -1,0 +1,99 @@
+/**
+ * A behaviour comparison (src/behave/compare.ts) as text: the terminal's
+ * report (`behaveText`) and the lines for a changelog or a mail
+ * (`behaveLkml`, at most 72 columns). Both only format the document.
+ */
+import type { BehaveDocument, BehaveKernel, Divergence, FieldDifference, StepOutcome } from '../behave/compare.ts';
+import { LKML_COLUMNS, wrapProse } from './wrap.ts';
+
+/** Divergent steps shown per scenario in the terminal report; the JSON document has them all. */
+const SHOWN_PER_SCENARIO = 10;
+
+function outcomeText(o: StepOutcome): string {
+  return `ret=${o.ret} errno=${o.errno}${o.out === '-' ? '' : ` ${o.out}`}`;
+}
+
+function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+function compared(doc: BehaveDocument): string[] {
+  return doc.scenarios.filter((s) => s.state === 'compared').map((s) => s.name);
+}
+
+/** The one-line verdict: `N steps identical on A and B` or `D divergences in N steps between A and B`. */
+export function behaveHeadline(doc: BehaveDocument): string {
+  const { a, b } = doc;
+  const names = compared(doc).join(', ');
+  if (doc.identical) return `behaviour: ${count(doc.steps, 'step')} identical on ${a.label} and ${b.label} (scenarios: ${names})`;
+  return `behaviour: ${count(doc.divergences.length, 'divergence')} in ${count(doc.steps, 'step')} between ${a.label} and ${b.label} (scenarios: ${names})`;
+}
+
+function kernelLine(k: BehaveKernel): string {
+  const how = k.reused ? 'trace reused from the store' : `booted in ${k.bootSeconds?.toFixed(1) ?? '?'} s`;
+  return `${k.label}: ${k.kernelRelease ?? 'kernel release unknown'}, ${k.image} (sha256 ${k.imageSha256.slice(0, 12)}), ${how}`;
+}
+
+function differenceText(d: FieldDifference, a: string, b: string): string {
+  return `${d.field}: ${a} ${d.a ?? '(absent)'}, ${b} ${d.b ?? '(absent)'}`;
+}
+
+function divergenceLines(d: Divergence, doc: BehaveDocument): string[] {
+  const [a, b] = [doc.a.label, doc.b.label];
+  switch (d.kind) {
+    case 'splat':
+      return [`kernel warning on ${d.kernel === 'A' ? a : b}'s console:`, ...d.lines.map((l) => `  | ${l}`)];
+    case 'missing':
+      return [`scenario ${d.scenario}, step ${d.step}: only ${d.presentIn === 'A' ? a : b} has it (${d.call})`];
+    case 'end':
+      return [`scenario ${d.scenario} ended with status ${d.a ?? 'none'} on ${a}, ${d.b ?? 'none'} on ${b}`];
+    case 'step': {
+      const state = d.differences.filter((f) => f.field.includes('.'));
+      return [
+        `scenario ${d.scenario}, step ${d.step} (${doc.scenarios.find((s) => s.name === d.scenario)?.source ?? 'line'}:${d.line}): ${d.call}`,
+        `  ${a}: ${outcomeText(d.a)}`,
+        `  ${b}: ${outcomeText(d.b)}`,
+        ...state.map((f) => `  state ${differenceText(f, a, b)}`),
+        ...(d.before.length ? ['  steps before it:', ...d.before.map((p) => `    ${p.step}: ${p.call} -> ${outcomeText(p.outcome)}`)] : []),
+      ];
+    }
+  }
+}
+
+/** The terminal report: the headline, the kernels, every divergence (capped per scenario), what did not run. */
+export function behaveText(doc: BehaveDocument): string {
+  const lines = [behaveHeadline(doc), kernelLine(doc.a), kernelLine(doc.b)];
+  lines.push(`steps per scenario: ${doc.scenarios.filter((s) => s.state === 'compared').map((s) => `${s.name} ${s.steps}`).join(', ')}`);
+  for (const s of doc.scenarios.filter((x) => x.state === 'not-run')) lines.push(`not run: ${s.name} (${s.reason})`);
+  const shown = new Map<string, number>();
+  for (const d of doc.divergences) {
+    const key = d.kind === 'splat' ? `splat-${shown.size}` : d.scenario;
+    const n = (shown.get(key) ?? 0) + 1;
+    shown.set(key, n);
+    if (n <= SHOWN_PER_SCENARIO) lines.push('', ...divergenceLines(d, doc));
+  }
+  for (const [scenario, n] of shown) {
+    if (n > SHOWN_PER_SCENARIO) lines.push('', `scenario ${scenario}: ${n - SHOWN_PER_SCENARIO} more divergent steps (all of them are in --json)`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** One divergence in a sentence, for a mail. */
+function lkmlDivergence(d: Divergence, doc: BehaveDocument): string {
+  const [a, b] = [doc.a.label, doc.b.label];
+  if (d.kind === 'splat') return `a kernel warning on ${d.kernel === 'A' ? a : b}: ${d.lines[0]?.trim() ?? ''}`;
+  if (d.kind === 'missing') return `${d.scenario} step ${d.step} only on ${d.presentIn === 'A' ? a : b}: ${d.call}`;
+  if (d.kind === 'end') return `${d.scenario} ended with status ${d.a ?? 'none'} on ${a}, ${d.b ?? 'none'} on ${b}`;
+  const diffs = d.differences.map((f) => `${f.field} ${f.a ?? '(absent)'} on ${a}, ${f.b ?? '(absent)'} on ${b}`);
+  return `${d.scenario} step ${d.step}, ${d.call}: ${diffs.join('; ')}`;
+}
+
+/** The changelog lines: the headline, then one wrapped entry per divergence; at most 72 columns. */
+export function behaveLkml(doc: BehaveDocument): string {
+  const lines = wrapProse(doc.identical ? behaveHeadline(doc) : `${behaveHeadline(doc)}:`, LKML_COLUMNS);
+  for (const d of doc.divergences) lines.push(...wrapProse(lkmlDivergence(d, doc), LKML_COLUMNS, '  - ', '    '));
+  // a claim of "identical" must not hide what was never run
+  const notRun = doc.scenarios.filter((s) => s.state === 'not-run');
+  if (notRun.length) lines.push(...wrapProse(`not run: ${notRun.map((s) => `${s.name} (${s.reason})`).join(', ')}`, LKML_COLUMNS));
+  return `${lines.join('\n')}\n`;
+}
