@@ -28,7 +28,7 @@ import {
   type RunSummary,
   type SubjectComparison,
 } from './types.ts';
-import { type SideCounts, isWorse, judge, withDesign, withDrift } from './verdict.ts';
+import { type SideCounts, isClaim, isWorse, judge, withDesign, withDrift } from './verdict.ts';
 import { type Design, designOf } from './design.ts';
 
 export const DEFAULT_OPTIONS: ComparisonOptions = {
@@ -265,7 +265,8 @@ function geometricMeanOf(subjects: readonly SubjectComparison[], direction: Dire
   }
   const ratio = geometricMean(ratios);
   const improved = direction === 'lower-is-better' ? ratio < 1 : ratio > 1;
-  return { kind: 'ok', ratio, changePct: 100 * (ratio - 1), improved, subjects: ratios.length };
+  const claims = subjects.filter((s) => !s.control && isClaim(s.verdict.verdict)).length;
+  return { kind: 'ok', ratio, changePct: 100 * (ratio - 1), improved, subjects: ratios.length, claims };
 }
 
 function comparedRun(role: RunRole, run: RunWithRounds): ComparedRun {

@@ -32,12 +32,15 @@
  *      `unitsNeeded`; with A2 the verdict is judged on B vs A+A2. Two
  *      separate runs without A2 (not one interleaved invocation, not boots)
  *      never claim: caveat 'separate-runs' (src/compare/design.ts).
+ *   4: `GeometricMean.claims`, the subjects whose own verdict claims a
+ *      change; reports word the geometric mean's direction only when one
+ *      does. Every field of version 3 is kept with its meaning.
  */
 import type { Direction, Known, ReplicateUnit, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
 import type { MannWhitneyTest, WelchTest } from '../stats/tests.ts';
 
-export const COMPARISON_SCHEMA = 3;
+export const COMPARISON_SCHEMA = 4;
 
 /** A: baseline; B: candidate; A2: the baseline measured again after B. */
 export type RunRole = 'A' | 'B' | 'A2';
@@ -291,6 +294,13 @@ export type GeometricMean =
       /** ratio is on the good side of 1 for the unit's direction. */
       improved: boolean;
       subjects: number;
+      /**
+       * Subjects (controls left out) whose own verdict claims a change. The
+       * geometric mean is a point estimate with no test of its own: with no
+       * claim under it, its side of 1 is noise and reports say so instead of
+       * better/worse.
+       */
+      claims: number;
     }
   | InsufficientData;
 

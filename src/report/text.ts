@@ -172,6 +172,12 @@ function subjectBlock(s: SubjectComparison, cmp: Comparison): string[] {
   ];
 }
 
+/** The geometric mean's direction, said only when a subject's own verdict claims a change (it has no test of its own). */
+function geometricWord(g: Extract<Comparison['geometricMean'], { kind: 'ok' }>): string {
+  if (g.claims === 0) return 'no subject differs beyond the noise';
+  return g.improved ? 'better' : g.ratio === 1 ? 'unchanged' : 'worse';
+}
+
 function summaryLines(cmp: Comparison): string[] {
   const lines: string[] = [];
   // Regressions come first: a better geometric mean must never hide a slower subject.
@@ -186,7 +192,7 @@ function summaryLines(cmp: Comparison): string[] {
   lines.push(
     g.kind === 'ok'
       ? `geometric mean of B/A over ${g.subjects} subject${g.subjects === 1 ? '' : 's'}: ${g.ratio.toFixed(4)} ` +
-          `(${formatChangePct(g.changePct)}), ${g.improved ? 'better' : g.ratio === 1 ? 'unchanged' : 'worse'}`
+          `(${formatChangePct(g.changePct)}), ${geometricWord(g)}`
       : `geometric mean: n/a (${g.reason})`,
   );
   if (cmp.controls.length > 0) lines.push(`controls (left out of the geometric mean and regressions): ${cmp.controls.join(', ')}`);

@@ -230,7 +230,7 @@ export function abaComparison(opts: { withA2?: boolean; unit?: Unit } = {}): Com
   const roles: RunRole[] = withA2 ? ['A', 'B', 'A2'] : ['A', 'B'];
   const perRole = (v: string[]): Partial<Record<RunRole, string>> => Object.fromEntries(roles.map((r, i) => [r, v[i] ?? '']));
   return {
-    schema: 3,
+    schema: 4,
     unit: opts.unit ?? 'ns/call',
     measures: opts.unit === 'instructions/call' ? 'instructions' : 'time',
     direction: opts.unit === 'bogo-ops/s' ? 'higher-is-better' : 'lower-is-better',
@@ -255,7 +255,7 @@ export function abaComparison(opts: { withA2?: boolean; unit?: Unit } = {}): Com
     notCompared: [],
     notRun: [],
     multipleComparisons: { correction: 'holm', familySize: 3, driftFamilySize: withA2 ? 3 : null },
-    geometricMean: { kind: 'ok', ratio: 0.9839, changePct: -1.61, improved: true, subjects: 3 },
+    geometricMean: { kind: 'ok', ratio: 0.9839, changePct: -1.61, improved: true, subjects: 3, claims: 2 },
     regressions: ['getppid'],
     controls: [],
     environment: [

@@ -67,7 +67,7 @@ function subject(name: string, a: number, b: number, ci: [number, number], verdi
 
 function comparison(unit: Unit): Comparison {
   return {
-    schema: 3,
+    schema: 4,
     unit,
     measures: unit === 'instructions/call' ? 'instructions' : 'time',
     direction: 'lower-is-better',
@@ -98,7 +98,7 @@ function comparison(unit: Unit): Comparison {
     notCompared: [{ subject: 'select-1000', presentIn: ['A'] }],
     notRun: [],
     multipleComparisons: { correction: 'holm', familySize: 2, driftFamilySize: null },
-    geometricMean: { kind: 'ok', ratio: 0.9792, changePct: -2.08, improved: true, subjects: 2 },
+    geometricMean: { kind: 'ok', ratio: 0.9792, changePct: -2.08, improved: true, subjects: 2, claims: 2 },
     regressions: ['getppid'],
     controls: [],
     environment: [
@@ -184,6 +184,16 @@ describe('text report', () => {
     const geomean = lines.indexOf('geometric mean of B/A over 2 subjects: 0.9792 (-2.08 %), better');
     assert.ok(regressions >= 0 && geomean === regressions + 1, text);
     assert.equal(lines[geomean + 1], 'not compared: select-1000 (measured only in A)');
+  });
+
+  it('words no direction for the geometric mean when no subject\'s own verdict claims a change', () => {
+    const c = comparison('ns/call');
+    for (const s of c.subjects) s.verdict = { verdict: 'no difference proven', reason: 'the CI includes 0', caveats: [] };
+    c.regressions = [];
+    c.geometricMean = { kind: 'ok', ratio: 0.9792, changePct: -2.08, improved: true, subjects: 2, claims: 0 };
+    const plain = renderText(c).split('\n');
+    assert.ok(plain.includes('geometric mean of B/A over 2 subjects: 0.9792 (-2.08 %), no subject differs beyond the noise'), plain.join('\n'));
+    assert.ok(!plain.some((l) => /geometric mean.*better/.test(l)));
   });
 
   it('shows differing environment fields side by side, marking the allowed mismatch', () => {
