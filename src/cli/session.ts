@@ -81,11 +81,14 @@ export function planFrom(opts: SessionOptions, cwd: string): SessionPlan {
   };
 }
 
-/** With --resume only --db may be given: the stored plan is what runs. */
-function checkResumeAlone(opts: SessionOptions): void {
-  const given = ['target', 'order', 'repeat', 'append', 'ops', 'cpu', 'labelPrefix', 'keepOnFailure'].filter((k) => opts[k as keyof SessionOptions] !== undefined);
-  if (opts.kernel.length || opts.initrd.length || opts.profile.length) given.push('kernel/initrd/profile');
-  if (given.length) throw new UserError(`--resume runs the session's stored plan; drop ${given.map((g) => `--${g.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}`, 2);
+/**
+ * With --resume only --db may be given: the stored plan is what runs. `given`
+ * lists the options typed on the command line (defaults included when typed,
+ * e.g. `--rounds 15`), so none is silently ignored.
+ */
+function checkResumeAlone(given: readonly string[]): void {
+  const extra = given.filter((k) => k !== 'resume' && k !== 'db');
+  if (extra.length) throw new UserError(`--resume runs the session's stored plan; drop ${extra.map((g) => `--${g.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}`, 2);
 }
 
 /** The session --resume names: the given id, or the newest one not complete. */
@@ -105,7 +108,7 @@ function sessionToResume(store: Store, resume: string | true): number {
   return last.id;
 }
 
-async function sessionAction(opts: SessionOptions, io: CliIO): Promise<void> {
+async function sessionAction(opts: SessionOptions, io: CliIO, given: readonly string[]): Promise<void> {
   const dbPath = dbPathFrom(opts.db, io.env);
   if (opts.list) {
     const store = Store.open(dbPath);
@@ -115,7 +118,7 @@ async function sessionAction(opts: SessionOptions, io: CliIO): Promise<void> {
       store.close();
     }
   }
-  if (opts.resume !== undefined) checkResumeAlone(opts);
+  if (opts.resume !== undefined) checkResumeAlone(given);
   const plan = opts.resume === undefined ? planFrom(opts, io.cwd) : null;
   const probe = io.services?.probeBuild ?? buildProbe({ static: true, env: io.env });
   const store = Store.open(dbPath);
@@ -179,5 +182,7 @@ export function registerSession(program: Command, io: CliIO): void {
     .option('--resume [id]', 'resume a session that stopped (default: the newest one not complete), from its next step')
     .option('--list', 'list the sessions and exit')
     .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
-    .action(async (opts: SessionOptions) => sessionAction(opts, io));
+    .action(async (opts: SessionOptions, command: Command) =>
+      sessionAction(opts, io, command.options.map((o) => o.attributeName()).filter((name) => command.getOptionValueSource(name) === 'cli')),
+    );
 }

@@ -99,7 +99,9 @@ test('usage errors name the flag and the fix before anything connects', async ()
     [[...PLAN, '--initrd', `C=${imageA}`], /--initrd 'C=.*': expected LABEL=FILE with the label of a --kernel \(A, B\)/],
     [[...PLAN, '--initrd', `A=${join(dir, 'nope.img')}`], /--initrd A: .*nope\.img does not exist/],
     [['--target', 'ssh://box1', '--kernel', `A=${join(dir, 'missing')}`, '--kernel', `B=${imageB}`], /--kernel A: .*missing does not exist/],
-    [['--resume', '--kernel', `A=${imageA}`], /--resume runs the session's stored plan; drop --kernel\/initrd\/profile/],
+    [['--resume', '--kernel', `A=${imageA}`], /--resume runs the session's stored plan; drop --kernel$/m],
+    // a plan option typed with its default value is not silently ignored either
+    [['--resume', '--rounds', '15', '--watchdog', '120'], /--resume runs the session's stored plan; drop --rounds, --watchdog$/m],
     [['--resume', '7'], /no session #7 in /],
     [['--resume'], /no session to resume in .*: every session there is complete or running/],
   ];
