@@ -14,7 +14,7 @@ import { trialHtml } from '../report/trial-html.ts';
 import { trialJson } from '../report/trial-json.ts';
 import { trialMarkdown } from '../report/trial-md.ts';
 import { trialLkml, trialText, type TrialReporter } from '../report/trial.ts';
-import { stepText } from '../report/trial-words.ts';
+import { secondsText, stepName } from '../report/trial-words.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import type { StepEvent } from '../trial/request.ts';
@@ -76,8 +76,8 @@ function stepPrinter(io: CliIO): (e: StepEvent) => void {
   return (e) => {
     const at = `[${e.index}/${e.total}]`;
     if (e.kind === 'start') io.stderr(`${at} ${e.title} ...\n`);
-    else if (e.kind === 'end') io.stderr(`${at} ${stepText(e.step)}: ${e.step.summary}\n`);
-    else io.stderr(`${at} ${e.name.replace('-', ' ')}: ${e.interrupted ? 'interrupted' : 'FAILED'} after ${e.seconds.toFixed(1)} s\n`);
+    else if (e.kind === 'end') io.stderr(`${at} ${stepName(e.step.name)} ${secondsText(e.step.seconds)}: ${e.step.summary}\n`);
+    else io.stderr(`${at} ${stepName(e.name)} ${secondsText(e.seconds)}: ${e.interrupted ? 'interrupted' : 'FAILED'}\n`);
   };
 }
 

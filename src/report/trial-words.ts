@@ -16,6 +16,7 @@ import type { Table } from './tables.ts';
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
+
 /** "x, y and z". */
 export function listText(items: readonly string[]): string {
   if (items.length <= 1) return items.join('');
@@ -87,7 +88,7 @@ export function kernelBuildText(k: TrialKernel): string {
 export function kernelSentences(doc: TrialDocument): string[] {
   const { A, B } = doc.kernels;
   const m = A.manifest;
-  const release = m.release ?? 'release not recorded';
+  const release = m.release ? `uname -r ${m.release}` : 'release not recorded';
   const out = [
     `Kernels: Linux ${m.source.version} (${release}), ${configText(m)}, -${m.opt}, ${m.compiler}.`,
     `A: config sha256:${m.configSha256.slice(0, 16)}, ${kernelBuildText(A)}.`,
@@ -126,8 +127,13 @@ export function measuredIntro(doc: TrialDocument): string {
 }
 
 /** "build A 612 s (built), build B 38.1 s, ..." with what each reused step cost when it was made. */
+/** "build A", "build A (debug)", "codegen". */
+export function stepName(name: TrialStep['name']): string {
+  return name.replace('-', ' ').replace('-debug', ' (debug)');
+}
+
 export function stepText(s: TrialStep): string {
-  const name = s.name.replace('-', ' ').replace(' debug', ' (debug)');
+  const name = stepName(s.name);
   const earlier = s.earlierSeconds !== undefined ? `, made earlier in ${secondsText(s.earlierSeconds)}` : '';
   return `${name} ${secondsText(s.seconds)}${s.state === 'reused' ? ` (reused${earlier})` : ''}`;
 }

@@ -60,11 +60,11 @@ export async function buildStep(
   );
   const m = r.manifest;
   const kernel: TrialKernel = { role, dir: r.dir, image: join(r.dir, m.image), state: r.state === 'reused' ? 'reused' : 'built', manifest: m };
-  const from = m.incremental ? `from ${m.incremental.label}'s objects, ` : '';
+  const from = m.incremental ? ` from ${m.incremental.label}'s objects` : '';
   const summary =
     r.state === 'reused'
-      ? `reused: inputs unchanged since it was built (${m.buildSeconds} s, ${m.builtAt})`
-      : `built ${from}${m.objectsCompiled ?? '?'} objects compiled`;
+      ? `reused: inputs unchanged since it was built (in ${m.buildSeconds} s, at ${m.builtAt})`
+      : `built${from}, ${m.objectsCompiled ?? '?'} objects compiled`;
   return { key: m.inputKey, state: r.state === 'reused' ? 'reused' : 'done', result: kernel, summary, ...(r.state === 'reused' ? { earlierSeconds: m.buildSeconds } : {}) };
 }
 
@@ -123,7 +123,7 @@ export async function behaveStep(req: TrialRequest, deps: TrialDeps, services: T
     },
   );
   const reused = doc.a.reused && doc.b.reused;
-  const verdict = doc.identical ? `${doc.steps} steps identical` : `${plural(doc.divergences.length, 'divergence')} in ${doc.steps} steps`;
+  const verdict = doc.identical ? `${plural(doc.steps, 'step')} identical` : `${plural(doc.divergences.length, 'divergence')} in ${doc.steps} steps`;
   const earlier = (doc.a.bootSeconds ?? 0) + (doc.b.bootSeconds ?? 0);
   return {
     key: stepKey('behave', { a: doc.a.traceKey, b: doc.b.traceKey }),

@@ -116,7 +116,7 @@ test('a rerun reuses every step, builds and boots nothing, and says so', { skip 
     assert.equal(guest.boots.length, boots, 'nothing booted the second time');
     assert.deepEqual(states(store, again.trialId), ['build-A:reused', 'build-B:reused', 'codegen:reused', 'behave:reused', 'vm:reused']);
     assert.deepEqual(again.measured.runs, first.measured.runs, 'the same stored runs');
-    assert.match(again.steps.find((s) => s.name === 'behave')!.summary, /^reused: 1 steps identical \(both traces from the store\)$/);
+    assert.match(again.steps.find((s) => s.name === 'behave')!.summary, /^reused: 1 step identical \(both traces from the store\)$/);
     assert.equal(again.steps.find((s) => s.name === 'vm')!.earlierSeconds, 12, 'six boots of 2 s when they were made');
   } finally {
     store.close();
