@@ -37,7 +37,7 @@ export function configBase(value: string, cwd: string): ConfigBase {
 }
 
 /** A one-line counter on a terminal; nothing on a pipe (the phases still print). */
-function compileProgress(io: CliIO): { update: (n: number, obj: string) => void; clear: () => void } {
+export function compileProgress(io: CliIO): { update: (n: number, obj: string) => void; clear: () => void } {
   let drawn = false;
   let last = 0;
   return {

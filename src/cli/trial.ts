@@ -23,7 +23,7 @@ import { VERSION } from '../version.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { interruptible } from './interrupt.ts';
 import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
-import { configBase, optLevel } from './kernel.ts';
+import { compileProgress, configBase, optLevel } from './kernel.ts';
 import { collect, intOption } from './options.ts';
 import { reproduceContext } from './report.ts';
 import { writeOutput } from './runs.ts';
@@ -72,8 +72,9 @@ function defaultOut(src: string, io: CliIO): string {
 }
 
 /** The step lines on stderr: each step as it starts, and as it ends with its wall time and what it did. */
-function stepPrinter(io: CliIO): (e: StepEvent) => void {
+function stepPrinter(io: CliIO, clear: () => void): (e: StepEvent) => void {
   return (e) => {
+    clear();
     const at = `[${e.index}/${e.total}]`;
     if (e.kind === 'start') io.stderr(`${at} ${e.title} ...\n`);
     else if (e.kind === 'end') io.stderr(`${at} ${stepName(e.step.name)} ${secondsText(e.step.seconds)}: ${e.step.summary}\n`);
@@ -92,6 +93,7 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
   const profiles = guestProfiles(opts.profile, opts.kvm !== true);
   const scenarios = selectScenarios(opts.scenario, io.cwd);
   const store = Store.open(dbPath);
+  const progress = compileProgress(io);
   try {
     const doc = await interruptible((abort) =>
       runTrial(
@@ -127,8 +129,12 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
           ...(fake?.services ? { services: fake.services } : {}),
           ...(fake?.chooseAccel ? { chooseAccel: fake.chooseAccel } : {}),
           ...(fake?.cacheDir ? { cacheDir: fake.cacheDir } : {}),
-          onStep: stepPrinter(io),
-          onDetail: (line) => io.stderr(`      ${line}\n`),
+          onStep: stepPrinter(io, progress.clear),
+          onDetail: (line) => {
+            progress.clear();
+            io.stderr(`      ${line}\n`);
+          },
+          onCompiled: (n, obj) => progress.update(n, obj),
         },
       ),
     );
@@ -136,6 +142,7 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
     writeOutput(io, text, opts.output, dbPath);
     if (opts.output !== undefined) io.stderr(`wrote the ${format} report of trial #${doc.trialId} to ${opts.output}\n`);
   } finally {
+    progress.clear();
     store.close();
   }
 }
