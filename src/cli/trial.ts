@@ -109,6 +109,7 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
           scenarios,
           scenarioArgs: opts.scenario,
           profiles,
+          profileArgs: opts.profile,
           ops: opts.ops ?? null,
           rounds: opts.rounds,
           warmups: opts.warmups,

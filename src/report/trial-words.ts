@@ -28,10 +28,10 @@ export function secondsText(s: number): string {
   return s < 100 ? `${fixed(s, 1)} s` : `${Math.round(s)} s`;
 }
 
-/** "hintlab trial #3: Linux 6.12.117; A = the tree as is, B = A + fix.patch." */
+/** "hintlab trial #3: Linux 6.12.117; A = the tree as is, B = A + fix.patch." (the tree's path is in the reproduce commands) */
 export function headline(doc: TrialDocument): string {
   const names = listText(doc.patches.map((p) => basename(p.path)));
-  return `hintlab trial #${doc.trialId}: Linux ${doc.source.version} (${doc.source.dir}); A = the tree as is, B = A + ${names}.`;
+  return `hintlab trial #${doc.trialId}: Linux ${doc.source.version}; A = the tree as is, B = A + ${names}.`;
 }
 
 /** "kernel/sched/build_policy.o (it #includes kernel/sched/syscalls.c)". */

@@ -52,7 +52,8 @@ export function reproduceCommands({ req, kernels, codegen, vm }: ReproduceInput)
   const vmArgv = [
     'vm', '--kernel', `A=${A.dir}`, '--kernel', `B=${B.dir}`, '--repeat', String(req.repeat),
     ...(vm.icount ? ['--icount', '--accel', 'tcg'] : ['--accel', 'kvm']),
-    '--profile', req.profiles.map((p) => p.name).join(','), '--rounds', String(req.rounds), '--warmups', String(req.warmups),
+    // no --profile given: vm's default set under icount is the trial's (every one-CPU profile)
+    ...(req.profileArgs.length ? ['--profile', req.profileArgs.join(',')] : []), '--rounds', String(req.rounds), '--warmups', String(req.warmups),
     ...(req.ops === null ? [] : ['--ops', String(req.ops)]),
     '--label-prefix', vm.runs.A.label.slice(0, -1), ...dbArgs(req),
   ];

@@ -35,6 +35,8 @@ export interface TrialRequest {
   /** --scenario values as given, for the reproduce commands. */
   scenarioArgs: string[];
   profiles: ProfileInfo[];
+  /** --profile values as given (none: the default set), for the reproduce commands. */
+  profileArgs: string[];
   ops: number | null;
   rounds: number;
   warmups: number;

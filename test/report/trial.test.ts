@@ -16,8 +16,8 @@ import { READER, trialDocument } from './trial-fixture.ts';
 
 const ctx = { generatedAt: '2026-12-02T00:00:00.000Z', reproduce: READER };
 
-const LKML = `hintlab trial #3: Linux 6.12.117 (/home/dev/src/linux-6.12); A = the
-  tree as is, B = A + sched-unlikely.patch.
+const LKML = `hintlab trial #3: Linux 6.12.117; A = the tree as is, B = A +
+  sched-unlikely.patch.
 
 Code (gcc 12.2 -O2, the objects of the measured kernels):
   kernel/sched/build_policy.o (it #includes kernel/sched/syscalls.c):

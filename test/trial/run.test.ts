@@ -45,6 +45,7 @@ function request(name: string, patches: string[], over: Partial<TrialRequest> = 
     scenarios: parseScenarios('scenario tiny\nsetpriority pid=self nice=3\n', 'tiny.scn'),
     scenarioArgs: ['tiny.scn'],
     profiles: [findProfile('getppid')!],
+    profileArgs: ['getppid'],
     ops: 1000,
     rounds: 5,
     warmups: 1,
