@@ -20,7 +20,7 @@
  * trial with its own message; the steps before it stay stored.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { ComparisonRefused } from '../compare/checks.ts';
 import { compare } from '../compare/compare.ts';
 import { trialCodegen } from './codegen.ts';
@@ -133,6 +133,8 @@ async function steps(req: TrialRequest, deps: TrialDeps, trialId: number): Promi
 /** Run a trial: every step in order, each stored; returns the document. */
 export async function runTrial(req: TrialRequest, deps: TrialDeps): Promise<TrialDocument> {
   kernelVersion(req.src); // not a kernel tree: said before anything is created
+  // the lock would be the first thing written into the user's tree
+  if (req.out === req.src || req.out.startsWith(req.src + sep)) throw new UserError(`--out ${req.out} is inside --src ${req.src}; put the trial's builds outside the kernel tree (it is copied whole)`, 2);
   const unlock = lock(req.out);
   const trialId = deps.store.trials.create({ outDir: req.out, request: { ...req, scenarios: req.scenarios.map((x) => x.name), profiles: req.profiles.map((p) => p.name) }, command: req.command });
   try {

@@ -17,7 +17,7 @@ import { existingLayout } from '../kernel/layout.ts';
 import type { NamedFragment } from '../kernel/config.ts';
 import { chooseAccel, type AccelChoice } from '../vm/accel.ts';
 import { resolveKernel, type VmKernel } from '../vm/kernels.ts';
-import { repeatOrder, type VmResult } from '../vm/runner.ts';
+import { repeatOrder, type VmDeps, type VmResult } from '../vm/runner.ts';
 import type { Unit } from '../model.ts';
 import type { BehaveDocument } from '../behave/compare.ts';
 import type { TrialCodegen } from './codegen.ts';
@@ -166,18 +166,51 @@ function vmFailure(result: VmResult): UserError | null {
   return null;
 }
 
+/** The boots' callbacks: the accelerator's check (never ns from TCG) and one line per boot. */
+function vmDeps(req: TrialRequest, deps: TrialDeps, boots: number): VmDeps {
+  const accelOf = deps.chooseAccel ?? chooseAccel;
+  return {
+    store: deps.store,
+    launcher: deps.launcher,
+    probe: deps.probe,
+    abort: deps.abort,
+    cacheDir: deps.cacheDir,
+    chooseAccel: async (requested, icount, trial) => {
+      const choice = await accelOf(requested, icount, trial);
+      // --kvm measures time only where KVM really runs the guest
+      if (req.kvm && choice.accel !== 'kvm') throw new UserError(`--kvm: ${choice.why}; drop --kvm to count instructions under qemu -icount instead`, 2);
+      return choice;
+    },
+    onAccel: (c) => deps.onDetail?.(`accelerator: ${c.accel} (${c.why})`),
+    onStepStart: (s) => deps.onDetail?.(`boot ${s.index + 1}/${boots}: kernel ${s.kernel.label}`),
+    onStepEnd: (s) => deps.onDetail?.(`  boot ${s.bootIndex} of ${s.kernel.label}: ${s.state === 'complete' ? `complete (${s.seconds.toFixed(1)} s)` : 'FAILED'}`),
+  };
+}
+
+function describeVm(r: VmStepResult): string {
+  return `${r.order.length} boots (${r.order.join(' ')}), ${r.icount ? 'qemu -icount: instructions per call' : `${r.accel.accel}: ${r.unit}`}; runs ${r.runs.A.label}, ${r.runs.B.label}`;
+}
+
+/** What the boots measured, once every boot completed. */
+function vmStepResult(result: VmResult, order: string[], icount: boolean): VmStepResult {
+  const runOf = (label: 'A' | 'B') => {
+    const s = result.steps.find((x) => x.kernel.label === label)!;
+    return { id: s.runId, label: s.runLabel };
+  };
+  const bootSeconds = result.steps.reduce((t, s) => t + (s.state === 'complete' ? s.seconds : 0), 0);
+  return { runs: { A: runOf('A'), B: runOf('B') }, order, accel: result.accel, icount, unit: result.unit, bootSeconds: Math.round(bootSeconds * 10) / 10 };
+}
+
 /** A/B in qemu: icount by default (instructions per call), KVM ns only where a KVM trial boot works and --kvm asks for it. */
 export async function vmStep(req: TrialRequest, deps: TrialDeps, services: TrialServices, trialId: number, a: TrialKernel, b: TrialKernel): Promise<StepOutcome<VmStepResult>> {
   const image = (k: TrialKernel) => sha256(readFileSync(k.image));
   const plan = { profiles: req.profiles.map((p) => p.name), ops: req.ops, rounds: req.rounds, warmups: req.warmups, repeat: req.repeat };
   const key = stepKey('vm', { a: image(a), b: image(b), ...plan, kvm: req.kvm, probe: deps.probe.buildId });
   const stored = deps.store.trials.findResult('vm', key);
-  const describe = (r: VmStepResult) => `${r.order.length} boots (${r.order.join(' ')}), ${r.icount ? 'qemu -icount: instructions per call' : `${r.accel.accel}: ${r.unit}`}; runs ${r.runs.A.label}, ${r.runs.B.label}`;
   if (stored && isVmResult(stored.result) && stillComplete(deps, stored.result)) {
-    return { key, state: 'reused', result: stored.result, summary: `reused: ${describe(stored.result)}`, earlierSeconds: stored.result.bootSeconds };
+    return { key, state: 'reused', result: stored.result, summary: `reused: ${describeVm(stored.result)}`, earlierSeconds: stored.result.bootSeconds };
   }
   const order = repeatOrder(['A', 'B'], req.repeat);
-  const accelOf = deps.chooseAccel ?? chooseAccel;
   const result = await services.runVm(
     {
       kernels: [vmKernel('A', a, req.invocation.cwd), vmKernel('B', b, req.invocation.cwd)],
@@ -193,30 +226,10 @@ export async function vmStep(req: TrialRequest, deps: TrialDeps, services: Trial
       invocation: req.invocation,
       hintlabVersion: req.hintlabVersion,
     },
-    {
-      store: deps.store,
-      launcher: deps.launcher,
-      probe: deps.probe,
-      abort: deps.abort,
-      cacheDir: deps.cacheDir,
-      chooseAccel: async (requested, icount, trial) => {
-        const choice = await accelOf(requested, icount, trial);
-        // never ns from TCG: --kvm measures time only where KVM really runs the guest
-        if (req.kvm && choice.accel !== 'kvm') throw new UserError(`--kvm: ${choice.why}; drop --kvm to count instructions under qemu -icount instead`, 2);
-        return choice;
-      },
-      onAccel: (c) => deps.onDetail?.(`accelerator: ${c.accel} (${c.why})`),
-      onStepStart: (s) => deps.onDetail?.(`boot ${s.index + 1}/${order.length}: kernel ${s.kernel.label}`),
-      onStepEnd: (s) => deps.onDetail?.(s.state === 'complete' ? `  boot ${s.bootIndex} of ${s.kernel.label}: complete (${s.seconds.toFixed(1)} s)` : `  boot ${s.bootIndex} of ${s.kernel.label}: FAILED`),
-    },
+    vmDeps(req, deps, order.length),
   );
   const failure = vmFailure(result);
   if (failure) throw failure;
-  const runOf = (label: 'A' | 'B') => {
-    const s = result.steps.find((x) => x.kernel.label === label)!;
-    return { id: s.runId, label: s.runLabel };
-  };
-  const bootSeconds = result.steps.reduce((t, s) => t + (s.state === 'complete' ? s.seconds : 0), 0);
-  const r: VmStepResult = { runs: { A: runOf('A'), B: runOf('B') }, order, accel: result.accel, icount: !req.kvm, unit: result.unit, bootSeconds: Math.round(bootSeconds * 10) / 10 };
-  return { key, state: 'done', result: r, summary: describe(r) };
+  const r = vmStepResult(result, order, !req.kvm);
+  return { key, state: 'done', result: r, summary: describeVm(r) };
 }

@@ -5,7 +5,7 @@
  * rerun that says what it reused, and refused flags.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { ProbeBuild } from '../../src/bench/build.ts';
@@ -56,6 +56,14 @@ test('a rerun reuses every step and says so on each step line; --format json and
   assert.match(r.stderr, /wrote the json report of trial #2 to .*trial\.json\n$/);
   const doc = JSON.parse(readFileSync(out, 'utf8')) as { format: string; schema: number; version: number; trialId: number; steps: { state: string }[] };
   assert.deepEqual([doc.format, doc.schema, doc.version, doc.trialId, doc.steps.map((s) => s.state)], ['hintlab-trial', 1, 1, 2, ['reused', 'reused', 'reused', 'reused', 'reused']]);
+});
+
+test('an --out inside the tree and a --src that is no kernel tree are refused before anything is written', async () => {
+  const inside = await runCli(['trial', '--src', src, '--patch', patch, '--out', join(src, 'trial'), '--db', join(dir, 'in.db'), '--scenario', scenario], { services: services() });
+  assert.deepEqual([inside.code, inside.stderr], [2, `hintlab: --out ${join(src, 'trial')} is inside --src ${src}; put the trial's builds outside the kernel tree (it is copied whole)\n`]);
+  assert.equal(existsSync(join(src, 'trial')), false);
+  const notTree = await runCli(['trial', '--src', dir, '--patch', patch, '--out', join(dir, 'nt'), '--db', join(dir, 'nt.db'), '--scenario', scenario], { services: services() });
+  assert.deepEqual([notTree.code, notTree.stderr], [2, `hintlab: --src ${dir}: no Makefile; point --src at the top of a Linux source tree\n`]);
 });
 
 test('flags are checked before anything is built: no patch, a wrong format, a profile an icount guest cannot run', async () => {
