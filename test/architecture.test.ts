@@ -27,7 +27,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['bench/build.ts', 'bench/protocol.ts', 'vm/qemu.ts', 'vm/initramfs.ts', 'vm/stress-ng-image.ts'],
   ['target'],
   ['bench', 'kernel', 'compare', 'codegen', 'macro'],
-  ['vm', 'hints', 'session', 'behave'],
+  ['vm', 'hints', 'session', 'behave', 'trial'],
   ['report'],
   ['cli'],
 ];

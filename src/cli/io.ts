@@ -8,6 +8,8 @@ import type { Target } from '../target/target.ts';
 import type { SessionBox } from '../session/runner.ts';
 import type { SessionPlan } from '../session/plan.ts';
 import type { HomeKernel } from '../target/ssh-box.ts';
+import type { TrialDeps, TrialServices } from '../trial/request.ts';
+import type { VmLauncher } from '../vm/qemu.ts';
 
 /**
  * Where the CLI's text goes. Commands never touch process.stdout directly,
@@ -35,6 +37,14 @@ export interface Services {
   stressNgExecutor?: StressNgExecutor;
   /** The box of `hintlab session` (tests script one); default an SshBox over OpenSSH. */
   sessionBox?: (plan: SessionPlan, home: HomeKernel | null) => Promise<SessionBox>;
+  /** The parts of `hintlab trial` (tests script the builds, behave and the guests); default the real ones. */
+  trial?: {
+    services?: Partial<TrialServices>;
+    launcher?: VmLauncher;
+    probe?: ProbeBuild;
+    chooseAccel?: TrialDeps['chooseAccel'];
+    cacheDir?: string;
+  };
 }
 
 export function processIO(): CliIO {

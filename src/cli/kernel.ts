@@ -25,19 +25,19 @@ interface KernelBuildOptions {
   debugChecks?: boolean;
 }
 
-function optLevel(value: string): OptLevel {
+export function optLevel(value: string): OptLevel {
   if (value === 'O2' || value === 'Os') return value;
   throw new UserError(`--opt must be O2 or Os, got '${value}'`, 2);
 }
 
-function configBase(value: string, cwd: string): ConfigBase {
+export function configBase(value: string, cwd: string): ConfigBase {
   if (value === 'tinyconfig' || value === 'defconfig') return value;
   if (value.startsWith('ssh://')) return { box: parseSshUrl(value, '--base') };
   return { file: resolve(cwd, value) };
 }
 
 /** A one-line counter on a terminal; nothing on a pipe (the phases still print). */
-function compileProgress(io: CliIO): { update: (n: number, obj: string) => void; clear: () => void } {
+export function compileProgress(io: CliIO): { update: (n: number, obj: string) => void; clear: () => void } {
   let drawn = false;
   let last = 0;
   return {

@@ -27,6 +27,7 @@ const COMMANDS: [names: string[], load: () => Promise<Register>][] = [
   [['session'], async () => (await import('./session.ts')).registerSession],
   [['kernel'], async () => (await import('./kernel.ts')).registerKernel],
   [['behave'], async () => (await import('./behave.ts')).registerBehave],
+  [['trial'], async () => (await import('./trial.ts')).registerTrial],
 ];
 
 /**

@@ -52,7 +52,7 @@ function onceOption(flag: string): (value: string, previous: string | undefined)
  * --db or $HINTLAB_DB (null for the default one), this directory, the home
  * directory and the temporary directory.
  */
-function reproduceContext(db: string | undefined, io: CliIO): ReproduceContext {
+export function reproduceContext(db: string | undefined, io: CliIO): ReproduceContext {
   const home = io.env.HOME || homedir();
   const tempDirs = [...new Set([...DEFAULT_TEMP_DIRS, io.env.TMPDIR || tmpdir()])];
   return { db: db ?? (io.env.HINTLAB_DB || null), cwd: io.cwd, home, tempDirs };

@@ -38,7 +38,7 @@ function accelOption(value: string): AccelRequest {
 }
 
 /** Profiles for the guest: all by default, minus two-CPU ones under icount (one guest CPU). */
-function guestProfiles(requested: string[], icount: boolean) {
+export function guestProfiles(requested: string[], icount: boolean) {
   let profiles;
   try {
     profiles = selectProfiles(requested);

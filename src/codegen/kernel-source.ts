@@ -11,9 +11,10 @@
  *   <tree name>-<hash of its path>/lock       held by the running process
  */
 import { createHash } from 'node:crypto';
-import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, normalize, resolve } from 'node:path';
 import { UserError } from '../errors.ts';
+import { takePidLock } from '../store/owner.ts';
 import { configLevel, ensureObjdir, levelArgs, runMake } from './kbuild.ts';
 import { errorLines } from './compilers.ts';
 import type { BuildOutcome, ObjectSource, Variant } from './matrix.ts';
@@ -133,26 +134,8 @@ export class KernelSource implements ObjectSource {
   /** One run per workspace at a time: two would patch the same mirror. */
   private lock(): void {
     mkdirSync(this.workspace, { recursive: true });
-    const path = join(this.workspace, 'lock');
-    if (existsSync(path)) {
-      const pid = Number(readFileSync(path, 'utf8'));
-      if (pid && pid !== process.pid && isAlive(pid)) {
-        throw new UserError(`${this.workspace} is in use by hintlab process ${pid}; wait for it, or pass another --work-dir`);
-      }
-      rmSync(path, { force: true });
-    }
-    const fd = openSync(path, 'wx');
-    writeSync(fd, String(process.pid));
-    closeSync(fd);
+    const taken = takePidLock(join(this.workspace, 'lock'));
+    if ('heldBy' in taken) throw new UserError(`${this.workspace} is in use by hintlab process ${taken.heldBy}; wait for it, or pass another --work-dir`);
     this.locked = true;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

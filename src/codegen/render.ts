@@ -102,7 +102,8 @@ function functionPhrase(f: FunctionDelta): string {
   return [head, ...details].join(', ');
 }
 
-function cellPhrase(c: Cell): string {
+/** What changed in one cell: "identical", or its changed functions (at most three named). */
+export function cellPhrase(c: Cell): string {
   if (c.state === 'skipped') return 'not installed';
   if (c.state === 'failed') return 'did not build';
   const moved = c.functions.filter((f) => f.class !== 'identical');

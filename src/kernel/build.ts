@@ -20,7 +20,7 @@ import { checkFrom, copyObjects, rebaseCommandFiles, type FromBuild } from './in
 import { gatherInputs, inputKey, sha256, type Inputs, type KernelBuildRequest } from './inputs.ts';
 import { buildLayout, existingLayout, OBJ_DIR_NAME, type BuildLayout } from './layout.ts';
 import { errorLines, runMake } from './make.ts';
-import { IMAGE_FILE, MANIFEST_FILE, readManifest, type KernelManifest } from './manifest.ts';
+import { IMAGE_FILE, MANIFEST_FILE, readManifest, type AppliedFile, type KernelManifest } from './manifest.ts';
 import { applyPatch, linkCopy } from './source.ts';
 
 export type { ConfigBase, KernelBuildRequest } from './inputs.ts';
@@ -68,7 +68,7 @@ export function builtLayout(dir: string): BuildLayout {
  * A's with --from). Files whose content differs from what the objects were
  * compiled from get their own inode and a new mtime, so make recompiles them.
  */
-async function prepareWork(req: KernelBuildRequest, i: Inputs, out: string, from: FromBuild | null, deps: KernelBuildDeps): Promise<BuildLayout> {
+async function prepareWork(req: KernelBuildRequest, i: Inputs, out: string, from: FromBuild | null, deps: KernelBuildDeps): Promise<BuildLayout & { applied: AppliedFile[][] }> {
   const layout = buildLayout(out);
   const old = existingLayout(out);
   mkdirSync(layout.work, { recursive: true });
@@ -85,11 +85,12 @@ async function prepareWork(req: KernelBuildRequest, i: Inputs, out: string, from
     await copyObjects(from.obj, layout.obj, deps.abort);
     rebaseCommandFiles(layout.obj, existingLayout(from.dir).work, layout.work);
   }
+  const applied: AppliedFile[][] = [];
   for (const p of i.patches) {
     deps.onPhase?.(`applying ${p.path}`);
-    applyPatch(layout.tree, p);
+    applied.push(applyPatch(layout.tree, p));
   }
-  return layout;
+  return { ...layout, applied };
 }
 
 function readRelease(obj: string): string | undefined {
@@ -109,7 +110,7 @@ interface Finished {
   from: FromBuild | null;
 }
 
-function writeManifest(req: KernelBuildRequest, i: Inputs, out: string, layout: BuildLayout, f: Finished): KernelManifest {
+function writeManifest(req: KernelBuildRequest, i: Inputs, out: string, layout: BuildLayout & { applied: AppliedFile[][] }, f: Finished): KernelManifest {
   copyFileSync(join(layout.obj, 'arch/x86/boot/bzImage'), join(out, IMAGE_FILE));
   const config = readFileSync(join(layout.obj, '.config'));
   copyFileSync(join(layout.obj, '.config'), join(out, 'config'));
@@ -118,7 +119,7 @@ function writeManifest(req: KernelBuildRequest, i: Inputs, out: string, layout: 
     label: req.label,
     image: IMAGE_FILE,
     source: { dir: req.src, version: i.version, fingerprint: i.fingerprint },
-    patches: i.patches.map(({ path, sha256: hash, files }) => ({ path, sha256: hash, files })),
+    patches: i.patches.map(({ path, sha256: hash, files }, n) => ({ path, sha256: hash, files, applied: layout.applied[n] ?? [] })),
     base: i.baseDesc,
     opt: req.opt,
     fragmentSha256: sha256(fragmentText(i.fragment)),

@@ -42,7 +42,11 @@ export function runMake(req: MakeRequest): Promise<MakeResult> {
     const record = (line: string): void => {
       appendFileSync(req.log, `${line}\n`);
       const m = /^\s+CC\s+(\S+\.o)$/.exec(line);
-      if (m?.[1]) req.onCompiled?.(++compiled, m[1]);
+      // counted whether or not anyone listens: the count goes into the manifest
+      if (m?.[1]) {
+        compiled++;
+        req.onCompiled?.(compiled, m[1]);
+      }
     };
     createInterface({ input: child.stdout }).on('line', record);
     createInterface({ input: child.stderr }).on('line', record);

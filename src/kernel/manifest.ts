@@ -9,7 +9,8 @@
  * `release` (the kernel release, what `uname -r` will say), `incremental`
  * (built from a copy of another build's objects), `box` (the base
  * configuration came from a box over ssh), `localVersion`, `modules`,
- * `objectsCompiled`.
+ * `objectsCompiled`, `patches[].applied` (where each hunk applied, with its
+ * offset and fuzz, as patch(1) reported it).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +26,29 @@ export interface PatchRecord {
   sha256: string;
   /** Files the patch touches, relative to the source tree. */
   files: string[];
+  /**
+   * Where each hunk applied, from patch(1)'s own report (absent in
+   * manifests written before it was recorded, and in a build reused from one).
+   */
+  applied?: AppliedFile[];
+}
+
+/** One file of a patch as patch(1) applied it. */
+export interface AppliedFile {
+  /** Relative to the source tree. */
+  file: string;
+  hunks: AppliedHunk[];
+}
+
+export interface AppliedHunk {
+  /** 1-based, as patch(1) counts them within the file. */
+  hunk: number;
+  /** The line of the patched file where the hunk starts (its header's, plus the offset). */
+  line: number;
+  /** Lines away from where the hunk's header put it (patch's "offset N lines"); 0 when it applied where the header said. */
+  offsetLines: number;
+  /** Context lines patch ignored (always 0: builds apply with --fuzz=0). */
+  fuzz: number;
 }
 
 /** The build this one started from (`kernel build --from DIR`): a copy of its objects. */

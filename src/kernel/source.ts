@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, utimesSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../errors.ts';
-import type { PatchRecord } from './manifest.ts';
+import type { AppliedFile, AppliedHunk, PatchRecord } from './manifest.ts';
 
 /** `6.12.57` from the tree's top Makefile (VERSION, PATCHLEVEL, SUBLEVEL, EXTRAVERSION). */
 export function kernelVersion(src: string): string {
@@ -115,11 +115,69 @@ export function linkCopy(srcPath: string, dest: string, detach: readonly string[
   }
 }
 
-/** Apply one patch to the copy with `patch -p1`, no fuzz (a shifted hunk may apply, a mismatched context may not); a failure shows patch's own words. */
-export function applyPatch(tree: string, patch: PatchRecord): void {
+/** Each file section of a unified diff in order, with the new-file start line of each of its hunks. */
+export function diffHunks(diff: string): { file: string; starts: number[] }[] {
+  const sections: { file: string; starts: number[] }[] = [];
+  let pendingOld: string | null = null;
+  for (const line of diff.split('\n')) {
+    const old = /^--- (\S+)/.exec(line);
+    if (old) {
+      pendingOld = old[1]!;
+      continue;
+    }
+    const neu = /^\+\+\+ (\S+)/.exec(line);
+    if (neu && pendingOld !== null) {
+      const name = neu[1] === '/dev/null' ? pendingOld : neu[1]!;
+      sections.push({ file: name.split('/').slice(1).join('/'), starts: [] });
+      pendingOld = null;
+      continue;
+    }
+    const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+    if (hunk) sections.at(-1)?.starts.push(Number(hunk[1]));
+  }
+  return sections;
+}
+
+/**
+ * patch(1)'s report, file by file: "patching file F", then a line per hunk
+ * that did not apply exactly where its header said ("Hunk #2 succeeded at
+ * 640 (offset 3 lines).", "... with fuzz 1 ..."); a silent hunk applied as is.
+ */
+export function patchReport(output: string): { file: string; hunks: Map<number, { line: number; offsetLines: number; fuzz: number }> }[] {
+  const files: { file: string; hunks: Map<number, { line: number; offsetLines: number; fuzz: number }> }[] = [];
+  for (const line of output.split('\n')) {
+    const file = /^patching file (.+)$/.exec(line);
+    if (file) files.push({ file: file[1]!.replace(/^'(.*)'$/, '$1'), hunks: new Map() });
+    const hunk = /^Hunk #(\d+) succeeded at (\d+)(?: with fuzz (\d+))?(?: \(offset (-?\d+) lines?\))?\./.exec(line);
+    if (hunk) files.at(-1)?.hunks.set(Number(hunk[1]), { line: Number(hunk[2]), offsetLines: Number(hunk[4] ?? 0), fuzz: Number(hunk[3] ?? 0) });
+  }
+  return files;
+}
+
+/** Where every hunk of `diff` applied: the header's line unless patch reported it elsewhere. */
+export function appliedHunks(diff: string, output: string): AppliedFile[] {
+  const reports = patchReport(output);
+  return diffHunks(diff).map((section, i) => {
+    // patch reports the files in the diff's order; a name match covers output it did not label as expected
+    const report = reports[i]?.file === section.file ? reports[i] : reports.find((r) => r.file === section.file);
+    const hunks: AppliedHunk[] = section.starts.map((start, h) => {
+      const r = report?.hunks.get(h + 1);
+      return r ? { hunk: h + 1, ...r } : { hunk: h + 1, line: start, offsetLines: 0, fuzz: 0 };
+    });
+    return { file: section.file, hunks };
+  });
+}
+
+/**
+ * Apply one patch to the copy with `patch -p1`, no fuzz (a shifted hunk may
+ * apply, a mismatched context may not); a failure shows patch's own words.
+ * Returns where each hunk applied.
+ */
+export function applyPatch(tree: string, patch: PatchRecord & { text?: string }): AppliedFile[] {
   const r = spawnSync('patch', ['-p1', '--forward', '--batch', '--fuzz=0', '--no-backup-if-mismatch', '-d', tree, '-i', patch.path], { encoding: 'utf8' });
   if (r.error) throw new UserError(`cannot run patch(1) (${r.error.message}); install it with 'apt-get install patch'`);
   if (r.status !== 0) {
     throw new UserError(`--patch ${patch.path} does not apply to this tree (the tree itself is unchanged):\n${(r.stdout + r.stderr).trim()}`);
   }
+  return appliedHunks(patch.text ?? readFileSync(patch.path, 'utf8'), r.stdout);
 }

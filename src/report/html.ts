@@ -28,7 +28,7 @@ import {
 import { changePlot, distributionPlot, roundsPlot } from './svg.ts';
 import { driftTable, environmentTable, powerTable, resultsTable, runsTable, type Table } from './tables.ts';
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+export const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
 const BADGE_CLASS: Record<Verdict, string> = {
   faster: 'faster',
@@ -54,7 +54,7 @@ function measurementOrder(runs: ComparedRun[]): ComparedRun[] {
   return [...runs].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
 }
 
-function summarySection(c: Comparison): string {
+export function summarySection(c: Comparison): string {
   const items = subjectsRegressionsFirst(c).map(
     (s) =>
       `<li><span class="badge ${BADGE_CLASS[s.verdict.verdict]}">${escapeXml(s.verdict.verdict)}</span>${escapeXml(subjectSentence(c, s))}</li>`,
@@ -73,7 +73,7 @@ function summarySection(c: Comparison): string {
   ].join('\n');
 }
 
-function changeSection(c: Comparison): string {
+export function changeSection(c: Comparison): string {
   const better = c.direction === 'lower-is-better' ? 'lower is better' : 'higher is better';
   const svg = changePlot({
     title: 'Change of B against A per subject, with its confidence interval',

@@ -42,7 +42,7 @@ export function renameUnitFields(value: unknown, suffix: string): unknown {
  * JSON cannot hold NaN or Infinity (JSON.stringify would silently write
  * null): write them as strings so a reader sees the value was not finite.
  */
-function finiteOrText(_key: string, value: unknown): unknown {
+export function finiteOrText(_key: string, value: unknown): unknown {
   return typeof value === 'number' && !Number.isFinite(value) ? String(value) : value;
 }
 

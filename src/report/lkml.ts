@@ -21,7 +21,6 @@ import {
 } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
 import {
-  correctionText,
   driftText,
   geometricMeanText,
   notComparedText,
@@ -29,9 +28,9 @@ import {
   regressionsText,
   controlsText,
   measuresText,
-  unitsMethodText,
   subjectSentence,
   subjectsRegressionsFirst,
+  verdictRuleText,
 } from './summary.ts';
 import { LKML_COLUMNS, wrapCommand, wrapProse } from './wrap.ts';
 
@@ -46,12 +45,8 @@ export function lkmlReport(c: Comparison, ctx: ReportContext): string {
   const caution = unitWords(c.unit).caution;
   blocks.push(para(`hintlab ${design} comparison: ${roles}.${caution ? ` Unit: ${caution}.` : ''}`));
 
-  const o = c.options;
   // How the verdicts were decided sits with them: a reader must know the p-values were corrected for the number of subjects.
-  const rule =
-    `Verdicts: Welch p < ${o.alpha} ${o.correction === 'holm' ? 'after' : 'with'} ${correctionText(c)}, ` +
-    `and the whole ${Math.round(o.confidenceLevel * 100)} % CI beyond ±${o.thresholdPct} %. ${unitsMethodText(c)}`;
-  const head = [measuresText(c), regressionsText(c), geometricMeanText(c), controlsText(c), notRunText(c), rule].filter((x): x is string => x !== undefined);
+  const head = [measuresText(c), regressionsText(c), geometricMeanText(c), controlsText(c), notRunText(c), verdictRuleText(c)].filter((x): x is string => x !== undefined);
   blocks.push(head.flatMap(para));
 
   blocks.push(subjectsRegressionsFirst(c).flatMap((s) => para(subjectSentence(c, s))));
@@ -102,11 +97,11 @@ function branchBlock(hints: LoadedHints): string[] {
  * Tabs and control characters would break the column count (and mail
  * clients mangle them): a tab becomes a space, other controls a `?`.
  */
-function plain(text: string): string {
+export function plain(text: string): string {
   return text.replace(/\t/g, ' ').replace(/[\x00-\x1f\x7f]/g, '?');
 }
 
 /** Keep a number on the same line as the word after it ("2.5 %", "182.4 ns/call"). */
-function glueNumbers(text: string): string {
+export function glueNumbers(text: string): string {
   return text.replace(/(\d) (?=\S)/g, '$1\u00a0');
 }

@@ -23,7 +23,7 @@ export function markdownTable(t: Table): string {
 }
 
 /** A fenced code block long enough never to be closed by its content. */
-function fence(lines: string[], info = ''): string {
+export function fence(lines: string[], info = ''): string {
   const longest = Math.max(2, ...lines.map((l) => Math.max(0, ...(l.match(/`+/g) ?? []).map((m) => m.length))));
   const f = '`'.repeat(longest + 1);
   return [`${f}${info}`, ...lines, f].join('\n');

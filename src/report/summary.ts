@@ -148,3 +148,12 @@ export function correctionText(c: Comparison): string {
   const drift = m.driftFamilySize === null ? '' : ` (A2 vs A drift: ${m.driftFamilySize})`;
   return `Holm's step-down correction over ${subjects}${drift}`;
 }
+
+/** How the verdicts were decided: "Verdicts: Welch p < 0.05 after Holm's ... and the whole 95 % CI beyond ±1 %. Units: ...". */
+export function verdictRuleText(c: Comparison): string {
+  const o = c.options;
+  return (
+    `Verdicts: Welch p < ${o.alpha} ${o.correction === 'holm' ? 'after' : 'with'} ${correctionText(c)}, ` +
+    `and the whole ${Math.round(o.confidenceLevel * 100)} % CI beyond ±${o.thresholdPct} %. ${unitsMethodText(c)}`
+  );
+}

@@ -3,7 +3,7 @@
  * so that one left `running` by a process that died (kill -9, a reboot)
  * reads back as interrupted, never as still running.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 
 function bootId(): string {
   try {
@@ -21,7 +21,11 @@ export function ownerTag(pid: number): string {
 export function ownerAlive(owner: string): boolean {
   const sep = owner.lastIndexOf(':');
   if (owner.slice(0, sep) !== bootId()) return false;
-  const pid = Number(owner.slice(sep + 1));
+  return pidAlive(Number(owner.slice(sep + 1)));
+}
+
+/** True when a process with this pid lives on this machine (this one included). */
+export function pidAlive(pid: number): boolean {
   if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);
@@ -29,4 +33,21 @@ export function ownerAlive(owner: string): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * Take `path` as this process's lock file (it holds the pid): one user of a
+ * directory at a time. A lock left by a process that died is taken over.
+ * Returns how to release it, or the pid of the live process that holds it.
+ */
+export function takePidLock(path: string): { release: () => void } | { heldBy: number } {
+  if (existsSync(path)) {
+    const pid = Number(readFileSync(path, 'utf8'));
+    if (pid && pid !== process.pid && pidAlive(pid)) return { heldBy: pid };
+    rmSync(path, { force: true });
+  }
+  const fd = openSync(path, 'wx');
+  writeSync(fd, String(process.pid));
+  closeSync(fd);
+  return { release: () => rmSync(path, { force: true }) };
 }

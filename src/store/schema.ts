@@ -15,13 +15,20 @@
  *       image, scenario plan, runner build and guest conditions (its key is
  *       a hash of them), and `behave_comparisons` of two traces. No run or
  *       round changes.
+ *   5 - trials (`hintlab trial`): `trials` (the request, its output
+ *       directory, status) and `trial_steps`, one row per step of a trial
+ *       (build A, build B, codegen, behave, vm; with --debug-checks the
+ *       debug builds): the key of what determines its result, its state
+ *       (done, reused, failed, interrupted), the result as JSON and its
+ *       wall time. A later trial finds a step's result by step and key.
+ *       Runs and rounds are unchanged.
  *
  * `PRAGMA user_version` holds the schema version. A database written by a
  * newer hintlab is refused rather than guessed at.
  */
 import type Database from 'better-sqlite3';
 
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 const MIGRATIONS: readonly string[] = [
   // 0 -> 1
@@ -128,6 +135,35 @@ const MIGRATIONS: readonly string[] = [
     document_json TEXT NOT NULL,
     created_at TEXT NOT NULL
   );
+  `,
+  // 4 -> 5
+  `
+  CREATE TABLE trials (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    out_dir TEXT NOT NULL,
+    request_json TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed', 'interrupted')),
+    created_at TEXT NOT NULL,
+    finished_at TEXT,
+    error TEXT,
+    command TEXT NOT NULL,
+    owner TEXT NOT NULL
+  );
+  CREATE TABLE trial_steps (
+    trial_id INTEGER NOT NULL REFERENCES trials(id) ON DELETE CASCADE,
+    step TEXT NOT NULL,
+    idx INTEGER NOT NULL CHECK (idx >= 0),
+    -- what determines the result (a hash); NULL until known, or when the step failed first
+    key TEXT,
+    state TEXT NOT NULL CHECK (state IN ('running', 'done', 'reused', 'failed', 'interrupted')),
+    result_json TEXT,
+    seconds REAL,
+    error TEXT,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    PRIMARY KEY (trial_id, step)
+  );
+  CREATE INDEX trial_steps_key ON trial_steps(step, key);
   `,
 ];
 

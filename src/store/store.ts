@@ -26,6 +26,7 @@ import { describeFilesystem } from './filesystem.ts';
 import { UserError } from '../errors.ts';
 import { ownerAlive, ownerTag } from './owner.ts';
 import { SessionTable } from './sessions.ts';
+import { TrialTable } from './trials.ts';
 
 /** What a caller supplies to start a run. */
 export interface NewRun {
@@ -135,6 +136,12 @@ export class Store {
   }
 
   private sessionTable: SessionTable | null = null;
+  private trialTable: TrialTable | null = null;
+
+  /** The trials (`hintlab trial`) and their steps. */
+  get trials(): TrialTable {
+    return (this.trialTable ??= new TrialTable(this.db, (fn, during) => this.guard(fn, during)));
+  }
 
   /** The sessions on boxes (`hintlab session`) and their steps. */
   get sessions(): SessionTable {

@@ -35,6 +35,13 @@ test('make output goes to the log and compiled objects are counted from kbuild l
   assert.match(readFileSync(log, 'utf8'), /LD {6}vmlinux/);
 });
 
+test('compiled objects are counted for the manifest when nobody listens to the progress', async () => {
+  writeFileSync(join(dir, 'Makefile'), 'all:\n\t@echo "  CC      a.o"\n\t@echo "  CC      b/c.o"\n\t@echo "  CC      d.o"\n');
+  const log = join(dir, 'quiet.log');
+  writeFileSync(log, '');
+  assert.deepEqual(await runMake({ args: ['-C', dir, 'all'], log, abort: new AbortController().signal }), { state: 'ok', compiled: 3 });
+});
+
 test('an abort kills make and everything it started', { skip: requireTool('pgrep', 'procps') }, async () => {
   const marker = `hintlab-abort-test-${process.pid}`;
   writeFileSync(join(dir, 'Makefile.slow'), `all:\n\tsleep 30 ; echo ${marker}\n`);

@@ -7,7 +7,7 @@ import { lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writ
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { UserError } from '../../src/cli/io.ts';
-import { applyPatch, kernelVersion, linkCopy, patchedFiles, readPatch, treeFingerprint } from '../../src/kernel/source.ts';
+import { applyPatch, diffHunks, kernelVersion, linkCopy, patchedFiles, patchReport, readPatch, treeFingerprint } from '../../src/kernel/source.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { requireTool } from '../helpers/tools.ts';
 
@@ -63,7 +63,7 @@ test('patching the hard-link copy leaves the original tree byte-for-byte and ino
     const copy = join(dir, 'out', 'src');
     mkdirSync(join(dir, 'out'));
     linkCopy(src, copy, patch.files);
-    applyPatch(copy, patch);
+    assert.deepEqual(applyPatch(copy, patch), [{ file: 'kernel/sys.c', hunks: [{ hunk: 1, line: 1, offsetLines: 0, fuzz: 0 }] }]);
 
     assert.equal(readFileSync(join(copy, 'kernel/sys.c'), 'utf8'), 'int getppid(void)\n{\n\tint work = 1;\n\treturn 1;\n}\n');
     assert.equal(readFileSync(join(src, 'kernel/sys.c'), 'utf8'), 'int getppid(void)\n{\n\treturn 1;\n}\n');
@@ -132,4 +132,64 @@ test('a --src given as a symlink is copied, never written through: the tree keep
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** 50 numbered lines; the patch changes lines 10 and 40 and adds two after 10. */
+const NUMBERED = Array.from({ length: 50 }, (_, i) => `${i + 1}`).join('\n') + '\n';
+const SHIFTING = `--- a/kernel/n.c
++++ b/kernel/n.c
+@@ -8,5 +8,7 @@
+ 8
+ 9
+-10
++ten
++ten2
++ten3
+ 11
+ 12
+@@ -38,5 +40,5 @@
+ 38
+ 39
+-40
++forty
+ 41
+ 42
+`;
+
+test('where each hunk applied is recorded from patch(1)\'s own report: the header\'s line, or the line it found with its offset', { skip: requireTool('patch', 'patch') }, () => {
+  const dir = tempDir();
+  try {
+    const src = fakeTree(dir);
+    writeFileSync(join(src, 'kernel/n.c'), NUMBERED);
+    const patchFile = join(dir, 'shift.patch');
+    writeFileSync(patchFile, SHIFTING);
+    const patch = readPatch(patchFile);
+    const exact = join(dir, 'exact');
+    linkCopy(src, exact, patch.files);
+    assert.deepEqual(applyPatch(exact, patch), [
+      { file: 'kernel/n.c', hunks: [{ hunk: 1, line: 8, offsetLines: 0, fuzz: 0 }, { hunk: 2, line: 40, offsetLines: 0, fuzz: 0 }] },
+    ]);
+    // three lines more at the top of the file: both hunks apply 3 lines further down, no fuzz
+    writeFileSync(join(src, 'kernel/n.c'), `a\nb\nc\n${NUMBERED}`);
+    const shifted = join(dir, 'shifted');
+    linkCopy(src, shifted, patch.files);
+    assert.deepEqual(applyPatch(shifted, patch), [
+      { file: 'kernel/n.c', hunks: [{ hunk: 1, line: 11, offsetLines: 3, fuzz: 0 }, { hunk: 2, line: 43, offsetLines: 3, fuzz: 0 }] },
+    ]);
+    assert.equal(readFileSync(join(shifted, 'kernel/n.c'), 'utf8').split('\n')[12], 'ten');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('patch(1) reports are read with fuzz, one-line offsets and negative offsets; diff sections keep their order', () => {
+  const report = patchReport('patching file kernel/a.c\nHunk #2 succeeded at 640 with fuzz 1 (offset 1 line).\npatching file kernel/b.c\nHunk #1 succeeded at 7 (offset -2 lines).\n');
+  assert.deepEqual(report.map((r) => [r.file, [...r.hunks]]), [
+    ['kernel/a.c', [[2, { line: 640, offsetLines: 1, fuzz: 1 }]]],
+    ['kernel/b.c', [[1, { line: 7, offsetLines: -2, fuzz: 0 }]]],
+  ]);
+  assert.deepEqual(diffHunks(`${SHIFTING}--- /dev/null\n+++ b/kernel/new.c\n@@ -0,0 +1,2 @@\n+a\n+b\n`), [
+    { file: 'kernel/n.c', starts: [8, 40] },
+    { file: 'kernel/new.c', starts: [1] },
+  ]);
 });

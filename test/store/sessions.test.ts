@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { SCHEMA_VERSION } from '../../src/store/schema.ts';
 import { Store } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/cli.ts';
 
@@ -37,7 +38,7 @@ test('a session is stored with its steps, labelled from its new id, and every st
   assert.deepEqual(rec.steps[0]!.boot, { method: 'kexec', waitedMs: 18000 });
   store.close();
   const raw = new Database(path, { readonly: true });
-  assert.equal(raw.pragma('user_version', { simple: true }), 4);
+  assert.equal(raw.pragma('user_version', { simple: true }), SCHEMA_VERSION);
   raw.close();
 });
 

@@ -1,0 +1,176 @@
+/**
+ * `hintlab trial --src DIR --patch FILE ...`: argument parsing, the step
+ * lines on stderr, and the report on stdout (or -o FILE). The work is
+ * src/trial/run.ts's runTrial; the words are src/report/trial*.ts's.
+ */
+import type { Command } from 'commander';
+import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { availableParallelism, homedir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { buildProbe } from '../bench/build.ts';
+import { selectScenarios } from '../behave/select.ts';
+import { trialHtml } from '../report/trial-html.ts';
+import { trialJson } from '../report/trial-json.ts';
+import { trialMarkdown } from '../report/trial-md.ts';
+import { trialLkml, trialText, type TrialReporter } from '../report/trial.ts';
+import { secondsText, stepName } from '../report/trial-words.ts';
+import { dbPathFrom } from '../store/path.ts';
+import { Store } from '../store/store.ts';
+import type { StepEvent } from '../trial/request.ts';
+import { runTrial } from '../trial/run.ts';
+import { VERSION } from '../version.ts';
+import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
+import { interruptible } from './interrupt.ts';
+import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
+import { compileProgress, configBase, optLevel } from './kernel.ts';
+import { collect, intOption } from './options.ts';
+import { reproduceContext } from './report.ts';
+import { writeOutput } from './runs.ts';
+import { guestProfiles } from './vm.ts';
+
+const REPORTERS: Record<string, TrialReporter> = { lkml: trialLkml, md: trialMarkdown, html: trialHtml, json: trialJson, text: trialText };
+
+interface TrialOptions {
+  src: string;
+  patch: string[];
+  out?: string;
+  base: string;
+  configFragment?: string;
+  opt: string;
+  profile: string[];
+  ops?: number;
+  rounds: number;
+  warmups: number;
+  repeat: number;
+  kvm?: boolean;
+  scenario: string[];
+  debugChecks?: boolean;
+  maxObjects: number;
+  timeout: number;
+  format: string;
+  output?: string;
+  db?: string;
+  jobs?: number;
+}
+
+function formatOption(value: string): string {
+  if (!Object.hasOwn(REPORTERS, value)) throw new UserError(`--format must be one of ${Object.keys(REPORTERS).join(', ')}; got '${value}'`, 2);
+  return value;
+}
+
+/** `~/.cache/hintlab/trial/<tree name>-<hash of its real path>`: one place per tree, kept for the next trial. */
+function defaultOut(src: string, io: CliIO): string {
+  let real = src;
+  try {
+    real = realpathSync(src);
+  } catch {
+    // a missing tree is reported by the trial itself, naming --src
+  }
+  const cache = io.env.XDG_CACHE_HOME || join(io.env.HOME || homedir(), '.cache');
+  return join(cache, 'hintlab', 'trial', `${basename(real)}-${createHash('sha256').update(real).digest('hex').slice(0, 12)}`);
+}
+
+/** The step lines on stderr: each step as it starts, and as it ends with its wall time and what it did. */
+function stepPrinter(io: CliIO, clear: () => void): (e: StepEvent) => void {
+  return (e) => {
+    clear();
+    const at = `[${e.index}/${e.total}]`;
+    if (e.kind === 'start') io.stderr(`${at} ${e.title} ...\n`);
+    else if (e.kind === 'end') io.stderr(`${at} ${stepName(e.step.name)} ${secondsText(e.step.seconds)}: ${e.step.summary}\n`);
+    else io.stderr(`${at} ${stepName(e.name)} ${secondsText(e.seconds)}: ${e.interrupted ? 'interrupted' : 'FAILED'}\n`);
+  };
+}
+
+async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
+  if (opts.patch.length === 0) throw new UserError('give the patch B adds to the tree: --patch FILE (repeatable, applied in order)', 2);
+  const format = opts.format;
+  const dbPath = dbPathFrom(opts.db, io.env);
+  const src = resolve(io.cwd, opts.src);
+  const fake = io.services?.trial;
+  if (!fake?.launcher) requireQemu();
+  const probe = fake?.probe ?? buildProbe({ static: true, env: io.env });
+  const profiles = guestProfiles(opts.profile, opts.kvm !== true);
+  const scenarios = selectScenarios(opts.scenario, io.cwd);
+  const store = Store.open(dbPath);
+  const progress = compileProgress(io);
+  try {
+    const doc = await interruptible((abort) =>
+      runTrial(
+        {
+          src,
+          patches: opts.patch.map((p) => resolve(io.cwd, p)),
+          out: resolve(io.cwd, opts.out ?? defaultOut(src, io)),
+          base: configBase(opts.base, io.cwd),
+          fragment: opts.configFragment ? resolve(io.cwd, opts.configFragment) : null,
+          opt: optLevel(opts.opt),
+          jobs: opts.jobs ?? availableParallelism(),
+          debugChecks: opts.debugChecks === true,
+          scenarios,
+          scenarioArgs: opts.scenario,
+          profiles,
+          profileArgs: opts.profile,
+          ops: opts.ops ?? null,
+          rounds: opts.rounds,
+          warmups: opts.warmups,
+          repeat: opts.repeat,
+          kvm: opts.kvm === true,
+          maxObjects: opts.maxObjects,
+          timeoutSeconds: opts.timeout,
+          command: commandLine(io),
+          invocation: invocationOf(io),
+          db: opts.db ?? (io.env.HINTLAB_DB || null),
+          hintlabVersion: VERSION,
+        },
+        {
+          store,
+          launcher: fake?.launcher ?? qemuLauncher(),
+          probe,
+          abort,
+          ...(fake?.services ? { services: fake.services } : {}),
+          ...(fake?.chooseAccel ? { chooseAccel: fake.chooseAccel } : {}),
+          ...(fake?.cacheDir ? { cacheDir: fake.cacheDir } : {}),
+          onStep: stepPrinter(io, progress.clear),
+          onDetail: (line) => {
+            progress.clear();
+            io.stderr(`      ${line}\n`);
+          },
+          onCompiled: (n, obj) => progress.update(n, obj),
+        },
+      ),
+    );
+    const text = REPORTERS[format]!(doc, { generatedAt: new Date().toISOString(), reproduce: reproduceContext(opts.db, io) });
+    writeOutput(io, text, opts.output, dbPath);
+    if (opts.output !== undefined) io.stderr(`wrote the ${format} report of trial #${doc.trialId} to ${opts.output}\n`);
+  } finally {
+    progress.clear();
+    store.close();
+  }
+}
+
+export function registerTrial(program: Command, io: CliIO): void {
+  program
+    .command('trial')
+    .description('from a tree and a patch to one report: build A and B (B from A\'s objects), codegen, behave, A/B in VMs')
+    .requiredOption('--src <dir>', 'kernel source tree (left exactly as it is); A is this tree as is')
+    .option('--patch <file>', 'unified diff B adds to the tree (-p1; repeatable, applied in order)', collect, [])
+    .option('--out <dir>', 'where the builds live, kept for the next trial (default: ~/.cache/hintlab/trial/<tree>-<hash>)')
+    .option('--base <config>', 'base configuration: tinyconfig, defconfig or a .config file', 'tinyconfig')
+    .option('--config-fragment <file>', 'CONFIG_ lines merged on top of the base and hintlab\'s fragments')
+    .option('--opt <level>', 'O2 (what distributions ship) or Os', 'O2')
+    .option('-p, --profile <name>', "profile to measure (repeatable, comma-separated, or 'all'; default: every one-CPU profile)", collect, [])
+    .option('--ops <n>', 'calls per round for every profile (default: per profile)', intOption('--ops', 1))
+    .option('--rounds <n>', 'measured rounds per profile and boot', intOption('--rounds', 1), 5)
+    .option('--warmups <n>', 'warm-up rounds per profile and boot', intOption('--warmups', 0), 1)
+    .option('--repeat <n>', 'boots per kernel, in A B B A A B ... order; each boot is one unit', intOption('--repeat', 2), 3)
+    .option('--kvm', 'measure ns under KVM instead of instructions under icount (only where a KVM trial boot works)')
+    .option('--scenario <name|file>', "behaviour scenario: built-in name, file, or 'all' (repeatable; default all)", collect, [])
+    .option('--debug-checks', 'boot the behaviour scenarios on a second pair of kernels with lockdep and friends (never measured)')
+    .option('--max-objects <n>', 'objects to disassemble at most when a header reaches many', intOption('--max-objects', 1), 8)
+    .option('--timeout <s>', 'seconds one boot may take before qemu is killed', intOption('--timeout', 5), 600)
+    .option('--format <fmt>', `report format: ${Object.keys(REPORTERS).join(', ')}`, formatOption, 'lkml')
+    .option('-o, --output <file>', 'write the report to FILE (atomically) instead of stdout')
+    .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
+    .option('-j, --jobs <n>', 'parallel make jobs (default: CPUs available)', intOption('--jobs', 1))
+    .action(async (opts: TrialOptions) => trialAction(opts, io));
+}

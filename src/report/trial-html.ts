@@ -1,0 +1,53 @@
+/**
+ * A trial as one self-contained HTML page (inline CSS and SVG, no scripts,
+ * nothing fetched: the same Content-Security-Policy as `hintlab report
+ * --format html`): the Markdown report's sections with the change plot and
+ * the verdict badges of the measured part.
+ */
+import { behaveText } from './behave.ts';
+import { environmentFacts } from './facts.ts';
+import { changeSection, CSP, htmlTable, summarySection } from './html.ts';
+import { HTML_STYLE } from './html-style.ts';
+import { escapeXml } from './markup.ts';
+import { codegenTable } from './patch-evidence.ts';
+import { powerTable, resultsTable } from './tables.ts';
+import { measuredSentences, type TrialReportContext } from './trial.ts';
+import type { TrialDocument } from '../trial/document.ts';
+import { codegenSentences, headline, hunksTable, kernelSentences, objectsTable, patchSentences, reproduceLines, stepsTable } from './trial-words.ts';
+
+const list = (items: string[]): string => `<ul>${items.map((i) => `<li>${escapeXml(i)}</li>`).join('')}</ul>`;
+
+function codeSection(doc: TrialDocument): string {
+  const [intro, ...items] = codegenSentences(doc);
+  const tables = doc.codegen.objects.filter((o) => o.state === 'compared' && o.result).map((o) => htmlTable(codegenTable(o.result!)));
+  return `<section id="code"><h2>What changed in the code</h2><p>${escapeXml(intro!)}</p>${list(items)}${doc.codegen.objects.length ? htmlTable(objectsTable(doc)) : ''}${tables.join('\n')}</section>`;
+}
+
+export function trialHtml(doc: TrialDocument, ctx: TrialReportContext): string {
+  const c = doc.measured.comparison;
+  const [intro] = measuredSentences(doc);
+  const debug = doc.behave.kernels === 'debug-checks' ? '<p>On the --debug-checks pair (A-debug, B-debug), never measured.</p>' : '';
+  const body = [
+    `<header><h1>${escapeXml(headline(doc).replace(/:.*$/, ''))}</h1><p class="lead">${escapeXml(headline(doc).replace(/^[^:]*: /, ''))}</p></header>`,
+    codeSection(doc),
+    `<section id="behaviour"><h2>Behaviour</h2>${debug}<pre>${escapeXml(behaveText(doc.behave.document))}</pre></section>`,
+    `<section id="measured"><h2>Measured</h2><p>${escapeXml(intro!)}</p></section>`,
+    summarySection(c),
+    changeSection(c),
+    `<section id="tables"><h2>Numbers</h2>${htmlTable(resultsTable(c))}${htmlTable(powerTable(c))}</section>`,
+    `<section id="kernels"><h2>How the kernels were built</h2>${list([...kernelSentences(doc), ...patchSentences(doc)])}${doc.patches.some((p) => p.applied) ? htmlTable(hunksTable(doc)) : ''}</section>`,
+    `<section id="steps"><h2>Steps</h2>${htmlTable(stepsTable(doc))}</section>`,
+    `<section id="environment"><h2>Environment</h2><dl class="facts">${environmentFacts(c).map((f) => `<dt>${escapeXml(f.label)}</dt><dd>${escapeXml(f.text)}</dd>`).join('')}</dl></section>`,
+    `<section id="reproduce"><h2>Reproduce</h2><pre>${escapeXml(reproduceLines(doc, ctx.reproduce).flatMap((r) => [...(r.note ? [`# ${r.note}`] : []), r.line]).join('\n'))}</pre></section>`,
+    `<footer>hintlab ${escapeXml(doc.hintlabVersion)}, ${escapeXml(ctx.generatedAt)}.</footer>`,
+  ];
+  return [
+    '<!DOCTYPE html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeXml(headline(doc))}</title><style>${HTML_STYLE}</style></head>`,
+    `<body>\n${body.join('\n')}\n</body></html>`,
+    '',
+  ].join('\n');
+}

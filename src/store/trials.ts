@@ -1,0 +1,174 @@
+/**
+ * Trials (`hintlab trial`) as state in the database: the trial (its
+ * request, output directory and status) and one row per step (build A,
+ * build B, codegen, behave, vm): the key of what determines the step's
+ * result, its state, the result and its wall time. Every change is
+ * committed at once, so a trial stopped anywhere (a failing step, Ctrl-C,
+ * kill -9) keeps every step it finished, and the next trial finds them by
+ * step name and key.
+ *
+ * Results are JSON the trial module reads back with its own checks; this
+ * table only keeps them.
+ */
+import type Database from 'better-sqlite3';
+import { ownerAlive, ownerTag } from './owner.ts';
+import type { Guard } from './sessions.ts';
+
+export type TrialStatus = 'running' | 'complete' | 'failed' | 'interrupted';
+/** `done`: computed by this trial; `reused`: taken from a stored result with the same key. */
+export type TrialStepState = 'running' | 'done' | 'reused' | 'failed' | 'interrupted';
+
+export interface TrialStepRecord {
+  name: string;
+  index: number;
+  key: string | null;
+  /** `running` only while its process lives; one left running by a dead process reads as `interrupted`. */
+  state: TrialStepState;
+  result: unknown;
+  /** Wall time of the step in this trial (a reused step's check included). */
+  seconds: number | null;
+  error: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+export interface TrialRecord {
+  id: number;
+  outDir: string;
+  request: unknown;
+  status: TrialStatus;
+  live: boolean;
+  createdAt: string;
+  finishedAt: string | null;
+  error: string | null;
+  command: string;
+  steps: TrialStepRecord[];
+}
+
+/** A stored result found by its step and key. */
+export interface StoredStepResult {
+  trialId: number;
+  result: unknown;
+  seconds: number | null;
+}
+
+interface TrialRow {
+  id: number;
+  out_dir: string;
+  request_json: string;
+  status: TrialStatus;
+  created_at: string;
+  finished_at: string | null;
+  error: string | null;
+  command: string;
+  owner: string;
+}
+
+interface StepRow {
+  step: string;
+  idx: number;
+  key: string | null;
+  state: TrialStepState;
+  result_json: string | null;
+  seconds: number | null;
+  error: string | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
+const now = (): string => new Date().toISOString();
+const json = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
+
+export interface StepEnd {
+  key: string | null;
+  state: Exclude<TrialStepState, 'running'>;
+  result: unknown;
+  seconds: number;
+  error: string | null;
+}
+
+export class TrialTable {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly guard: Guard,
+  ) {}
+
+  create(t: { outDir: string; request: unknown; command: string }): number {
+    return this.guard(() => {
+      const info = this.db
+        .prepare(`INSERT INTO trials (out_dir, request_json, status, created_at, command, owner) VALUES (?, ?, 'running', ?, ?, ?)`)
+        .run(t.outDir, JSON.stringify(t.request), now(), t.command, ownerTag(process.pid));
+      return Number(info.lastInsertRowid);
+    }, () => 'starting a trial');
+  }
+
+  finish(id: number, status: Exclude<TrialStatus, 'running'>, error: string | null): void {
+    this.guard(() => this.db.prepare('UPDATE trials SET status = ?, finished_at = ?, error = ? WHERE id = ?').run(status, now(), error, id), () => `recording trial #${id}`);
+  }
+
+  stepStarted(id: number, name: string, index: number): void {
+    this.guard(
+      () => this.db.prepare(`INSERT OR REPLACE INTO trial_steps (trial_id, step, idx, state, started_at) VALUES (?, ?, ?, 'running', ?)`).run(id, name, index, now()),
+      () => `recording step ${name} of trial #${id}`,
+    );
+  }
+
+  stepFinished(id: number, name: string, end: StepEnd): void {
+    this.guard(
+      () =>
+        this.db
+          .prepare('UPDATE trial_steps SET key = ?, state = ?, result_json = ?, seconds = ?, error = ?, finished_at = ? WHERE trial_id = ? AND step = ?')
+          .run(end.key, end.state, end.result === undefined ? null : JSON.stringify(end.result), end.seconds, end.error, now(), id, name),
+      () => `recording step ${name} of trial #${id}`,
+    );
+  }
+
+  /** The newest finished result of `step` with this key, from any trial; null when there is none. */
+  findResult(step: string, key: string): StoredStepResult | null {
+    const row = this.guard(() =>
+      this.db
+        .prepare(`SELECT trial_id, result_json, seconds FROM trial_steps WHERE step = ? AND key = ? AND state IN ('done', 'reused') AND result_json IS NOT NULL ORDER BY trial_id DESC LIMIT 1`)
+        .get(step, key),
+    ) as { trial_id: number; result_json: string; seconds: number | null } | undefined;
+    return row ? { trialId: row.trial_id, result: json(row.result_json), seconds: row.seconds } : null;
+  }
+
+  get(id: number): TrialRecord | null {
+    const row = this.guard(() => this.db.prepare('SELECT * FROM trials WHERE id = ?').get(id) as TrialRow | undefined);
+    return row ? this.toRecord(row) : null;
+  }
+
+  /** Every trial, oldest first. */
+  list(): TrialRecord[] {
+    const rows = this.guard(() => this.db.prepare('SELECT * FROM trials ORDER BY id').all() as TrialRow[]);
+    return rows.map((r) => this.toRecord(r));
+  }
+
+  private toRecord(r: TrialRow): TrialRecord {
+    const steps = this.guard(() => this.db.prepare('SELECT * FROM trial_steps WHERE trial_id = ? ORDER BY idx').all(r.id) as StepRow[]);
+    const live = ownerAlive(r.owner);
+    const running = r.status === 'running' && live;
+    return {
+      id: r.id,
+      outDir: r.out_dir,
+      request: json(r.request_json),
+      status: r.status === 'running' && !live ? 'interrupted' : r.status,
+      live: running,
+      createdAt: r.created_at,
+      finishedAt: r.finished_at,
+      error: r.error,
+      command: r.command,
+      steps: steps.map((s) => ({
+        name: s.step,
+        index: s.idx,
+        key: s.key,
+        state: s.state === 'running' && !running ? 'interrupted' : s.state,
+        result: json(s.result_json),
+        seconds: s.seconds,
+        error: s.error,
+        startedAt: s.started_at,
+        finishedAt: s.finished_at,
+      })),
+    };
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The trial document: everything one `hintlab trial` found, computed once
+ * by runTrial (./run.ts) and only formatted by the reporters
+ * (src/report/trial*.ts): how the kernels were built (base, fragments,
+ * patches with their hashes and where each hunk applied, -O level,
+ * compiler, release), what changed in the object code, whether behaviour
+ * changed, the measured A/B comparison with its verdicts, each step's
+ * state and wall time, and the commands that reproduce each part.
+ *
+ * Format history (TRIAL_SCHEMA):
+ *   1: first version.
+ */
+import type { BehaveDocument } from '../behave/compare.ts';
+import type { Comparison } from '../compare/types.ts';
+import type { AppliedFile, KernelManifest } from '../kernel/manifest.ts';
+import type { Unit } from '../model.ts';
+import type { AccelChoice } from '../vm/accel.ts';
+import type { TrialCodegen } from './codegen.ts';
+
+export const TRIAL_FORMAT = 'hintlab-trial';
+export const TRIAL_SCHEMA = 1;
+
+/** The steps of a trial, in the order they run (the debug builds only with --debug-checks). */
+export type StepName = 'build-A' | 'build-B' | 'build-A-debug' | 'build-B-debug' | 'codegen' | 'behave' | 'vm';
+
+/** One kernel of the trial as its build manifest records it. */
+export interface TrialKernel {
+  /** A, B, or A-debug / B-debug (built with --debug-checks for the behaviour boots only). */
+  role: 'A' | 'B' | 'A-debug' | 'B-debug';
+  dir: string;
+  image: string;
+  /** Built by this trial, or reused (its inputs unchanged since an earlier build). */
+  state: 'built' | 'reused';
+  manifest: KernelManifest;
+}
+
+/** One patch of B. */
+export interface TrialPatch {
+  path: string;
+  sha256: string;
+  files: string[];
+  /** Where each hunk applied (absent when B was reused from a build that did not record it). */
+  applied?: AppliedFile[];
+}
+
+export interface TrialStep {
+  name: StepName;
+  /** What the step did, for the step list ("build B (A + 1 patch, from A's objects)"). */
+  title: string;
+  state: 'done' | 'reused';
+  /** Wall time of the step in this trial (a reused step's check included). */
+  seconds: number;
+  /** What the reused result took when it was made (a build's buildSeconds, the boots' time). */
+  earlierSeconds?: number;
+  key: string;
+  /** One line: "built in 38 s, 4 objects compiled", "231 steps identical". */
+  summary: string;
+}
+
+export interface TrialMeasured {
+  /** The runs of A and B (each kernel one run, each boot one unit). */
+  runs: { A: { id: number; label: string }; B: { id: number; label: string } };
+  /** The boot order, e.g. A B B A A B. */
+  order: string[];
+  accel: AccelChoice;
+  icount: boolean;
+  unit: Unit;
+  profiles: string[];
+  rounds: number;
+  warmups: number;
+  ops: number | null;
+  comparison: Comparison;
+}
+
+/** A command that reproduces one part: `hintlab` and its arguments (paths absolute, as run). */
+export interface ReproduceCommand {
+  /** The step it reproduces (`trial` for the whole). */
+  part: StepName | 'trial' | 'compare';
+  argv: string[];
+  /** Said before the command, when it needs a word (several patches for codegen). */
+  note?: string;
+}
+
+export interface TrialDocument {
+  format: typeof TRIAL_FORMAT;
+  schema: typeof TRIAL_SCHEMA;
+  trialId: number;
+  hintlabVersion: string;
+  source: { dir: string; version: string };
+  out: string;
+  patches: TrialPatch[];
+  kernels: { A: TrialKernel; B: TrialKernel; debug?: { A: TrialKernel; B: TrialKernel } };
+  codegen: TrialCodegen;
+  /** The behaviour comparison, on the measured kernels or on the --debug-checks pair. */
+  behave: { kernels: 'measured' | 'debug-checks'; document: BehaveDocument };
+  measured: TrialMeasured;
+  steps: TrialStep[];
+  /** The directory the commands were run in (reproduce paths are shown relative to the reader's). */
+  cwd: string;
+  /** The database as the user named it (--db or $HINTLAB_DB); null for the default. */
+  db: string | null;
+  reproduce: ReproduceCommand[];
+}

@@ -1,0 +1,92 @@
+/**
+ * What a trial is asked to do, the parts it is done with (real by default,
+ * scripted in tests), and the keys that say whether a stored step result
+ * still holds.
+ */
+import { createHash } from 'node:crypto';
+import type { ProbeBuild } from '../bench/build.ts';
+import type { ProfileInfo } from '../bench/profiles.ts';
+import type { BehaveDocument } from '../behave/compare.ts';
+import type { BehaveDeps, BehaveRequest } from '../behave/run.ts';
+import type { Scenario } from '../behave/scenario.ts';
+import type { ConfigBase, KernelBuildDeps, KernelBuildRequest, KernelBuildResult } from '../kernel/build.ts';
+import type { OptLevel } from '../kernel/manifest.ts';
+import type { RunInvocation } from '../model.ts';
+import type { Store } from '../store/store.ts';
+import type { VmLauncher } from '../vm/qemu.ts';
+import type { VmDeps, VmRequest, VmResult } from '../vm/runner.ts';
+import type { CodegenInput, TrialCodegen } from './codegen.ts';
+import type { StepName, TrialStep } from './document.ts';
+
+export interface TrialRequest {
+  /** The user's tree (absolute); only ever read. */
+  src: string;
+  /** B's patches (absolute), applied in order. */
+  patches: string[];
+  /** Where the builds live: A/, B/ and, with debugChecks, A-debug/, B-debug/. */
+  out: string;
+  base: ConfigBase;
+  fragment: string | null;
+  opt: OptLevel;
+  jobs: number;
+  /** Boot the behaviour scenarios on a second pair of kernels with the debug-checks fragment (never the measured pair). */
+  debugChecks: boolean;
+  scenarios: Scenario[];
+  /** --scenario values as given, for the reproduce commands. */
+  scenarioArgs: string[];
+  profiles: ProfileInfo[];
+  /** --profile values as given (none: the default set), for the reproduce commands. */
+  profileArgs: string[];
+  ops: number | null;
+  rounds: number;
+  warmups: number;
+  /** Boots per kernel, in A B B A ... order. */
+  repeat: number;
+  /** Time in ns under KVM (only where a KVM trial boot works) instead of instructions under icount. */
+  kvm: boolean;
+  /** Objects disassembled at most in the codegen step. */
+  maxObjects: number;
+  timeoutSeconds: number;
+  command: string;
+  invocation: RunInvocation;
+  /** The database as the user named it (--db, $HINTLAB_DB), null for the default: for the reproduce commands. */
+  db: string | null;
+  hintlabVersion: string;
+}
+
+/** The parts a trial runs its steps with; tests replace them. */
+export interface TrialServices {
+  buildKernel(req: KernelBuildRequest, deps: KernelBuildDeps): Promise<KernelBuildResult>;
+  codegen(input: CodegenInput): Promise<TrialCodegen>;
+  runBehave(req: BehaveRequest, deps: BehaveDeps): Promise<BehaveDocument>;
+  runVm(req: VmRequest, deps: VmDeps): Promise<VmResult>;
+}
+
+/** A step starting, finished, or stopping the trial. */
+export type StepEvent =
+  | { kind: 'start'; index: number; total: number; name: StepName; title: string }
+  | { kind: 'end'; index: number; total: number; step: TrialStep }
+  | { kind: 'failed'; index: number; total: number; name: StepName; title: string; seconds: number; error: string; interrupted: boolean };
+
+export interface TrialDeps {
+  store: Store;
+  launcher: VmLauncher;
+  probe: ProbeBuild;
+  abort: AbortSignal;
+  services?: Partial<TrialServices>;
+  /** Overrides the KVM check (tests). */
+  chooseAccel?: VmDeps['chooseAccel'];
+  /** Where initramfs images are kept (default: next to the probe cache). */
+  cacheDir?: string;
+  onStep?(event: StepEvent): void;
+  /** A step's own progress lines (build phases, boots). */
+  onDetail?(line: string): void;
+  onCompiled?(count: number, object: string): void;
+}
+
+export const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+
+/** A key over a step's inputs: equal key, same result. */
+export function stepKey(step: StepName, inputs: Record<string, unknown>): string {
+  return sha256(JSON.stringify({ schema: 1, step, ...inputs }));
+}

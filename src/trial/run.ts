@@ -1,0 +1,150 @@
+/**
+ * `hintlab trial` as a library call: from a tree and a patch to one
+ * document with all the evidence, in the order a user would walk it by
+ * hand:
+ *
+ *   1. build A (the tree as is) and B (A + the patches, from a copy of A's
+ *      objects), both with what behave observes; with --debug-checks also
+ *      a pair with the debug fragment, for the behaviour boots only (debug
+ *      checks change timing, so they are never measured);
+ *   2. codegen of the objects the patch touches, from A's and B's objects;
+ *   3. behave A vs B;
+ *   4. A/B in qemu, boots as units (A B B A A B ...), instructions per call
+ *      under icount unless KVM is asked for and works;
+ *   5. the comparison of the two runs, and the document.
+ *
+ * Every step is recorded in the store as it starts and ends (its key,
+ * state, result, wall time). A step whose key matches a stored result is
+ * reused and says so; a changed patch changes B's key and so everything
+ * after it that depends on B. A failing or interrupted step stops the
+ * trial with its own message; the steps before it stay stored.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, sep } from 'node:path';
+import { ComparisonRefused } from '../compare/checks.ts';
+import { compare } from '../compare/compare.ts';
+import { trialCodegen } from './codegen.ts';
+import { UserError } from '../errors.ts';
+import { buildKernel } from '../kernel/build.ts';
+import { kernelVersion } from '../kernel/source.ts';
+import { takePidLock } from '../store/owner.ts';
+import { runBehave } from '../behave/run.ts';
+import { runVm } from '../vm/runner.ts';
+import { TRIAL_FORMAT, TRIAL_SCHEMA, type StepName, type TrialDocument, type TrialKernel, type TrialMeasured, type TrialStep } from './document.ts';
+import { reproduceCommands } from './reproduce.ts';
+import type { TrialDeps, TrialRequest, TrialServices } from './request.ts';
+import { behaveStep, buildStep, codegenStep, vmStep, type StepOutcome, type VmStepResult } from './steps.ts';
+
+const REAL: TrialServices = { buildKernel, codegen: trialCodegen, runBehave, runVm };
+
+/** Runs the steps of one trial, recording each in the store. */
+class Steps {
+  private index = 0;
+  readonly done: TrialStep[] = [];
+  constructor(
+    private readonly deps: TrialDeps,
+    private readonly trialId: number,
+    private readonly total: number,
+  ) {}
+
+  async run<T>(name: StepName, title: string, body: () => Promise<StepOutcome<T>>): Promise<T> {
+    const index = ++this.index;
+    const { store, onStep } = this.deps;
+    onStep?.({ kind: 'start', index, total: this.total, name, title });
+    store.trials.stepStarted(this.trialId, name, index - 1);
+    const started = Date.now();
+    const seconds = () => Math.round((Date.now() - started) / 100) / 10;
+    let out: StepOutcome<T>;
+    try {
+      out = await body();
+    } catch (err) {
+      const interrupted = this.deps.abort.aborted;
+      const message = err instanceof Error ? err.message : String(err);
+      store.trials.stepFinished(this.trialId, name, { key: null, state: interrupted ? 'interrupted' : 'failed', result: undefined, seconds: seconds(), error: message });
+      onStep?.({ kind: 'failed', index, total: this.total, name, title, seconds: seconds(), error: message, interrupted });
+      const kept = index > 1 ? `; the ${index - 1} step(s) before it are stored and a rerun reuses them` : '';
+      const code = interrupted ? 130 : err instanceof UserError ? err.exitCode : 1;
+      if (!(err instanceof UserError) && !interrupted) throw err;
+      throw new UserError(`trial #${this.trialId} stopped at step ${index}/${this.total} (${title})${kept}:\n${message}`, code);
+    }
+    const step: TrialStep = { name, title, state: out.state, seconds: seconds(), key: out.key, summary: out.summary, ...(out.earlierSeconds !== undefined ? { earlierSeconds: out.earlierSeconds } : {}) };
+    store.trials.stepFinished(this.trialId, name, { key: out.key, state: out.state, result: out.result, seconds: step.seconds, error: null });
+    this.done.push(step);
+    onStep?.({ kind: 'end', index, total: this.total, step });
+    return out.result;
+  }
+}
+
+/** One trial per output directory at a time: two would build into the same A and B. */
+function lock(out: string): () => void {
+  mkdirSync(out, { recursive: true });
+  const taken = takePidLock(join(out, 'lock'));
+  if ('heldBy' in taken) throw new UserError(`${out} is in use by hintlab process ${taken.heldBy} (another trial); wait for it, or give this trial another --out`, 2);
+  return taken.release;
+}
+
+function measure(deps: TrialDeps, req: TrialRequest, vm: VmStepResult): TrialMeasured {
+  let comparison;
+  try {
+    comparison = compare({ a: deps.store.getRun(vm.runs.A.id), b: deps.store.getRun(vm.runs.B.id) });
+  } catch (err) {
+    if (err instanceof ComparisonRefused) throw new UserError(`the runs ${vm.runs.A.label} and ${vm.runs.B.label} cannot be compared: ${err.message}`);
+    throw err;
+  }
+  return { runs: vm.runs, order: vm.order, accel: vm.accel, icount: vm.icount, unit: vm.unit, profiles: req.profiles.map((p) => p.name), rounds: req.rounds, warmups: req.warmups, ops: req.ops, comparison };
+}
+
+const patchWord = (n: number): string => `${n} patch${n === 1 ? '' : 'es'}`;
+
+async function steps(req: TrialRequest, deps: TrialDeps, trialId: number): Promise<TrialDocument> {
+  const services: TrialServices = { ...REAL, ...deps.services };
+  const s = new Steps(deps, trialId, req.debugChecks ? 7 : 5);
+  const A = await s.run('build-A', 'build A (the tree as is)', () => buildStep('A', req, deps, services, { patches: false, from: null }));
+  const B = await s.run('build-B', `build B (A + ${patchWord(req.patches.length)}, from A's objects)`, () => buildStep('B', req, deps, services, { patches: true, from: A.dir }));
+  let debug: { A: TrialKernel; B: TrialKernel } | undefined;
+  if (req.debugChecks) {
+    const dA = await s.run('build-A-debug', 'build A with --debug-checks (behaviour boots only)', () => buildStep('A-debug', req, deps, services, { patches: false, from: null }));
+    const dB = await s.run('build-B-debug', 'build B with --debug-checks (from A-debug\'s objects)', () => buildStep('B-debug', req, deps, services, { patches: true, from: dA.dir }));
+    debug = { A: dA, B: dB };
+  }
+  const codegen = await s.run('codegen', 'codegen of the objects the patch touches', () => codegenStep(req, deps, services, A, B));
+  const behaved = debug ?? { A, B };
+  const behave = await s.run('behave', `behave A vs B${debug ? ' (the --debug-checks kernels)' : ''}`, () => behaveStep(req, deps, services, [behaved.A, behaved.B]));
+  const vm = await s.run('vm', `A/B in VMs (${req.kvm ? 'KVM, ns' : 'qemu -icount, instructions'}; ${req.repeat} boots per kernel)`, () => vmStep(req, deps, services, trialId, A, B));
+  return {
+    format: TRIAL_FORMAT,
+    schema: TRIAL_SCHEMA,
+    trialId,
+    hintlabVersion: req.hintlabVersion,
+    source: { dir: req.src, version: A.manifest.source.version },
+    out: req.out,
+    patches: B.manifest.patches.map((p) => ({ path: p.path, sha256: p.sha256, files: p.files, ...(p.applied ? { applied: p.applied } : {}) })),
+    kernels: { A, B, ...(debug ? { debug } : {}) },
+    codegen,
+    behave: { kernels: debug ? 'debug-checks' : 'measured', document: behave },
+    measured: measure(deps, req, vm),
+    steps: s.done,
+    cwd: req.invocation.cwd,
+    db: req.db,
+    reproduce: reproduceCommands({ req, kernels: { A, B, ...(debug ? { debug } : {}) }, codegen, vm }),
+  };
+}
+
+/** Run a trial: every step in order, each stored; returns the document. */
+export async function runTrial(req: TrialRequest, deps: TrialDeps): Promise<TrialDocument> {
+  kernelVersion(req.src); // not a kernel tree: said before anything is created
+  // the lock would be the first thing written into the user's tree
+  if (req.out === req.src || req.out.startsWith(req.src + sep)) throw new UserError(`--out ${req.out} is inside --src ${req.src}; put the trial's builds outside the kernel tree (it is copied whole)`, 2);
+  const unlock = lock(req.out);
+  const trialId = deps.store.trials.create({ outDir: req.out, request: { ...req, scenarios: req.scenarios.map((x) => x.name), profiles: req.profiles.map((p) => p.name) }, command: req.command });
+  try {
+    const doc = await steps(req, deps, trialId);
+    deps.store.trials.finish(trialId, 'complete', null);
+    return doc;
+  } catch (err) {
+    deps.store.trials.finish(trialId, deps.abort.aborted ? 'interrupted' : 'failed', err instanceof Error ? err.message : String(err));
+    throw err;
+  } finally {
+    unlock();
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * The trial reports of a hand-built trial document (./trial-fixture.ts):
+ * the lkml block's exact text (72 columns at most), the Markdown
+ * report's sections and tables, the JSON document's schema, the HTML
+ * page's self-containment, and the parts said when a step was reused, the
+ * behaviour boots ran on the --debug-checks pair, or nothing reads the
+ * patched files.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { trialHtml } from '../../src/report/trial-html.ts';
+import { TRIAL_JSON_VERSION, trialJson } from '../../src/report/trial-json.ts';
+import { trialMarkdown } from '../../src/report/trial-md.ts';
+import { trialLkml, trialText } from '../../src/report/trial.ts';
+import { READER, trialDocument } from './trial-fixture.ts';
+
+const ctx = { generatedAt: '2026-12-02T00:00:00.000Z', reproduce: READER };
+
+const LKML = `hintlab trial #3: Linux 6.12.117; A = the tree as is, B = A +
+  sched-unlikely.patch.
+
+Code (gcc 12.2 -O2, the objects of the measured kernels):
+  kernel/sched/build_policy.o (it #includes kernel/sched/syscalls.c):
+    __x64_sys_sched_getscheduler reordered, 2 instructions moved out of
+    line to __x64_sys_sched_getscheduler.cold, fall-through path 14 ->
+    13 instructions to return.
+
+behaviour: 45 steps identical on A and B (scenarios: sched_param, slice)
+not run: affinity-two-cpus (needs 2 CPUs; icount guests have 1, since
+SMP bring-up hangs under qemu's icount)
+
+Measured: A/B in qemu tcg -icount (instructions per call), 3 boots per
+  kernel in the order A B B A A B, each boot one unit; 5 rounds per
+  profile and boot after 1 warm-up; runs trial3-A and trial3-B.
+Instruction counts (qemu -icount) ignore cycles, caches and stalls: a
+  change in instructions is not a measured change in time.
+Geometric mean of B/A over 2 subjects: -0.52 % (better).
+Verdicts: Welch p < 0.05 after Holm's step-down correction over
+  2 subjects, and the whole 95 % CI beyond ±1 %. Units: boots (tests on
+  unit means, bootstrap over units then rounds).
+getppid: 217.1 -> 217.1 instructions/call, 0.0 instructions (0.00 %,
+  95 % CI -0.01 to +0.01 %), CV 0.005 %, 3 boots x 5 rounds x
+  20000 calls: no difference proven (detectable: 0.02 %).
+sched_getscheduler: 193.1 -> 191.1 instructions/call, -2.0 instructions
+  (-1.04 %, 95 % CI -1.04 to -1.03 %), CV 0.01 %, 3 boots x 5 rounds x
+  20000 calls: fewer instructions.
+
+Kernels: Linux 6.12.117 (uname -r 6.12.117), tinyconfig + hintlab
+  fragment + behave fragment, -O2, gcc (Debian 12.2.0-14+deb12u1)
+  12.2.0.
+A: config sha256:bc2686bcd0150c37, built in 630 s, 943 objects compiled.
+B: config sha256:bc2686bcd0150c37, built from A's objects in 38.2 s,
+  4 objects compiled.
+Patch sched-unlikely.patch sha256:8c9266791bfbfb4d, applied with patch
+  -p1 --fuzz=0: kernel/sched/syscalls.c: 2 hunks at lines 1046 and
+  1080 (offset +3), 1 with an offset, no fuzz.
+
+Host: Intel(R) Xeon(R) CPU @ 2.20GHz, host lab1
+Guest kernel: 6.12.117
+Probe: 12.2.0 -O2 -static
+Tuning: host turbo unknown, governor performance, SMT unknown; guest
+  pinned CPU 1, under qemu
+
+Steps (wall time): build A 630 s, build B 38.2 s, codegen 1.4 s, behave
+  49.6 s, vm 0.3 s (reused, made earlier in 171 s); 719 s in all.
+
+Reproduce (the trial, then each part by hand):
+  hintlab trial --src ../src/linux-6.12 --patch sched-unlikely.patch \\
+      --profile getppid,sched_getscheduler --ops 20000
+  hintlab kernel build --src ~/src/linux-6.12 --behave --opt O2 \\
+      --out ~/.cache/hintlab/trial/linux-6.12-0123456789ab/A --label A
+  hintlab kernel build --src ~/src/linux-6.12 \\
+      --patch sched-unlikely.patch --behave --opt O2 \\
+      --from ~/.cache/hintlab/trial/linux-6.12-0123456789ab/A \\
+      --out ~/.cache/hintlab/trial/linux-6.12-0123456789ab/B --label B
+  hintlab codegen --src ~/src/linux-6.12 --patch sched-unlikely.patch \\
+      --obj kernel/sched/build_policy.o \\
+      --config ~/.cache/hintlab/trial/linux-6.12-0123456789ab/A/config \\
+      --cc gcc --opt O2
+  hintlab behave \\
+      --kernel A=~/.cache/hintlab/trial/linux-6.12-0123456789ab/A \\
+      --kernel B=~/.cache/hintlab/trial/linux-6.12-0123456789ab/B
+  hintlab vm \\
+      --kernel A=~/.cache/hintlab/trial/linux-6.12-0123456789ab/A \\
+      --kernel B=~/.cache/hintlab/trial/linux-6.12-0123456789ab/B \\
+      --repeat 3 --icount --accel tcg \\
+      --profile getppid,sched_getscheduler --rounds 5 --warmups 1 \\
+      --ops 20000 --label-prefix trial3-
+  hintlab compare trial3-A trial3-B
+`;
+
+test('the lkml report of a trial is exactly this text, no line over 72 columns', () => {
+  const text = trialLkml(trialDocument(), ctx);
+  assert.equal(text, LKML);
+  assert.deepEqual(text.split('\n').filter((l) => l.length > 72), []);
+});
+
+test('the Markdown report has each part as a section, the hunks and steps as tables', () => {
+  const md = trialMarkdown(trialDocument(), ctx);
+  assert.deepEqual(md.split('\n').filter((l) => l.startsWith('#')), [
+    '# hintlab trial \\#3',
+    '## What changed in the code',
+    '## Behaviour',
+    '## Measured',
+    '## How the kernels were built',
+    '## Steps',
+    '## Environment',
+    '## Reproduce',
+  ]);
+  assert.ok(md.includes('| sched-unlikely.patch | kernel/sched/syscalls.c | 1 | 1046 | 0 | 0 |\n| sched-unlikely.patch | kernel/sched/syscalls.c | 2 | 1080 | 3 | 0 |'));
+  assert.ok(md.includes('| A/B in VMs (qemu -icount, instructions; 3 boots per kernel) | reused | 0.3 | 171.2 | reused: 6 boots (A B B A A B) |'));
+  assert.ok(md.includes('| sched\\_getscheduler | 193.1 | 191.1 | -2.0 | -1.04 | -1.04 to -1.03 |'));
+  assert.ok(md.includes('```sh\nhintlab trial --src ../src/linux-6.12 --patch sched-unlikely.patch --profile getppid,sched_getscheduler --ops 20000\nhintlab kernel build --src ~/src/linux-6.12 --behave --opt O2 --out ~/.cache/hintlab/trial/linux-6.12-0123456789ab/A --label A\n'));
+});
+
+test('the JSON report is the versioned trial document, the comparison\'s fields named after the unit, each command also as a line', () => {
+  const doc = JSON.parse(trialJson(trialDocument(), ctx)) as Record<string, unknown> & {
+    measured: { comparison: { subjects: { change: Record<string, unknown> }[] } };
+    reproduce: { part: string; argv: string[]; line: string }[];
+    steps: { name: string; state: string; seconds: number }[];
+  };
+  assert.deepEqual([doc.format, doc.schema, doc.version, doc.trialId, doc.generatedAt, doc.unitFieldSuffix], ['hintlab-trial', 1, TRIAL_JSON_VERSION, 3, '2026-12-02T00:00:00.000Z', 'InstructionsPerCall']);
+  const change = doc.measured.comparison.subjects[1]!.change;
+  assert.ok('changeInstructionsPerCall' in change && !('changeInUnit' in change));
+  assert.deepEqual(doc.reproduce.at(-1), { part: 'compare', argv: ['compare', 'trial3-A', 'trial3-B'], line: 'hintlab compare trial3-A trial3-B' });
+  assert.deepEqual(doc.steps.map((s) => [s.name, s.state, s.seconds]), [['build-A', 'done', 629.8], ['build-B', 'done', 38.2], ['codegen', 'done', 1.4], ['behave', 'done', 49.6], ['vm', 'reused', 0.3]]);
+  assert.deepEqual(Object.keys(doc).sort(), ['behave', 'codegen', 'cwd', 'db', 'format', 'generatedAt', 'hintlabVersion', 'kernels', 'measured', 'out', 'patches', 'reproduce', 'schema', 'source', 'steps', 'trialId', 'unitFieldSuffix', 'version']);
+});
+
+test('the HTML report is one page that fetches nothing, with every part', () => {
+  const html = trialHtml(trialDocument(), ctx);
+  assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">/);
+  assert.doesNotMatch(html, /(src|href)="https?:/);
+  for (const id of ['code', 'behaviour', 'measured', 'summary', 'change', 'tables', 'kernels', 'steps', 'environment', 'reproduce']) assert.match(html, new RegExp(`<section id="${id}">`));
+  assert.ok(html.includes('<span class="badge faster">fewer instructions</span>sched_getscheduler: 193.1 -&gt; 191.1 instructions/call'));
+});
+
+test('the text report has the function table and the comparison\'s own table', () => {
+  const text = trialText(trialDocument(), ctx);
+  assert.ok(text.includes('kernel/sched/build_policy.o:\n  Function                      gcc 12.2.0 -O2\n  __x64_sys_sched_getscheduler  layout\n'));
+  assert.match(text, /\nsched_getscheduler +193\.1 instr ± 0\.01 % +191\.1 instr ± 0\.01 % +-2\.0 instr \(-1\.04 %\)/);
+});
+
+test('a reused build, the --debug-checks pair and a patch that no object reads are each said in words', () => {
+  const doc = trialDocument();
+  doc.kernels.A.state = 'reused';
+  doc.kernels.debug = { A: { ...doc.kernels.A, role: 'A-debug', manifest: { ...doc.kernels.A.manifest, fragments: ['behave', 'debug-checks'] } }, B: { ...doc.kernels.B, role: 'B-debug' } };
+  doc.behave.kernels = 'debug-checks';
+  doc.codegen.objects = [];
+  doc.codegen.files = ['Documentation/scheduler/sched-eevdf.rst'];
+  delete doc.patches[0]!.applied;
+  const text = trialLkml(doc, ctx);
+  assert.match(text, /\nA: config sha256:bc2686bcd0150c37, built in 630 s, 943 objects compiled\n {2}\(reused: inputs unchanged\)\.\n/);
+  assert.match(text, /\nBehaviour boots: A-debug and B-debug, tinyconfig \+ hintlab fragment \+\n {2}behave fragment \+ debug-checks fragment, never measured \(debug checks\n {2}change timing\);/);
+  assert.match(text, /\nBehaviour, on the --debug-checks pair \(A-debug, B-debug\):\nbehaviour: 45 steps/);
+  assert.match(text, /\nCode \(gcc 12\.2 -O2, the objects of the measured kernels\): no object of\n {2}the build reads Documentation\/scheduler\/sched-eevdf\.rst\.\n/);
+  assert.match(text, /kernel\/sched\/syscalls\.c \(where its hunks applied was not\n {2}recorded: B was built before hintlab recorded it\)\./);
+});

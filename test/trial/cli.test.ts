@@ -1,0 +1,78 @@
+/**
+ * `hintlab trial` through the CLI with its parts scripted through
+ * io.services (./fakes.ts): the step lines on stderr as each step starts
+ * and ends with its wall time, the report on stdout in each format, a
+ * rerun that says what it reused, and refused flags.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import type { ProbeBuild } from '../../src/bench/build.ts';
+import type { Services } from '../../src/cli/io.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
+import { requireTool } from '../helpers/tools.ts';
+import { miniBuild, miniPatch, miniTree, scriptedGuest } from './fakes.ts';
+
+const skip = requireTool('patch', 'patch') ?? requireTool('objdump', 'binutils');
+const dir = tempDir();
+after(() => rmSync(dir, { recursive: true, force: true }));
+const probePath = join(dir, 'probe');
+writeFileSync(probePath, 'the scripted guest never runs it');
+const probe: ProbeBuild = { path: probePath, static: true, buildId: 'probe-test', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-static'] };
+const src = miniTree(dir);
+const patch = miniPatch(src, dir, 'hint.patch', 'kernel/sys_impl.c', '\tif (!param || pid < 0)', '\tif (__builtin_expect(!param || pid < 0, 1))');
+const scenario = join(dir, 'tiny.scn');
+writeFileSync(scenario, 'scenario tiny\nsetpriority pid=self nice=3\n');
+
+const services = (): Services => ({ trial: { services: { buildKernel: miniBuild() }, launcher: scriptedGuest(), probe, cacheDir: dir } });
+const argv = (out: string, extra: string[] = []) => ['trial', '--src', src, '--patch', patch, '--out', join(dir, out), '--db', join(dir, `${out}.db`), '--scenario', scenario, '--profile', 'getppid', '--ops', '1000', ...extra];
+
+test('each step is printed as it starts and as it ends with its wall time; the lkml report goes to stdout within 72 columns', { skip }, async () => {
+  const r = await runCli(argv('cli'), { services: services() });
+  assert.equal(r.code, 0, r.stderr);
+  const steps = r.stderr.split('\n').filter((l) => l.startsWith('['));
+  assert.deepEqual(
+    steps.map((l) => l.replace(/ \d+\.\d s/, ' N s').replace(/:.*$/, '')),
+    ['[1/5] build A (the tree as is) ...', '[1/5] build A N s', '[2/5] build B (A + 1 patch, from A\'s objects) ...', '[2/5] build B N s', '[3/5] codegen of the objects the patch touches ...', '[3/5] codegen N s', '[4/5] behave A vs B ...', '[4/5] behave N s', '[5/5] A/B in VMs (qemu -icount, instructions; 3 boots per kernel) ...', '[5/5] vm N s'],
+  );
+  assert.match(r.stderr, /\[3\/5\] codegen \d+\.\d s: 1 object compared \(kernel\/sys\.o\)\n/);
+  assert.match(r.stderr, /\[5\/5\] vm \d+\.\d s: 6 boots \(A B B A A B\), qemu -icount: instructions per call; runs trial1-A, trial1-B\n/);
+  const lines = r.stdout.trimEnd().split('\n');
+  assert.ok(lines.every((l) => l.length <= 72), lines.filter((l) => l.length > 72).join('\n'));
+  assert.match(r.stdout, /^hintlab trial #1: Linux 6\.12\.99; A = the tree as is, B = A \+ hint\.patch\.\n/);
+  assert.match(r.stdout, /\nBehaviour: 1 step identical on A and B \(scenarios: tiny\)\n/i);
+});
+
+test('a rerun reuses every step and says so on each step line; --format json and -o FILE write the document', { skip }, async () => {
+  const first = await runCli(argv('again'), { services: services() });
+  assert.equal(first.code, 0, first.stderr);
+  const out = join(dir, 'trial.json');
+  const r = await runCli(argv('again', ['--format', 'json', '-o', out]), { services: services() });
+  assert.equal(r.code, 0, r.stderr);
+  const ends = r.stderr.split('\n').filter((l) => /^\[\d\/5\] [^.]* \d+\.\d s: /.test(l));
+  assert.equal(ends.length, 5);
+  assert.ok(ends.every((l) => /^\[\d\/5\] [\w ]+ \d+\.\d s: reused: /.test(l)), ends.join('\n'));
+  assert.match(r.stderr, /wrote the json report of trial #2 to .*trial\.json\n$/);
+  const doc = JSON.parse(readFileSync(out, 'utf8')) as { format: string; schema: number; version: number; trialId: number; steps: { state: string }[] };
+  assert.deepEqual([doc.format, doc.schema, doc.version, doc.trialId, doc.steps.map((s) => s.state)], ['hintlab-trial', 1, 1, 2, ['reused', 'reused', 'reused', 'reused', 'reused']]);
+});
+
+test('an --out inside the tree and a --src that is no kernel tree are refused before anything is written', async () => {
+  const inside = await runCli(['trial', '--src', src, '--patch', patch, '--out', join(src, 'trial'), '--db', join(dir, 'in.db'), '--scenario', scenario], { services: services() });
+  assert.deepEqual([inside.code, inside.stderr], [2, `hintlab: --out ${join(src, 'trial')} is inside --src ${src}; put the trial's builds outside the kernel tree (it is copied whole)\n`]);
+  assert.equal(existsSync(join(src, 'trial')), false);
+  const notTree = await runCli(['trial', '--src', dir, '--patch', patch, '--out', join(dir, 'nt'), '--db', join(dir, 'nt.db'), '--scenario', scenario], { services: services() });
+  assert.deepEqual([notTree.code, notTree.stderr], [2, `hintlab: --src ${dir}: no Makefile; point --src at the top of a Linux source tree\n`]);
+});
+
+test('flags are checked before anything is built: no patch, a wrong format, a profile an icount guest cannot run', async () => {
+  const noPatch = await runCli(['trial', '--src', src, '--db', join(dir, 'x.db')], { services: services() });
+  assert.deepEqual([noPatch.code, noPatch.stderr], [2, 'hintlab: give the patch B adds to the tree: --patch FILE (repeatable, applied in order)\n']);
+  const format = await runCli([...argv('flags'), '--format', 'pdf'], { services: services() });
+  assert.equal(format.code, 2);
+  assert.match(format.stderr, /--format must be one of lkml, md, html, json, text; got 'pdf'/);
+  const twoCpus = await runCli([...argv('flags2'), '--profile', 'sched_setaffinity-queued'], { services: services() });
+  assert.equal(twoCpus.code, 2);
+  assert.match(twoCpus.stderr, /--icount guests have one CPU .* profile sched_setaffinity-queued cannot run/);
+});

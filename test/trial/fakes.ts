@@ -1,0 +1,180 @@
+/**
+ * What the trial tests run instead of a kernel build and qemu, behind the
+ * trial's own interfaces (TrialServices.buildKernel, VmLauncher):
+ *
+ * - `miniBuild`: a build of a small C tree in the layout of a real one
+ *   (work/src with the patches applied by the real applyPatch, the objects
+ *   in work/src/hintlab-obj compiled by the real gcc -O2, each with a
+ *   kbuild-style .cmd file of its real dependencies from gcc -M, a
+ *   manifest written last, reused when its inputs are unchanged);
+ * - `scriptedGuest`: a qemu launcher that answers a behaviour boot with a
+ *   trace and a probe boot with rounds of instruction counts, both set by
+ *   the kernel image booted.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { frameLine } from '../../src/bench/protocol.ts';
+import { UserError } from '../../src/errors.ts';
+import type { KernelBuildRequest, KernelBuildResult } from '../../src/kernel/build.ts';
+import { existingLayout } from '../../src/kernel/layout.ts';
+import { IMAGE_FILE, MANIFEST_FILE, readManifest, type KernelManifest } from '../../src/kernel/manifest.ts';
+import { applyPatch, linkCopy, readPatch, treeFingerprint } from '../../src/kernel/source.ts';
+import { sha256 } from '../../src/trial/request.ts';
+import type { BootRequest, BootResult, VmLauncher } from '../../src/vm/qemu.ts';
+
+/** The small tree: kernel/sys.o #includes kernel/sys_impl.c (as 6.12's build_policy.o includes syscalls.c); mm/other.o includes a header. */
+export function miniTree(root: string): string {
+  const src = join(root, 'linux');
+  mkdirSync(join(src, 'kernel'), { recursive: true });
+  mkdirSync(join(src, 'mm'), { recursive: true });
+  mkdirSync(join(src, 'include'), { recursive: true });
+  writeFileSync(join(src, 'Makefile'), 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 99\nEXTRAVERSION =\n');
+  writeFileSync(join(src, 'include/hl.h'), '#define HL_LIMIT 100\n');
+  writeFileSync(join(src, 'kernel/sys.c'), '#include "sys_impl.c"\n');
+  writeFileSync(
+    join(src, 'kernel/sys_impl.c'),
+    [
+      'extern int lookup(int);',
+      'int getparam(int pid, int *param)',
+      '{',
+      '\tif (!param || pid < 0)',
+      '\t\treturn -22;',
+      '\t*param = lookup(pid);',
+      '\treturn 0;',
+      '}',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(join(src, 'mm/other.c'), '#include "../include/hl.h"\nint other(int x) { return x < HL_LIMIT ? x : 0; }\n');
+  return src;
+}
+
+/** A unified diff of one file of the mini tree, made with diff -u. */
+export function miniPatch(src: string, dir: string, name: string, file: string, from: string, to: string): string {
+  const text = readFileSync(join(src, file), 'utf8');
+  if (!text.includes(from)) throw new Error(`${file} has no ${JSON.stringify(from)}`);
+  const work = join(dir, `${name}.d`);
+  mkdirSync(join(work, 'a', dirname(file)), { recursive: true });
+  mkdirSync(join(work, 'b', dirname(file)), { recursive: true });
+  writeFileSync(join(work, 'a', file), text);
+  writeFileSync(join(work, 'b', file), text.replace(from, to));
+  const diff = spawnSync('diff', ['-u', `a/${file}`, `b/${file}`], { cwd: work, encoding: 'utf8' });
+  const path = join(dir, name);
+  writeFileSync(path, diff.stdout.replace(/^(---|\+\+\+) (\S+)\t.*$/gm, '$1 $2'));
+  return path;
+}
+
+function cFiles(tree: string, dir = tree): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    if (e.name === 'hintlab-obj') return [];
+    const path = join(dir, e.name);
+    return e.isDirectory() ? cFiles(tree, path) : e.name.endsWith('.c') && !(e.name.endsWith('_impl.c')) ? [relative(tree, path)] : [];
+  });
+}
+
+/** Compile one file as kbuild would and write its .cmd file (paths relative to the object directory, ../ being the tree). */
+function compile(tree: string, obj: string, file: string): void {
+  const object = file.replace(/\.c$/, '.o');
+  mkdirSync(dirname(join(obj, object)), { recursive: true });
+  const cc = spawnSync('gcc', ['-O2', '-c', '-o', join(obj, object), `../${file}`], { cwd: obj, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
+  if (cc.status !== 0) throw new UserError(`the kernel build failed (make exit 2):\n${cc.stderr.split('\n').filter((l) => /error/.test(l)).map((l) => `  ${l}`).join('\n')}`);
+  const deps = execFileSync('gcc', ['-M', `../${file}`], { cwd: obj, encoding: 'utf8' })
+    .replace(/\\\n/g, ' ')
+    .split(/\s+/)
+    .slice(2)
+    .filter((d) => d.startsWith('../'));
+  const cmd = [`savedcmd_${object} := gcc -O2 -c -o ${object} ../${file}`, '', `source_${object} := ../${file}`, '', `deps_${object} := \\`, ...deps.map((d) => `  ${d} \\`), '', `${object}: $(deps_${object})`, ''];
+  writeFileSync(join(obj, dirname(object), `.${object.split('/').pop()}.cmd`), cmd.join('\n'));
+}
+
+/** The trial's buildKernel, on the mini tree; `log` collects the labels it built (not reused). */
+export function miniBuild(log: string[] = []): (req: KernelBuildRequest) => Promise<KernelBuildResult> {
+  return async (req) => {
+    const patches = req.patches.map(readPatch);
+    const inputKey = sha256(JSON.stringify({ tree: treeFingerprint(req.src), patches: patches.map((p) => p.sha256), fragments: req.fragments ?? [], opt: req.opt }));
+    const previous = existsSync(join(req.out, MANIFEST_FILE)) ? readManifest(req.out) : null;
+    if (previous?.inputKey === inputKey) return { state: 'reused', dir: req.out, manifest: previous };
+    const layout = existingLayout(req.out);
+    mkdirSync(layout.work, { recursive: true });
+    linkCopy(req.src, layout.tree, patches.flatMap((p) => p.files));
+    const applied = patches.map((p) => applyPatch(layout.tree, p));
+    for (const f of cFiles(layout.tree)) compile(layout.tree, layout.obj, f);
+    writeFileSync(join(req.out, IMAGE_FILE), `IMAGE ${inputKey}\n`);
+    writeFileSync(join(req.out, 'config'), 'CONFIG_64BIT=y\n');
+    const manifest: KernelManifest = {
+      schema: 1, label: req.label, image: IMAGE_FILE,
+      source: { dir: req.src, version: '6.12.99', fingerprint: treeFingerprint(req.src) },
+      patches: patches.map((p, i) => ({ path: p.path, sha256: p.sha256, files: p.files, applied: applied[i]! })),
+      base: 'tinyconfig', opt: req.opt, fragmentSha256: 'f'.repeat(64), fragmentFile: null, ...(req.fragments?.length ? { fragments: req.fragments } : {}),
+      configSha256: sha256('CONFIG_64BIT=y\n'), droppedOptions: [], compiler: 'gcc (Debian 12.2.0-14+deb12u1) 12.2.0', inputKey,
+      buildSeconds: 1.5, builtAt: '2026-12-01T00:00:00.000Z', release: '6.12.99', objectsCompiled: cFiles(layout.tree).length,
+      ...(req.from ? { incremental: { dir: req.from, label: 'A', inputKey: readManifest(req.from)!.inputKey } } : {}),
+    };
+    writeFileSync(join(req.out, MANIFEST_FILE), JSON.stringify(manifest, null, 2));
+    log.push(req.label);
+    return { state: 'built', dir: req.out, manifest, modulesNotBuilt: [] };
+  };
+}
+
+const f = (body: string): string => frameLine(`@hl1 ${body}`);
+
+/** The trace of the one-step scenario `tiny` (setpriority, then the state); `errno` of the step by image. */
+function behaveLines(errno: string): string[] {
+  const state = (n: number) => f(`state scenario=tiny n=${n} who=self policy=0 nice=${n === 0 ? '0' : '3'} base=absent`);
+  return [
+    '[    0.000000] Linux version 6.12.99',
+    f('hello proto=1 kernel=6.12.99 version=%231 machine=x86_64 pid1=1 cpu=-1 ops=10000 warmups=3 rounds=15 seccomp=0'),
+    f('scenario name=tiny'),
+    state(0),
+    f(`step scenario=tiny n=1 line=2 call=setpriority%20pid%3Dself%20nice%3D3 ret=${errno === '0' ? '0' : '-1'} errno=${errno} out=-`),
+    state(1),
+    f('scenario-end name=tiny steps=1 status=0'),
+    f('done rounds=15 profiles=0'),
+    f('poweroff status=0'),
+  ];
+}
+
+/** A probe boot: getppid, 1 warm-up and 5 rounds of 1000 calls, `perCall` instructions each plus a little per boot and round. */
+function probeLines(perCall: number, boot: number): string[] {
+  const rounds = Array.from({ length: 5 }, (_, i) => f(`round profile=getppid idx=${i} warmup=0 ops=1000 elapsed=${perCall * 1000 + boot * 3 + i} cpu=0`));
+  return [
+    f('hello proto=1 kernel=6.12.99 version=%231 machine=x86_64 pid1=1 cpu=0 ops=1000 warmups=1 rounds=5 seccomp=0'),
+    f('prepared profile=getppid params='),
+    f('round profile=getppid idx=0 warmup=1 ops=1000 elapsed=999999 cpu=0'),
+    ...rounds,
+    f('done rounds=5 profiles=1'),
+    f('poweroff status=0'),
+  ];
+}
+
+export interface GuestScript {
+  /** errno of the behaviour step for an image whose text contains the key; default '0'. */
+  errno?: (image: string) => string;
+  /** Instructions per call for an image; default 217. */
+  perCall?: (image: string) => number;
+  /** Replace a boot's lines and end (a panic, garbage), by boot kind and image. */
+  fail?: (kind: 'behave' | 'probe', image: string, boot: number) => { lines: string[]; end?: BootResult['end'] } | null;
+}
+
+export interface ScriptedGuest extends VmLauncher {
+  boots: { kind: 'behave' | 'probe'; image: string }[];
+}
+
+/** The launcher: BEHAVE_APPEND (loglevel=5, not quiet) marks a behaviour boot. */
+export function scriptedGuest(script: GuestScript = {}): ScriptedGuest {
+  const boots: ScriptedGuest['boots'] = [];
+  return {
+    boots,
+    async boot(req: BootRequest): Promise<BootResult> {
+      const image = readFileSync(req.argv[req.argv.indexOf('-kernel') + 1]!, 'utf8');
+      const append = req.argv[req.argv.indexOf('-append') + 1] ?? '';
+      const kind = append.includes('loglevel=5') ? 'behave' : 'probe';
+      boots.push({ kind, image });
+      const failed = script.fail?.(kind, image, boots.length);
+      const lines = failed?.lines ?? (kind === 'behave' ? behaveLines(script.errno?.(image) ?? '0') : probeLines(script.perCall?.(image) ?? 217, boots.length));
+      for (const l of lines) req.onLine(l);
+      return { end: failed?.end ?? { kind: 'exited', code: 0, signal: null }, consoleTail: lines.slice(-25), stderrTail: [], elapsedMs: 2000 };
+    },
+  };
+}
