@@ -129,6 +129,7 @@ function powerOf(a: RunSummary, b: RunSummary, options: ComparisonOptions): Powe
     alpha: options.alpha,
     power: options.power,
     mdePct: (100 * mde.effect) / Math.abs(a.meanInUnit),
+    claimablePct: (100 * mde.effect) / Math.abs(a.meanInUnit),
     detectPct: options.detectPct,
     unitsNeeded: needed,
   };
@@ -224,7 +225,21 @@ function judgeSubject(
     judgedOn = 'B vs A+A2';
   }
   if (d.incomplete) verdict = { ...verdict, caveats: [...verdict.caveats, 'incomplete-run'] };
-  return { subject: d.subject, runs: d.runs, change, drift, power: d.power, verdict, judgedOn, control: options.controls.includes(d.subject) };
+  const judged = corrected !== null && judgedOn === 'B vs A+A2' ? corrected.vsPooled : change;
+  const power = claimFloor(d.power, judged, options.thresholdPct);
+  return { subject: d.subject, runs: d.runs, change, drift, power, verdict, judgedOn, control: options.controls.includes(d.subject) };
+}
+
+/**
+ * A claim needs Welch's test and the whole CI beyond ±threshold, so no change
+ * smaller than threshold + the CI's half-width can be claimed, however small
+ * Welch's detectable effect is (boots that repeat each other exactly give a
+ * tiny one while the bootstrap still resamples the rounds inside them).
+ */
+function claimFloor(p: PowerAnalysis, judged: Contrast, thresholdPct: number): PowerAnalysis {
+  if (p.kind !== 'ok') return p;
+  const half = judged.ciPct.kind === 'ok' ? (judged.ciPct.high - judged.ciPct.low) / 2 : 0;
+  return { ...p, claimablePct: Math.max(p.mdePct, thresholdPct + half) };
 }
 
 /**

@@ -215,8 +215,14 @@ export type PowerAnalysis =
       /** Two-sided alpha and power (1 - beta) the figures assume. */
       alpha: number;
       power: number;
-      /** Smallest |change| in % of A's mean detectable at the current units and their noise. */
+      /** Smallest |change| in % of A's mean Welch's test detects at the current units and their noise. */
       mdePct: number;
+      /**
+       * Smallest |change| in % the verdict can claim: the larger of mdePct and
+       * the noise threshold plus the half-width of the judged 95 % CI (a claim
+       * needs the whole CI beyond ±thresholdPct). What the reports call detectable.
+       */
+      claimablePct: number;
       /** The effect asked for with --detect, in %, or null. */
       detectPct: number | null;
       /** Units of replication per run (processes, boots...) needed to detect `detectPct`, or null when not asked. */

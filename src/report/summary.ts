@@ -24,7 +24,7 @@ export function verdictText(s: SubjectComparison): string {
     parts[0] = `${s.verdict.verdict} (${s.verdict.reason.replace(/\.$/, '')})`;
   }
   if (s.verdict.verdict === 'no difference proven' && s.power.kind === 'ok') {
-    parts[0] = `no difference proven (detectable: ${pctFixed(s.power.mdePct)} %)`;
+    parts[0] = `no difference proven (detectable: ${pctFixed(s.power.claimablePct)} %)`;
   }
   const control = s.control ? ['control'] : [];
   return [parts[0], ...s.verdict.caveats.map((c) => CAVEAT_TEXT[c]), ...control].join(', ');

@@ -167,7 +167,7 @@ export function powerTable(c: Comparison): Table {
     rows: c.subjects.map((s) => {
       if (s.power.kind !== 'ok') return [s.subject, `n/a (${s.power.reason})`, ...(detect !== null ? [''] : [])];
       const needed = s.power.unitsNeeded === null ? 'n/a' : String(s.power.unitsNeeded);
-      return [s.subject, fixed(s.power.mdePct, readableDecimals(2, [s.power.mdePct])), ...(detect !== null ? [needed] : [])];
+      return [s.subject, fixed(s.power.claimablePct, readableDecimals(2, [s.power.claimablePct])), ...(detect !== null ? [needed] : [])];
     }),
     numeric: [1, 2],
   };

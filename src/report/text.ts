@@ -157,7 +157,8 @@ function powerLine(s: SubjectComparison): string {
   if (p.kind !== 'ok') return `  smallest detectable change: n/a (${p.reason})`;
   const asked =
     p.detectPct !== null && p.unitsNeeded !== null ? `; ${p.detectPct} % needs ${unitCount(s.runs[0]!.replicateUnit, p.unitsNeeded)} per run` : '';
-  return `  smallest detectable change: ${fixed(p.mdePct, readableDecimals(2, [p.mdePct]))} % (alpha ${p.alpha}, power ${Math.round(p.power * 100)} %)${asked}`;
+  const floor = p.claimablePct > p.mdePct ? `; Welch alone ${fixed(p.mdePct, readableDecimals(2, [p.mdePct]))} %, but a claim needs the whole CI beyond the noise threshold` : '';
+  return `  smallest detectable change: ${fixed(p.claimablePct, readableDecimals(2, [p.claimablePct]))} % (alpha ${p.alpha}, power ${Math.round(p.power * 100)} %${floor})${asked}`;
 }
 
 function subjectBlock(s: SubjectComparison, cmp: Comparison): string[] {

@@ -67,9 +67,10 @@ describe('unit-level verdicts', () => {
   });
 });
 
+// icount is repeatable to about 0.001 % between boots and 0.01 % between rounds.
+const boots = (base: number, offsets: number[]) => offsets.flatMap((o) => Array.from({ length: 5 }, (_, i) => base * (1 + o / 1e5) * (1 + 1e-4 * Math.sin(7 * i + o))));
+
 describe('instruction counts', () => {
-  // icount is repeatable to about 0.001 % between boots and 0.01 % between rounds.
-  const boots = (base: number, offsets: number[]) => offsets.flatMap((o) => Array.from({ length: 5 }, (_, i) => base * (1 + o / 1e5) * (1 + 1e-4 * Math.sin(7 * i + o))));
 
   it('find a 1 % change with 3 boots per kernel, in more/fewer instructions, never slower/faster', () => {
     const a = makeRun({ id: 1, kind: 'vm', unit: 'instructions/call', values: { getppid: boots(1800, [0, 1, -1]), sched_getattr: boots(2400, [1, 0, -1]) }, units: 3 });
@@ -82,11 +83,27 @@ describe('instruction counts', () => {
     assert.equal(getppid!.verdict.verdict, 'no difference proven');
     assert.deepEqual(cmp.regressions, ['sched_getattr']);
     assert.ok(sched!.power.kind === 'ok' && sched!.power.mdePct < 0.1, 'three boots see far below 1 %');
+    assert.ok(getppid!.power.kind === 'ok' && getppid!.power.claimablePct >= 0.1, 'but nothing inside the threshold can be claimed');
     const text = renderText(cmp);
     assert.match(text, /fewer\/more instructions needs/);
     assert.match(text, /^more instructions: sched_getattr \(\+1\.00 %\)$/m);
     assert.equal(text.match(/ignore cycles, caches and stalls/g)?.length, 1, 'said once');
     assert.doesNotMatch(text, /\b(slower|faster|regressions)\b/);
+  });
+});
+
+describe('the detectable change', () => {
+  it('is never below what the verdict can claim: the threshold plus the half-width of the judged CI', () => {
+    const a = makeRun({ id: 1, kind: 'vm', unit: 'instructions/call', values: { getppid: boots(1800, [0, 1, -1]) }, units: 3 });
+    const b = makeRun({ id: 2, kind: 'vm', unit: 'instructions/call', values: { getppid: boots(1800, [1, -1, 0]) }, units: 3 });
+    const s = compare({ a, b }).subjects[0]!;
+    assert.ok(s.power.kind === 'ok' && s.change.ciPct.kind === 'ok');
+    const half = (s.change.ciPct.high - s.change.ciPct.low) / 2;
+    assert.ok(s.power.mdePct < 0.01, `Welch alone sees ${s.power.mdePct} %`);
+    assert.equal(s.power.claimablePct, 1 + half);
+    assert.match(renderText(compare({ a, b })), /smallest detectable change: 1\.0\d* % \(alpha 0\.05, power 80 %; Welch alone 0\.\d+ %, but a claim needs the whole CI beyond the noise threshold\)/);
+    const bare = compare({ a, b }, { thresholdPct: 0 }).subjects[0]!.power;
+    assert.equal(bare.kind === 'ok' && bare.claimablePct, Math.max(s.power.mdePct, half));
   });
 });
 

@@ -145,7 +145,7 @@ function subject(spec: SubjectSpec, withA2: boolean): SubjectComparison {
           driftAsLargeAsChange: false,
         }
       : { kind: 'no-a2' as const },
-    power: { kind: 'ok', alpha: 0.05, power: 0.8, mdePct: spec.mdePct, detectPct: null, unitsNeeded: null },
+    power: { kind: 'ok', alpha: 0.05, power: 0.8, mdePct: spec.mdePct, claimablePct: spec.mdePct, detectPct: null, unitsNeeded: null },
     verdict: spec.verdict,
     judgedOn: withA2 ? 'B vs A+A2' : 'B vs A',
     control: false,

@@ -27,7 +27,7 @@ function icountComparison(): Comparison {
   tiny!.runs = [summary('A', 12, 258.1, 0.02), summary('B', 13, 258.08, 0.01), summary('A2', 14, 258.1, 0.02)];
   tiny!.change = contrast('B', 'A', 258.1, 258.08, [-0.011, -0.004]);
   tiny!.verdict = { verdict: 'no difference proven', reason: 'within the noise threshold', caveats: [] };
-  tiny!.power = { kind: 'ok', alpha: 0.05, power: 0.8, mdePct: 0.02, detectPct: null, unitsNeeded: null };
+  tiny!.power = { kind: 'ok', alpha: 0.05, power: 0.8, mdePct: 0.02, claimablePct: 0.02, detectPct: null, unitsNeeded: null };
   c.regressions = [];
   return c;
 }

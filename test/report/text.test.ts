@@ -58,7 +58,7 @@ function subject(name: string, a: number, b: number, ci: [number, number], verdi
     runs: [summary('A', 1, a, a * 0.004), summary('B', 2, b, b * 0.005)],
     change: contrast(a, b, ci, 2e-9),
     drift: { kind: 'no-a2' },
-    power: { kind: 'ok', alpha: 0.05, power: 0.8, mdePct: 0.42, detectPct: 0.5, unitsNeeded: 21 },
+    power: { kind: 'ok', alpha: 0.05, power: 0.8, mdePct: 0.42, claimablePct: 0.42, detectPct: 0.5, unitsNeeded: 21 },
     verdict,
     judgedOn: 'B vs A',
     control: false,

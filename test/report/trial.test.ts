@@ -40,7 +40,7 @@ Verdicts: Welch p < 0.05 after Holm's step-down correction over
   unit means, bootstrap over units then rounds).
 getppid: 217.1 -> 217.1 instructions/call, 0.0 instructions (0.00 %,
   95 % CI -0.01 to +0.01 %), CV 0.005 %, 3 boots x 5 rounds x
-  20000 calls: no difference proven (detectable: 0.02 %).
+  20000 calls: no difference proven (detectable: 1.0 %).
 sched_getscheduler: 193.1 -> 191.1 instructions/call, -2.0 instructions
   (-1.04 %, 95 % CI -1.04 to -1.03 %), CV 0.01 %, 3 boots x 5 rounds x
   20000 calls: fewer instructions.
