@@ -35,12 +35,15 @@
  *   4: `GeometricMean.claims`, the subjects whose own verdict claims a
  *      change; reports word the geometric mean's direction only when one
  *      does. Every field of version 3 is kept with its meaning.
+ *   5: `PowerAnalysis.claimablePct`, the smallest change the verdict can
+ *      claim (at least the threshold plus the judged CI's half-width); the
+ *      reports' `detectable` is it. `mdePct` keeps its meaning (Welch alone).
  */
 import type { Direction, Known, ReplicateUnit, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
 import type { MannWhitneyTest, WelchTest } from '../stats/tests.ts';
 
-export const COMPARISON_SCHEMA = 4;
+export const COMPARISON_SCHEMA = 5;
 
 /** A: baseline; B: candidate; A2: the baseline measured again after B. */
 export type RunRole = 'A' | 'B' | 'A2';

@@ -230,7 +230,7 @@ export function abaComparison(opts: { withA2?: boolean; unit?: Unit } = {}): Com
   const roles: RunRole[] = withA2 ? ['A', 'B', 'A2'] : ['A', 'B'];
   const perRole = (v: string[]): Partial<Record<RunRole, string>> => Object.fromEntries(roles.map((r, i) => [r, v[i] ?? '']));
   return {
-    schema: 4,
+    schema: 5,
     unit: opts.unit ?? 'ns/call',
     measures: opts.unit === 'instructions/call' ? 'instructions' : 'time',
     direction: opts.unit === 'bogo-ops/s' ? 'higher-is-better' : 'lower-is-better',

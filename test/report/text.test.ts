@@ -67,7 +67,7 @@ function subject(name: string, a: number, b: number, ci: [number, number], verdi
 
 function comparison(unit: Unit): Comparison {
   return {
-    schema: 4,
+    schema: 5,
     unit,
     measures: unit === 'instructions/call' ? 'instructions' : 'time',
     direction: 'lower-is-better',
