@@ -123,11 +123,11 @@ export class TrialTable {
     );
   }
 
-  /** The newest finished result of `step` with this key, from any trial; null when there is none. */
+  /** The newest result of `step` with this key that a trial made (before any that only reused one), from any trial; null when there is none. */
   findResult(step: string, key: string): StoredStepResult | null {
     const row = this.guard(() =>
       this.db
-        .prepare(`SELECT trial_id, result_json, seconds FROM trial_steps WHERE step = ? AND key = ? AND state IN ('done', 'reused') AND result_json IS NOT NULL ORDER BY trial_id DESC LIMIT 1`)
+        .prepare(`SELECT trial_id, result_json, seconds FROM trial_steps WHERE step = ? AND key = ? AND state IN ('done', 'reused') AND result_json IS NOT NULL ORDER BY state = 'done' DESC, trial_id DESC LIMIT 1`)
         .get(step, key),
     ) as { trial_id: number; result_json: string; seconds: number | null } | undefined;
     return row ? { trialId: row.trial_id, result: json(row.result_json), seconds: row.seconds } : null;

@@ -39,7 +39,7 @@ test('a trial keeps every step with its key, state, result and seconds, in step 
   }
 });
 
-test('a result is found by step and key, the newest first; failed, interrupted and other steps\' results are not', () => {
+test('a result is found by step and key, the newest made first (a reuse\'s seconds are not what it took); failed, interrupted and other steps\' results are not', () => {
   const store = Store.open(join(dir, 'b.db'));
   try {
     const one = store.trials.create({ outDir: '/o', request: {}, command: 'c' });
@@ -50,7 +50,11 @@ test('a result is found by step and key, the newest first; failed, interrupted a
     store.trials.stepFinished(two, 'codegen', { key: 'K', state: 'reused', result: { n: 2 }, seconds: 0.1, error: null });
     store.trials.stepStarted(two, 'vm', 4);
     store.trials.stepFinished(two, 'vm', { key: 'V', state: 'failed', result: { partial: true }, seconds: 9, error: 'boot failed' });
-    assert.deepEqual(store.trials.findResult('codegen', 'K'), { trialId: two, result: { n: 2 }, seconds: 0.1 });
+    assert.deepEqual(store.trials.findResult('codegen', 'K'), { trialId: one, result: { n: 1 }, seconds: 2 }, 'the trial that made it, not the one that reused it');
+    const three = store.trials.create({ outDir: '/o', request: {}, command: 'c' });
+    store.trials.stepStarted(three, 'codegen', 2);
+    store.trials.stepFinished(three, 'codegen', { key: 'K', state: 'done', result: { n: 3 }, seconds: 1.5, error: null });
+    assert.deepEqual(store.trials.findResult('codegen', 'K'), { trialId: three, result: { n: 3 }, seconds: 1.5 });
     assert.equal(store.trials.findResult('codegen', 'other'), null);
     assert.equal(store.trials.findResult('behave', 'K'), null);
     assert.equal(store.trials.findResult('vm', 'V'), null, 'a failed step is never reused');
