@@ -130,7 +130,7 @@ export function judge(contrast: Contrast, counts: SideCounts, direction: Directi
   return {
     verdict: 'no difference proven',
     reason: `${p} < ${options.alpha} but the ${ci} reaches inside the ±${t} % noise threshold`,
-    caveats,
+    caveats: [...caveats, 'inside-threshold'],
   };
 }
 

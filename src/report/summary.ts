@@ -15,6 +15,7 @@ const CAVEAT_TEXT: Record<Caveat, string> = {
   'tests-disagree': 'Welch and Mann-Whitney disagree',
   'separate-runs': 'but A and B are separate runs, so a shift between runs cannot be told from a change',
   'incomplete-run': 'a run is incomplete',
+  'inside-threshold': 'significant but inside the noise threshold',
 };
 
 /** The verdict with its caveats, and the smallest detectable change when nothing was proven. */

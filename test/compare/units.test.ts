@@ -107,6 +107,21 @@ describe('the detectable change', () => {
   });
 });
 
+describe('a significant change inside the noise threshold', () => {
+  it('is no difference proven with the caveat inside-threshold, which the sentence says', () => {
+    const a = makeRun({ id: 1, kind: 'vm', unit: 'instructions/call', values: { getppid: boots(258.1, [0, 1, -1]) }, units: 3 });
+    const b = makeRun({ id: 2, kind: 'vm', unit: 'instructions/call', values: { getppid: boots(257.1, [1, -1, 0]) }, units: 3 });
+    const cmp = compare({ a, b });
+    const s = cmp.subjects[0]!;
+    assert.equal(s.verdict.verdict, 'no difference proven');
+    assert.deepEqual(s.verdict.caveats, ['inside-threshold']);
+    assert.match(s.verdict.reason, /reaches inside the ±1 % noise threshold/);
+    assert.match(lkmlReport(cmp, CTX).replace(/\n\s*/g, ' '), /no difference proven \(detectable: 1\.0 %\), significant but inside the noise threshold\./);
+    const finer = compare({ a, b }, { thresholdPct: 0.1 }).subjects[0]!;
+    assert.deepEqual([finer.verdict.verdict, finer.verdict.caveats], ['fewer instructions', []]);
+  });
+});
+
 describe('control subjects', () => {
   it('are shown with their verdict but left out of the geometric mean and the regressions', () => {
     const values = (f: number) => ({ getppid: units([100 * f, 101 * f, 99 * f]), sched_getattr: units([200, 202, 198]) });
