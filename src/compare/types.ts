@@ -38,8 +38,9 @@
  *   5: `PowerAnalysis.claimablePct`, the smallest change the verdict can
  *      claim (at least the threshold plus the judged CI's half-width); the
  *      reports' `detectable` is it. `mdePct` keeps its meaning (Welch alone).
- *      The caveat 'inside-threshold': significant, but the CI reaches inside
- *      the noise threshold (the verdict stays 'no difference proven').
+ *      The caveat 'inside-threshold': significant (Welch, and a CI that
+ *      excludes 0), but the CI reaches inside the noise threshold (the
+ *      verdict stays 'no difference proven').
  */
 import type { Direction, Known, ReplicateUnit, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
@@ -187,7 +188,7 @@ export type Caveat =
   | 'incomplete-run'
   /** A and B are two separate runs without A2: a shift between runs cannot be told from a change. */
   | 'separate-runs'
-  /** Welch's p is below alpha but the CI reaches inside the noise threshold: a real change, too small to claim. */
+  /** Welch's p is below alpha and the CI excludes 0, but it reaches inside the noise threshold: a real change, too small to claim. */
   | 'inside-threshold';
 
 export interface VerdictResult {

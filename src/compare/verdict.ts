@@ -130,7 +130,8 @@ export function judge(contrast: Contrast, counts: SideCounts, direction: Directi
   return {
     verdict: 'no difference proven',
     reason: `${p} < ${options.alpha} but the ${ci} reaches inside the ±${t} % noise threshold`,
-    caveats: [...caveats, 'inside-threshold'],
+    // Significant by both Welch and the interval (which excludes 0), yet too small to claim.
+    caveats: ciPct.low > 0 || ciPct.high < 0 ? [...caveats, 'inside-threshold'] : caveats,
   };
 }
 
