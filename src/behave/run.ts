@@ -128,7 +128,7 @@ export function traceKey(imageSha256: string, job: BehaveJob, runnerBuild: strin
 }
 
 function storedTrace(store: Store | null, key: string): { trace: Trace; kernelRelease: string | null; bootSeconds: number | null } | null {
-  const row = store?.getBehaveTrace(key);
+  const row = store?.behave.getTrace(key);
   if (!row) return null;
   try {
     return { trace: JSON.parse(row.traceJson) as Trace, kernelRelease: row.kernelRelease, bootSeconds: row.bootSeconds };
@@ -154,7 +154,7 @@ async function kernelTrace(req: BehaveRequest, deps: BehaveDeps, kernel: VmKerne
   );
   const { trace, seconds } = await traceOn(target, job, deps.abort);
   deps.onBoot?.(kernel.label, 'booted', seconds);
-  deps.store?.putBehaveTrace({
+  deps.store?.behave.putTrace({
     key, kernelSha256: imageSha256, planSha256: job.planSha256, runnerBuild: deps.probe.buildId, icount: true,
     kernelRelease: trace.kernelRelease, bootSeconds: seconds, traceJson: JSON.stringify(trace), hintlabVersion: req.hintlabVersion,
   });
@@ -169,6 +169,6 @@ export async function runBehave(req: BehaveRequest, deps: BehaveDeps): Promise<B
   const a = await kernelTrace(req, deps, ka, job);
   const b = await kernelTrace(req, deps, kb, job);
   const doc = compareTraces({ a: a.side, b: b.side, traceA: a.trace, traceB: b.trace, scenarios: job.order, guest: { icount: true, cpus: GUEST_CPUS, runnerBuild: deps.probe.buildId } });
-  deps.store?.putBehaveComparison(sha256(`${a.side.traceKey}\0${b.side.traceKey}`), a.side.traceKey, b.side.traceKey, JSON.stringify(doc));
+  deps.store?.behave.putComparison(sha256(`${a.side.traceKey}\0${b.side.traceKey}`), a.side.traceKey, b.side.traceKey, JSON.stringify(doc));
   return doc;
 }

@@ -27,6 +27,7 @@ import { UserError } from '../errors.ts';
 import { ownerAlive, ownerTag } from './owner.ts';
 import { SessionTable } from './sessions.ts';
 import { TrialTable } from './trials.ts';
+import { BehaveTable } from './behave.ts';
 
 /** What a caller supplies to start a run. */
 export interface NewRun {
@@ -78,22 +79,6 @@ interface RoundRow {
 /** Raised when a run reference names nothing in the database. */
 export class RunNotFoundError extends Error {}
 
-/** A behaviour trace as stored: the trace itself is JSON the behave module reads back. */
-export interface StoredBehaveTrace {
-  traceJson: string;
-  kernelRelease: string | null;
-  bootSeconds: number | null;
-}
-
-export interface NewBehaveTrace extends StoredBehaveTrace {
-  key: string;
-  kernelSha256: string;
-  planSha256: string;
-  runnerBuild: string;
-  icount: boolean;
-  hintlabVersion: string;
-}
-
 /**
  * A read or write of the database that SQLite refused (disk full, I/O
  * error, corruption), told as "disk full while storing round N of run #ID
@@ -137,6 +122,12 @@ export class Store {
 
   private sessionTable: SessionTable | null = null;
   private trialTable: TrialTable | null = null;
+  private behaveTable: BehaveTable | null = null;
+
+  /** Behaviour traces (`hintlab behave`) and their comparisons. */
+  get behave(): BehaveTable {
+    return (this.behaveTable ??= new BehaveTable(this.db, (fn, during) => this.guard(fn, during)));
+  }
 
   /** The trials (`hintlab trial`) and their steps. */
   get trials(): TrialTable {
@@ -276,35 +267,6 @@ export class Store {
     throw new StoreError(this.path, failure.cause, failure.during, {
       after: `${this.describeRun(runId)} keeps its ${kept} committed measured rounds and is ${marked ? 'marked failed' : 'left incomplete (marking it failed needed space too)'}`,
     });
-  }
-
-  /** A stored behaviour trace by its key (src/behave/run.ts), or null. */
-  getBehaveTrace(key: string): StoredBehaveTrace | null {
-    const row = this.guard(() => this.db.prepare('SELECT trace_json, kernel_release, boot_seconds FROM behave_traces WHERE key = ?').get(key)) as
-      | { trace_json: string; kernel_release: string | null; boot_seconds: number | null }
-      | undefined;
-    return row ? { traceJson: row.trace_json, kernelRelease: row.kernel_release, bootSeconds: row.boot_seconds } : null;
-  }
-
-  /** Store (or replace) a behaviour trace under what determines it. */
-  putBehaveTrace(t: NewBehaveTrace): void {
-    this.guard(() => {
-      this.db
-        .prepare(
-          `INSERT OR REPLACE INTO behave_traces (key, kernel_sha256, plan_sha256, runner_build, icount, kernel_release, boot_seconds, trace_json, hintlab_version, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(t.key, t.kernelSha256, t.planSha256, t.runnerBuild, t.icount ? 1 : 0, t.kernelRelease, t.bootSeconds, t.traceJson, t.hintlabVersion, new Date().toISOString());
-    }, () => 'storing a behaviour trace');
-  }
-
-  /** Store (or replace) the comparison of two stored traces. */
-  putBehaveComparison(key: string, aTrace: string, bTrace: string, documentJson: string): void {
-    this.guard(() => {
-      this.db
-        .prepare('INSERT OR REPLACE INTO behave_comparisons (key, a_trace, b_trace, document_json, created_at) VALUES (?, ?, ?, ?, ?)')
-        .run(key, aTrace, bTrace, documentJson, new Date().toISOString());
-    }, () => 'storing a behaviour comparison');
   }
 
   /** All runs, oldest first. */
