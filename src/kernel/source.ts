@@ -58,7 +58,9 @@ export function readPatch(path: string): PatchRecord & { text: string } {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new UserError(`--patch ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 2);
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a diff' : code === 'EACCES' ? 'not readable (permission denied)' : (code ?? (err as Error).message);
+    throw new UserError(`--patch ${path}: ${why}`, 2);
   }
   const files = patchedFiles(text);
   if (files.length === 0) throw new UserError(`--patch ${path}: no '+++ b/...' lines; expected a unified diff made with 'git diff' or 'diff -u' (applied with -p1)`, 2);
@@ -166,6 +168,27 @@ export function appliedHunks(diff: string, output: string): AppliedFile[] {
     });
     return { file: section.file, hunks };
   });
+}
+
+/**
+ * Check, without writing anything, that each patch applies to `tree` as the
+ * build will apply it (`patch -p1 --fuzz=0 --dry-run`), so a patch that
+ * cannot apply fails in a second, not after a whole build of A. A patch
+ * touching a file an earlier patch touches is left to the build: its dry
+ * run would not see the earlier patch.
+ */
+export function checkPatchesApply(tree: string, paths: readonly string[]): void {
+  const touched = new Set<string>();
+  for (const path of paths) {
+    const patch = readPatch(path);
+    const after = patch.files.some((f) => touched.has(f));
+    patch.files.forEach((f) => touched.add(f));
+    if (after) continue;
+    for (const f of patch.files) inside(tree, f);
+    const r = spawnSync('patch', ['-p1', '--dry-run', '--forward', '--batch', '--fuzz=0', '-d', tree, '-i', path], { encoding: 'utf8' });
+    if (r.error) throw new UserError(`cannot run patch(1) (${r.error.message}); install it with 'apt-get install patch'`);
+    if (r.status !== 0) throw new UserError(`--patch ${path} does not apply to ${tree} (checked with --dry-run; nothing was built or written):\n${(r.stdout + r.stderr).trim()}`, 2);
+  }
 }
 
 /**

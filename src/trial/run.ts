@@ -26,7 +26,7 @@ import { compare } from '../compare/compare.ts';
 import { trialCodegen } from './codegen.ts';
 import { UserError } from '../errors.ts';
 import { buildKernel } from '../kernel/build.ts';
-import { kernelVersion } from '../kernel/source.ts';
+import { checkPatchesApply, kernelVersion } from '../kernel/source.ts';
 import { takePidLock } from '../store/owner.ts';
 import { runBehave } from '../behave/run.ts';
 import { runVm } from '../vm/runner.ts';
@@ -135,6 +135,7 @@ export async function runTrial(req: TrialRequest, deps: TrialDeps): Promise<Tria
   kernelVersion(req.src); // not a kernel tree: said before anything is created
   // the lock would be the first thing written into the user's tree
   if (req.out === req.src || req.out.startsWith(req.src + sep)) throw new UserError(`--out ${req.out} is inside --src ${req.src}; put the trial's builds outside the kernel tree (it is copied whole)`, 2);
+  checkPatchesApply(req.src, req.patches); // a patch that cannot apply fails now, not after building A
   const unlock = lock(req.out);
   const trialId = deps.store.trials.create({ outDir: req.out, request: { ...req, scenarios: req.scenarios.map((x) => x.name), profiles: req.profiles.map((p) => p.name) }, command: req.command });
   try {

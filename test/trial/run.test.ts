@@ -7,7 +7,7 @@
  * own message while the steps before it stay stored.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { ProbeBuild } from '../../src/bench/build.ts';
@@ -17,6 +17,7 @@ import { UserError } from '../../src/errors.ts';
 import { Store } from '../../src/store/store.ts';
 import type { TrialDeps, TrialRequest } from '../../src/trial/request.ts';
 import { runTrial } from '../../src/trial/run.ts';
+import { treeFingerprint } from '../../src/kernel/source.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { requireTool } from '../helpers/tools.ts';
 import { miniBuild, miniPatch, miniTree, scriptedGuest, type ScriptedGuest } from './fakes.ts';
@@ -151,13 +152,30 @@ async function failing(name: string, req: TrialRequest, d: TrialDeps, store: Sto
   return { err, id };
 }
 
-test('a patch that does not apply stops the trial at build B with patch(1)\'s words; build A stays stored', { skip }, async () => {
+test('a patch that does not apply is refused before anything is built or stored, with patch(1)\'s words', { skip }, async () => {
   const store = Store.open(join(dir, 'noapply.db'));
   try {
     const bad = join(dir, 'bad.patch');
     writeFileSync(bad, readFileSync(hint, 'utf8').replace('return -22;', 'return -14;'));
-    const { err, id } = await failing('noapply', request('noapply', [bad]), deps(store, scriptedGuest()), store);
-    assert.match(err.message, /^trial #\d+ stopped at step 2\/5 \(build B \(A \+ 1 patch, from A's objects\)\); the 1 step\(s\) before it are stored and a rerun reuses them:\n--patch .*bad\.patch does not apply to this tree \(the tree itself is unchanged\):\n[\s\S]*FAILED/);
+    const before = treeFingerprint(src);
+    let err: unknown;
+    await runTrial(request('noapply', [bad]), deps(store, scriptedGuest())).catch((e: unknown) => (err = e));
+    assert.ok(err instanceof UserError);
+    assert.match(err.message, /^--patch .*bad\.patch does not apply to .* \(checked with --dry-run; nothing was built or written\):\n[\s\S]*FAILED/);
+    assert.deepEqual([store.trials.list().length, existsSync(join(dir, 'noapply')), treeFingerprint(src)], [0, false, before]);
+    const missing = await runTrial(request('noapply', [join(dir, 'nope.patch')]), deps(store, scriptedGuest())).catch((e: unknown) => e);
+    assert.match(String((missing as Error).message), /^--patch .*nope\.patch: no such file$/);
+  } finally {
+    store.close();
+  }
+});
+
+test('a second patch that conflicts with the first stops the trial at build B with patch(1)\'s words; build A stays stored', { skip }, async () => {
+  const store = Store.open(join(dir, 'conflict.db'));
+  try {
+    const other = miniPatch(src, dir, 'conflict.patch', 'kernel/sys_impl.c', HINT[0], '\tif (pid < 0 || !param)');
+    const { err, id } = await failing('conflict', request('conflict', [hint, other]), deps(store, scriptedGuest()), store);
+    assert.match(err.message, /^trial #\d+ stopped at step 2\/5 \(build B \(A \+ 2 patches, from A's objects\)\); the 1 step\(s\) before it are stored and a rerun reuses them:\n--patch .*conflict\.patch does not apply to this tree \(the tree itself is unchanged\):\n[\s\S]*FAILED/);
     assert.deepEqual(states(store, id), ['build-A:done', 'build-B:failed']);
     assert.match(store.trials.get(id)!.steps[1]!.error!, /does not apply/);
   } finally {
