@@ -49,7 +49,7 @@ test('hintlab kernel build refuses a missing tree, an output inside the tree, an
     [['kernel', 'build', '--src', join(dir, 'nope'), '--out', join(dir, 'o'), '--label', 'A'], /--src .*nope is not a directory/],
     [['kernel', 'build', '--src', tree, '--out', join(tree, 'out'), '--label', 'A'], /--out .* is inside --src/],
     [['kernel', 'build', '--src', tree, '--out', join(dir, 'o'), '--label', 'A', '--opt', 'O3'], /--opt must be O2 or Os, got 'O3'/],
-    [['kernel', 'build', '--src', tree, '--out', join(dir, 'o'), '--label', 'A', '--patch', join(dir, 'missing.patch')], /--patch .*missing\.patch: ENOENT/],
+    [['kernel', 'build', '--src', tree, '--out', join(dir, 'o'), '--label', 'A', '--patch', join(dir, 'missing.patch')], /--patch .*missing\.patch: no such file/],
   ];
   for (const [argv, re] of cases) {
     const r = await runCli(argv);
