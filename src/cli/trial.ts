@@ -24,7 +24,7 @@ import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { interruptible } from './interrupt.ts';
 import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
 import { compileProgress, configBase, optLevel } from './kernel.ts';
-import { collect, intOption } from './options.ts';
+import { collect, intOption, pctOption } from './options.ts';
 import { reproduceContext } from './report.ts';
 import { writeOutput } from './runs.ts';
 import { guestProfiles } from './vm.ts';
@@ -47,6 +47,7 @@ interface TrialOptions {
   scenario: string[];
   debugChecks?: boolean;
   maxObjects: number;
+  threshold: number;
   timeout: number;
   format: string;
   output?: string;
@@ -116,6 +117,7 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
           repeat: opts.repeat,
           kvm: opts.kvm === true,
           maxObjects: opts.maxObjects,
+          thresholdPct: opts.threshold,
           timeoutSeconds: opts.timeout,
           command: commandLine(io),
           invocation: invocationOf(io),
@@ -167,6 +169,7 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--scenario <name|file>', "behaviour scenario: built-in name, file, or 'all' (repeatable; default all)", collect, [])
     .option('--debug-checks', 'boot the behaviour scenarios on a second pair of kernels with lockdep and friends (never measured)')
     .option('--max-objects <n>', 'objects to disassemble at most when a header reaches many', intOption('--max-objects', 1), 8)
+    .option('--threshold <pct>', "compare's noise threshold for the measured verdicts (the whole CI must lie beyond it; e.g. 0.1% for instruction counts)", pctOption('--threshold', '0.1%', true), 1)
     .option('--timeout <s>', 'seconds one boot may take before qemu is killed', intOption('--timeout', 5), 600)
     .option('--format <fmt>', `report format: ${Object.keys(REPORTERS).join(', ')}`, formatOption, 'lkml')
     .option('-o, --output <file>', 'write the report to FILE (atomically) instead of stdout')

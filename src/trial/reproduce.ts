@@ -68,6 +68,6 @@ export function reproduceCommands({ req, kernels, codegen, vm }: ReproduceInput)
       argv: ['behave', '--kernel', `A=${behaved.A.dir}`, '--kernel', `B=${behaved.B.dir}`, ...req.scenarioArgs.flatMap((s) => ['--scenario', s]), ...dbArgs(req)],
     },
     { part: 'vm', argv: vmArgv },
-    { part: 'compare', argv: ['compare', vm.runs.A.label, vm.runs.B.label, ...dbArgs(req)] },
+    { part: 'compare', argv: ['compare', vm.runs.A.label, vm.runs.B.label, ...(req.thresholdPct !== 1 ? ['--threshold', String(req.thresholdPct)] : []), ...dbArgs(req)] },
   ];
 }

@@ -46,6 +46,8 @@ export interface TrialRequest {
   kvm: boolean;
   /** Objects disassembled at most in the codegen step. */
   maxObjects: number;
+  /** compare's noise threshold in %, for the measured runs' verdicts (default 1; counts under icount allow far less). */
+  thresholdPct: number;
   timeoutSeconds: number;
   command: string;
   invocation: RunInvocation;

@@ -86,7 +86,7 @@ function lock(out: string): () => void {
 function measure(deps: TrialDeps, req: TrialRequest, vm: VmStepResult): TrialMeasured {
   let comparison;
   try {
-    comparison = compare({ a: deps.store.getRun(vm.runs.A.id), b: deps.store.getRun(vm.runs.B.id) });
+    comparison = compare({ a: deps.store.getRun(vm.runs.A.id), b: deps.store.getRun(vm.runs.B.id) }, { thresholdPct: req.thresholdPct });
   } catch (err) {
     if (err instanceof ComparisonRefused) throw new UserError(`the runs ${vm.runs.A.label} and ${vm.runs.B.label} cannot be compared: ${err.message}`);
     throw err;

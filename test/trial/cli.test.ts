@@ -58,6 +58,20 @@ test('a rerun reuses every step and says so on each step line; --format json and
   assert.deepEqual([doc.format, doc.schema, doc.version, doc.trialId, doc.steps.map((s) => s.state)], ['hintlab-trial', 1, 1, 2, ['reused', 'reused', 'reused', 'reused', 'reused']]);
 });
 
+test('--threshold judges the measured runs again without redoing a step, and the compare command to reproduce carries it', { skip }, async () => {
+  const first = await runCli(argv('threshold'), { services: services() });
+  assert.equal(first.code, 0, first.stderr);
+  const r = await runCli(argv('threshold', ['--threshold', '0.1%', '--format', 'json']), { services: services() });
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout) as { steps: { state: string }[]; measured: { comparison: { options: { thresholdPct: number } } }; reproduce: { part: string; argv: string[] }[] };
+  assert.deepEqual(doc.steps.map((s) => s.state), ['reused', 'reused', 'reused', 'reused', 'reused']);
+  assert.equal(doc.measured.comparison.options.thresholdPct, 0.1);
+  assert.deepEqual(doc.reproduce.find((c) => c.part === 'compare')?.argv.slice(3, 5), ['--threshold', '0.1']);
+  const bad = await runCli(argv('threshold', ['--threshold', 'lots']));
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--threshold/);
+});
+
 test('an --out inside the tree and a --src that is no kernel tree are refused before anything is written', async () => {
   const inside = await runCli(['trial', '--src', src, '--patch', patch, '--out', join(src, 'trial'), '--db', join(dir, 'in.db'), '--scenario', scenario], { services: services() });
   assert.deepEqual([inside.code, inside.stderr], [2, `hintlab: --out ${join(src, 'trial')} is inside --src ${src}; put the trial's builds outside the kernel tree (it is copied whole)\n`]);

@@ -53,6 +53,7 @@ function request(name: string, patches: string[], over: Partial<TrialRequest> = 
     repeat: 3,
     kvm: false,
     maxObjects: 8,
+    thresholdPct: 1,
     timeoutSeconds: 60,
     command: 'hintlab trial ...',
     invocation: { argv: ['trial', '--src', src, ...patches.flatMap((p) => ['--patch', p])], cwd: dir },
