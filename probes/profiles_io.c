@@ -2,6 +2,7 @@
 #include "probe.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -122,6 +123,41 @@ static int count_resident(void)
 	return n;
 }
 
+#define PMD_SPAN (2UL * 1024 * 1024)
+
+/*
+ * The mapping starts on a 2 MiB boundary, so it lies under one page-middle
+ * directory in every process. Where the address space layout puts a plain
+ * mmap varies per process and per boot, and a mapping that crosses a 2 MiB
+ * boundary walks two page tables: about 200 instructions more per call
+ * (3660 -> 3850 under qemu -icount on 6.12), a cost of where ASLR put the
+ * mapping, not of the kernel. MADV_NOHUGEPAGE keeps it in 4 KiB pages and
+ * unmerged with its neighbours.
+ */
+static int map_inside_one_pmd(void)
+{
+	size_t span = MINCORE_BYTES + PMD_SPAN;
+	unsigned char *r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED)
+		return -1;
+	uintptr_t start = ((uintptr_t)r + PMD_SPAN - 1) & ~(uintptr_t)(PMD_SPAN - 1);
+	size_t head = start - (uintptr_t)r;
+	if (head)
+		munmap(r, head);
+	if (span - head - MINCORE_BYTES)
+		munmap((unsigned char *)start + MINCORE_BYTES, span - head - MINCORE_BYTES);
+	mincore_map = mmap((void *)start, MINCORE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (mincore_map == MAP_FAILED) {
+		int e = errno;
+		munmap((void *)start, MINCORE_BYTES);
+		mincore_map = NULL;
+		errno = e;
+		return -1;
+	}
+	madvise(mincore_map, MINCORE_BYTES, MADV_NOHUGEPAGE); /* EINVAL without THP support: nothing to keep off */
+	return 0;
+}
+
 /* A private anonymous mapping with every other page touched: half resident. */
 static int prepare_mincore(struct probe_ctx *ctx)
 {
@@ -132,11 +168,8 @@ static int prepare_mincore(struct probe_ctx *ctx)
 		errno = EINVAL;
 		return -1;
 	}
-	mincore_map = mmap(NULL, MINCORE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mincore_map == MAP_FAILED) {
-		mincore_map = NULL;
+	if (map_inside_one_pmd() != 0)
 		return -1;
-	}
 	for (long i = 0; i < mincore_pages; i += 2)
 		mincore_map[i * page_size] = 1;
 	return count_resident() == mincore_pages / 2 ? 0 : (errno = EPROTO, -1);
@@ -144,7 +177,7 @@ static int prepare_mincore(struct probe_ctx *ctx)
 
 static void describe_mincore(char *buf, size_t len)
 {
-	snprintf(buf, len, "page_size=%ld,pages=%ld,resident_pages=%ld", page_size, mincore_pages, mincore_pages / 2);
+	snprintf(buf, len, "page_size=%ld,pages=%ld,resident_pages=%ld,start_aligned=2MiB", page_size, mincore_pages, mincore_pages / 2);
 }
 
 static int loop_mincore(struct probe_ctx *ctx, long *failed_at)
@@ -183,7 +216,7 @@ const struct profile io_profiles[] = {
 	  "fds=1000,timeout=0", "select", 0, prepare_select, NULL, NULL, cleanup_select, loop_select, describe_select },
 	{ "select-1000-empty", "select(1000, empty read set, NULL, NULL, zero timeout): bitmap copy and scan, no file polled",
 	  "nfds=1000,fds_set=0,timeout=0", "select", 0, NULL, NULL, NULL, NULL, loop_select_empty, NULL },
-	{ "mincore-256k", "mincore() on a 256 KiB private anonymous mapping, half of its pages resident",
+	{ "mincore-256k", "mincore() on a 256 KiB private anonymous mapping starting on a 2 MiB boundary, half of its pages resident",
 	  "bytes=262144,resident=half", "mincore", 0, prepare_mincore, NULL, after_mincore, cleanup_mincore,
 	  loop_mincore, describe_mincore },
 };
