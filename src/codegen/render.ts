@@ -102,15 +102,14 @@ function functionPhrase(f: FunctionDelta): string {
   return [head, ...details].join(', ');
 }
 
-/** What changed in one cell: "identical", or its changed functions (at most three named). */
+/** What changed in one cell: "identical", or its changed functions (three named, then "and N more functions"; four are all named). */
 export function cellPhrase(c: Cell): string {
   if (c.state === 'skipped') return 'not installed';
   if (c.state === 'failed') return 'did not build';
   const moved = c.functions.filter((f) => f.class !== 'identical');
   if (moved.length === 0) return 'identical';
-  const shown = moved.slice(0, 3).map(functionPhrase);
-  if (moved.length > 3) shown.push(`and ${moved.length - 3} more functions`);
-  return shown.join('; ');
+  if (moved.length <= 4) return moved.map(functionPhrase).join('; ');
+  return [...moved.slice(0, 3).map(functionPhrase), `and ${moved.length - 3} more functions`].join('; ');
 }
 
 /** `gcc 12.2.0` -> `gcc 12.2`, the precision a changelog needs. */
