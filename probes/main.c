@@ -56,6 +56,7 @@ int run_behave(const char *file, int pid1);
 int files_dump(const char *dir);
 int stdin_lease_start(int seconds, int cpu);
 void mount_for_programs(void);
+int read_init_args(char ***argv_out);
 
 #define MAX_SELECTED 64
 static const struct profile *selected[MAX_SELECTED];
@@ -271,28 +272,6 @@ static void parse_args(int argc, char **argv, struct options *o)
 			usage_error("unknown argument", a);
 		}
 	}
-}
-
-/* As PID 1: mount /proc, take arguments from /hintlab.args, one per line. */
-static int read_init_args(char ***argv_out)
-{
-	static char buf[4096];
-	static char *args[256];
-	int n = 0;
-	mount("proc", "/proc", "proc", 0, NULL);
-	int fd = open("/hintlab.args", O_RDONLY);
-	ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	args[n++] = "hintlab-probe";
-	if (len > 0) {
-		buf[len] = 0;
-		for (char *line = strtok(buf, "\n"); line && n < 255; line = strtok(NULL, "\n"))
-			args[n++] = line;
-	}
-	args[n] = NULL;
-	*argv_out = args;
-	return n;
 }
 
 /* ---- the run ---- */
