@@ -223,6 +223,16 @@ export class SshConnection {
     if (this.masterEnd !== null) throw new SshConnectionLost(this.address.url, this.lostReason());
   }
 
+  /**
+   * Why the connection is gone, once the master's own end is known: a
+   * session sees a killed master (exit 255, `-O check` failing) before the
+   * supervisor reports its exit, so wait a little for that word.
+   */
+  private async settledLostReason(): Promise<string> {
+    if (this.masterEnd === null) await Promise.race([this.master.exit.catch(() => undefined), sleep(2000)]);
+    return this.lostReason();
+  }
+
   /** Why the connection is gone, from what the master said. */
   lostReason(): string {
     const said = this.masterStderr.filter((l) => l.trim()).slice(-2).join(' | ');
@@ -271,7 +281,7 @@ export class SshConnection {
       child.on('close', (c) => res(c));
     }).finally(() => timer && clearTimeout(timer));
     const result = { code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') };
-    if (code === 255 && !(await this.alive())) throw new SshConnectionLost(this.address.url, this.lostReason());
+    if (code === 255 && !(await this.alive())) throw new SshConnectionLost(this.address.url, await this.settledLostReason());
     return result;
   }
 
@@ -329,7 +339,7 @@ export class SshConnection {
       abort.removeEventListener('abort', onAbort);
     });
     if (cutOff) return { kind: 'aborted', stderrTail };
-    if (code === 255 && !(await this.alive())) return { kind: 'lost', reason: this.lostReason(), stderrTail };
+    if (code === 255 && !(await this.alive())) return { kind: 'lost', reason: await this.settledLostReason(), stderrTail };
     return { kind: 'exited', code, stderrTail };
   }
 
