@@ -14,6 +14,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import type { ProbeBuild } from '../../src/bench/build.ts';
 import { frameLine } from '../../src/bench/protocol.ts';
 import { UserError } from '../../src/errors.ts';
 import type { KernelBuildRequest, KernelBuildResult } from '../../src/kernel/build.ts';
@@ -51,6 +52,13 @@ export function miniTree(root: string): string {
 }
 
 /** A unified diff of one file of the mini tree, made with diff -u. */
+/** A probe build the scripted guest never runs: a file in `dir` with a fixed build id. */
+export function unusedProbe(dir: string): ProbeBuild {
+  const path = join(dir, 'probe');
+  writeFileSync(path, 'the scripted guest never runs it');
+  return { path, static: true, buildId: 'probe-test', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-static'] };
+}
+
 export function miniPatch(src: string, dir: string, name: string, file: string, from: string, to: string): string {
   const text = readFileSync(join(src, file), 'utf8');
   if (!text.includes(from)) throw new Error(`${file} has no ${JSON.stringify(from)}`);

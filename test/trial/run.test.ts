@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import type { ProbeBuild } from '../../src/bench/build.ts';
 import { findProfile } from '../../src/bench/profiles.ts';
 import { parseScenarios } from '../../src/behave/scenario.ts';
 import { UserError } from '../../src/errors.ts';
@@ -20,14 +19,12 @@ import { runTrial } from '../../src/trial/run.ts';
 import { treeFingerprint } from '../../src/kernel/source.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { requireTool } from '../helpers/tools.ts';
-import { miniBuild, miniPatch, miniTree, scriptedGuest, type ScriptedGuest } from './fakes.ts';
+import { miniBuild, miniPatch, miniTree, scriptedGuest, unusedProbe, type ScriptedGuest } from './fakes.ts';
 
 const skip = requireTool('patch', 'patch') ?? requireTool('objdump', 'binutils');
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
-const probePath = join(dir, 'probe');
-writeFileSync(probePath, 'the scripted guest never runs it');
-const probe: ProbeBuild = { path: probePath, static: true, buildId: 'probe-test', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-static'] };
+const probe = unusedProbe(dir);
 const src = miniTree(dir);
 // gcc already lays the early return out as unlikely: the patch says likely (1), which moves the code
 const HINT = ['\tif (!param || pid < 0)', '\tif (__builtin_expect(!param || pid < 0, 1))'] as const;
