@@ -4,7 +4,8 @@
  * What the path is decides how it is written, so nothing the user did not
  * name is replaced:
  *   - a regular file or a new path: atomically (a temporary file in the same
- *     directory, renamed over it), keeping an existing file's mode;
+ *     directory, created exclusively under a random name, see
+ *     `writeAtomically`, renamed over it), keeping an existing file's mode;
  *   - a symlink: followed; its final target is written as above, the link
  *     stays a link;
  *   - a FIFO, a character or block device: written through with a plain
@@ -16,7 +17,8 @@
  * are refused by device and inode, so a hard link or a symlink to them is
  * caught too, and by canonical path when they do not exist yet.
  */
-import { lstatSync, readlinkSync, realpathSync, renameSync, rmSync, type Stats, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fchmodSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, type Stats, statSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from './errors.ts';
 
@@ -90,14 +92,46 @@ function writeThrough(path: string, data: string | Uint8Array, shown: string): v
   }
 }
 
-function writeAtomically(target: string, data: string | Uint8Array, mode: number | undefined): void {
-  const tmp = join(dirname(target), `.${basename(target)}.tmp-${process.pid}`);
+/**
+ * Put `data` at `target` through a new file beside it: created exclusively
+ * (O_CREAT|O_EXCL|O_NOFOLLOW) under a random name with mode 0600, so
+ * nothing planted in the directory (a symlink, a file of another user) is
+ * ever opened or followed; given `mode` (default: a new file's, 0666 less
+ * the umask) only once written, then renamed over `target` (a rename
+ * replaces a link at `target` itself, never its target).
+ */
+export function writeAtomically(target: string, data: string | Uint8Array, mode?: number): void {
+  const { fd, path: tmp } = createExclusive(dirname(target), `.${basename(target)}`);
   try {
-    writeFileSync(tmp, data, mode === undefined ? {} : { mode });
+    try {
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+      fchmodSync(fd, mode ?? 0o666 & ~process.umask());
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, target);
   } catch (err) {
     rmSync(tmp, { force: true });
     throw err;
+  }
+}
+
+/**
+ * A new, empty file in `dir` named `<prefix>.<random>.tmp`, opened for
+ * writing with O_CREAT|O_EXCL|O_NOFOLLOW and mode 0600: it is this
+ * process's own file whatever else the directory holds.
+ */
+export function createExclusive(dir: string, prefix: string): { fd: number; path: string } {
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+  for (let attempt = 0; ; attempt++) {
+    const path = join(dir, `${prefix}.${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      return { fd: openSync(path, flags, 0o600), path };
+    } catch (err) {
+      // a name taken already (by chance or planted): draw another
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 16) throw err;
+    }
   }
 }
 

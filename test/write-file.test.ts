@@ -108,3 +108,15 @@ test('an open file of the process (/dev/fd/N, as /dev/stdout is) is written thro
   }
   assert.equal(readFileSync(db, 'utf8'), 'precious');
 });
+
+test('a symlink planted at the temporary name an earlier writer used (.NAME.tmp-PID) is neither followed nor moved into place', () => {
+  const dir = tempDir();
+  const victim = join(dir, 'root-only');
+  writeFileSync(victim, 'secret\n', { mode: 0o600 });
+  symlinkSync(victim, join(dir, `.out.csv.tmp-${process.pid}`));
+  writeFileSafely(join(dir, 'out.csv'), 'run_id,label\n');
+  assert.equal(readFileSync(victim, 'utf8'), 'secret\n', 'the link target is untouched');
+  assert.ok(lstatSync(join(dir, 'out.csv')).isFile(), 'the output is a regular file, not the planted link');
+  assert.equal(readFileSync(join(dir, 'out.csv'), 'utf8'), 'run_id,label\n');
+  assert.ok(lstatSync(join(dir, `.out.csv.tmp-${process.pid}`)).isSymbolicLink(), 'the planted link is left where it was');
+});

@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../errors.ts';
@@ -65,17 +65,25 @@ export function compileCached(spec: NativeSpec): NativeBuild {
   const path = join(dir, spec.binary);
   if (!existsSync(path)) {
     mkdirSync(dir, { recursive: true });
-    const tmp = `${path}.tmp-${process.pid}`;
+    // the compiler opens its output by name, following links: it writes into
+    // a directory of this process's own (mkdtemp: a random name, mode 0700)
+    const own = mkdtempSync(join(dir, `.${spec.binary}.build-`));
+    const tmp = join(own, spec.binary);
     const cfiles = sources(spec.sourceDir).filter((f) => f.endsWith('.c')).map((f) => join(spec.sourceDir, f));
     try {
-      execFileSync(spec.cc, [...spec.flags, '-o', tmp, ...cfiles], { stdio: ['ignore', 'pipe', 'pipe'] });
-    } catch (err) {
-      const e = err as { stderr?: Buffer; message: string };
-      const detail = e.stderr?.toString().trim() || e.message;
-      throw new UserError(`compiling ${spec.what} with ${spec.cc} failed${spec.failureHint ?? ''}:\n${detail}`);
+      try {
+        execFileSync(spec.cc, [...spec.flags, '-o', tmp, ...cfiles], { stdio: ['ignore', 'pipe', 'pipe'] });
+      } catch (err) {
+        const e = err as { stderr?: Buffer; message: string };
+        const detail = e.stderr?.toString().trim() || e.message;
+        throw new UserError(`compiling ${spec.what} with ${spec.cc} failed${spec.failureHint ?? ''}:\n${detail}`);
+      }
+      chmodSync(tmp, 0o755);
+      // rename is atomic: a concurrent build or a crash never leaves half a binary in the cache
+      renameSync(tmp, path);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
     }
-    // rename is atomic: a concurrent build or a crash never leaves half a binary in the cache
-    renameSync(tmp, path);
   }
   return { path, buildId, compilerVersion: version };
 }

@@ -14,11 +14,12 @@
  * collect.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { defaultCacheDir, type ProbeBuild } from '../bench/build.ts';
 import { parseLine } from '../bench/protocol.ts';
 import { shellLine } from '../shell.ts';
+import { writeAtomically } from '../write-file.ts';
 import { probeInitramfs, type CpioEntry } from '../vm/initramfs.ts';
 import { BASE_APPEND, qemuCommand, type Accel, type VmLauncher } from '../vm/qemu.ts';
 import { parentDirs } from '../vm/stress-ng-image.ts';
@@ -79,9 +80,7 @@ export function initramfsFile(probe: Pick<ProbeBuild, 'path'>, args: string[], c
   const path = join(cacheDir, `${createHash('sha256').update(image).digest('hex').slice(0, 16)}.cpio.gz`);
   if (!existsSync(path)) {
     mkdirSync(cacheDir, { recursive: true });
-    const tmp = `${path}.tmp-${process.pid}`;
-    writeFileSync(tmp, image);
-    renameSync(tmp, path);
+    writeAtomically(path, image);
   }
   return path;
 }
