@@ -11,9 +11,10 @@
  *   <tree name>-<hash of its path>/lock       held by the running process
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, normalize, resolve } from 'node:path';
 import { UserError } from '../errors.ts';
+import { checkOwnedDir, claimOwnedDir, refuseNested, type OwnedDir } from '../kernel/owned-dir.ts';
 import { takePidLock } from '../store/owner.ts';
 import { configLevel, ensureObjdir, levelArgs, runMake } from './kbuild.ts';
 import { errorLines } from './compilers.ts';
@@ -61,6 +62,15 @@ function pickConfig(tree: string, config: string | undefined): { source: ConfigS
   return existsSync(own) ? { source: { kind: 'tree', path: own }, path: own } : { source: { kind: 'defconfig' } };
 }
 
+/**
+ * A codegen workspace as owned-dir.ts checks it: an earlier hintlab, which
+ * wrote no marker, left nothing in it but the names of the layout above.
+ */
+function workspaceDir(dir: string): OwnedDir {
+  const ours = (name: string): boolean => ['src', 'objects', 'lock'].includes(name) || name.startsWith('obj-');
+  return { dir, flag: '--work-dir', what: 'codegen workspace', legacy: (d) => readdirSync(d).every(ours) };
+}
+
 export class KernelSource implements ObjectSource {
   readonly subject: CodegenSubject;
   readonly notes: string[] = [];
@@ -83,6 +93,8 @@ export class KernelSource implements ObjectSource {
     const key = createHash('sha256').update(this.tree).digest('hex').slice(0, 12);
     this.workspace = join(resolve(req.workDir ?? defaultWorkRoot(req.env)), `${basename(this.tree)}-${key}`);
     this.mirror = join(this.workspace, 'src');
+    refuseNested({ flag: '--src', path: this.tree }, { flag: '--work-dir', path: this.workspace }, 'give a --work-dir outside the kernel tree');
+    checkOwnedDir(workspaceDir(this.workspace));
     this.subject = { kind: 'kernel', tree: this.tree, patch: this.patchFile, object: this.object, config: config.source };
     if (config.source.kind === 'defconfig') this.notes.push(`${this.tree} has no .config: built with 'make defconfig' (pass --config FILE to use another)`);
     this.notes.push(`-O2 = CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE, -Os = CONFIG_CC_OPTIMIZE_FOR_SIZE, -O3 = the -O2 config plus KCFLAGS=-O3`);
@@ -133,7 +145,7 @@ export class KernelSource implements ObjectSource {
 
   /** One run per workspace at a time: two would patch the same mirror. */
   private lock(): void {
-    mkdirSync(this.workspace, { recursive: true });
+    claimOwnedDir(workspaceDir(this.workspace));
     const taken = takePidLock(join(this.workspace, 'lock'));
     if ('heldBy' in taken) throw new UserError(`${this.workspace} is in use by hintlab process ${taken.heldBy}; wait for it, or pass another --work-dir`);
     this.locked = true;

@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors.ts';
+import { checkPatchTargets } from '../kernel/source.ts';
 import { breakLink, replaceWithCopy } from './workspace.ts';
 
 /** The tree-relative paths a -p1 patch reads or writes (`--- a/x`, `+++ b/x`, git rename/copy lines). */
@@ -43,7 +44,11 @@ export class AppliedPatch {
 
   /** Check with --dry-run, then apply; a patch that does not apply is a UserError quoting patch's own report. */
   static async apply(mirror: string, tree: string, patchFile: string): Promise<AppliedPatch> {
-    const paths = patchedPaths(readFileSync(patchFile, 'utf8'));
+    const text = readFileSync(patchFile, 'utf8');
+    const paths = patchedPaths(text);
+    // a link in the tree is a link in the mirror: breaking it or reverting would write where it points
+    checkPatchTargets(tree, { path: patchFile, text });
+    checkPatchTargets(mirror, { path: patchFile, text });
     if (paths.length === 0) throw new UserError(`--patch ${patchFile}: no '--- a/...' / '+++ b/...' file headers found; give a unified diff (git diff, git format-patch)`);
     const check = await runPatch(mirror, patchFile, ['--dry-run']);
     if (!check.ok) {

@@ -11,9 +11,10 @@
  * and modification time, so a second run costs a tree listing, not a copy.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, utimesSync } from 'node:fs';
+import { copyFileSync, linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync, utimesSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { writeAtomically } from '../write-file.ts';
 
 /** `$XDG_CACHE_HOME/hintlab/codegen`, or `~/.cache/hintlab/codegen`. */
 export function defaultWorkRoot(env: NodeJS.ProcessEnv): string {
@@ -61,9 +62,8 @@ export function replaceWithCopy(from: string, to: string): void {
 
 /** Give `path` its own inode (same content), so writing it cannot reach a hard-linked original. */
 export function breakLink(path: string): void {
-  const tmp = `${path}.hintlab-tmp`;
-  copyFileSync(path, tmp);
-  renameSync(tmp, path);
+  // through an exclusive temporary file: nothing the tree holds is followed
+  writeAtomically(path, readFileSync(path), lstatSync(path).mode & 0o7777);
 }
 
 function linkOrCopy(from: string, to: string): void {

@@ -11,17 +11,19 @@
  * The manifest is written last: a failed or interrupted build leaves none,
  * so it is never mistaken for a finished one.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UserError } from '../errors.ts';
+import { writeAtomically } from '../write-file.ts';
 import { fragmentText } from './config.ts';
 import { configure, touchesKconfig, type Configured } from './configure.ts';
 import { checkFrom, copyObjects, rebaseCommandFiles, type FromBuild } from './incremental.ts';
 import { gatherInputs, inputKey, sha256, type Inputs, type KernelBuildRequest } from './inputs.ts';
 import { buildLayout, existingLayout, OBJ_DIR_NAME, type BuildLayout } from './layout.ts';
 import { errorLines, runMake } from './make.ts';
+import { checkOwnedDir, claimOwnedDir, refuseNested, type OwnedDir } from './owned-dir.ts';
 import { IMAGE_FILE, MANIFEST_FILE, readManifest, type AppliedFile, type KernelManifest } from './manifest.ts';
-import { applyPatch, linkCopy } from './source.ts';
+import { applyPatch, checkPatchTargets, linkCopy } from './source.ts';
 
 export type { ConfigBase, KernelBuildRequest } from './inputs.ts';
 
@@ -57,6 +59,21 @@ async function make(args: string[], log: string, deps: KernelBuildDeps, what: st
   return r.compiled;
 }
 
+/**
+ * A kernel build directory as owned-dir.ts checks it before clearing its
+ * `work/`. An earlier hintlab, which wrote no marker, left a manifest or
+ * `work/detached.json` (written before every copy of the tree).
+ */
+export function kernelBuildDir(dir: string, flag = '--out'): OwnedDir {
+  return { dir, flag, what: 'kernel build directory', legacy: (d) => existsSync(join(d, MANIFEST_FILE)) || existsSync(join(d, 'work', DETACHED_FILE)) };
+}
+
+/** Refuse a --src the build would copy into itself or clear (see owned-dir.ts), and an --out that is not hintlab's. */
+export function checkBuildPlaces(src: string, out: OwnedDir): void {
+  refuseNested({ flag: '--src', path: src }, { flag: out.flag, path: out.dir }, 'put the output outside the kernel tree (it is copied whole)');
+  checkOwnedDir(out);
+}
+
 /** make's object directory and the tree copy of a finished build (either layout), e.g. for gcov's .gcno files. */
 export function builtLayout(dir: string): BuildLayout {
   return existingLayout(dir);
@@ -77,7 +94,7 @@ async function prepareWork(req: KernelBuildRequest, i: Inputs, out: string, from
   const patchedNow = i.patches.flatMap((p) => p.files);
   const stale = from ? from.manifest.patches.flatMap((p) => p.files) : readDetached(layout.work);
   const detach = [...new Set([...stale, ...patchedNow])].sort();
-  writeFileSync(join(layout.work, DETACHED_FILE), JSON.stringify(patchedNow));
+  writeAtomically(join(layout.work, DETACHED_FILE), JSON.stringify(patchedNow));
   deps.onPhase?.(`copying ${req.src} (hard links; the tree itself is never written)`);
   linkCopy(req.src, layout.tree, detach, from ? null : OBJ_DIR_NAME);
   if (from) {
@@ -111,9 +128,9 @@ interface Finished {
 }
 
 function writeManifest(req: KernelBuildRequest, i: Inputs, out: string, layout: BuildLayout & { applied: AppliedFile[][] }, f: Finished): KernelManifest {
-  copyFileSync(join(layout.obj, 'arch/x86/boot/bzImage'), join(out, IMAGE_FILE));
+  writeAtomically(join(out, IMAGE_FILE), readFileSync(join(layout.obj, 'arch/x86/boot/bzImage')));
   const config = readFileSync(join(layout.obj, '.config'));
-  copyFileSync(join(layout.obj, '.config'), join(out, 'config'));
+  writeAtomically(join(out, 'config'), config);
   const manifest: KernelManifest = {
     schema: 1,
     label: req.label,
@@ -139,7 +156,7 @@ function writeManifest(req: KernelBuildRequest, i: Inputs, out: string, layout: 
     ...(i.box !== null ? { box: i.box } : {}),
     ...(f.from ? { incremental: { dir: f.from.dir, label: f.from.manifest.label, inputKey: f.from.manifest.inputKey } } : {}),
   };
-  writeFileSync(join(out, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeAtomically(join(out, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
 }
 
@@ -148,14 +165,16 @@ function reusable(out: string, key: string, label: string): KernelBuildResult | 
   const previous = existsSync(out) ? readManifest(out) : null;
   if (previous?.inputKey !== key || !existsSync(join(out, previous.image))) return null;
   const manifest = { ...previous, label };
-  if (previous.label !== label) writeFileSync(join(out, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  if (previous.label !== label) writeAtomically(join(out, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
   return { state: 'reused', dir: out, manifest };
 }
 
 export async function buildKernel(request: KernelBuildRequest, deps: KernelBuildDeps): Promise<KernelBuildResult> {
   const out = resolve(request.out);
   const req = { ...request, src: resolve(request.src), out, fragment: request.fragment ? resolve(request.fragment) : null };
+  checkBuildPlaces(req.src, kernelBuildDir(out));
   const inputs = await gatherInputs(req);
+  for (const p of inputs.patches) checkPatchTargets(req.src, p);
   const key = inputKey(inputs);
   const from = req.from
     ? checkFrom(req.from, out, inputs, { src: req.src, opt: req.opt, fragmentFile: req.fragment, modulesListSha256: inputs.modulesList === null ? null : sha256(inputs.modulesList) })
@@ -163,14 +182,14 @@ export async function buildKernel(request: KernelBuildRequest, deps: KernelBuild
   const reused = reusable(out, key, req.label);
   if (reused) return reused;
 
-  mkdirSync(out, { recursive: true });
+  claimOwnedDir(kernelBuildDir(out));
   rmSync(join(out, MANIFEST_FILE), { force: true });
   rmSync(join(out, IMAGE_FILE), { force: true });
   const log = join(out, 'build.log');
-  writeFileSync(log, '');
-  if (inputs.box) writeFileSync(join(out, BOX_CONFIG_FILE), inputs.baseText ?? '');
+  writeAtomically(log, '');
+  if (inputs.box) writeAtomically(join(out, BOX_CONFIG_FILE), inputs.baseText ?? '');
   const modulesList = inputs.modulesList !== null ? join(out, MODULES_LIST_FILE) : null;
-  if (modulesList) writeFileSync(modulesList, inputs.modulesList!);
+  if (modulesList) writeAtomically(modulesList, inputs.modulesList!);
   const started = Date.now();
 
   const layout = await prepareWork(req, inputs, out, from, deps);

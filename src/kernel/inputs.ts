@@ -7,7 +7,6 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { sep } from 'node:path';
 import { compilerVersion } from '../bench/build.ts';
 import { UserError } from '../errors.ts';
 import type { SshAddress } from '../target/ssh-address.ts';
@@ -107,9 +106,6 @@ async function baseInputs(req: KernelBuildRequest): Promise<BaseInputs> {
 export async function gatherInputs(req: KernelBuildRequest): Promise<Inputs> {
   if (!existsSync(req.src) || !statSync(req.src).isDirectory()) throw new UserError(`--src ${req.src} is not a directory`, 2);
   const version = kernelVersion(req.src);
-  if (req.out === req.src || req.out.startsWith(req.src + sep)) {
-    throw new UserError(`--out ${req.out} is inside --src ${req.src}; put the output outside the kernel tree (it is copied whole)`, 2);
-  }
   if (req.lsmod && !req.localmodconfig) throw new UserError('--lsmod is the module list of --localmodconfig; add --localmodconfig or drop --lsmod', 2);
   const patches = req.patches.map(readPatch);
   const forBox = typeof req.base === 'object' && 'box' in req.base;

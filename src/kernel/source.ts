@@ -6,9 +6,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, utimesSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, utimesSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../errors.ts';
+import { writeAtomically } from '../write-file.ts';
 import type { AppliedFile, AppliedHunk, PatchRecord } from './manifest.ts';
 
 /** `6.12.57` from the tree's top Makefile (VERSION, PATCHLEVEL, SUBLEVEL, EXTRAVERSION). */
@@ -67,9 +68,60 @@ export function readPatch(path: string): PatchRecord & { text: string } {
   return { path, sha256: createHash('sha256').update(text).digest('hex'), files, text };
 }
 
+/** Each file a unified diff names (`---`/`+++` lines, /dev/null aside), as `patch -p1` strips it, with its 1-based line in the diff. */
+export function patchTargets(diff: string): { file: string; line: number; given: string }[] {
+  const targets: { file: string; line: number; given: string }[] = [];
+  diff.split('\n').forEach((text, i) => {
+    const given = /^(?:---|\+\+\+) (\S+)/.exec(text)?.[1];
+    if (given && given !== '/dev/null') targets.push({ file: given.replace(/\t.*$/, '').split('/').slice(1).join('/'), line: i + 1, given });
+  });
+  return targets;
+}
+
+/** The first part of `rel` (a path inside `root`) that is a symbolic link, with where it points; null when none is. */
+export function linkOnPath(root: string, rel: string): { at: string; to: string } | null {
+  let at = root;
+  for (const part of rel.split('/').filter((p) => p !== '' && p !== '.')) {
+    at = join(at, part);
+    let st;
+    try {
+      st = lstatSync(at);
+    } catch {
+      return null; // a file the patch creates: nothing further exists to follow
+    }
+    if (st.isSymbolicLink()) return { at, to: readlinkSync(at) };
+  }
+  return null;
+}
+
+/**
+ * Refuse a patch that names a file outside `tree` (`../../etc/x`, an
+ * absolute path) or reaches it through a symbolic link of the tree (a link
+ * to a directory or a file): patching, or giving the file its own inode in
+ * the copy, would write where the link points. Names the patch file and line.
+ */
+export function checkPatchTargets(tree: string, patch: { path: string; text: string }): void {
+  for (const t of patchTargets(patch.text)) {
+    const where = `--patch ${patch.path}, line ${t.line}`;
+    if (t.file === '' || isAbsolute(t.file) || t.file.split('/').includes('..')) {
+      throw new UserError(`${where}: '${t.given}' names a file outside the source tree; a patch for -p1 names files inside it (a/kernel/sys.c, b/kernel/sys.c); fix that line`, 2);
+    }
+    const link = linkOnPath(tree, t.file);
+    if (link) {
+      throw new UserError(
+        `${where}: '${t.given}' goes through ${link.at}, a symbolic link (to ${link.to}); hintlab never writes through a link of the tree, ` +
+          `so patch the file where it really is, or make ${relative(tree, link.at)} a real directory or file`,
+        2,
+      );
+    }
+  }
+}
+
 function inside(root: string, rel: string): string {
   const path = resolve(root, rel);
   if (!path.startsWith(root + sep)) throw new UserError(`a patch names '${rel}', which is outside the source tree`, 2);
+  const link = linkOnPath(root, rel);
+  if (link) throw new UserError(`a patch names '${rel}', which goes through ${link.at}, a symbolic link (to ${link.to}); hintlab never writes through a link of the tree`, 2);
   return path;
 }
 
@@ -109,10 +161,9 @@ export function linkCopy(srcPath: string, dest: string, detach: readonly string[
   for (const rel of detach) {
     const path = inside(dest, rel);
     if (!existsSync(path)) continue;
-    // a new inode with the same content and mode; the user's file keeps its own
-    const tmp = `${path}.hintlab-detach`;
-    copyFileSync(path, tmp);
-    renameSync(tmp, path);
+    // a new inode with the same content and mode (through an exclusive temporary
+    // file: nothing the tree holds is followed); the user's file keeps its own
+    writeAtomically(path, readFileSync(path), lstatSync(path).mode & 0o7777);
     utimesSync(path, now, now);
   }
 }
@@ -181,10 +232,10 @@ export function checkPatchesApply(tree: string, paths: readonly string[]): void 
   const touched = new Set<string>();
   for (const path of paths) {
     const patch = readPatch(path);
+    checkPatchTargets(tree, patch);
     const after = patch.files.some((f) => touched.has(f));
     patch.files.forEach((f) => touched.add(f));
     if (after) continue;
-    for (const f of patch.files) inside(tree, f);
     const r = spawnSync('patch', ['-p1', '--dry-run', '--forward', '--batch', '--fuzz=0', '-d', tree, '-i', path], { encoding: 'utf8' });
     if (r.error) throw new UserError(`cannot run patch(1) (${r.error.message}); install it with 'apt-get install patch'`);
     if (r.status !== 0) throw new UserError(`--patch ${path} does not apply to ${tree} (checked with --dry-run; nothing was built or written):\n${(r.stdout + r.stderr).trim()}`, 2);

@@ -20,12 +20,13 @@
  * trial with its own message; the steps before it stay stored.
  */
 import { mkdirSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 import { ComparisonRefused } from '../compare/checks.ts';
 import { compare } from '../compare/compare.ts';
 import { trialCodegen } from './codegen.ts';
 import { UserError } from '../errors.ts';
-import { buildKernel } from '../kernel/build.ts';
+import { buildKernel, kernelBuildDir } from '../kernel/build.ts';
+import { checkOwnedDir, isExistingDirectory, refuseNested } from '../kernel/owned-dir.ts';
 import { checkPatchesApply, kernelVersion } from '../kernel/source.ts';
 import { takePidLock } from '../store/owner.ts';
 import { runBehave } from '../behave/run.ts';
@@ -72,6 +73,20 @@ class Steps {
     this.done.push(step);
     onStep?.({ kind: 'end', index, total: this.total, step });
     return out.result;
+  }
+}
+
+/**
+ * Before anything is written or removed: the tree is neither inside nor
+ * above --out (the lock would be the first thing written into the user's
+ * tree; a tree inside --out/A/work would be cleared by build A), --out is a
+ * directory or nothing yet, and each kernel's build directory is hintlab's.
+ */
+function checkPlaces(req: TrialRequest): void {
+  refuseNested({ flag: '--src', path: req.src }, { flag: '--out', path: req.out }, "put the trial's builds outside the kernel tree (it is copied whole)");
+  isExistingDirectory('--out', req.out, "give a new directory (hintlab creates it) or an earlier trial's --out");
+  for (const role of req.debugChecks ? ['A', 'B', 'A-debug', 'B-debug'] : ['A', 'B']) {
+    checkOwnedDir(kernelBuildDir(join(req.out, role), `--out ${req.out}: its build directory`));
   }
 }
 
@@ -133,8 +148,7 @@ async function steps(req: TrialRequest, deps: TrialDeps, trialId: number): Promi
 /** Run a trial: every step in order, each stored; returns the document. */
 export async function runTrial(req: TrialRequest, deps: TrialDeps): Promise<TrialDocument> {
   kernelVersion(req.src); // not a kernel tree: said before anything is created
-  // the lock would be the first thing written into the user's tree
-  if (req.out === req.src || req.out.startsWith(req.src + sep)) throw new UserError(`--out ${req.out} is inside --src ${req.src}; put the trial's builds outside the kernel tree (it is copied whole)`, 2);
+  checkPlaces(req);
   checkPatchesApply(req.src, req.patches); // a patch that cannot apply fails now, not after building A
   const unlock = lock(req.out);
   const trialId = deps.store.trials.create({ outDir: req.out, request: { ...req, scenarios: req.scenarios.map((x) => x.name), profiles: req.profiles.map((p) => p.name) }, command: req.command });

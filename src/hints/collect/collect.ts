@@ -10,12 +10,14 @@
  * replaced by a complete one.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from '../../errors.ts';
 import type { KernelBuildDeps } from '../../kernel/build.ts';
+import { isExistingDirectory, refuseNested } from '../../kernel/owned-dir.ts';
 import { kernelVersion } from '../../kernel/source.ts';
+import { writeAtomically } from '../../write-file.ts';
 import type { AccelChoice, AccelRequest } from '../../vm/accel.ts';
 import type { VmLauncher } from '../../vm/qemu.ts';
 import { runCoverageGuest, type GuestWorkload } from './guest.ts';
@@ -92,8 +94,8 @@ export function defaultBuildDir(src: string, scope: ProfileScope, env: NodeJS.Pr
 
 /** Refuse an output that is inside the tree, or an existing directory hintlab did not write. */
 function checkOut(out: string, src: string): void {
-  if (out === src || out.startsWith(src + sep)) throw new UserError(`--out ${out} is inside --src ${src}; put the coverage set outside the kernel tree`, 2);
-  if (!existsSync(out)) return;
+  refuseNested({ flag: '--src', path: src }, { flag: '--out', path: out }, 'put the coverage set outside the kernel tree');
+  if (!isExistingDirectory('--out', out, 'give a new directory (hintlab creates it) or an earlier coverage set')) return;
   const entries = readdirSync(out);
   if (entries.length && !entries.includes(RECORD_FILE)) {
     throw new UserError(`--out ${out} exists and holds files hintlab did not write (no ${RECORD_FILE}); choose an empty or new directory`, 2);
@@ -153,10 +155,10 @@ export async function collectCoverage(req: CollectRequest, deps: CollectDeps): P
 
   started = Date.now();
   const scratch = mkdtempSync(join(tmpdir(), 'hintlab-gcov-'));
-  const partial = join(dirname(out), `.${out.split(sep).at(-1)}.partial-${process.pid}`);
+  mkdirSync(dirname(out), { recursive: true });
+  // a random name made exclusively (mode 0700): nothing planted beside the output is followed
+  const partial = mkdtempSync(join(dirname(out), `.${basename(out)}.partial-`));
   try {
-    rmSync(partial, { recursive: true, force: true });
-    mkdirSync(partial, { recursive: true });
     let stored: { jsonFiles: string[]; noGcno: string[] };
     if (counter === 'gcov') {
       deps.onPhase?.(`running gcov on ${guest.files.length} .gcda files (${(guest.bytes / 1024).toFixed(0)} KiB)`);
@@ -184,7 +186,8 @@ export async function collectCoverage(req: CollectRequest, deps: CollectDeps): P
       seconds: { build: build.state === 'reused' ? build.manifest.buildSeconds : buildSeconds, buildReused: build.state === 'reused', boot: guest.bootSeconds, transfer: guest.transferSeconds, gcov: seconds(started) },
       collectedAt: new Date().toISOString(),
     };
-    writeFileSync(join(partial, RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`);
+    writeAtomically(join(partial, RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`);
+    chmodSync(partial, 0o777 & ~process.umask());
     rmSync(out, { recursive: true, force: true });
     renameSync(partial, out);
     return record;
@@ -205,6 +208,6 @@ export function storeBranchAll(files: ReceivedFile[], dir: string, buildDir: str
     const got = files.map((f) => f.guestPath).join(', ') || 'nothing';
     throw new UserError(`the guest sent no trace_stat/branch_all (got ${got}): is CONFIG_PROFILE_ALL_BRANCHES set in ${buildDir}/config?`);
   }
-  writeFileSync(join(dir, 'branch_all'), all.data);
+  writeAtomically(join(dir, 'branch_all'), all.data);
   return 'branch_all';
 }

@@ -7,12 +7,14 @@
  * so they only ever touch its hard-link copy (never the user's tree), and
  * an unchanged request reuses the previous build.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, normalize } from 'node:path';
 import { UserError } from '../../errors.ts';
-import { buildKernel, builtLayout, type KernelBuildDeps, type KernelBuildResult } from '../../kernel/build.ts';
+import { buildKernel, builtLayout, checkBuildPlaces, kernelBuildDir, type KernelBuildDeps, type KernelBuildResult } from '../../kernel/build.ts';
 import { fragmentText, type ConfigSetting } from '../../kernel/config.ts';
+import { claimOwnedDir } from '../../kernel/owned-dir.ts';
 import { kernelVersion } from '../../kernel/source.ts';
+import { writeAtomically } from '../../write-file.ts';
 
 /** Which part of the kernel gets gcov counters. */
 export type ProfileScope = { kind: 'dirs'; dirs: string[] } | { kind: 'all' };
@@ -99,13 +101,15 @@ export async function buildCoverageKernel(req: CoverageBuildRequest, deps: Kerne
   const counter = req.counter ?? 'gcov';
   const settings = coverageSettings(req.scope, counter);
   const patch = req.scope.kind === 'dirs' && counter === 'gcov' ? profilePatch(req.src, req.scope.dirs) : null;
-  mkdirSync(req.buildDir, { recursive: true });
+  const dir = kernelBuildDir(req.buildDir, '--build-dir');
+  checkBuildPlaces(req.src, dir);
+  claimOwnedDir(dir);
   const fragment = join(req.buildDir, 'coverage.config');
-  writeFileSync(fragment, fragmentText(settings));
+  writeAtomically(fragment, fragmentText(settings));
   const patches: string[] = [];
   if (patch) {
     patches.push(join(req.buildDir, 'gcov-profile.patch'));
-    writeFileSync(patches[0]!, patch);
+    writeAtomically(patches[0]!, patch);
   }
   const result = await buildKernel(
     { src: req.src, patches, fragment, base: 'tinyconfig', opt: 'O2', out: req.buildDir, label: 'coverage', jobs: req.jobs },
