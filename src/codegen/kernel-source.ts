@@ -9,6 +9,7 @@
  *   <tree name>-<hash of its path>/obj-<cc>-<O2|Os>   configured output directories
  *   <tree name>-<hash of its path>/objects    the compared objects of the last run
  *   <tree name>-<hash of its path>/lock       held by the running process
+ *   <tree name>-<hash of its path>/.hintlab-dir   the marker: hintlab made this directory (owned-dir.ts)
  */
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';

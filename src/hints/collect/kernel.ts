@@ -101,7 +101,9 @@ export async function buildCoverageKernel(req: CoverageBuildRequest, deps: Kerne
   const counter = req.counter ?? 'gcov';
   const settings = coverageSettings(req.scope, counter);
   const patch = req.scope.kind === 'dirs' && counter === 'gcov' ? profilePatch(req.src, req.scope.dirs) : null;
-  const dir = kernelBuildDir(req.buildDir, '--build-dir');
+  // an earlier hintlab wrote the fragment first: a build that failed before copying the tree left only that
+  const build = kernelBuildDir(req.buildDir, '--build-dir');
+  const dir = { ...build, legacy: (d: string) => build.legacy(d) || existsSync(join(d, 'coverage.config')) };
   checkBuildPlaces(req.src, dir);
   claimOwnedDir(dir);
   const fragment = join(req.buildDir, 'coverage.config');
