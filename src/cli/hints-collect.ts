@@ -68,7 +68,7 @@ async function collectAction(flags: CollectFlags, io: CliIO): Promise<void> {
   const out = flags.out ? resolve(io.cwd, flags.out) : defaultOutDir(counter === 'gcov' ? name : `${name}-branch-profiler`, io.env);
   const accel = accelOption(flags.accel);
   const buildDir = flags.buildDir ? resolve(io.cwd, flags.buildDir) : defaultBuildDir(src, scope, io.env, counter);
-  checkCollectInputs({ src, out, scope });
+  checkCollectInputs({ src, out, scope, buildDir });
   requireQemu();
   const probe = buildProbe({ static: true, env: io.env });
   const abort = new AbortController();

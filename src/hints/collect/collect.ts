@@ -14,14 +14,14 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSyn
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from '../../errors.ts';
-import type { KernelBuildDeps } from '../../kernel/build.ts';
+import { checkBuildPlaces, type KernelBuildDeps } from '../../kernel/build.ts';
 import { isExistingDirectory, refuseNested } from '../../kernel/owned-dir.ts';
 import { kernelVersion } from '../../kernel/source.ts';
 import { writeAtomically } from '../../write-file.ts';
 import type { AccelChoice, AccelRequest } from '../../vm/accel.ts';
 import type { VmLauncher } from '../../vm/qemu.ts';
 import { runCoverageGuest, type GuestWorkload } from './guest.ts';
-import { buildCoverageKernel, objectDir, profilePatch, type CounterKind, type ProfileScope } from './kernel.ts';
+import { buildCoverageKernel, coverageBuildDir, objectDir, profilePatch, type CounterKind, type ProfileScope } from './kernel.ts';
 import type { ReceivedFile } from './transfer.ts';
 import { gcovVersion, placeGcda, runGcov } from './run-gcov.ts';
 
@@ -124,11 +124,12 @@ export function realTree(src: string): string {
  * a kernel tree, directories it does not have, an output that is not ours.
  * Returns the tree's kernel version.
  */
-export function checkCollectInputs(req: Pick<CollectRequest, 'src' | 'out' | 'scope'>): string {
+export function checkCollectInputs(req: Pick<CollectRequest, 'src' | 'out' | 'scope' | 'buildDir'>): string {
   const src = realTree(resolve(req.src));
   const version = kernelVersion(src);
   if (req.scope.kind === 'dirs') profilePatch(src, req.scope.dirs);
   checkOut(resolve(req.out), src);
+  checkBuildPlaces(src, coverageBuildDir(resolve(req.buildDir)));
   return version;
 }
 

@@ -12,7 +12,7 @@ import { join, normalize } from 'node:path';
 import { UserError } from '../../errors.ts';
 import { buildKernel, builtLayout, checkBuildPlaces, kernelBuildDir, type KernelBuildDeps, type KernelBuildResult } from '../../kernel/build.ts';
 import { fragmentText, type ConfigSetting } from '../../kernel/config.ts';
-import { claimOwnedDir } from '../../kernel/owned-dir.ts';
+import { claimOwnedDir, type OwnedDir } from '../../kernel/owned-dir.ts';
 import { kernelVersion } from '../../kernel/source.ts';
 import { writeAtomically } from '../../write-file.ts';
 
@@ -91,6 +91,13 @@ export function coverageSettings(scope: ProfileScope, counter: CounterKind = 'gc
   return names.map((name) => ({ name, value: 'y' }));
 }
 
+/** A coverage kernel's build directory as owned-dir.ts checks it. */
+export function coverageBuildDir(buildDir: string): OwnedDir {
+  // an earlier hintlab wrote the fragment first: a build that failed before copying the tree left only that
+  const build = kernelBuildDir(buildDir, '--build-dir');
+  return { ...build, legacy: (d: string) => build.legacy(d) || existsSync(join(d, 'coverage.config')) };
+}
+
 /**
  * Build (or reuse) the coverage kernel; refuses when olddefconfig dropped
  * one of its options. The branch profiler counts every `if` of the kernel,
@@ -101,9 +108,7 @@ export async function buildCoverageKernel(req: CoverageBuildRequest, deps: Kerne
   const counter = req.counter ?? 'gcov';
   const settings = coverageSettings(req.scope, counter);
   const patch = req.scope.kind === 'dirs' && counter === 'gcov' ? profilePatch(req.src, req.scope.dirs) : null;
-  // an earlier hintlab wrote the fragment first: a build that failed before copying the tree left only that
-  const build = kernelBuildDir(req.buildDir, '--build-dir');
-  const dir = { ...build, legacy: (d: string) => build.legacy(d) || existsSync(join(d, 'coverage.config')) };
+  const dir = coverageBuildDir(req.buildDir);
   checkBuildPlaces(req.src, dir);
   claimOwnedDir(dir);
   const fragment = join(req.buildDir, 'coverage.config');
