@@ -16,7 +16,7 @@ import type { EnvWarning, HostEnvironment, RemoteEnvironment } from '../environm
 import { probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan } from './probe-run.ts';
 import { BenchRequestError, benchStart, INTERRUPTED_BETWEEN, type BenchDeps, type BenchRequest } from './runner.ts';
 import { startProbeRun, type ProbeSession } from './session.ts';
-import { FileSwitches, type FileSwitchSpec, type PreparedSwitch } from './switch-file.ts';
+import { FileSwitches, type FileSwitchSpec, type PreparedSwitch, type SwitchOptions } from './switch-file.ts';
 
 export type SideName = 'A' | 'B';
 
@@ -32,6 +32,8 @@ export interface InterleavedRequest extends Omit<BenchRequest, 'label' | 'inject
   b: Side;
   /** Files written with B's value before each B process and A's before each A process. */
   files: FileSwitchSpec[];
+  /** --force, --wait and where notes about other runs' locks go. */
+  switchOptions?: Omit<SwitchOptions, 'signal'>;
 }
 
 export type InterleavedResult =
@@ -111,7 +113,7 @@ export async function runInterleaved(req: InterleavedRequest, deps: BenchDeps): 
   if (req.a.label === req.b.label) throw new BenchRequestError(`A and B need different labels (both are '${req.a.label}'); pass --label and --label-b`);
   const { env, plan } = benchStart(req, deps, null);
   const order = abbaOrder(splitRounds(req.rounds, req.processes).length);
-  const files = await FileSwitches.prepare(req.files);
+  const files = await FileSwitches.prepare(req.files, { ...req.switchOptions, signal: deps.abort });
   let total = 0;
   const sideTotal = req.profiles.length * (req.warmups * splitRounds(req.rounds, req.processes).length + req.rounds);
   const progress = (): void => deps.onProgress?.(++total, 2 * sideTotal, 'A and B');
