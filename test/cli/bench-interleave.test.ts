@@ -122,3 +122,26 @@ test('bad B-side flags are refused with the flag named and nothing stored', asyn
   assert.equal(readFileSync(path, 'utf8'), '1\n');
   assert.match((await runCli(['runs', '--db', db])).stdout, /no runs in/);
 });
+
+for (const [signal, code, signo] of [['SIGTERM', 143, 15], ['SIGHUP', 129, 1]] as const) {
+  test(`${signal} mid-run is reported as ${signal}, restores the file, fails both runs and exits ${code}`, async () => {
+    const db = join(tempDir(), 'h.db');
+    const path = knob('original\n');
+    const child = spawn(process.execPath, [...CLI_FROM_SOURCE, 'bench', '--db', db, ...LONG, '--switch-file', `${path}=switched`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      assert.equal(await waitForContents(path, 'switched', 30), 'switched');
+    } finally {
+      child.kill(signal);
+    }
+    const status = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    assert.equal(status, code, stderr);
+    assert.equal(readFileSync(path, 'utf8'), 'original\n', 'restored by hintlab before it exits');
+    assert.doesNotMatch(stderr, /hintlab watchdog:/, 'not left to the watchdog');
+    // a probe in flight gets the same signal and says which; between two probe processes no probe gets it
+    assert.match(stderr, new RegExp(`^hintlab: (A \\('A'\\)|B \\('B'\\)): (interrupted by signal ${signo} \\(${signal}\\)|probe killed by ${signal}|interrupted before its next probe process)`));
+    const runs = await runCli(['runs', '--db', db]);
+    assert.match(runs.stdout, /#1 +A .* failed\n#2 +B .* failed/);
+  });
+}

@@ -115,7 +115,7 @@ test('Ctrl-C stops the probe, marks the run failed with the interruption, and ex
   child.kill('SIGINT');
   const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
   assert.equal(code, 130, stderr);
-  assert.match(stderr, /interrupted by signal 2; the probe restored the task's affinity and scheduling parameters/);
+  assert.match(stderr, /interrupted by signal 2 \(SIGINT\); the probe restored the task's affinity and scheduling parameters/);
   const res = await runCli(['runs', '--db', db]);
   assert.match(res.stdout, /#1 .* failed/);
 });
