@@ -53,7 +53,7 @@ test('bad flags are rejected with the flag named and nothing stored', async () =
   const cases: [string[], RegExp][] = [
     [['--rounds', '0'], /--rounds must be an integer >= 1, got '0'/],
     [['--ops', 'many'], /--ops must be an integer >= 1, got 'many'/],
-    [['--profile', 'getpid'], /unknown profile 'getpid' in --profile; known profiles: getppid, /],
+    [['--profile', 'getpid'], /unknown profile 'getpid' in --profile \(did you mean 'getppid'\?\); known profiles: getppid, /],
     [['--cpu', '4096'], /--cpu 4096 is not in this process's allowed CPUs/],
     [['--inject-seccomp', '1'], /--inject-seccomp must be an integer >= 2/],
   ];
