@@ -14,7 +14,7 @@ import { drive, type DriverSegment, type DrivenRun, type DriveStop, type OpenedR
 import { finishEnvironment } from '../environment/host.ts';
 import type { EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
 import { probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan } from './probe-run.ts';
-import { BenchRequestError, benchStart, INTERRUPTED_BETWEEN, type BenchDeps, type BenchRequest } from './runner.ts';
+import { BenchRequestError, benchStart, checkOps, INTERRUPTED_BETWEEN, type BenchDeps, type BenchRequest } from './runner.ts';
 import { startProbeRun, type ProbeSession } from './session.ts';
 import { FileSwitches, type FileSwitchSpec, type PreparedSwitch, type SwitchOptions } from './switch-file.ts';
 
@@ -112,6 +112,7 @@ function segments(sides: SideRun[], order: SideName[], req: InterleavedRequest, 
 export async function runInterleaved(req: InterleavedRequest, deps: BenchDeps): Promise<InterleavedResult> {
   if (req.a.label === req.b.label) throw new BenchRequestError(`A and B need different labels (both are '${req.a.label}'); pass --label and --label-b`);
   const { env, plan } = benchStart(req, deps, null);
+  await checkOps({ ...req, injectSeccomp: null }, plan, deps);
   const order = abbaOrder(splitRounds(req.rounds, req.processes).length);
   const files = await FileSwitches.prepare(req.files, { ...req.switchOptions, signal: deps.abort });
   let total = 0;

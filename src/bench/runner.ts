@@ -15,6 +15,7 @@ import type { SysReader } from '../environment/reader.ts';
 import { probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan, type ProbeRequest } from './probe-run.ts';
 import type { ProfileInfo } from './profiles.ts';
 import { startProbeRun } from './session.ts';
+import { boundOps, OpsBoundError } from './pilot.ts';
 
 export { opsFor, probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan } from './probe-run.ts';
 
@@ -90,9 +91,20 @@ export function benchStart(req: Pick<BenchRequest, 'cpu' | 'profiles'>, deps: Pi
   return { env: placedEnvironment({ ...env0, pinnedCpu: plan.cpu }, deps.target), plan };
 }
 
+/** Refuse an --ops whose rounds would pass the cap (./pilot.ts), before any run is created. */
+export async function checkOps(req: ProbeRequest, plan: CpuPlan, deps: Pick<BenchDeps, 'target' | 'abort'>): Promise<void> {
+  try {
+    await boundOps(req, plan, deps.target, deps.abort ?? new AbortController().signal);
+  } catch (err) {
+    if (err instanceof OpsBoundError) throw new BenchRequestError(err.message);
+    throw err;
+  }
+}
+
 /** Run the benchmark; every round is committed as it is measured. */
 export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<BenchResult> {
   const { env, plan } = benchStart(req, deps, req.injectSeccomp);
+  await checkOps(req, plan, deps);
   const shares = splitRounds(req.rounds, req.processes);
   const opened = startProbeRun(
     deps.store,
