@@ -14,7 +14,7 @@ import { drive, type DriverSegment, type DrivenRun, type DriveStop, type OpenedR
 import { finishEnvironment } from '../environment/host.ts';
 import type { EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
 import { probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan } from './probe-run.ts';
-import { BenchRequestError, benchStart, checkOps, INTERRUPTED_BETWEEN, type BenchDeps, type BenchRequest } from './runner.ts';
+import { BenchRequestError, benchStart, checkOps, interruptedBetween, type BenchDeps, type BenchRequest } from './runner.ts';
 import { startProbeRun, type ProbeSession } from './session.ts';
 import { FileSwitches, type FileSwitchSpec, type PreparedSwitch, type SwitchOptions } from './switch-file.ts';
 
@@ -130,7 +130,7 @@ export async function runInterleaved(req: InterleavedRequest, deps: BenchDeps): 
     sides = [startSide('A', req, deps, env, plan, files.switches, order, progress), startSide('B', req, deps, env, plan, files.switches, order, progress)];
     const runs: DrivenRun[] = sides.map((s) => ({ open: () => s, finalEnvironment: ending }));
     const partner = (st: DriveStop): string =>
-      st.kind === 'failed' ? `stopped with its interleaved partner ${sides[st.run]!.name} (run #${st.runId}): ${st.reason}` : INTERRUPTED_BETWEEN;
+      st.kind === 'failed' ? `stopped with its interleaved partner ${sides[st.run]!.name} (run #${st.runId}): ${st.reason}` : interruptedBetween(deps.abort);
     ({ stop } = await drive({
       store: deps.store,
       abort: deps.abort ?? new AbortController().signal,
@@ -138,7 +138,7 @@ export async function runInterleaved(req: InterleavedRequest, deps: BenchDeps): 
       segments: segments(sides, order, req, deps, plan, files),
       stopOnFailure: true,
       together: true,
-      interruptedBefore: () => INTERRUPTED_BETWEEN,
+      interruptedBefore: () => interruptedBetween(deps.abort),
       stoppedReason: partner,
     }));
   } finally {

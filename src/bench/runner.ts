@@ -63,6 +63,12 @@ export class BenchRequestError extends Error {}
 /** A signal that lands between two probe processes reaches no probe: the run stops there, not after the rest. */
 export const INTERRUPTED_BETWEEN = 'interrupted before its next probe process';
 
+/** INTERRUPTED_BETWEEN with the signal that aborted the run, when the abort's reason names one (src/cli/interrupt.ts). */
+export function interruptedBetween(abort?: AbortSignal): string {
+  const reason: unknown = abort?.reason;
+  return typeof reason === 'string' && reason.startsWith('SIG') ? `${INTERRUPTED_BETWEEN} (${reason})` : INTERRUPTED_BETWEEN;
+}
+
 /** Choose the pinned CPU (default: the last allowed) and a second one. */
 export function planCpus(allowedList: string, requested: number | null, profiles: ProfileInfo[]): CpuPlan {
   const allowed = parseCpuList(allowedList);
@@ -137,7 +143,7 @@ export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<Benc
     segments,
     stopOnFailure: true,
     together: true,
-    interruptedBefore: () => INTERRUPTED_BETWEEN,
+    interruptedBefore: () => interruptedBetween(deps.abort),
   });
   const run = deps.store.getRun(opened.runId);
   if (result.stop?.kind === 'failed') return { state: 'failed', run, reason: result.stop.reason };

@@ -120,8 +120,8 @@ for (const [signal, code, signo] of [['SIGINT', 130, 2], ['SIGTERM', 143, 15], [
     assert.equal(readFileSync(path, 'utf8'), 'original\n', 'restored by hintlab before it exits');
     assert.doesNotMatch(stderr, /hintlab watchdog:/, 'not left to the watchdog');
     // a probe in flight gets the same signal and says which (or dies of it before its handler is installed);
-    // between two probe processes no probe gets it
-    assert.match(stderr, new RegExp(`^hintlab: (A \\('A'\\)|B \\('B'\\)): (interrupted by signal ${signo} \\(${signal}\\)|probe killed by ${signal}|interrupted before its next probe process)`));
+    // between two probe processes no probe gets it, and the reason names it
+    assert.match(stderr, new RegExp(`^hintlab: (A \\('A'\\)|B \\('B'\\)): (interrupted by signal ${signo} \\(${signal}\\)|probe killed by ${signal}|interrupted before its next probe process \\(${signal}\\))`));
     const runs = await runCli(['runs', '--db', db]);
     assert.match(runs.stdout, /#1 +A .* failed\n#2 +B .* failed/);
   });
