@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -126,3 +126,16 @@ for (const [signal, code, signo] of [['SIGINT', 130, 2], ['SIGTERM', 143, 15], [
     assert.match(runs.stdout, /#1 +A .* failed\n#2 +B .* failed/);
   });
 }
+
+test("another user's file is refused without --force and switched (and restored) with it", async () => {
+  const db = join(tempDir(), 'h.db');
+  const path = knob('theirs\n');
+  chownSync(path, 65534, 65534);
+  const args = ['bench', '--db', db, '--profile', 'getppid', '--ops', '500', '--warmups', '0', '--rounds', '2', '--processes', '1', '--switch-file', `${path}=mine`];
+  const refusedRun = await runCli(args);
+  assert.equal(refusedRun.code, 2, refusedRun.stderr);
+  assert.match(refusedRun.stderr, /not a kernel knob .* pass --force if that is what you mean/);
+  const forced = await runCli([...args, '--force']);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.equal(readFileSync(path, 'utf8'), 'theirs\n');
+});
