@@ -32,13 +32,20 @@ export interface PreparedSwitch {
   path: string;
   /** The contents at the start, as read (decoded as UTF-8, for records and messages). */
   original: string;
-  /** The contents at the start, byte for byte: what A writes when no A value is given. */
-  originalBytes: Buffer;
-  /** The file's real path (symlinks resolved): what its lock is named by. */
-  realPath: string;
   valueA: string;
   valueB: string;
-  /** Whether A's value was given (--switch-file-a) rather than read. */
+  /** The contents at the start, byte for byte (set by prepareSwitch). */
+  originalBytes?: Buffer;
+  /** The file's real path, symlinks resolved: what its lock is named by (set by prepareSwitch). */
+  realPath?: string;
+  /** Whether A's value was given (--switch-file-a) rather than read (set by prepareSwitch). */
+  givenA?: boolean;
+}
+
+/** A switch as prepareSwitch returns it: every field known. */
+export interface CheckedSwitch extends PreparedSwitch {
+  originalBytes: Buffer;
+  realPath: string;
   givenA: boolean;
 }
 
@@ -94,7 +101,7 @@ export function writeVerified(path: string, value: string | Buffer): void {
  * SWITCH_MAX_BYTES, where --force is not needed or given) and check that
  * A's value describes what it holds now, so restoring A restores it.
  */
-export function prepareSwitch(spec: FileSwitchSpec, opts: Pick<SwitchOptions, 'force'> = {}): PreparedSwitch {
+export function prepareSwitch(spec: FileSwitchSpec, opts: Pick<SwitchOptions, 'force'> = {}): CheckedSwitch {
   const originalBytes = readBytes(spec.path);
   const realPath = realpathSync(spec.path);
   checkPlace(spec.path, realPath, opts.force === true);
@@ -109,12 +116,12 @@ export function prepareSwitch(spec: FileSwitchSpec, opts: Pick<SwitchOptions, 'f
 }
 
 /** What side A writes: the given A value, or the original bytes exactly. */
-export function bytesA(s: PreparedSwitch): Buffer {
+export function bytesA(s: CheckedSwitch): Buffer {
   return s.givenA ? Buffer.from(s.valueA) : s.originalBytes;
 }
 
 /** The same file named twice (through a link or another spelling) would take its own lock twice. */
-function refuseSameFile(switches: PreparedSwitch[]): void {
+function refuseSameFile(switches: CheckedSwitch[]): void {
   const seen = new Map<string, string>();
   for (const s of switches) {
     const other = seen.get(s.realPath);
@@ -124,7 +131,7 @@ function refuseSameFile(switches: PreparedSwitch[]): void {
 }
 
 /** Each file's lock, in lock order; a held one refuses (or, with --wait, is noted and waited for). */
-function lockOrder(switches: PreparedSwitch[], opts: SwitchOptions): WatchdogLocks {
+function lockOrder(switches: CheckedSwitch[], opts: SwitchOptions): WatchdogLocks {
   const locks = switches.map((s) => ({ lock: lockPathFor(s.realPath), path: s.path })).sort((x, y) => x.lock.localeCompare(y.lock));
   for (const l of locks) {
     if (lockFree(l.lock)) continue;
@@ -139,7 +146,7 @@ function lockOrder(switches: PreparedSwitch[], opts: SwitchOptions): WatchdogLoc
  * until now), check records left by runs that died, and say what the
  * watchdog restores and records.
  */
-function armingUnderLocks(specs: FileSwitchSpec[], opts: SwitchOptions, into: PreparedSwitch[]): Arming {
+function armingUnderLocks(specs: FileSwitchSpec[], opts: SwitchOptions, into: CheckedSwitch[]): Arming {
   into.push(...specs.map((spec) => prepareSwitch(spec, opts)));
   const command = opts.command ?? process.argv.join(' ');
   const since = new Date().toISOString();
@@ -159,7 +166,7 @@ function armingUnderLocks(specs: FileSwitchSpec[], opts: SwitchOptions, into: Pr
  */
 export class FileSwitches {
   private constructor(
-    readonly switches: PreparedSwitch[],
+    readonly switches: CheckedSwitch[],
     private readonly dog: Watchdog | null,
   ) {}
 
@@ -176,7 +183,7 @@ export class FileSwitches {
     if (checked.length === 0) return new FileSwitches([], null);
     refuseSameFile(checked);
     const locks = lockOrder(checked, opts);
-    const switches: PreparedSwitch[] = [];
+    const switches: CheckedSwitch[] = [];
     const dog = await armWatchdog(() => armingUnderLocks(specs, opts, switches), locks);
     const set = new FileSwitches(switches, dog);
     try {
