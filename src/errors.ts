@@ -7,12 +7,13 @@
 
 /**
  * A failure the user can fix: printed as `hintlab: <message>` without a stack
- * trace, exit status 2 for usage errors, 130 after Ctrl-C, and 1 otherwise.
+ * trace, exit status 2 for usage errors, 128 + the signal after Ctrl-C
+ * (130), SIGHUP (129) or SIGTERM (143), and 1 otherwise.
  */
 export class UserError extends Error {
   constructor(
     message: string,
-    readonly exitCode: 1 | 2 | 130 = 1,
+    readonly exitCode: 1 | 2 | 129 | 130 | 143 = 1,
   ) {
     super(message);
   }

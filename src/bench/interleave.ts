@@ -14,9 +14,9 @@ import { drive, type DriverSegment, type DrivenRun, type DriveStop, type OpenedR
 import { finishEnvironment } from '../environment/host.ts';
 import type { EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
 import { probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan } from './probe-run.ts';
-import { BenchRequestError, benchStart, INTERRUPTED_BETWEEN, type BenchDeps, type BenchRequest } from './runner.ts';
+import { BenchRequestError, benchStart, checkOps, interruptedBetween, type BenchDeps, type BenchRequest } from './runner.ts';
 import { startProbeRun, type ProbeSession } from './session.ts';
-import { FileSwitches, type FileSwitchSpec, type PreparedSwitch } from './switch-file.ts';
+import { FileSwitches, type FileSwitchSpec, type PreparedSwitch, type SwitchOptions } from './switch-file.ts';
 
 export type SideName = 'A' | 'B';
 
@@ -32,6 +32,8 @@ export interface InterleavedRequest extends Omit<BenchRequest, 'label' | 'inject
   b: Side;
   /** Files written with B's value before each B process and A's before each A process. */
   files: FileSwitchSpec[];
+  /** --force, --wait and where notes about other runs' locks go. */
+  switchOptions?: Omit<SwitchOptions, 'signal'>;
 }
 
 export type InterleavedResult =
@@ -110,8 +112,9 @@ function segments(sides: SideRun[], order: SideName[], req: InterleavedRequest, 
 export async function runInterleaved(req: InterleavedRequest, deps: BenchDeps): Promise<InterleavedResult> {
   if (req.a.label === req.b.label) throw new BenchRequestError(`A and B need different labels (both are '${req.a.label}'); pass --label and --label-b`);
   const { env, plan } = benchStart(req, deps, null);
+  await checkOps({ ...req, injectSeccomp: null }, plan, deps);
   const order = abbaOrder(splitRounds(req.rounds, req.processes).length);
-  const files = await FileSwitches.prepare(req.files);
+  const files = await FileSwitches.prepare(req.files, { ...req.switchOptions, signal: deps.abort });
   let total = 0;
   const sideTotal = req.profiles.length * (req.warmups * splitRounds(req.rounds, req.processes).length + req.rounds);
   const progress = (): void => deps.onProgress?.(++total, 2 * sideTotal, 'A and B');
@@ -127,7 +130,7 @@ export async function runInterleaved(req: InterleavedRequest, deps: BenchDeps): 
     sides = [startSide('A', req, deps, env, plan, files.switches, order, progress), startSide('B', req, deps, env, plan, files.switches, order, progress)];
     const runs: DrivenRun[] = sides.map((s) => ({ open: () => s, finalEnvironment: ending }));
     const partner = (st: DriveStop): string =>
-      st.kind === 'failed' ? `stopped with its interleaved partner ${sides[st.run]!.name} (run #${st.runId}): ${st.reason}` : INTERRUPTED_BETWEEN;
+      st.kind === 'failed' ? `stopped with its interleaved partner ${sides[st.run]!.name} (run #${st.runId}): ${st.reason}` : interruptedBetween(deps.abort);
     ({ stop } = await drive({
       store: deps.store,
       abort: deps.abort ?? new AbortController().signal,
@@ -135,7 +138,7 @@ export async function runInterleaved(req: InterleavedRequest, deps: BenchDeps): 
       segments: segments(sides, order, req, deps, plan, files),
       stopOnFailure: true,
       together: true,
-      interruptedBefore: () => INTERRUPTED_BETWEEN,
+      interruptedBefore: () => interruptedBetween(deps.abort),
       stoppedReason: partner,
     }));
   } finally {

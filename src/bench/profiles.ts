@@ -4,6 +4,8 @@
  * x86_64 machine: long enough to dwarf clock_gettime's cost, short enough
  * that 15 interleaved rounds of every profile finish in seconds.
  */
+import { didYouMean } from '../format/suggest.ts';
+
 export interface ProfileInfo {
   name: string;
   /** The syscall timed, as in the kernel's syscall table. */
@@ -51,7 +53,7 @@ export function selectProfiles(requested: string[]): ProfileInfo[] {
   for (const n of names) {
     const p = findProfile(n);
     if (!p) {
-      throw new Error(`unknown profile '${n}' in --profile; known profiles: ${PROFILES.map((x) => x.name).join(', ')}, or 'all'`);
+      throw new Error(`unknown profile '${n}' in --profile${didYouMean(n, PROFILES.map((x) => x.name))}; known profiles: ${PROFILES.map((x) => x.name).join(', ')}, or 'all'`);
     }
     if (!out.includes(p)) out.push(p);
   }

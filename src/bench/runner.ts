@@ -15,6 +15,7 @@ import type { SysReader } from '../environment/reader.ts';
 import { probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan, type ProbeRequest } from './probe-run.ts';
 import type { ProfileInfo } from './profiles.ts';
 import { startProbeRun } from './session.ts';
+import { boundOps, OpsBoundError } from './pilot.ts';
 
 export { opsFor, probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan } from './probe-run.ts';
 
@@ -62,6 +63,12 @@ export class BenchRequestError extends Error {}
 /** A signal that lands between two probe processes reaches no probe: the run stops there, not after the rest. */
 export const INTERRUPTED_BETWEEN = 'interrupted before its next probe process';
 
+/** INTERRUPTED_BETWEEN with the signal that aborted the run, when the abort's reason names one (src/cli/interrupt.ts). */
+export function interruptedBetween(abort?: AbortSignal): string {
+  const reason: unknown = abort?.reason;
+  return typeof reason === 'string' && reason.startsWith('SIG') ? `${INTERRUPTED_BETWEEN} (${reason})` : INTERRUPTED_BETWEEN;
+}
+
 /** Choose the pinned CPU (default: the last allowed) and a second one. */
 export function planCpus(allowedList: string, requested: number | null, profiles: ProfileInfo[]): CpuPlan {
   const allowed = parseCpuList(allowedList);
@@ -90,9 +97,20 @@ export function benchStart(req: Pick<BenchRequest, 'cpu' | 'profiles'>, deps: Pi
   return { env: placedEnvironment({ ...env0, pinnedCpu: plan.cpu }, deps.target), plan };
 }
 
+/** Refuse an --ops whose rounds would pass the cap (./pilot.ts), before any run is created. */
+export async function checkOps(req: ProbeRequest, plan: CpuPlan, deps: Pick<BenchDeps, 'target' | 'abort'>): Promise<void> {
+  try {
+    await boundOps(req, plan, deps.target, deps.abort ?? new AbortController().signal);
+  } catch (err) {
+    if (err instanceof OpsBoundError) throw new BenchRequestError(err.message);
+    throw err;
+  }
+}
+
 /** Run the benchmark; every round is committed as it is measured. */
 export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<BenchResult> {
   const { env, plan } = benchStart(req, deps, req.injectSeccomp);
+  await checkOps(req, plan, deps);
   const shares = splitRounds(req.rounds, req.processes);
   const opened = startProbeRun(
     deps.store,
@@ -125,7 +143,7 @@ export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<Benc
     segments,
     stopOnFailure: true,
     together: true,
-    interruptedBefore: () => INTERRUPTED_BETWEEN,
+    interruptedBefore: () => interruptedBetween(deps.abort),
   });
   const run = deps.store.getRun(opened.runId);
   if (result.stop?.kind === 'failed') return { state: 'failed', run, reason: result.stop.reason };

@@ -8,11 +8,18 @@
  * that matches what was asked for (known profile, expected ops), and never
  * after the probe reported an error.
  */
+import { constants } from 'node:os';
 import { directionOf, type Unit } from '../model.ts';
 import { type NewRun, type Store, StoreError } from '../store/store.ts';
 import type { LineSession, SessionOutcome } from '../target/driver.ts';
 import type { TargetEnd, TargetExit } from '../target/target.ts';
 import { ConsoleLines, describeProbeError, parseProfileParams, type ProbeEvent } from './protocol.ts';
+
+/** ' (SIGTERM)' for 15: the name a user sent, beside the number the probe reports. */
+function signalName(signo: number): string {
+  const name = Object.entries(constants.signals).find(([, n]) => n === signo)?.[0];
+  return name ? ` (${name})` : '';
+}
 
 type RoundEvent = Extract<ProbeEvent, { type: 'round' }>;
 
@@ -128,7 +135,7 @@ export class ProbeSession implements LineSession {
         this.failure = `probe failed: ${describeProbeError(e)}`;
         return;
       case 'interrupted':
-        this.failure = `interrupted by signal ${e.signal}; the probe restored the task's affinity and scheduling parameters`;
+        this.failure = `interrupted by signal ${e.signal}${signalName(e.signal)}; the probe restored the task's affinity and scheduling parameters`;
         return;
       case 'done':
         this.done = true;

@@ -1,7 +1,7 @@
 /** `hintlab bench --label-b`: arguments and output of an interleaved A/B invocation. */
 import { abbaOrder, runInterleaved, type InterleavedRequest } from '../bench/interleave.ts';
 import { BenchRequestError, splitRounds, type BenchDeps } from '../bench/runner.ts';
-import { SwitchError, type FileSwitchSpec } from '../bench/switch-file.ts';
+import { SwitchBusyError, SwitchError, type FileSwitchSpec } from '../bench/switch-file.ts';
 import { runJson } from '../report/run-export.ts';
 import { runHeadline, runTable } from '../report/run-table.ts';
 import type { BenchOptions } from './bench-options.ts';
@@ -34,7 +34,7 @@ export function parseSwitchFiles(b: string[], a: string[]): FileSwitchSpec[] {
 }
 
 /** The two sides of an interleaved invocation, on top of what every bench asks for. */
-export function interleavedRequest(opts: BenchOptions, common: Omit<InterleavedRequest, 'a' | 'b' | 'files'>): InterleavedRequest {
+export function interleavedRequest(opts: BenchOptions, common: Omit<InterleavedRequest, 'a' | 'b' | 'files'>, io: CliIO): InterleavedRequest {
   const files = parseSwitchFiles(opts.switchFile, opts.switchFileA);
   const seccompB = opts.injectSeccompB === undefined || opts.injectSeccompB === 0 ? null : opts.injectSeccompB;
   if (seccompB === 1) throw new UserError('--inject-seccomp-b must be 0 (no filter) or at least 2 instructions, got 1', 2);
@@ -43,6 +43,7 @@ export function interleavedRequest(opts: BenchOptions, common: Omit<InterleavedR
     a: { label: opts.label ?? 'A', injectSeccomp: opts.injectSeccomp ?? null },
     b: { label: opts.labelB ?? 'B', injectSeccomp: seccompB },
     files,
+    switchOptions: { force: opts.force === true, wait: opts.wait === true, command: common.command, onNote: (m) => io.stderr(`hintlab: ${m}\n`) },
   };
 }
 
@@ -52,6 +53,8 @@ export async function measureInterleaved(req: InterleavedRequest, io: CliIO, dep
   try {
     result = await runInterleaved(req, deps);
   } catch (err) {
+    // another run holding a file is no usage error: exit 1 (or 130 when Ctrl-C ended the wait)
+    if (err instanceof SwitchBusyError) throw new UserError(err.message, 1);
     if (err instanceof BenchRequestError || err instanceof SwitchError) throw new UserError(err.message, 2);
     throw err;
   }

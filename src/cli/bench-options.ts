@@ -33,6 +33,10 @@ export interface BenchOptions extends ProbePlanOptions {
   injectSeccompB?: number;
   switchFile: string[];
   switchFileA: string[];
+  /** Switch files outside /proc/sys, /sys, debugfs and the user's own. */
+  force?: boolean;
+  /** Wait for another run switching the same file instead of refusing. */
+  wait?: boolean;
   /** `ssh://[user@]host[:port]` boxes to measure on instead of this machine. */
   target: string[];
 }

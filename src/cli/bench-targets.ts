@@ -92,7 +92,7 @@ export async function benchRemote(b: RemoteBench, io: CliIO): Promise<void> {
         const suffix = several ? `@${tags[i]}` : '';
         if (isInterleaved(b.opts)) {
           const opts = { ...b.opts, label: `${b.opts.label ?? 'A'}${suffix}`, labelB: `${b.opts.labelB ?? 'B'}${suffix}` };
-          return measureInterleaved(interleavedRequest(opts, b.req), io, deps, b.bar, b.opts.json === true).then(
+          return measureInterleaved(interleavedRequest(opts, b.req, io), io, deps, b.bar, b.opts.json === true).then(
             () => ({ run: null, failure: null }),
             (err: Error) => ({ run: null, failure: `${target.name}: ${err.message}` }),
           );

@@ -68,7 +68,7 @@ async function benchAction(opts: BenchOptions, io: CliIO): Promise<void> {
     await interruptible((abort) => {
       const deps: BenchDeps = { store, target, probe, abort, onProgress: (d, t, p) => bar.update(d, t, p) };
       return isInterleaved(opts)
-        ? measureInterleaved(interleavedRequest(opts, common), io, deps, bar, opts.json === true)
+        ? measureInterleaved(interleavedRequest(opts, common, io), io, deps, bar, opts.json === true)
         : measure({ ...common, label: opts.label ?? null, injectSeccomp: opts.injectSeccomp ?? null }, opts.json === true, io, deps, bar);
     });
   } finally {
@@ -124,6 +124,8 @@ export function registerBench(program: Command, io: CliIO): void {
     .option('--inject-seccomp-b <n>', 'B side: an N-instruction seccomp filter (0 = none, an A/A control); --inject-seccomp is then A\'s', intOption('--inject-seccomp-b', 0, SECCOMP_MAX))
     .option('--switch-file <path=value>', 'B side: write VALUE to PATH before each B process, A\'s value before each A process; always restored (repeatable)', collect, [])
     .option('--switch-file-a <path=value>', 'A\'s value for a --switch-file PATH (default: its contents as read); must be what it holds now', collect, [])
+    .option('--force', 'with --switch-file: allow a file outside /proc/sys, /sys, debugfs and your own files')
+    .option('--wait', 'with --switch-file: wait for another run switching the same file to end, instead of refusing')
     .option('--target <ssh://[user@]host[:port]>', 'measure on a box over ssh instead of this machine (repeatable: the boxes run in parallel)', collect, [])
     .option('--json', 'print a versioned JSON document instead of the table')
     .option('--list', 'list the profiles and exit')

@@ -20,12 +20,23 @@ export function intOption(flag: string, min: number, max?: { value: number; why:
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 /**
- * A label, e.g. `--label A`: printable text on one line. Empty is refused
- * unless `allowEmpty` (a prefix may be empty; a name may not).
+ * The longest label: a label heads table columns and compare's lines and
+ * is typed back on the command line; 64 characters name any kernel, patch
+ * or box, and keep a table readable.
+ */
+export const LABEL_MAX = 64;
+
+/**
+ * A label, e.g. `--label A`: printable text on one line, at most
+ * LABEL_MAX characters. Empty is refused unless `allowEmpty` (a prefix may
+ * be empty; a name may not).
  */
 export function labelOption(flag: string, allowEmpty = false): (value: string) => string {
   return (value: string) => {
     if (!allowEmpty && value.trim() === '') throw new UserError(`${flag} is empty: give a name such as A, B or A2`, 2);
+    if ([...value].length > LABEL_MAX) {
+      throw new UserError(`${flag} is ${[...value].length} characters long; a label is at most ${LABEL_MAX} (it heads table columns and compare's lines): give a shorter name`, 2);
+    }
     const bad = CONTROL.exec(value);
     if (bad) {
       const code = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;

@@ -21,7 +21,8 @@ export function resolveRunRef(store: Store, ref: string) {
   try {
     return store.resolveRun(ref);
   } catch (err) {
-    if (err instanceof RunNotFoundError) throw new UserError(err.message);
+    // a reference to nothing is a usage error, as every other one: exit 2
+    if (err instanceof RunNotFoundError) throw new UserError(err.message, 2);
     throw err;
   }
 }

@@ -2,6 +2,7 @@
  * Which stressors a macro run measures, checked against what the installed
  * stress-ng offers.
  */
+import { didYouMean } from '../format/suggest.ts';
 
 /**
  * The scheduler set of the sched/core branch-hint thread (Colin Ian King,
@@ -64,7 +65,7 @@ export function selectStressors(
   for (const name of req.stressors) {
     if (!have.has(name)) {
       throw new StressorSelectionError(
-        `--stressor ${name}: stress-ng ${installed.version} has no stressor '${name}'; 'stress-ng --stressors' lists the ones it has`,
+        `--stressor ${name}: stress-ng ${installed.version} has no stressor '${name}'${didYouMean(name, [...have])}; 'stress-ng --stressors' lists the ones it has`,
       );
     }
     if (!seen.has(name)) available.push(name);

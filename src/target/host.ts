@@ -9,7 +9,8 @@
  * supervisor (src/proc/supervise.ts), which ends everything it started when
  * it ends or hintlab dies.
  *
- * Stopping: on abort or timeout the job gets SIGINT, so it can stop
+ * Stopping: on abort or timeout the job gets SIGINT (the probe: the signal
+ * that aborted hintlab, SIGINT, SIGTERM or SIGHUP), so it can stop
  * cleanly (stress-ng removes its temporary files, the probe restores the
  * task); a job still running after the grace period is killed. A job that
  * exits by itself after an abort's SIGINT reports its own exit (the probe's
@@ -77,6 +78,16 @@ function collectFiles(dir: string, job: TargetJob): Map<string, Buffer> {
   return got;
 }
 
+/**
+ * The signal an abort sends: the probe gets the one hintlab received
+ * (SIGTERM, SIGHUP: it handles them as SIGINT and reports which it got);
+ * any other program gets SIGINT, which every one stops cleanly on.
+ */
+function passedOn(abort: AbortSignal, job: TargetJob): NodeJS.Signals {
+  const reason: unknown = abort.reason;
+  return job.program === 'probe' && (reason === 'SIGTERM' || reason === 'SIGHUP') ? reason : 'SIGINT';
+}
+
 /** Start the child, stream its lines, stop it on abort or timeout, and say how it ended. */
 function runChild(child: Child, job: TargetJob, argv: string[], onLine: (l: string) => void, abort: AbortSignal, graceMs: number): Promise<Omit<TargetExit, 'collected'>> {
   const started = Date.now();
@@ -88,7 +99,7 @@ function runChild(child: Child, job: TargetJob, argv: string[], onLine: (l: stri
     if (forced || killTimer) return;
     // a timed-out job's output is never a complete result, however it ends; an aborted one may stop by itself
     if (why.kind === 'timeout') forced = why;
-    child.signal('SIGINT');
+    child.signal(why.kind === 'aborted' ? passedOn(abort, job) : 'SIGINT');
     killTimer = setTimeout(() => {
       forced = why;
       child.signal('SIGKILL');

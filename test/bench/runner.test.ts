@@ -12,6 +12,7 @@ import { BenchRequestError, planCpus, probeArgs, runBench, type BenchRequest } f
 import { Store } from '../../src/store/store.ts';
 import { fakeSys } from '../environment/fake-sys.ts';
 import { roundsScript } from './fake-probe.ts';
+import { checkRoundTime } from '../../src/bench/pilot.ts';
 
 const probe: ProbeBuild = { path: '/nonexistent', static: false, buildId: 'b1', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-O2'] };
 
@@ -141,4 +142,28 @@ test('the file reader reads under its root and reports a missing file by path an
   writeFileSync(join(root, 'proc/loadavg'), '0.25 0.50 0.75 1/99 42\n');
   assert.deepEqual(loadAverage(fsReader(root)), { known: true, value: [0.25, 0.5, 0.75] });
   assert.deepEqual(fsReader(root).read('/proc/cmdline'), { ok: false, reason: '/proc/cmdline: ENOENT' });
+});
+
+test('--ops whose round a pilot estimates past 60 s is refused with the estimate, the cap and the largest --ops that fits, before any run', async () => {
+  const store = Store.open(':memory:');
+  // the pilot: 1000 calls of getppid in 100 us, so 100 ns/call
+  const target = scriptedTarget(({ args }) => roundsScript(args));
+  const req = request({ profiles: selectProfiles(['getppid']), ops: 9007199254740991 });
+  await assert.rejects(
+    runBench(req, { store, target, probe, reader: fakeSys() }),
+    (e: Error) => e instanceof BenchRequestError && /--ops 9007199254740991: one round of getppid would take about 29 years \(a pilot measured 100 ns\/call over 1000 calls\); a round is capped at 60 s, so --ops can be at most 600000000 for it/.test(e.message),
+  );
+  assert.equal(target.jobs.length, 1, 'only the pilot ran');
+  assert.deepEqual(target.jobs[0]!.args.slice(-2), ['--profile', 'getppid:1000']);
+  assert.equal(store.listRuns().length, 0);
+  // 600000000 calls at 100 ns is exactly the cap
+  assert.doesNotThrow(() => checkRoundTime(600_000_000, new Map([['getppid', 100]])));
+  assert.throws(() => checkRoundTime(600_000_001, new Map([['getppid', 100]])), /at most 600000000/);
+});
+
+test('--ops up to 20 times a profile\'s default runs no pilot', async () => {
+  const store = Store.open(':memory:');
+  const target = scriptedTarget(({ args }) => roundsScript(args));
+  await runBench(request({ profiles: selectProfiles(['getppid']), ops: 1000 }), { store, target, probe, reader: fakeSys() });
+  assert.equal(target.jobs.length, 1, 'the run itself only');
 });

@@ -1,11 +1,11 @@
 /**
  * `hintlab bench` with a B side, end to end with the real probe: two runs
  * from one invocation, and the switched file restored after a normal end,
- * Ctrl-C and kill -9.
+ * Ctrl-C, SIGTERM, SIGHUP and kill -9.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -82,27 +82,6 @@ test('kill -9 of hintlab mid-run: the watchdog writes the original value back wi
   assert.equal(await waitForContents(path, 'original\n', 5), 'original\n');
 });
 
-test('Ctrl-C mid-run restores the file, fails both runs and exits 130', async () => {
-  const db = join(tempDir(), 'h.db');
-  const path = knob('original\n');
-  const child = spawn(process.execPath, [...CLI_FROM_SOURCE, 'bench', '--db', db, ...LONG, '--switch-file', `${path}=switched`], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  try {
-    assert.equal(await waitForContents(path, 'switched', 30), 'switched');
-  } finally {
-    child.kill('SIGINT');
-  }
-  const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-  assert.equal(code, 130, stderr);
-  assert.equal(readFileSync(path, 'utf8'), 'original\n', 'restored before hintlab exits');
-  // the signal may reach the probe before it installed its own handler, or land between two probe processes;
-  // with 1000 short processes per side the order (A B B A A B ...) may have moved on to A's by the time it lands
-  assert.match(stderr, /^hintlab: (A \('A'\)|B \('B'\)): (interrupted by signal 2|probe killed by SIGINT|interrupted before its next probe process)/);
-  const runs = await runCli(['runs', '--db', db]);
-  assert.match(runs.stdout, /#1 +A .* failed\n#2 +B .* failed/);
-});
-
 test('bad B-side flags are refused with the flag named and nothing stored', async () => {
   const db = join(tempDir(), 'h.db');
   const path = knob('1\n');
@@ -121,4 +100,42 @@ test('bad B-side flags are refused with the flag named and nothing stored', asyn
   }
   assert.equal(readFileSync(path, 'utf8'), '1\n');
   assert.match((await runCli(['runs', '--db', db])).stdout, /no runs in/);
+});
+
+// Ctrl-C, kill (SIGTERM), the terminal closing (SIGHUP)
+for (const [signal, code, signo] of [['SIGINT', 130, 2], ['SIGTERM', 143, 15], ['SIGHUP', 129, 1]] as const) {
+  test(`${signal} mid-run is reported as ${signal}, restores the file, fails both runs and exits ${code}`, async () => {
+    const db = join(tempDir(), 'h.db');
+    const path = knob('original\n');
+    const child = spawn(process.execPath, [...CLI_FROM_SOURCE, 'bench', '--db', db, ...LONG, '--switch-file', `${path}=switched`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      assert.equal(await waitForContents(path, 'switched', 30), 'switched');
+    } finally {
+      child.kill(signal);
+    }
+    const status = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    assert.equal(status, code, stderr);
+    assert.equal(readFileSync(path, 'utf8'), 'original\n', 'restored by hintlab before it exits');
+    assert.doesNotMatch(stderr, /hintlab watchdog:/, 'not left to the watchdog');
+    // a probe in flight gets the same signal and says which (or dies of it before its handler is installed);
+    // between two probe processes no probe gets it, and the reason names it
+    assert.match(stderr, new RegExp(`^hintlab: (A \\('A'\\)|B \\('B'\\)): (interrupted by signal ${signo} \\(${signal}\\)|probe killed by ${signal}|interrupted before its next probe process \\(${signal}\\))`));
+    const runs = await runCli(['runs', '--db', db]);
+    assert.match(runs.stdout, /#1 +A .* failed\n#2 +B .* failed/);
+  });
+}
+
+test("another user's file is refused without --force and switched (and restored) with it", async () => {
+  const db = join(tempDir(), 'h.db');
+  const path = knob('theirs\n');
+  chownSync(path, 65534, 65534);
+  const args = ['bench', '--db', db, '--profile', 'getppid', '--ops', '500', '--warmups', '0', '--rounds', '2', '--processes', '1', '--switch-file', `${path}=mine`];
+  const refusedRun = await runCli(args);
+  assert.equal(refusedRun.code, 2, refusedRun.stderr);
+  assert.match(refusedRun.stderr, /not a kernel knob .* pass --force if that is what you mean/);
+  const forced = await runCli([...args, '--force']);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.equal(readFileSync(path, 'utf8'), 'theirs\n');
 });

@@ -53,7 +53,7 @@ test('bad flags are rejected with the flag named and nothing stored', async () =
   const cases: [string[], RegExp][] = [
     [['--rounds', '0'], /--rounds must be an integer >= 1, got '0'/],
     [['--ops', 'many'], /--ops must be an integer >= 1, got 'many'/],
-    [['--profile', 'getpid'], /unknown profile 'getpid' in --profile; known profiles: getppid, /],
+    [['--profile', 'getpid'], /unknown profile 'getpid' in --profile \(did you mean 'getppid'\?\); known profiles: getppid, /],
     [['--cpu', '4096'], /--cpu 4096 is not in this process's allowed CPUs/],
     [['--inject-seccomp', '1'], /--inject-seccomp must be an integer >= 2/],
   ];
@@ -115,7 +115,7 @@ test('Ctrl-C stops the probe, marks the run failed with the interruption, and ex
   child.kill('SIGINT');
   const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
   assert.equal(code, 130, stderr);
-  assert.match(stderr, /interrupted by signal 2; the probe restored the task's affinity and scheduling parameters/);
+  assert.match(stderr, /interrupted by signal 2 \(SIGINT\); the probe restored the task's affinity and scheduling parameters/);
   const res = await runCli(['runs', '--db', db]);
   assert.match(res.stdout, /#1 .* failed/);
 });

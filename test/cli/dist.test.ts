@@ -23,6 +23,9 @@ function hintlab(root: string, args: string[], env: NodeJS.ProcessEnv = process.
   return spawnSync(process.execPath, [join(root, 'bin', 'hintlab.js'), ...args], { encoding: 'utf8', cwd: tempDir(), env });
 }
 
+const TTL = '/proc/sys/net/ipv4/ip_default_ttl';
+const netns = spawnSync('unshare', ['-n', 'true']).status === 0;
+
 const RECORD_LOADS = join(ROOT, 'test/helpers/record-loads.mjs');
 const HEAVY = ['better-sqlite3', 'yaml', 'web-tree-sitter'];
 
@@ -37,7 +40,9 @@ function heavyLoaded(root: string, args: string[]): { status: number | null; std
 
 describe('the built package', () => {
   before(() => {
+    // the two steps of `npm run build` (package.json), into the scratch package
     execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(pkg, 'dist')], { stdio: 'inherit' });
+    execFileSync(process.execPath, [join(ROOT, 'scripts/copy-runtime-files.mjs'), join(pkg, 'dist')], { stdio: 'inherit' });
     mkdirSync(join(pkg, 'bin'));
     copyFileSync(join(ROOT, 'bin/hintlab.js'), join(pkg, 'bin/hintlab.js'));
     copyFileSync(join(ROOT, 'package.json'), join(pkg, 'package.json'));
@@ -78,6 +83,24 @@ describe('the built package', () => {
     const r = hintlab(pkg, ['bench', '--db', db, '--profile', 'getppid', '--rounds', '2', '--warmups', '0', '--processes', '1', '--ops', '1000']);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^getppid +[\d.]+ .* 2 x 1000$/m);
+  });
+
+  test('npm run build copies the runtime files tsc does not emit', () => {
+    const build = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } }).scripts.build;
+    assert.match(build, /^tsc -p tsconfig\.build\.json && node scripts\/copy-runtime-files\.mjs dist$/);
+  });
+
+  // A real sysctl in a network namespace of its own, as test/cli/bench-interleave.test.ts does from source.
+  test('--switch-file runs end to end from the built package and the sysctl holds its original value after', { skip: netns ? false : 'unshare -n is not permitted here' }, () => {
+    const db = join(tempDir(), 'h.db');
+    const script = `cat ${TTL}; "$0" "$1" bench --db "$2" --profile getppid --ops 500 --warmups 0 --rounds 2 --processes 1 --switch-file ${TTL}=99 >/dev/null && cat ${TTL}`;
+    const r = spawnSync('unshare', ['-n', 'sh', '-c', script, process.execPath, join(pkg, 'bin', 'hintlab.js'), db], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const [before, after] = r.stdout.trim().split('\n');
+    assert.equal(before, '64', 'a fresh namespace starts at the kernel default');
+    assert.equal(after, '64');
+    const runs = hintlab(pkg, ['runs', 'B', '--verbose', '--db', db]);
+    assert.match(runs.stdout, new RegExp(`switchFiles.*${TTL}=99`));
   });
 
   test('hints --static parses on worker threads without a TypeScript loader', () => {

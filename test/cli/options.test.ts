@@ -17,6 +17,8 @@ test('labels that are empty or hold newlines or control characters are refused, 
     [['macro', '--db', db, '--stressor', 'cpu', '--label', ''], /--label is empty/],
     [['kernel', 'build', '--src', '/nonexistent', '--out', tempDir(), '--label', 'a\rb'], /--label 'a\\rb' contains a control character/],
     [['vm', '--db', db, '--kernel', 'A=/nonexistent', '--label-prefix', 'v\n'], /--label-prefix 'v\\n' contains a control character/],
+    [[...bench, '--label', 'x'.repeat(100 * 1024)], /--label is 102400 characters long; a label is at most 64 /],
+    [[...bench, '--label-b', 'é'.repeat(65)], /--label-b is 65 characters long; a label is at most 64 /],
   ];
   for (const [argv, message] of cases) {
     const res = await runCli(argv);
@@ -43,4 +45,12 @@ test('--inject-seccomp above the kernel limit of 4096 BPF instructions is refuse
   assert.match(res.stderr, /--inject-seccomp must be at most 4096 \(the kernel's BPF_MAXINSNS/);
   const list = await runCli(['runs', '--db', db]);
   assert.match(list.stderr, /no results database at/, 'no run was started');
+});
+
+test('a label of exactly 64 characters is accepted', async () => {
+  const db = join(tempDir(), 'h.db');
+  const label = 'L'.repeat(64);
+  const res = await runCli(['bench', '--db', db, '--profile', 'getppid', '--ops', '200', '--warmups', '0', '--rounds', '1', '--processes', '1', '--label', label]);
+  assert.equal(res.code, 0, res.stderr);
+  assert.match(res.stdout, new RegExp(`run #1 '${label}'`));
 });

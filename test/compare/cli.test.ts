@@ -112,9 +112,12 @@ describe('hintlab compare', () => {
     const units = await runCli(['compare', 'plain', 'icount', '--db', db, '--allow-mismatch']);
     assert.equal(units.code, 1);
     assert.match(units.stderr, /measures 'ns\/call' but B \(run 6 'icount'\) measures 'instructions\/call'/);
-    const missing = await runCli(['compare', 'plain', 'nope', '--db', db]);
-    assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /no run with id or label 'nope'/);
+    // a reference to no run is a usage error in every command that takes one: exit 2
+    for (const argv of [['compare', 'plain', 'nope'], ['report', 'plain', 'nope'], ['runs', 'nope'], ['export', 'nope']]) {
+      const missing = await runCli([...argv, '--db', db]);
+      assert.equal(missing.code, 2, `${argv.join(' ')}: ${missing.stderr}`);
+      assert.match(missing.stderr, /no run with id or label 'nope'/);
+    }
   });
 
   it('refuses a run compared with itself, by id or label, and an A2 that is A or B', async () => {
