@@ -222,7 +222,7 @@ function judgeSubject(d: SubjectDraft, change: Contrast, corrected: { drift: Con
   let power = powerOf(judged, d.runs[0]!, d.runs[1]!, options);
   // Separate runs can claim nothing at any size: their reason already says which design can.
   if (power.kind === 'ok' && verdict.verdict === 'no difference proven' && ctx.design.kind !== 'separate-runs') {
-    const advice = adviceOf(judged, d.runs[0]!, d.runs[1]!, ctx.design, options, ctx.secondsPerPair);
+    const advice = adviceOf(judged, power, d.runs[0]!, d.runs[1]!, ctx.design, options, ctx.secondsPerPair);
     power = { ...power, advice };
     verdict = withAdvice(verdict, power);
   }

@@ -72,9 +72,11 @@ function pairedAdvice(judged: Contrast, target: number, options: ComparisonOptio
 }
 
 /** What would reach a `target` % change, for the design that ran (null when the verdict claims or cannot be judged). */
-export function adviceOf(judged: Contrast, a: RunSummary, b: RunSummary, design: Design, options: ComparisonOptions, secondsPerPair: number | null): string | null {
-  if (judged.test.kind !== 'ok') return null;
+export function adviceOf(judged: Contrast, power: PowerAnalysis, a: RunSummary, b: RunSummary, design: Design, options: ComparisonOptions, secondsPerPair: number | null): string | null {
+  if (judged.test.kind !== 'ok' || power.kind !== 'ok') return null;
   const target = options.detectPct ?? DEFAULT_TARGET_PCT;
+  // Already sensitive enough: the change is smaller than the target, not unseen.
+  if (power.claimablePct <= target) return `a change of ${target} % would most likely (power ${Math.round(options.power * 100)} %) have been claimed here: this one is smaller`;
   if (judged.pairs !== null) return pairedAdvice(judged, target, options, secondsPerPair);
   if (judged.test.method === 'run-level-t') {
     return (
