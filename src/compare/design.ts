@@ -101,12 +101,13 @@ function interleavedDesign(a: RunWithRounds, b: RunWithRounds): Design {
   return { kind: 'processes' };
 }
 
-/** The design an A/B comparison of `a` and `b` rests on; with A2 it is A/B/A. */
+/** The design an A/B comparison of `a` and `b` rests on; with A2 it is A/B/A (or boots, when every unit is a boot). */
 export function designOf(a: RunWithRounds, b: RunWithRounds, a2?: RunWithRounds): Design {
-  if (a2 !== undefined) return { kind: 'aba' };
-  if (interleavedPartners(a, b)) return interleavedDesign(a, b);
   const unitOf = (r: RunWithRounds) => (r.replicateUnit.known ? r.replicateUnit.value : null);
-  if (unitOf(a) === 'boot' && unitOf(b) === 'boot') return { kind: 'boots' };
+  const boots = unitOf(a) === 'boot' && unitOf(b) === 'boot';
+  if (a2 !== undefined) return boots && unitOf(a2) === 'boot' ? { kind: 'boots' } : { kind: 'aba' };
+  if (interleavedPartners(a, b)) return interleavedDesign(a, b);
+  if (boots) return { kind: 'boots' };
   const again = a.kind === 'macro' ? 'run the baseline again after B and give it as A2' : 'measure A and B in one invocation (hintlab bench --label-b ...), or run the baseline again after B and give it as A2';
   return { kind: 'separate-runs', advice: again };
 }
