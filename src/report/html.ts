@@ -77,10 +77,12 @@ export function summarySection(c: Comparison): string {
 
 export function changeSection(c: Comparison): string {
   const better = c.direction === 'lower-is-better' ? 'lower is better' : 'higher is better';
+  // the change the verdicts used: B vs A+A2 for A/B/A
+  const vs = c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? 'B against A+A2' : 'B against A';
   const svg = changePlot({
-    title: 'Change of B against A per subject, with its confidence interval',
+    title: `Change of ${vs} per subject, with its confidence interval`,
     thresholdPct: c.options.thresholdPct,
-    axisLabel: `change of B vs A in % (${unitWords(c.unit).perOp}, ${better})`,
+    axisLabel: `change of ${vs} in % (${unitWords(c.unit).perOp}, ${better})`,
     rows: c.subjects.map((s) => ({ s, judged: judgedContrast(s) })).map(({ s, judged }) => ({
       subject: s.subject,
       changePct: judged.changePct,
