@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { compare } from '../../src/compare/compare.ts';
 import { Store } from '../../src/store/store.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { hostEnvironment, makeRun, storeRun } from './fixtures.ts';
@@ -45,5 +46,19 @@ describe('hintlab compare with boots as units', () => {
     const r = await runCli(['compare', 'vm-A-1,vm-B-1', 'vm-B-2', '--db', db]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /kernel: run 1 'vm-A-1' = 6\.12\.9, run 4 'vm-B-1' = 6\.12\.9-hl: runs given together as one side must measure the same configuration/);
+  });
+});
+
+describe('boots with A2', () => {
+  it('every unit a boot: B is judged against the pooled boots of A and A2 by Welch, and the design says boots', () => {
+    // two rounds per boot, 0.01 % apart (compare needs 5 rounds per run)
+    const boot = (id: number, v: number[]) => makeRun({ id, kind: 'vm', design: 'separate', values: { getppid: v.flatMap((x) => [x, x * 1.0001]) }, units: v.length });
+    const cmp = compare({ a: boot(1, [100, 101, 99]), b: boot(2, [110, 111, 109]), a2: boot(3, [100.5, 99.5, 100]) });
+    assert.equal(cmp.design.kind, 'boots');
+    const s = cmp.subjects[0]!;
+    assert.equal(s.judgedOn, 'B vs A+A2');
+    assert.ok(s.drift.kind === 'measured' && s.drift.vsPooled.test.kind === 'ok' && s.drift.vsPooled.test.method === 'welch');
+    // Welch on 6 baseline boots against 3: about 100 vs 110, +10 %, far beyond the threshold.
+    assert.equal(s.verdict.verdict, 'slower');
   });
 });

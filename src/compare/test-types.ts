@@ -1,0 +1,68 @@
+/**
+ * The tests inside a Contrast (src/compare/types.ts, schema 6): which test
+ * decides, the rank test beside it, the pairs of a paired design, and the
+ * A/B/A run-to-run term.
+ */
+import type { InsufficientData } from '../stats/result.ts';
+
+/**
+ * A/B/A: the run-to-run term of B vs (A + A2)/2. A run's level carries a
+ * shift of its own (load, frequency, placement) that all its units share,
+ * so the runs, not their units, are the observations of that term: A and
+ * A2 measure the same configuration, and their difference d estimates the
+ * variance of a run's level, d²/2, with ONE degree of freedom
+ * (src/compare/aba.ts). Never clipped to zero.
+ */
+export type RunToRun =
+  | { kind: 'not-estimated' }
+  | {
+      kind: 'from-a2';
+      /** sqrt(d²/2): standard deviation of a run's level (its shift and its units' noise), in % of the baseline. */
+      runSdPct: number;
+      /** Degrees of freedom of the estimate: 1 (one A/A2 pair). */
+      df: number;
+    };
+
+/** Which test decides a contrast (its p-value and its interval). */
+export type TestMethod =
+  /** Welch's t on unit means (processes, boots, invocations), Welch-Satterthwaite df. */
+  | 'welch'
+  /** Student's t on per-pair log ratios ln(B_k/A_k), K - 1 df (duet, alternation). */
+  | 'paired-t'
+  /** A/B/A: B - (A + A2)/2 over the run-to-run term A vs A2 showed, 1 df. */
+  | 'run-level-t'
+  /** A paired run stopped by a precision target: confidence sequence and its anytime-valid p (src/stats/sequential.ts). */
+  | 'anytime';
+
+/**
+ * The deciding test. `t` and `df` are the fixed-n t statistic and its
+ * degrees of freedom (for 'anytime' shown only: its p comes from the
+ * confidence sequence); `sePct` is the standard error of the change in % of
+ * the baseline (x 100 on the log scale for pairs), from which the power
+ * figures come.
+ */
+export type ContrastTest =
+  | { kind: 'ok'; method: TestMethod; t: number; df: number; pValue: number; sePct: number }
+  | InsufficientData;
+
+/** The rank test shown beside the deciding one (never deciding): Mann-Whitney on unit means, or Wilcoxon signed-rank on pairs. */
+export type RankTest =
+  | {
+      kind: 'ok';
+      method: 'mann-whitney' | 'wilcoxon-signed-rank';
+      pValue: number;
+      /** The smallest p these sizes can give: a test that cannot reach alpha cannot disagree. */
+      minPValue: number;
+    }
+  | InsufficientData;
+
+/** Paired designs: the pairs behind a contrast. */
+export interface PairInfo {
+  /** Pairs with both sides measured (unit k of A with unit k of B). */
+  pairs: number;
+  /** Units measured in one run only, dropped. */
+  dropped: number;
+  /** Mean and sample standard deviation of d_k = ln(B_k / A_k). */
+  meanLogRatio: number;
+  sdLogRatio: number;
+}
