@@ -108,7 +108,7 @@ export function functionChangeTable(a: Functions, b: Functions, verdictOf?: (fn:
 }
 
 /** Everything `vm --cost` prints after the boots, runs grouped by kernel label in boot order. */
-export function costReport(byKernel: Map<string, RunWithRounds[]>): string {
+export function costReport(byKernel: Map<string, RunWithRounds[]>, verdictOf?: (fn: string) => string | null): string {
   const runs = [...byKernel.values()].flat();
   const parts = [`${COST_SCOPE}\n`, costTable(runs)];
   const tables = new Map<string, Functions>();
@@ -123,6 +123,6 @@ export function costReport(byKernel: Map<string, RunWithRounds[]>): string {
     parts.push(`kernel ${label}: per-function counts ${bootsAgree(boots) ? 'identical' : 'DIFFER'} across ${boots.length} boot(s)\n`);
   }
   const [a, b] = [...tables.keys()];
-  if (a && b) parts.push(`${b} against ${a}, ${functionChangeTable(tables.get(a)!, tables.get(b)!)}`);
+  if (a && b) parts.push(`${b} against ${a}, ${functionChangeTable(tables.get(a)!, tables.get(b)!, verdictOf)}`);
   return parts.join('');
 }
