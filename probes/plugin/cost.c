@@ -17,7 +17,10 @@
  * block spans; misses and mispredictions come from model.c. Kernel code is
  * told by its address (API v1 cannot read registers).
  *
- * Arguments: out=PATH, l1i=BYTES, ways=N, line=BYTES.
+ * Arguments: out=PATH, l1i=BYTES, ways=N, line=BYTES, and syms=PATH (the
+ * kernel's function start addresses, hex, ascending): then a block line is
+ * written per part of the block in one function, its counts exact per part
+ * (taken and mispredicted on the part holding the block's last instruction).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  * Copyright hintlab's authors. Licensed under the GNU GPL, version 2 or
@@ -34,11 +37,25 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = HINTLAB_PLUGIN_API_VERSION;
 
 #define KERNEL_BASE 0xffff800000000000ULL
 
+/*
+ * A block's part in one function (syms=): instructions, fetches and misses
+ * are counted per part, so a block that runs across a symbol (an assembly
+ * label inside entry code) is attributed exactly, however qemu cut it.
+ */
+#define MAX_PARTS 8
+struct part {
+	uint64_t vaddr;
+	uint32_t bytes, insns;
+	uint64_t fetches, misses;
+};
+
 struct block {
 	uint64_t vaddr, last_insn;
 	uint32_t bytes, insns;
-	/* counts inside the current window */
-	uint64_t execs, taken, fetches, misses, mispred;
+	struct part parts[MAX_PARTS];
+	int nparts;
+	/* counts inside the current window (taken and mispredicted belong to the last part) */
+	uint64_t execs, taken, mispred;
 	struct block *next_hash, *next_touched;
 	int touched;
 };
@@ -57,6 +74,23 @@ static struct block *prev;
 static uint64_t entry_lines;
 static unsigned line_shift;
 static FILE *out;
+/* sorted start addresses of the kernel's functions (syms=), or none */
+static uint64_t *fstarts;
+static size_t nfstarts;
+
+/* index of the function holding a, or (size_t)-1 below the first */
+static size_t func_of(uint64_t a)
+{
+	size_t lo = 0, hi = nfstarts, found = (size_t)-1;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (fstarts[mid] <= a)
+			found = mid, lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return found;
+}
 
 static int is_kernel(uint64_t a)
 {
@@ -113,28 +147,39 @@ static void transfer(struct block *b)
 	touch(prev);
 }
 
+static struct part *part_at(struct block *b, uint64_t addr)
+{
+	int i = b->nparts - 1;
+	while (i > 0 && b->parts[i].vaddr > addr)
+		i--;
+	return &b->parts[i];
+}
+
 static void on_block(unsigned int vcpu, void *udata)
 {
 	(void)vcpu;
 	struct block *b = udata;
 	transfer(b);
 	uint64_t first = b->vaddr >> line_shift, last = (b->vaddr + b->bytes - 1) >> line_shift;
-	uint64_t fetches = last - first + 1, misses = 0;
 	for (uint64_t l = first; l <= last; l++) {
-		misses += (uint64_t)l1i_access(l << line_shift);
+		int miss = l1i_access(l << line_shift);
 		if (in_window && is_kernel(b->vaddr))
 			entry_lines += (uint64_t)lines_add(l);
+		if (!in_window)
+			continue;
+		uint64_t at = l << line_shift < b->vaddr ? b->vaddr : l << line_shift;
+		struct part *p = part_at(b, at);
+		p->fetches++;
+		p->misses += (uint64_t)miss;
+		win.fetches++;
+		win.misses += (uint64_t)miss;
 	}
 	prev = b;
 	if (!in_window)
 		return;
 	*(is_kernel(b->vaddr) ? &win.kinsn : &win.uinsn) += b->insns;
 	win.blocks++;
-	win.fetches += fetches;
-	win.misses += misses;
 	b->execs++;
-	b->fetches += fetches;
-	b->misses += misses;
 	touch(b);
 }
 
@@ -158,17 +203,38 @@ static void window_close(unsigned int vcpu, void *udata)
 		win.kentries);
 	for (struct block *b = touched, *next; b; b = next) {
 		next = b->next_touched;
-		if (is_kernel(b->vaddr))
+		for (int i = 0; is_kernel(b->vaddr) && i < b->nparts; i++) {
+			struct part *p = &b->parts[i];
+			int lastp = i == b->nparts - 1;
 			fprintf(out, "t %lu %" PRIx64 " %u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-				window_index, b->vaddr, b->bytes, b->insns, b->execs, b->taken, b->fetches, b->misses,
-				b->mispred);
-		b->execs = b->taken = b->fetches = b->misses = b->mispred = 0;
+				window_index, p->vaddr, p->bytes, p->insns, b->execs, lastp ? b->taken : 0, p->fetches,
+				p->misses, lastp ? b->mispred : 0);
+			p->fetches = p->misses = 0;
+		}
+		b->execs = b->taken = b->mispred = 0;
 		b->touched = 0;
 		b->next_touched = NULL;
 	}
 	touched = NULL;
 	fflush(out);
 	window_index++;
+}
+
+/* Cut the block where its instructions enter another function; past MAX_PARTS the last part takes the rest. */
+static void split_parts(struct block *b, struct qemu_plugin_tb *tb, size_t n, uint64_t end)
+{
+	size_t fn = (size_t)-2;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, i));
+		size_t f = nfstarts ? func_of(a) : 0;
+		if (f != fn && b->nparts < MAX_PARTS) {
+			b->parts[b->nparts++].vaddr = a;
+			fn = f;
+		}
+		b->parts[b->nparts - 1].insns++;
+	}
+	for (int i = 0; i < b->nparts; i++)
+		b->parts[i].bytes = (uint32_t)((i + 1 < b->nparts ? b->parts[i + 1].vaddr : end) - b->parts[i].vaddr);
 }
 
 static const unsigned char OPEN_MARK[3] = { 0x66, 0x87, 0xdb }, CLOSE_MARK[3] = { 0x66, 0x87, 0xc9 };
@@ -189,6 +255,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		end = vaddr + 1;
 	}
 	struct block *b = block_for(vaddr, (uint32_t)(end - vaddr), (uint32_t)n, qemu_plugin_insn_vaddr(last));
+	if (b->nparts == 0)
+		split_parts(b, tb, n, end);
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, b);
 	if (is_kernel(vaddr))
 		return;
@@ -209,6 +277,34 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 	(void)id, (void)udata;
 	fprintf(out, "end windows=%lu\n", window_index);
 	fclose(out);
+}
+
+/* syms=PATH: one hex function start address per line, ascending */
+static int read_syms(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	if (!f) {
+		perror(file);
+		return -1;
+	}
+	size_t cap = 0;
+	unsigned long long a;
+	while (fscanf(f, "%llx", &a) == 1) {
+		if (nfstarts == cap) {
+			cap = cap ? cap * 2 : 4096;
+			fstarts = realloc(fstarts, cap * sizeof(*fstarts));
+			if (!fstarts)
+				abort();
+		}
+		if (nfstarts && a < fstarts[nfstarts - 1]) {
+			fprintf(stderr, "hintlab-cost: %s is not in ascending order\n", file);
+			fclose(f);
+			return -1;
+		}
+		fstarts[nfstarts++] = a;
+	}
+	fclose(f);
+	return 0;
 }
 
 static int arg_uint(const char *arg, const char *name, unsigned *v)
@@ -238,10 +334,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			path = argv[i] + 4;
 			continue;
 		}
+		if (!strncmp(argv[i], "syms=", 5)) {
+			if (read_syms(argv[i] + 5) != 0)
+				return -1;
+			continue;
+		}
 		if (arg_uint(argv[i], "l1i", &p.size_bytes) || arg_uint(argv[i], "ways", &p.ways) ||
 		    arg_uint(argv[i], "line", &p.line_bytes))
 			continue;
-		fprintf(stderr, "hintlab-cost: bad argument '%s' (expected out=, l1i=, ways=, line=)\n", argv[i]);
+		fprintf(stderr, "hintlab-cost: bad argument '%s' (expected out=, syms=, l1i=, ways=, line=)\n", argv[i]);
 		return -1;
 	}
 	if (!path || l1i_init(&p) != 0) {

@@ -1,9 +1,11 @@
 /**
  * Cost counters per kernel function: every kernel block a window executed
  * is attributed, by its start address, to the function of the kernel's
- * System.map that contains it (the last text symbol at or below it). A
- * block never spans two functions in practice (a call or a jump into
- * another function ends it), so nothing is split.
+ * System.map that contains it (the last text symbol at or below it). The
+ * plugin, given the same map's start addresses (syms=), already cut every
+ * block where it runs into another symbol (an assembly label inside entry
+ * code), so a part lies in one function and is attributed exactly, however
+ * qemu cut the blocks in that boot.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';

@@ -98,13 +98,24 @@ function fmtChange(v: number): string {
   return Math.abs(v) < EXACT ? '0' : signed(v, Math.abs(v) >= 10 ? 1 : 2);
 }
 
+/**
+ * Changes below this per call are shown as a count, not row by row: they
+ * are the share of a few timer ticks spread over thousands of calls, which
+ * differs between kernels whose windows last a different number of
+ * instructions.
+ */
+export const SMALL_PER_CALL = 0.005;
+
 /** The changed functions as a table, with a closing line on the rest. */
 export function functionChangeTable(a: Functions, b: Functions, verdictOf?: (fn: string) => string | null): string {
   const { changed, unchanged } = changedFunctions(a, b);
-  if (!changed.length) return `per function: no function's counts changed (${unchanged} function rows compared)\n`;
+  const shown = changed.filter((c) => FUNCTION_COUNTERS.some((k) => Math.abs(c.change[k]) >= SMALL_PER_CALL));
+  const small = changed.length - shown.length;
+  const rest = `every other function unchanged (${unchanged} function rows)${small ? `, ${small} changed by less than ${SMALL_PER_CALL} per call in every counter (timer-tick work in the windows)` : ''}\n`;
+  if (!shown.length) return `per function: no function's counts changed by ${SMALL_PER_CALL} per call or more; ${rest}`;
   const header = ['subject', 'function', 'instr', 'taken', 'fetches', 'L1i misses', 'mispredicts', 'what moved'];
-  const rows = changed.map((c) => [c.subject, c.name, ...FUNCTION_COUNTERS.map((k) => fmtChange(c.change[k])), placementNote(c, verdictOf?.(c.name))]);
-  return `per function, B - A per call:\n${alignColumns([header, ...rows], (i) => i >= 2 && i <= 6).join('\n')}\nevery other function unchanged (${unchanged} function rows)\n`;
+  const rows = shown.map((c) => [c.subject, c.name, ...FUNCTION_COUNTERS.map((k) => fmtChange(c.change[k])), placementNote(c, verdictOf?.(c.name))]);
+  return `per function, B - A per call:\n${alignColumns([header, ...rows], (i) => i >= 2 && i <= 6).join('\n')}\n${rest}`;
 }
 
 /** Everything `vm --cost` prints after the boots, runs grouped by kernel label in boot order. */

@@ -10,7 +10,7 @@
  * error holds the last console lines and the qemu command line; its rounds
  * are never treated as data.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProbeBuild } from '../bench/build.ts';
@@ -218,7 +218,7 @@ function recordBoot(req: VmRequest, deps: VmDeps, run: OpenRun, exit: TargetExit
 }
 
 /** Where each boot's plugin output goes, and how it is stored after the boot; null without --cost. */
-function costSetup(req: VmRequest, deps: VmDeps): { arg: (boot: number) => string; record: (run: OpenRun, plan: StepPlan) => void } | null {
+function costSetup(req: VmRequest, deps: VmDeps, plans: StepPlan[]): { arg: (boot: number) => string; record: (run: OpenRun, plan: StepPlan) => void } | null {
   if (!req.cost) return null;
   const model = req.cost;
   const plugin = deps.costPlugin;
@@ -226,12 +226,20 @@ function costSetup(req: VmRequest, deps: VmDeps): { arg: (boot: number) => strin
   const dir = deps.costDir ?? '';
   const file = (boot: number) => join(dir, `boot-${boot + 1}.txt`);
   const maps = new Map<string, ReturnType<typeof systemMapFor>>();
+  const mapOf = (image: string) => maps.get(image) ?? maps.set(image, systemMapFor(image)).get(image)!;
+  // the plugin splits blocks at the kernel's function starts, so a block across a symbol is attributed exactly
+  const symsFile = (plan: StepPlan): string | undefined => {
+    const map = mapOf(plan.kernel.image);
+    if (!map.known) return undefined;
+    const path = join(dir, `syms-${plan.index + 1}.txt`);
+    writeFileSync(path, `${map.value.symbols.map((s) => s.addr.toString(16)).join('\n')}\n`);
+    return path;
+  };
   return {
-    arg: (boot) => pluginArg(plugin, file(boot), model),
+    arg: (boot) => pluginArg(plugin, file(boot), model, symsFile(plans[boot]!)),
     record: (run, plan) => {
       if (run.session.probe.storeFailure || run.session.costFailure) return;
-      const symbols = maps.get(plan.kernel.image) ?? systemMapFor(plan.kernel.image);
-      maps.set(plan.kernel.image, symbols);
+      const symbols = mapOf(plan.kernel.image);
       const replicate = req.poolBoots ? plan.bootIndex - 1 : null;
       const got = recordBootCost({ store: deps.store, runId: run.runId, replicate, file: file(plan.index), symbols });
       if (typeof got === 'string') {
@@ -255,7 +263,7 @@ function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): 
   const targets = new Map<string, Target>();
   const opts: GuestOptions = { probe: deps.probe, launcher: deps.launcher, cacheDir: deps.cacheDir };
   const args = guestProbeArgs(req, guestCpus(req.icount));
-  const cost = costSetup(req, deps);
+  const cost = costSetup(req, deps, plans);
   const segments = plans.map((plan): DriverSegment => {
     const key = req.poolBoots ? plan.kernel.label : String(plan.index);
     if (!keys.includes(key)) {

@@ -94,3 +94,13 @@ test('cost changes are spoken as counts, never as time', () => {
   assert.equal(costChangeWords('l1i-misses/call', -0.5), 'fewer modelled L1i misses per call');
   assert.equal(costChangeWords('mispredictions/call', 0), 'no change in modelled branch mispredictions per call');
 });
+
+test('per-function changes smaller than 0.005 per call in every counter are counted, not listed', async () => {
+  const { functionChangeTable } = await import('../../src/vm/cost-summary.ts');
+  const a = { p: [fn('tick', 'ffffffff81000000', 64, 0.004, 0.001), fn('sys_x', 'ffffffff81000040', 64, 10, 2)] };
+  const b = { p: [fn('tick', 'ffffffff81000000', 64, 0.003, 0.001), fn('sys_x', 'ffffffff81000040', 64, 9, 2)] };
+  const text = functionChangeTable(a, b);
+  assert.match(text, /^p +sys_x +-1\.00 +0 /m);
+  assert.doesNotMatch(text, /^p +tick/m);
+  assert.match(text, /1 changed by less than 0\.005 per call in every counter/);
+});
