@@ -6,7 +6,11 @@
  * then the wall time of each boot.
  *
  *   node --import tsx bench/vm-icount-repeatability.ts --kernel PATH [--boots 4] [--rounds 8] [--ops 20000]
- *     [--profile getppid,sched_getscheduler]
+ *     [--profile getppid,sched_getscheduler] [--cost]
+ *
+ * With --cost every boot runs hintlab's cost plugin (`vm --cost`); the
+ * script then also says whether every cost counter of every round is the
+ * same in all boots.
  */
 import { buildProbe } from '../src/bench/build.ts';
 import { selectProfiles } from '../src/bench/profiles.ts';
@@ -16,6 +20,7 @@ import { Store } from '../src/store/store.ts';
 import { resolveKernel } from '../src/vm/kernels.ts';
 import { qemuLauncher } from '../src/vm/qemu.ts';
 import { runVm } from '../src/vm/runner.ts';
+import { buildCostPlugin, DEFAULT_COST_MODEL } from '../src/vm/cost-plugin.ts';
 
 function arg(name: string, dflt: string): string {
   const i = process.argv.indexOf(name);
@@ -25,6 +30,7 @@ function arg(name: string, dflt: string): string {
 const kernelPath = arg('--kernel', process.env.HINTLAB_TEST_VMLINUZ ?? '');
 if (!kernelPath) throw new Error('pass --kernel PATH (a bzImage or vmlinuz) or set HINTLAB_TEST_VMLINUZ');
 const boots = Number(arg('--boots', '4'));
+const cost = process.argv.includes('--cost');
 const store = Store.open(':memory:');
 const result = await runVm(
   {
@@ -40,13 +46,14 @@ const result = await runVm(
     labelPrefix: 'bench-',
     command: 'bench/vm-icount-repeatability.ts',
     hintlabVersion: 'bench',
+    cost: cost ? DEFAULT_COST_MODEL : null,
   },
-  { store, launcher: qemuLauncher(), probe: buildProbe({ static: true }), abort: new AbortController().signal },
+  { store, launcher: qemuLauncher(), probe: buildProbe({ static: true }), abort: new AbortController().signal, costPlugin: cost ? buildCostPlugin() : undefined },
 );
 const runs = result.steps.map((s) => store.getRun(s.runId));
 const failed = result.steps.filter((s) => s.state === 'failed');
 if (failed.length) throw new Error(`boots failed: ${failed.map((s) => (s.state === 'failed' ? s.reason : '')).join('\n')}`);
-console.log(`kernel: ${kernelPath}\n${boots} boots under TCG with -icount shift=0,sleep=off\n`);
+console.log(`kernel: ${kernelPath}\n${boots} boots under TCG with -icount shift=0,sleep=off${cost ? ' and the cost plugin' : ''}\n`);
 for (const subject of runs[0]!.params.subjects) {
   const medians: number[] = [];
   const cvs: number[] = [];
@@ -63,3 +70,10 @@ for (const subject of runs[0]!.params.subjects) {
 }
 const secs = result.steps.map((s) => (s.state === 'complete' ? s.seconds : NaN));
 console.log(`\nwall time per boot (boot + all rounds): ${secs.map((s) => s.toFixed(1)).join(', ')} s`);
+if (cost) {
+  // every round's counters, in order, per boot: equal strings = bit-identical boots
+  const counters = runs.map((r) => JSON.stringify(r.rounds.map((x) => [x.subject, x.total, x.metrics.map((m) => m.value)])));
+  console.log(`cost counters of every round identical in all ${boots} boots: ${counters.every((c) => c === counters[0]) ? 'yes' : 'NO'}`);
+}
+const exact = runs.map((r) => JSON.stringify(r.rounds.map((x) => x.total)));
+console.log(`instruction counts of every round identical in all ${boots} boots: ${exact.every((c) => c === exact[0]) ? 'yes' : 'no'}`);

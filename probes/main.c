@@ -293,7 +293,9 @@ static void run_round(struct probe_ctx *ctx, const struct profile *p, int idx)
 		fail(ctx, p, "before-round", -1, errno, NULL);
 	errno = 0;
 	long long t0 = mono_raw_ns();
+	COST_WINDOW_OPEN();
 	int rc = p->loop(ctx, &failed_at);
+	COST_WINDOW_CLOSE();
 	long long t1 = mono_raw_ns();
 	if (rc != 0)
 		fail(ctx, p, "loop", failed_at, errno, NULL);

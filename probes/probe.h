@@ -62,4 +62,18 @@ static inline int fail_at(long *failed_at, long i, long result)
 	return -1;
 }
 
+/*
+ * Marks around a measured loop for hintlab's qemu cost plugin
+ * (probes/plugin/cost.c, `hintlab vm --cost`): it opens its window at
+ * `xchg %bx,%bx` and closes it at `xchg %cx,%cx`, recognised by their bytes.
+ * Both are no-ops on every x86 CPU and cost one instruction each.
+ */
+#if defined(__x86_64__) || defined(__i386__)
+#define COST_WINDOW_OPEN() __asm__ volatile("xchg %%bx, %%bx" ::: "memory")
+#define COST_WINDOW_CLOSE() __asm__ volatile("xchg %%cx, %%cx" ::: "memory")
+#else
+#define COST_WINDOW_OPEN() ((void)0)
+#define COST_WINDOW_CLOSE() ((void)0)
+#endif
+
 #endif

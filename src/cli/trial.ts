@@ -19,6 +19,8 @@ import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import type { StepEvent } from '../trial/request.ts';
 import { runTrial } from '../trial/run.ts';
+import { trialCostText } from '../trial/cost.ts';
+import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
 import { VERSION } from '../version.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { interruptible } from './interrupt.ts';
@@ -35,6 +37,8 @@ interface TrialOptions {
   src: string;
   patch: string[];
   out?: string;
+  cost?: boolean;
+  costModel?: string;
   base: string;
   configFragment?: string;
   opt: string;
@@ -92,6 +96,10 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
   if (!fake?.launcher) requireQemu();
   const probe = fake?.probe ?? buildProbe({ static: true, env: io.env });
   const profiles = guestProfiles(opts.profile, opts.kvm !== true);
+  if (opts.costModel !== undefined && !opts.cost) throw new UserError('--cost-model sets the model of --cost; add --cost', 2);
+  if (opts.cost && opts.kvm) throw new UserError('--cost counts in qemu\'s emulator (TCG plugin), --kvm measures time: choose one', 2);
+  const cost = opts.cost ? parseCostModel(opts.costModel ?? '') : null;
+  const costPlugin = cost && !fake?.launcher ? buildCostPlugin(io.env) : undefined;
   const scenarios = selectScenarios(opts.scenario, io.cwd);
   const store = Store.open(dbPath);
   const progress = compileProgress(io);
@@ -116,6 +124,7 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
           warmups: opts.warmups,
           repeat: opts.repeat,
           kvm: opts.kvm === true,
+          cost,
           maxObjects: opts.maxObjects,
           thresholdPct: opts.threshold,
           timeoutSeconds: opts.timeout,
@@ -129,6 +138,7 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
           launcher: fake?.launcher ?? qemuLauncher(),
           probe,
           abort,
+          costPlugin,
           ...(fake?.services ? { services: fake.services } : {}),
           ...(fake?.chooseAccel ? { chooseAccel: fake.chooseAccel } : {}),
           ...(fake?.cacheDir ? { cacheDir: fake.cacheDir } : {}),
@@ -144,6 +154,7 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
     const text = REPORTERS[format]!(doc, { generatedAt: new Date().toISOString(), reproduce: reproduceContext(opts.db, io) });
     writeOutput(io, text, opts.output, dbPath);
     if (opts.output !== undefined) io.stderr(`wrote the ${format} report of trial #${doc.trialId} to ${opts.output}\n`);
+    if (cost) (opts.output === undefined ? io.stdout : io.stderr)(`\n${trialCostText(store, doc.measured.runs, doc.codegen)}`);
   } finally {
     progress.clear();
     store.close();
@@ -170,6 +181,8 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--debug-checks', 'boot the behaviour scenarios on a second pair of kernels with lockdep and friends (never measured)')
     .option('--max-objects <n>', 'objects to disassemble at most when a header reaches many', intOption('--max-objects', 1), 8)
     .option('--threshold <pct>', "compare's noise threshold for the measured verdicts (the whole CI must lie beyond it; e.g. 0.1% for instruction counts)", pctOption('--threshold', '0.1%', true), 1)
+    .option('--cost', "also count, in every boot, what each call costs the emulated machine (hintlab's qemu plugin: taken branches, I-cache lines, modelled L1i misses and mispredictions) and which kernel functions changed (see docs/vm.md)")
+    .option('--cost-model <model>', "with --cost: the modelled L1i and predictor (default 'l1i=32k,8way,64 predictor=2bit')")
     .option('--timeout <s>', 'seconds one boot may take before qemu is killed', intOption('--timeout', 5), 600)
     .option('--format <fmt>', `report format: ${Object.keys(REPORTERS).join(', ')}`, formatOption, 'lkml')
     .option('-o, --output <file>', 'write the report to FILE (atomically) instead of stdout')

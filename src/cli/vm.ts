@@ -9,6 +9,8 @@ import type { AccelRequest } from '../vm/accel.ts';
 import { parseOrder, resolveKernel } from '../vm/kernels.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { repeatOrder, runVm } from '../vm/runner.ts';
+import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
+import { costReport } from '../vm/cost-summary.ts';
 import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
 import { reportSteps, stepCallbacks } from './vm-report.ts';
 import { vmMacroAction, type VmMacroOptions } from './vm-macro.ts';
@@ -30,6 +32,8 @@ export interface VmOptions extends VmMacroOptions {
   db?: string;
   repeat?: number;
   detect: number;
+  cost?: boolean;
+  costModel?: string;
 }
 
 function accelOption(value: string): AccelRequest {
@@ -65,8 +69,14 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
   const defaultOrder = labels.length === 2 ? `${labels[0]},${labels[1]},${labels[0]}` : labels.join(',');
   const steps = opts.repeat !== undefined ? repeatOrder(labels, opts.repeat) : parseOrder(opts.order ?? defaultOrder, labels);
   if (opts.macro) return vmMacroAction(opts, io, kernels, steps);
-  const profiles = guestProfiles(opts.profile, opts.icount === true);
+  if (opts.costModel !== undefined && !opts.cost) throw new UserError('--cost-model sets the model of --cost; add --cost', 2);
+  if (opts.cost && opts.accel === 'kvm') throw new UserError('--cost counts in qemu\'s emulator (TCG plugin): use --accel tcg (or auto), or drop --cost for KVM timings', 2);
+  // --cost implies icount (and with it the fixed guest clock): counts must repeat boot to boot
+  const icount = opts.icount === true || opts.cost === true;
+  const cost = opts.cost ? parseCostModel(opts.costModel ?? '') : null;
+  const profiles = guestProfiles(opts.profile, icount);
   requireQemu();
+  const costPlugin = cost ? buildCostPlugin(io.env) : undefined;
   const probe = buildProbe({ static: true, env: io.env });
   const store = Store.open(dbPathFrom(opts.db, io.env));
   const bar = progressBar(io);
@@ -81,7 +91,8 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
           warmups: opts.warmups,
           rounds: opts.rounds,
           accel: opts.accel,
-          icount: opts.icount === true,
+          icount,
+          cost,
           timeoutSeconds: opts.timeout ?? 600,
           labelPrefix: opts.labelPrefix,
           poolBoots: opts.repeat !== undefined,
@@ -93,6 +104,7 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
           store,
           launcher: qemuLauncher(),
           probe,
+          costPlugin,
           abort,
           ...stepCallbacks(io, bar, steps.length),
           onRound: (s, d, t, p) => bar.update(d, t, `${s.runLabel} ${p}`),
@@ -100,11 +112,23 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
       );
       bar.clear();
       reportSteps(io, store, result, steps.length, opts.db, opts.detect);
+      if (cost) io.stdout(costReport(costRunsByKernel(store, result.steps)));
     });
   } finally {
     bar.clear();
     store.close();
   }
+}
+
+/** The runs of the boots just made, grouped by kernel label in boot order (pooled boots share a run). */
+function costRunsByKernel(store: Store, steps: { kernel: { label: string }; runId: number }[]) {
+  const byKernel = new Map<string, ReturnType<Store['getRun']>[]>();
+  for (const s of steps) {
+    const list = byKernel.get(s.kernel.label) ?? [];
+    if (!list.some((r) => r.id === s.runId)) list.push(store.getRun(s.runId));
+    byKernel.set(s.kernel.label, list);
+  }
+  return byKernel;
 }
 
 export function registerVm(program: Command, io: CliIO): void {
@@ -121,6 +145,8 @@ export function registerVm(program: Command, io: CliIO): void {
     .option('--rounds <n>', 'measured rounds per profile and boot', intOption('--rounds', 1), 15)
     .option('--accel <mode>', 'auto (KVM if a trial boot works, else TCG), kvm or tcg', accelOption, 'auto')
     .option('--icount', "count guest instructions (qemu -icount shift=0): results in instructions/call, repeatable to ~0.01 %")
+    .option('--cost', "count what each call costs the emulated machine with hintlab's qemu plugin: kernel/user instructions, taken branches, I-cache line fetches, modelled L1i misses and mispredictions, per kernel function (implies --icount; TCG)")
+    .option('--cost-model <model>', "with --cost: the modelled L1i and predictor (default 'l1i=32k,8way,64 predictor=2bit')")
     .option('--timeout <s>', 'seconds one boot may take before qemu is killed and the boot stored as failed (default: 600; with --macro the plan\'s length x 2 + 120)', intOption('--timeout', 5))
     .option('--label-prefix <text>', 'run labels are <prefix><kernel label>-<boot index>', labelOption('--label-prefix', true), 'vm-')
     .option('--macro', 'run stress-ng stressors in each guest instead of probe profiles (see docs/vm.md)')

@@ -96,3 +96,36 @@ export function formatChange(change: number, unit: Unit, scale: number): string 
 export function formatChangeAt(change: number, unit: Unit, decimals: number): string {
   return `${plusMinus(change, fixed(Math.abs(change), decimals))} ${unitSuffix(unit)}`;
 }
+
+/**
+ * The cost counters of `vm --cost` (stored as per-call metrics of a round,
+ * named by their unit): a short column heading and the noun a change is
+ * spoken in ("+1 taken branches per call", "more taken branches per call").
+ * Counts of the emulated execution or of a model: never a time.
+ */
+export interface CostWords {
+  short: string;
+  noun: string;
+}
+
+const COST_WORDS: Record<string, CostWords> = {
+  'kernel-instructions/call': { short: 'kernel instr', noun: 'kernel instructions per call' },
+  'user-instructions/call': { short: 'user instr', noun: 'user instructions per call' },
+  'taken-branches/call': { short: 'taken', noun: 'taken branches per call' },
+  'line-fetches/call': { short: 'line fetches', noun: 'I-cache line fetches per call' },
+  'distinct-lines/entry': { short: 'lines/entry', noun: 'distinct I-cache lines per kernel entry' },
+  'l1i-misses/call': { short: 'L1i misses', noun: 'modelled L1i misses per call' },
+  'mispredictions/call': { short: 'mispredicts', noun: 'modelled branch mispredictions per call' },
+};
+
+/** Words for a cost counter's unit; an unknown one is spoken as itself. */
+export function costWords(unit: string): CostWords {
+  return COST_WORDS[unit] ?? { short: unit, noun: unit };
+}
+
+/** "more taken branches per call" / "fewer ..." / "no change in ...". */
+export function costChangeWords(unit: string, change: number): string {
+  const { noun } = costWords(unit);
+  if (change === 0) return `no change in ${noun}`;
+  return `${change > 0 ? 'more' : 'fewer'} ${noun}`;
+}

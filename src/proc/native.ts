@@ -39,6 +39,8 @@ export interface NativeSpec {
   cacheDir: string;
   /** Appended to a compile failure's message (e.g. the package a static build needs). */
   failureHint?: string;
+  /** More that the binary depends on, hashed into its cache key (e.g. the qemu version a plugin is built for). */
+  extraKey?: string;
 }
 
 export interface NativeBuild {
@@ -60,6 +62,7 @@ export function compileCached(spec: NativeSpec): NativeBuild {
   const hash = createHash('sha256');
   for (const f of sources(spec.sourceDir)) hash.update(f).update('\0').update(readFileSync(join(spec.sourceDir, f)));
   hash.update(version).update(spec.flags.join(' '));
+  if (spec.extraKey !== undefined) hash.update('\0').update(spec.extraKey);
   const buildId = hash.digest('hex').slice(0, 16);
   const dir = join(spec.cacheDir, buildId);
   const path = join(dir, spec.binary);

@@ -217,6 +217,16 @@ export class Store {
     }, () => `storing round ${round.seq + 1} of ${this.describeRun(runId)}`);
   }
 
+  /** Add metrics to stored rounds, all in one transaction (a boot's cost counters, read after the boot). */
+  addMetrics(runId: number, rows: { seq: number; metrics: Metric[] }[]): void {
+    this.guard(() => {
+      const insert = this.db.prepare(`INSERT INTO round_metrics (run_id, seq, name, value, unit, direction) VALUES (?, ?, ?, ?, ?, ?)`);
+      this.db.transaction(() => {
+        for (const r of rows) for (const m of r.metrics) insert.run(runId, r.seq, m.name, m.value, m.unit, m.direction);
+      })();
+    }, () => `storing the cost counters of ${this.describeRun(runId)}`);
+  }
+
   /** Merge more facts into a run's environment (e.g. load average at the end). */
   updateEnvironment(runId: number, patch: Environment): void {
     const row = this.guard(() => this.db.prepare('SELECT env_json FROM runs WHERE id = ?').get(runId)) as

@@ -37,6 +37,8 @@ export interface GuestSpec {
   memoryMiB: number;
   /** Kernel command line (default BASE_APPEND). */
   append?: string;
+  /** qemu's `-plugin` argument (the cost plugin), or none. */
+  plugin?: string;
 }
 
 export interface GuestOptions {
@@ -103,7 +105,7 @@ export function guestArgv(spec: GuestSpec, opts: GuestOptions, job: TargetJob): 
   const known = images.get(job)?.get(key);
   const initrd = known && existsSync(known) ? known : initramfsFile(opts.probe, job.args, opts.cacheDir, jobEntries(job));
   images.set(job, (images.get(job) ?? new Map()).set(key, initrd));
-  return qemuCommand({ kernel: spec.image, initrd, accel: spec.accel, icount: spec.icount, cpus: spec.cpus, memoryMiB: spec.memoryMiB, append: spec.append ?? BASE_APPEND });
+  return qemuCommand({ kernel: spec.image, initrd, accel: spec.accel, icount: spec.icount, cpus: spec.cpus, memoryMiB: spec.memoryMiB, append: spec.append ?? BASE_APPEND, plugin: spec.plugin });
 }
 
 /** The guest `spec` on `opts.launcher`: each run is one boot. */

@@ -3,6 +3,7 @@
  * scripted in tests), and the keys that say whether a stored step result
  * still holds.
  */
+import type { CostModel, CostPlugin } from '../vm/cost-plugin.ts';
 import { createHash } from 'node:crypto';
 import type { ProbeBuild } from '../bench/build.ts';
 import type { ProfileInfo } from '../bench/profiles.ts';
@@ -44,6 +45,8 @@ export interface TrialRequest {
   repeat: number;
   /** Time in ns under KVM (only where a KVM trial boot works) instead of instructions under icount. */
   kvm: boolean;
+  /** `--cost`: the boots run hintlab's cost plugin with this model (src/vm/cost-plugin.ts); null without. */
+  cost?: CostModel | null;
   /** Objects disassembled at most in the codegen step. */
   maxObjects: number;
   /** compare's noise threshold in %, for the measured runs' verdicts (default 1; counts under icount allow far less). */
@@ -80,6 +83,8 @@ export interface TrialDeps {
   chooseAccel?: VmDeps['chooseAccel'];
   /** Where initramfs images are kept (default: next to the probe cache). */
   cacheDir?: string;
+  /** The built cost plugin, when the request has `cost`. */
+  costPlugin?: CostPlugin;
   onStep?(event: StepEvent): void;
   /** A step's own progress lines (build phases, boots). */
   onDetail?(line: string): void;

@@ -10,6 +10,7 @@
  * - vm: stored runs for the same two images, plan, probe build and clock,
  *   when they are still complete in the database.
  */
+import { describeCostModel } from '../vm/cost-plugin.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors.ts';
@@ -175,6 +176,7 @@ function vmDeps(req: TrialRequest, deps: TrialDeps, boots: number): VmDeps {
     probe: deps.probe,
     abort: deps.abort,
     cacheDir: deps.cacheDir,
+    costPlugin: deps.costPlugin,
     chooseAccel: async (requested, icount, trial) => {
       const choice = await accelOf(requested, icount, trial);
       // --kvm measures time only where KVM really runs the guest
@@ -205,7 +207,8 @@ function vmStepResult(result: VmResult, order: string[], icount: boolean): VmSte
 export async function vmStep(req: TrialRequest, deps: TrialDeps, services: TrialServices, trialId: number, a: TrialKernel, b: TrialKernel): Promise<StepOutcome<VmStepResult>> {
   const image = (k: TrialKernel) => sha256(readFileSync(k.image));
   const plan = { profiles: req.profiles.map((p) => p.name), ops: req.ops, rounds: req.rounds, warmups: req.warmups, repeat: req.repeat };
-  const key = stepKey('vm', { a: image(a), b: image(b), ...plan, kvm: req.kvm, probe: deps.probe.buildId });
+  const cost = req.cost ? { model: describeCostModel(req.cost), plugin: deps.costPlugin?.buildId } : null;
+  const key = stepKey('vm', { a: image(a), b: image(b), ...plan, kvm: req.kvm, probe: deps.probe.buildId, ...(cost ? { cost } : {}) });
   const stored = deps.store.trials.findResult('vm', key);
   if (stored && isVmResult(stored.result) && stillComplete(deps, stored.result)) {
     return { key, state: 'reused', result: stored.result, summary: `reused: ${describeVm(stored.result)}`, earlierSeconds: stored.result.bootSeconds };
@@ -219,6 +222,7 @@ export async function vmStep(req: TrialRequest, deps: TrialDeps, services: Trial
       profiles: req.profiles,
       accel: req.kvm ? 'auto' : 'tcg',
       icount: !req.kvm,
+      cost: req.cost ?? null,
       timeoutSeconds: req.timeoutSeconds,
       labelPrefix: `trial${trialId}-`,
       poolBoots: true,

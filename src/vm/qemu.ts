@@ -28,7 +28,16 @@ export interface QemuSpec {
   memoryMiB: number;
   /** Kernel command line. */
   append: string;
+  /** `-plugin` argument (the cost plugin, src/vm/cost-plugin.ts); needs TCG. */
+  plugin?: string;
 }
+
+/**
+ * Under icount the guest's real-time clock starts at a fixed date and runs
+ * on the virtual clock: the host's date and time then cannot reach the guest,
+ * and boots of one kernel repeat instruction for instruction (docs/vm.md).
+ */
+export const FIXED_RTC = ['-rtc', 'base=2020-01-01T00:00:00,clock=vm'];
 
 export const QEMU_BINARY = 'qemu-system-x86_64';
 
@@ -39,7 +48,8 @@ export const BASE_APPEND = 'console=ttyS0 panic=-1 quiet nokaslr';
 export function qemuCommand(spec: QemuSpec, binary = QEMU_BINARY): string[] {
   const accel = spec.accel === 'kvm' ? ['-accel', 'kvm', '-cpu', 'host'] : ['-accel', 'tcg'];
   // shift=0: one guest ns per instruction; sleep=off: idle time is skipped, not waited for
-  const icount = spec.icount ? ['-icount', 'shift=0,sleep=off'] : [];
+  const icount = spec.icount ? ['-icount', 'shift=0,sleep=off', ...FIXED_RTC] : [];
+  const plugin = spec.plugin ? ['-plugin', spec.plugin] : [];
   return [
     binary,
     // no NIC, VGA or disks: nothing to probe at boot, and no option ROMs to load
@@ -51,6 +61,7 @@ export function qemuCommand(spec: QemuSpec, binary = QEMU_BINARY): string[] {
     '-no-reboot',
     ...accel,
     ...icount,
+    ...plugin,
     '-smp', String(spec.cpus),
     '-m', `${spec.memoryMiB}M`,
     '-kernel', spec.kernel,

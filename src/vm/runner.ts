@@ -10,6 +10,9 @@
  * error holds the last console lines and the qemu command line; its rounds
  * are never treated as data.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ProbeBuild } from '../bench/build.ts';
 import { probeArgs, probeRunShape, runParams } from '../bench/probe-run.ts';
 import type { ProfileInfo } from '../bench/profiles.ts';
@@ -24,6 +27,9 @@ import { guestKernel, vmEnvironment } from '../environment/guest.ts';
 import type { GuestEnvironment } from '../environment/record.ts';
 import type { VmKernel } from './kernels.ts';
 import { BASE_APPEND, type Accel, type VmLauncher } from './qemu.ts';
+import { type CostModel, type CostPlugin, describeCostModel, pluginArg } from './cost-plugin.ts';
+import { recordBootCost } from './cost-boot.ts';
+import { systemMapFor } from './cost-functions.ts';
 
 export interface VmRequest {
   kernels: VmKernel[];
@@ -48,6 +54,8 @@ export interface VmRequest {
   /** The arguments as typed and the working directory, stored as params.extra.invocation. */
   invocation?: RunInvocation;
   hintlabVersion: string;
+  /** `--cost`: the cost plugin runs in every boot with this model (needs TCG and icount). */
+  cost?: CostModel | null;
 }
 
 export interface VmDeps {
@@ -55,6 +63,10 @@ export interface VmDeps {
   launcher: VmLauncher;
   probe: ProbeBuild;
   abort: AbortSignal;
+  /** The built cost plugin (src/vm/cost-plugin.ts), when the request has `cost`. */
+  costPlugin?: CostPlugin;
+  /** Where the plugin writes (default: a temporary directory removed after the boots). */
+  costDir?: string;
   /** Where initramfs images are kept (default: next to the probe cache). */
   cacheDir?: string;
   /** Overrides the KVM check (tests). */
@@ -134,6 +146,8 @@ function guestProbeArgs(req: VmRequest, cpus: number): string[] {
  * every failure carries the console's last lines and the qemu command.
  */
 export class BootSession implements LineSession {
+  /** Why the boot's cost counters could not be stored (`vm --cost`); the boot then fails. */
+  costFailure: string | null = null;
   constructor(readonly probe: ProbeSession) {}
   feed(line: string): void {
     this.probe.feed(line);
@@ -152,6 +166,7 @@ export class BootSession implements LineSession {
     if (out.state === 'failed') return { state: 'failed', reason: exit.describe(out.reason.replace(/^probe exited with status/, 'qemu exited with status')) };
     const corrupt = this.probe.corruptLines;
     if (corrupt.length) return { state: 'failed', reason: exit.describe(`the guest printed ${corrupt.length} corrupt probe line(s), first: ${corrupt[0]}`) };
+    if (this.costFailure) return { state: 'failed', reason: exit.describe(`cost counters: ${this.costFailure}`) };
     return out;
   }
 }
@@ -162,6 +177,8 @@ interface OpenRun {
   session: BootSession;
   env: GuestEnvironment;
   bootSeconds: number[];
+  /** Per boot (`vm --cost`): each subject's functions per call. */
+  costFunctions: unknown[];
 }
 
 function openRun(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel): OpenRun {
@@ -188,7 +205,7 @@ function openRun(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel): Op
     { ...probeRunShape(req), rounds: req.rounds * boots, processes: boots },
     (done, total, profile) => deps.onRound?.(step, done, total, profile),
   );
-  return { runId, session: new BootSession(session), env, bootSeconds: [] };
+  return { runId, session: new BootSession(session), env, bootSeconds: [], costFunctions: [] };
 }
 
 /** After a boot: the guest's kernel from the probe's hello line, and how long the boot took. */
@@ -200,6 +217,44 @@ function recordBoot(req: VmRequest, deps: VmDeps, run: OpenRun, exit: TargetExit
   deps.store.updateEnvironment(run.runId, { vm: { ...run.env.vm, bootSeconds: req.poolBoots ? run.bootSeconds : exit.elapsedMs / 1000 } });
 }
 
+/** Where each boot's plugin output goes, and how it is stored after the boot; null without --cost. */
+function costSetup(req: VmRequest, deps: VmDeps, plans: StepPlan[]): { arg: (boot: number) => string; record: (run: OpenRun, plan: StepPlan) => void } | null {
+  if (!req.cost) return null;
+  const model = req.cost;
+  const plugin = deps.costPlugin;
+  if (!plugin) throw new Error('internal: --cost without a built plugin');
+  const dir = deps.costDir ?? '';
+  const file = (boot: number) => join(dir, `boot-${boot + 1}.txt`);
+  const maps = new Map<string, ReturnType<typeof systemMapFor>>();
+  const mapOf = (image: string) => maps.get(image) ?? maps.set(image, systemMapFor(image)).get(image)!;
+  // the plugin splits blocks at the kernel's function starts, so a block across a symbol is attributed exactly
+  const symsFile = (plan: StepPlan): string | undefined => {
+    const map = mapOf(plan.kernel.image);
+    if (!map.known) return undefined;
+    const path = join(dir, `syms-${plan.index + 1}.txt`);
+    writeFileSync(path, `${map.value.symbols.map((s) => s.addr.toString(16)).join('\n')}\n`);
+    return path;
+  };
+  return {
+    arg: (boot) => pluginArg(plugin, file(boot), model, symsFile(plans[boot]!)),
+    record: (run, plan) => {
+      if (run.session.probe.storeFailure || run.session.costFailure) return;
+      const symbols = mapOf(plan.kernel.image);
+      const replicate = req.poolBoots ? plan.bootIndex - 1 : null;
+      const got = recordBootCost({ store: deps.store, runId: run.runId, replicate, file: file(plan.index), symbols });
+      if (typeof got === 'string') {
+        run.session.costFailure = got;
+        return;
+      }
+      run.costFunctions.push(got.functions);
+      const systemMap = symbols.known ? symbols.value.path : null;
+      deps.store.updateEnvironment(run.runId, {
+        cost: { model: describeCostModel(model), plugin: plugin.buildId, qemu: plugin.qemuVersion, systemMap, functions: run.costFunctions },
+      });
+    },
+  };
+}
+
 /** The boots as the driver's runs and segments: runs keyed by kernel when pooled, else one per boot. */
 function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): { runs: DrivenRun[]; segments: DriverSegment[] } {
   const keys: string[] = [];
@@ -208,6 +263,7 @@ function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): 
   const targets = new Map<string, Target>();
   const opts: GuestOptions = { probe: deps.probe, launcher: deps.launcher, cacheDir: deps.cacheDir };
   const args = guestProbeArgs(req, guestCpus(req.icount));
+  const cost = costSetup(req, deps, plans);
   const segments = plans.map((plan): DriverSegment => {
     const key = req.poolBoots ? plan.kernel.label : String(plan.index);
     if (!keys.includes(key)) {
@@ -215,14 +271,19 @@ function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): 
       runs.push({ open: () => open.set(key, openRun(req, deps, plan, accel)).get(key)! });
     }
     const { label, image } = plan.kernel;
-    if (!targets.has(label)) targets.set(label, guestTarget({ label, image, accel, icount: req.icount, cpus: guestCpus(req.icount), memoryMiB: MEMORY_MIB }, opts));
+    const spec = { label, image, accel, icount: req.icount, cpus: guestCpus(req.icount), memoryMiB: MEMORY_MIB };
+    if (!targets.has(label)) targets.set(label, guestTarget(spec, opts));
     return {
       run: keys.indexOf(key),
-      target: targets.get(label)!,
+      // each cost boot writes its own file: one target per boot
+      target: cost ? guestTarget({ ...spec, plugin: cost.arg(plan.index) }, opts) : targets.get(label)!,
       what: `the guest (kernel ${label})`,
       job: { program: 'probe', args, timeoutSeconds: req.timeoutSeconds },
       begin: () => req.poolBoots && open.get(key)!.session.probe.startSegment(req.rounds),
-      ended: (_opened, exit) => recordBoot(req, deps, open.get(key)!, exit),
+      ended: (_opened, exit) => {
+        recordBoot(req, deps, open.get(key)!, exit);
+        if (cost) cost.record(open.get(key)!, plan);
+      },
       storedReason: (reason) => (req.poolBoots ? `boot ${plan.bootIndex} of kernel ${label}: ${reason}` : reason),
     };
   });
@@ -265,6 +326,16 @@ export async function runVm(req: VmRequest, deps: VmDeps): Promise<VmResult> {
   const plans = planSteps(req);
   const steps: StepResult[] = [];
   const pooled = req.poolBoots === true;
+  // the plugin's output files live only as long as the boots that write them
+  const costDir = req.cost ? (deps.costDir ?? mkdtempSync(join(tmpdir(), 'hintlab-cost-'))) : undefined;
+  try {
+    return await driveBoots(req, { ...deps, costDir }, accel, plans, steps, pooled);
+  } finally {
+    if (costDir && !deps.costDir) rmSync(costDir, { recursive: true, force: true });
+  }
+}
+
+async function driveBoots(req: VmRequest, deps: VmDeps, accel: AccelChoice, plans: StepPlan[], steps: StepResult[], pooled: boolean): Promise<VmResult> {
   const result = await drive({
     store: deps.store,
     abort: deps.abort,

@@ -1,0 +1,110 @@
+/**
+ * hintlab's qemu TCG plugin (probes/plugin/cost.c): built on first use with
+ * the system C compiler into the native helpers' cache, keyed by its
+ * sources, the compiler and the qemu version it is for, and the model it is
+ * loaded with (`--cost-model`). The plugin API it is written against is
+ * version 1 with `name=value` arguments, which qemu 6.1 to 8.x load; qemu 9 changed the functions it
+ * uses, and a qemu built without plugins has no `-plugin` option: both are
+ * refused here, before anything boots, naming what is missing.
+ */
+import { spawnSync } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UserError } from '../errors.ts';
+import { compileCached, defaultCacheDir } from '../proc/native.ts';
+import { QEMU_BINARY } from './qemu.ts';
+
+export const PLUGIN_SOURCE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../probes/plugin');
+
+/** The modelled structures: a set-associative LRU L1i and a 2-bit predictor with a target table. */
+export interface CostModel {
+  l1iBytes: number;
+  l1iWays: number;
+  lineBytes: number;
+  predictor: '2bit';
+}
+
+export const DEFAULT_COST_MODEL: CostModel = { l1iBytes: 32 * 1024, l1iWays: 8, lineBytes: 64, predictor: '2bit' };
+/** Entries of the predictor's counter and target tables (probes/plugin/model.h). */
+export const PREDICTOR_ENTRIES = 4096;
+
+/** How the model is written: `l1i=32k,8way,64 predictor=2bit`. */
+export function describeCostModel(m: CostModel): string {
+  const size = m.l1iBytes % 1024 === 0 ? `${m.l1iBytes / 1024}k` : String(m.l1iBytes);
+  return `l1i=${size},${m.l1iWays}way,${m.lineBytes} predictor=${m.predictor}`;
+}
+
+const isPow2 = (n: number): boolean => Number.isInteger(n) && n > 0 && (n & (n - 1)) === 0;
+
+/** Parse `--cost-model l1i=32k,8way,64 predictor=2bit` (either part may be left out). */
+export function parseCostModel(text: string): CostModel {
+  const model = { ...DEFAULT_COST_MODEL };
+  const bad = (why: string): never => {
+    throw new UserError(`--cost-model '${text}': ${why}; expected e.g. 'l1i=32k,8way,64 predictor=2bit'`, 2);
+  };
+  for (const part of text.trim().split(/\s+/).filter(Boolean)) {
+    const [key, value = ''] = part.split('=', 2);
+    if (key === 'predictor') {
+      if (value !== '2bit') bad(`predictor '${value}' is not modelled (only 2bit)`);
+      continue;
+    }
+    if (key !== 'l1i') bad(`unknown part '${part}'`);
+    const m = /^(\d+)(k?),(\d+)way,(\d+)$/i.exec(value);
+    if (!m) bad(`l1i must be SIZE,WAYSway,LINE (e.g. 32k,8way,64), got '${value}'`);
+    model.l1iBytes = Number(m![1]) * (m![2] ? 1024 : 1);
+    model.l1iWays = Number(m![3]);
+    model.lineBytes = Number(m![4]);
+  }
+  const sets = model.l1iBytes / (model.l1iWays * model.lineBytes);
+  if (!isPow2(model.lineBytes) || model.l1iWays < 1 || !isPow2(sets)) bad('the line size and the number of sets (size / ways / line) must be powers of two');
+  return model;
+}
+
+export interface CostPlugin {
+  path: string;
+  buildId: string;
+  qemuVersion: string;
+}
+
+/** The qemu version ('7.2.22'), or a UserError naming the package. */
+export function qemuVersion(binary = QEMU_BINARY): string {
+  const r = spawnSync(binary, ['--version'], { encoding: 'utf8' });
+  const m = /version (\d+\.\d+(?:\.\d+)?)/.exec(r.stdout ?? '');
+  if (r.error || r.status !== 0 || !m) throw new UserError(`${binary} is not available or printed no version; install it with 'apt-get install qemu-system-x86'`);
+  return m[1]!;
+}
+
+/** Refuse a qemu without `-plugin`, or one whose plugin API is not version 1. */
+export function checkPluginSupport(version: string, help: string, binary = QEMU_BINARY): void {
+  if (!/^-plugin\b/m.test(help)) {
+    throw new UserError(`${binary} ${version} has no -plugin option (built without TCG plugin support): --cost needs a qemu with plugins, such as Debian's qemu-system-x86`);
+  }
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  if (major < 6 || (major === 6 && minor < 1) || major >= 9) {
+    throw new UserError(`${binary} ${version}: hintlab's cost plugin uses the TCG plugin API version 1 with name=value arguments (qemu 6.1 to 8.x); this qemu's API differs. use qemu 6.1..8.x for --cost`);
+  }
+}
+
+/** Check qemu and build (or reuse) the plugin. */
+export function buildCostPlugin(env: NodeJS.ProcessEnv = process.env, binary = QEMU_BINARY): CostPlugin {
+  const version = qemuVersion(binary);
+  const help = spawnSync(binary, ['--help'], { encoding: 'utf8' }).stdout ?? '';
+  checkPluginSupport(version, help, binary);
+  const built = compileCached({
+    what: "hintlab's qemu cost plugin",
+    sourceDir: PLUGIN_SOURCE_DIR,
+    binary: 'hintlab-cost.so',
+    cc: env.CC ?? 'cc',
+    flags: ['-shared', '-fPIC', '-O2', '-Wall', '-Wextra', '-Werror', '-fvisibility=hidden'],
+    cacheDir: defaultCacheDir(env),
+    extraKey: `qemu ${version}`,
+  });
+  return { path: built.path, buildId: built.buildId, qemuVersion: version };
+}
+
+/** The `-plugin` argument: the .so, where it writes, the model, and the kernel's function starts when known. */
+export function pluginArg(plugin: Pick<CostPlugin, 'path'>, outFile: string, model: CostModel, symsFile?: string): string {
+  for (const p of [plugin.path, outFile, symsFile ?? '']) if (p.includes(',')) throw new UserError(`${p}: qemu's -plugin option cannot take a path with a comma; use another cache or temporary directory`);
+  const syms = symsFile ? `,syms=${symsFile}` : '';
+  return `${plugin.path},out=${outFile},l1i=${model.l1iBytes},ways=${model.l1iWays},line=${model.lineBytes}${syms}`;
+}

@@ -1,0 +1,74 @@
+/**
+ * hintlab's qemu cost plugin on a real boot of the Debian cloud kernel the
+ * VM tests use: the plugin is built, a static guest program (fixtures/
+ * cost-loop.c) opens four windows with the probe's markers, and two boots
+ * must write the same counts, byte for byte (icount plus the fixed guest
+ * clock). The values asserted are known independently of the plugin: the
+ * jump variant takes exactly one more branch per iteration (N = 1000), and
+ * 2N getppid calls cost the kernel exactly twice what N calls cost.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { buildProbe } from '../../src/bench/build.ts';
+import { guestTarget } from '../../src/target/guest.ts';
+import { buildCostPlugin, DEFAULT_COST_MODEL, pluginArg } from '../../src/vm/cost-plugin.ts';
+import { parseCostOutput } from '../../src/vm/cost.ts';
+import { qemuLauncher } from '../../src/vm/qemu.ts';
+import { cachedCloudKernel, requireCloudKernel } from '../helpers/cloud-kernel.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { requireAll, requireTool } from '../helpers/tools.ts';
+
+const vmlinuz = cachedCloudKernel();
+const skip = requireAll(requireTool('qemu-system-x86_64', 'qemu-system-x86'), requireTool('gcc', 'gcc'), requireCloudKernel(vmlinuz));
+const N = 1000;
+
+async function boot(dir: string, program: Buffer, n: number): Promise<string> {
+  const out = join(dir, `boot-${n}.txt`);
+  const target = guestTarget(
+    { label: 'cost', image: vmlinuz!, accel: 'tcg', icount: true, cpus: 1, memoryMiB: 256, plugin: pluginArg(buildCostPlugin(), out, DEFAULT_COST_MODEL) },
+    { probe: buildProbe({ static: true }), launcher: qemuLauncher(), cacheDir: join(dir, 'initramfs') },
+  );
+  const lines: string[] = [];
+  const exit = await target.run({ program: 'probe', args: ['--exec', '/cost-loop'], files: [{ path: '/cost-loop', data: program, mode: 0o755 }], timeoutSeconds: 400 }, (l) => lines.push(l), new AbortController().signal);
+  assert.equal(exit.end.kind, 'exited', exit.describe('boot did not end by itself'));
+  assert.ok(lines.some((l) => l.includes('@hl1 exec ') && l.includes('status=0')), exit.describe('the test program did not exit 0'));
+  return readFileSync(out, 'utf8');
+}
+
+test('the cost plugin counts one extra taken branch per iteration, kernel work proportional to calls, and the same counts in two boots', { skip, timeout: 900_000 }, async () => {
+  const dir = tempDir();
+  try {
+    const program = join(dir, 'cost-loop');
+    execFileSync('gcc', ['-static', '-O2', '-o', program, join(import.meta.dirname, 'fixtures', 'cost-loop.c')]);
+    const data = readFileSync(program);
+    const first = await boot(dir, data, 1);
+    const second = await boot(dir, data, 2);
+    assert.equal(second, first, 'two boots of one kernel wrote different counts');
+    const windows = parseCostOutput(first, 'boot-1.txt').windows;
+    const [calls1, calls2, straight, jumping] = windows.map((w) => w.counts);
+    assert.ok(calls1 && calls2 && straight && jumping, 'four windows');
+    // one kernel entry per call; the loops without calls never enter the kernel
+    assert.deepEqual([calls1.kentries, calls2.kentries, straight.kentries, jumping.kentries], [N, 2 * N, 0, 0]);
+    // N more calls add a whole number of user instructions per call; what is left of N calls is the
+    // window's own edges (the marker's block), a constant a few instructions large
+    const perCall = (calls2.uinsn - calls1.uinsn) / N;
+    assert.ok(Number.isInteger(perCall) && perCall > 0, `N more calls added ${calls2.uinsn - calls1.uinsn} user instructions`);
+    const edges = calls1.uinsn - N * perCall;
+    assert.ok(edges >= 0 && edges < 20, `${calls1.uinsn} user instructions for N calls is ${perCall} per call plus ${edges}`);
+    // in the kernel a timer tick may land inside a call (the window's totals then hold its work, and the
+    // interrupted call runs a few of its blocks one time fewer), but every other block the calls run once per
+    // call runs exactly twice as often for twice the calls
+    const execs = (w: (typeof windows)[number]) => new Map(w.blocks.map((b) => [`${b.vaddr}/${b.bytes}`, b.execs]));
+    const [once, twice] = [execs(windows[0]!), execs(windows[1]!)];
+    const perCallBlocks = [...once.entries()].filter(([, n]) => n === N);
+    assert.ok(perCallBlocks.length >= 20, `${perCallBlocks.length} kernel blocks ran once per call`);
+    const off = perCallBlocks.filter(([block]) => twice.get(block) !== 2 * N);
+    assert.ok(off.length <= 5 && off.every(([block]) => Math.abs((twice.get(block) ?? 0) - 2 * N) <= 1), `blocks not run 2N times: ${off.map(([b]) => `${b}: ${twice.get(b)}`).join(', ')}`);
+    assert.equal(jumping.taken - straight.taken, N);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
