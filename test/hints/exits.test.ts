@@ -12,21 +12,12 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { hintlab, markerLine } from './helpers.ts';
+import { hintlab, markerLine, rowSummary as summary, type JsonRow as Row } from './helpers.ts';
 
 const DIR = new URL('./fixtures/exits/', import.meta.url).pathname;
 const SOURCE = readFileSync(`${DIR}exits.c`, 'utf8');
 const N = 100_000;
 const line = (m: string): number => markerLine(SOURCE, m);
-
-interface Row {
-  line: number;
-  executions: number;
-  thenCount: number | null;
-  confidence: string;
-  methods: string[];
-  verdict: { kind: string; hint?: string; reason?: string; detail?: string };
-}
 
 async function rows(opt: 'O2' | 'Os', bias = '0.99'): Promise<Row[]> {
   const r = await hintlab(['hints', `w=${DIR}exits-${opt}.gcov.json.gz`, '--src', DIR, '--format', 'json', '--min-hits', '1', '--min-bias', bias]);
@@ -35,7 +26,6 @@ async function rows(opt: 'O2' | 'Os', bias = '0.99'): Promise<Row[]> {
 }
 
 const at = (all: Row[], marker: string): Row | undefined => all.find((r) => r.line === line(marker));
-const summary = (r: Row | undefined): unknown[] => [r?.executions, r?.thenCount, r?.confidence, r?.verdict.kind === 'propose' ? r.verdict.hint : r?.verdict.reason];
 
 /** [marker, executions, then-branch runs, confidence], from the program's arithmetic. */
 const COUNTED: [string, number, number, string][] = [
