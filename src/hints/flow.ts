@@ -109,7 +109,33 @@ function alwaysExits(stmt: Node): boolean {
 /** No way out but the end, and no way in but the top: its entries all flow out of it. */
 function straightLine(stmt: Node): boolean {
   const inner = ['return_statement', 'goto_statement', 'break_statement', 'continue_statement', 'labeled_statement', 'case_statement'];
-  return !EXITS.has(stmt.type) && stmt.type !== 'labeled_statement' && stmt.descendantsOfType(inner).length === 0 && errorsConfined(stmt);
+  return (
+    !EXITS.has(stmt.type) && stmt.type !== 'labeled_statement' && stmt.descendantsOfType(inner).length === 0 && errorsConfined(stmt) && !macroJump(stmt)
+  );
+}
+
+/** Labels of the function around `node` (its outermost definition, or a SYSCALL_DEFINE body at file scope). */
+function functionLabels(node: Node): Set<string> {
+  let top = node;
+  while (top.parent && top.parent.type !== 'translation_unit') top = top.parent;
+  const labels = top.descendantsOfType('labeled_statement').map((l) => l?.childForFieldName('label')?.text);
+  return new Set(labels.filter((l): l is string => l !== undefined));
+}
+
+/**
+ * A call given a label of its function (`unsafe_put_user(x, p, Efault)`)
+ * is a macro that may jump there: control flow the syntax tree hides.
+ * Returns the label and its line, or null.
+ */
+export function macroJump(stmt: Node): { label: string; line: number } | null {
+  const args = stmt.descendantsOfType('argument_list');
+  if (args.length === 0) return null;
+  const labels = functionLabels(stmt);
+  for (const a of args) {
+    const hit = a?.namedChildren.find((c) => c?.type === 'identifier' && labels.has(c.text));
+    if (hit) return { label: hit.text, line: line(hit) };
+  }
+  return null;
 }
 
 /**
@@ -120,7 +146,7 @@ function straightLine(stmt: Node): boolean {
  */
 function passesThrough(stmt: Node): boolean {
   const inner = ['return_statement', 'goto_statement', 'labeled_statement', 'case_statement'];
-  return stmt.descendantsOfType(inner).length === 0 && errorsConfined(stmt) && !isMacroBlock(stmt);
+  return stmt.descendantsOfType(inner).length === 0 && errorsConfined(stmt) && !isMacroBlock(stmt) && !macroJump(stmt);
 }
 
 /**
@@ -165,7 +191,7 @@ const SIMPLE = new Set(['expression_statement', 'declaration']);
 function straightAfter(stmt: Node): Node[] {
   const out: Node[] = [];
   let prev = stmt;
-  while (SIMPLE.has(prev.type) && errorsConfined(prev)) {
+  while (SIMPLE.has(prev.type) && errorsConfined(prev) && !macroJump(prev)) {
     const next = nextWithCode(prev);
     if (!next || !PLAIN.has(next.type) || !errorsConfined(next) || next.startPosition.row <= prev.endPosition.row) break;
     out.push(next);
@@ -200,6 +226,8 @@ function entryOf(stmt: Node, afterRow: number): Flow {
 /** A loop's first line counts its iterations; a loop left only through its end is entered as often as control goes past it. */
 function loopEntry(loop: Node): Flow {
   const counts = `the loop at line ${line(loop)} after it counts its iterations, not its entries`;
+  const jump = macroJump(loop);
+  if (jump) return refuse(`${counts}, and line ${jump.line} inside it gives the label ${jump.label} to a macro, which may jump there`);
   if (!passesThrough(loop)) return refuse(`${counts}, and it may be left other than through its end`);
   const past = flowPast(loop);
   return 'refused' in past ? refuse(`${counts}; past it: ${past.refused}`) : past;
