@@ -15,6 +15,7 @@ export function markerLine(text: string, marker: string): number {
 
 /** A row of `hintlab hints --format json`, the fields the tests read. */
 export interface JsonRow {
+  file: string;
   line: number;
   executions: number;
   thenCount: number | null;
