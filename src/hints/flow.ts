@@ -114,12 +114,20 @@ function straightLine(stmt: Node): boolean {
   );
 }
 
+/** Labels per top-level node id, for the tree last asked about (a file's `if`s are analysed one tree at a time). */
+const labelCache: { tree: unknown; byTop: Map<number, Set<string>> } = { tree: null, byTop: new Map() };
+
 /** Labels of the function around `node` (its outermost definition, or a SYSCALL_DEFINE body at file scope). */
 function functionLabels(node: Node): Set<string> {
   let top = node;
   while (top.parent && top.parent.type !== 'translation_unit') top = top.parent;
+  if (labelCache.tree !== node.tree) Object.assign(labelCache, { tree: node.tree, byTop: new Map() });
+  const known = labelCache.byTop.get(top.id);
+  if (known) return known;
   const labels = top.descendantsOfType('labeled_statement').map((l) => l?.childForFieldName('label')?.text);
-  return new Set(labels.filter((l): l is string => l !== undefined));
+  const set = new Set(labels.filter((l): l is string => l !== undefined));
+  labelCache.byTop.set(top.id, set);
+  return set;
 }
 
 /**
