@@ -9,7 +9,7 @@
  * leaves without a line count of its own; arcs never give a direction.
  */
 import type { LineCounts } from './gcov.ts';
-import type { IfSite } from './types.ts';
+import type { FlowTerm, IfSite } from './types.ts';
 
 /** A then-branch count, or why none could be read. */
 export type Derived =
@@ -66,25 +66,24 @@ function fromFlow(site: IfSite, ifLine: LineCounts, lines: ReadonlyMap<number, L
   if (typeof ran === 'string') return unknown(ran);
   let past = 0;
   const used: string[] = [];
+  const inflatable: number[] = [];
   for (const [i, t] of flow.terms.entries()) {
-    // A line without a count passes its entries on to the statements that follow it straight.
-    const at = [t.line, ...(t.then ?? [])].find((l) => lines.has(l));
-    if (at === undefined) return unknown(`line ${t.line} of the flow past the if has no count`);
-    past += t.sign * (lines.get(at)?.count ?? 0);
-    used.push(`${t.sign < 0 ? ' - ' : i ? ' + ' : ''}line ${at}`);
+    const c = termCount(t, lines);
+    if (c === null) return unknown(`line ${t.line} of the flow past the if has no count`);
+    if (c.inflatable) inflatable.push(c.line);
+    past += t.sign * c.count;
+    used.push(`${t.sign < 0 ? ' - ' : i ? ' + ' : ''}${c.how}`);
   }
   const equation = used.join('');
   if (past < 0 || past > ran.executions) return unknown(`the flow past the if (${equation} = ${past}) does not fit ${ran.executions} executions`);
-  // With one test, control leaves each copy of the if line (gcc inlines a
-  // function into several callers) along one arc of its pair or the other:
-  // the flow must be one arc of each pair (which one is not read from them).
-  const arcs = ifLine.arcs.filter((a) => !a.throw).map((a) => a.count);
-  const checkable = site.layout.singleTest && arcs.length > 0 && arcs.length % 2 === 0 && arcs.length <= 24;
-  if (checkable && !onePerPair(arcs, past)) {
-    return unknown(`the flow past the if (${equation} = ${past}) is not one arc of each of line ${site.line}'s ${arcs.length / 2} arc pair(s), so a line count holds re-entries or merged code`);
-  }
-  if (flow.needsArcs && !checkable) {
+  const check = checkArcs(site, lines, past, ran.executions - past);
+  if (check.kind === 'failed') return unknown(`the flow past the if (${equation} = ${past}) ${check.why}, so a line count holds re-entries or merged code`);
+  if (check.kind === 'unchecked' && flow.needsArcs) {
     return unknown(`the flow past the if (${equation}) counts a return line, which gcc may share with other returns, and line ${site.line}'s arcs cannot confirm it`);
+  }
+  if (check.kind === 'unchecked' && inflatable.length > 0) {
+    const at = inflatable.map((l) => `line ${l}`).join(', ');
+    return unknown(`the flow past the if (${equation}) counts ${at}, which calls a function (gcov counts it again each time an inlined callee returns into it), and line ${site.line}'s arcs cannot confirm it`);
   }
   return {
     kind: 'counted',
@@ -93,6 +92,72 @@ function fromFlow(site: IfSite, ifLine: LineCounts, lines: ReadonlyMap<number, L
     confidence: 'flow',
     method: `then = ${ran.how} - flow past the if (${equation} = ${past})`,
   };
+}
+
+/**
+ * The entries into a flow term's statement: the first of its line and the
+ * lines that follow it straight that has a count and calls no function;
+ * else the sum of its two arcs (an `if` with one test: each entry leaves
+ * along one of them); else a line whose count may hold re-entries of an
+ * inlined callee (`inflatable`: only the arcs check can clear it).
+ */
+function termCount(t: FlowTerm, lines: ReadonlyMap<number, LineCounts>): { count: number; line: number; how: string; inflatable: boolean } | null {
+  const counted = [t.line, ...(t.then ?? [])].filter((l) => lines.has(l));
+  const calls = new Set(t.calls ?? []);
+  const clean = counted.find((l) => !calls.has(l));
+  if (clean !== undefined) return { count: lines.get(clean)?.count ?? 0, line: clean, how: `line ${clean}`, inflatable: false };
+  const arcs = (lines.get(t.line)?.arcs ?? []).filter((a) => !a.throw);
+  if (t.test && arcs.length === 2) {
+    return { count: arcs.reduce((n, a) => n + a.count, 0), line: t.line, how: `line ${t.line}'s two arcs`, inflatable: false };
+  }
+  const first = counted[0];
+  return first === undefined ? null : { count: lines.get(first)?.count ?? 0, line: first, how: `line ${first}`, inflatable: true };
+}
+
+/** The arcs of the `if`'s condition lines as a check of a flow equation: passed, failed (why), or nothing to check. */
+type ArcCheck = { kind: 'passed' } | { kind: 'failed'; why: string } | { kind: 'unchecked' };
+
+/** Largest number of arcs the separate-sums check enumerates (3^n assignments at worst). */
+const MAX_SUM_ARCS = 12;
+
+/**
+ * Control leaves an `if`'s condition along its arcs: the false runs along
+ * some of them to the statement after it, the true runs along others to
+ * the then-branch. With one test per line, each copy of the line (gcc
+ * inlines a function into several callers) has one arc pair, and the flow
+ * is one arc of each pair. With several tests (`a || b`, a condition over
+ * several lines), the flow and the then-count must be sums of separate
+ * arcs of the condition's lines. Either is a necessary condition only: it
+ * catches a line count inflated by re-entries or merged code, it never
+ * gives a direction.
+ */
+function checkArcs(site: IfSite, lines: ReadonlyMap<number, LineCounts>, past: number, then: number): ArcCheck {
+  const arcsOf = (l: number): number[] => (lines.get(l)?.arcs ?? []).filter((a) => !a.throw).map((a) => a.count);
+  if (site.layout.singleTest) {
+    const arcs = arcsOf(site.line);
+    if (arcs.length === 0 || arcs.length % 2 !== 0 || arcs.length > 24) return { kind: 'unchecked' };
+    return onePerPair(arcs, past) ? { kind: 'passed' } : { kind: 'failed', why: `is not one arc of each of line ${site.line}'s ${arcs.length / 2} arc pair(s)` };
+  }
+  const arcs: number[] = [];
+  for (let l = site.line; l <= site.endLine; l++) arcs.push(...arcsOf(l));
+  if (arcs.length === 0 || arcs.length > MAX_SUM_ARCS) return { kind: 'unchecked' };
+  const where = site.endLine > site.line ? `lines ${site.line}-${site.endLine}` : `line ${site.line}`;
+  return separateSums(arcs, past, then) ? { kind: 'passed' } : { kind: 'failed', why: `and the then-branch's ${then} are not sums of separate arcs of ${where}` };
+}
+
+/** Whether two disjoint subsets of `arcs` sum to `a` and `b`. */
+function separateSums(arcs: number[], a: number, b: number): boolean {
+  let pairs = new Set(['0,0']);
+  for (const c of arcs) {
+    const next = new Set(pairs);
+    for (const p of pairs) {
+      const [x = 0, y = 0] = p.split(',').map(Number);
+      if (x + c <= a) next.add(`${x + c},${y}`);
+      if (y + c <= b) next.add(`${x},${y + c}`);
+    }
+    pairs = next;
+  }
+  return pairs.has(`${a},${b}`);
 }
 
 /** Whether `total` is the sum of one arc out of each consecutive pair. */

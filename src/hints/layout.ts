@@ -4,7 +4,7 @@
  * compiler may lay the then-branch on either arc).
  */
 import type { Node } from 'web-tree-sitter';
-import { callsFunction, flowRecipe, hasCode } from './flow.ts';
+import { callsFunction, flowRecipe, hasCode, isSingleTest } from './flow.ts';
 import type { BranchLayout } from './types.ts';
 
 /** Statements whose first line runs more than once per entry, or can be jumped to (a function definition inside a body is a macro block such as for_each_sched_entity). */
@@ -38,10 +38,7 @@ export function branchLayout(ifNode: Node): BranchLayout {
     thenLine: null,
     elseLine: null,
     flow: null,
-    singleTest:
-      cond !== null &&
-      cond.startPosition.row === cond.endPosition.row &&
-      !/&&|\|\||\?/.test(cond.text),
+    singleTest: isSingleTest(cond),
     callsFunction: cond !== null && callsFunction(cond),
   };
   if (!then) return layout;

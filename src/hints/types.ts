@@ -57,18 +57,31 @@ export interface BranchLayout {
 }
 
 /**
+ * One line count of a flow equation: the entries into a statement.
+ * `then`: lines of the statements that follow it straight (simple
+ * statements, nothing jumps in or out between): when its own line has no
+ * count (its code went to another line), the first of them with a count
+ * has the same entries. `calls`: those of these lines whose code calls a
+ * function, which may be inlined, and gcov counts a line again each time an
+ * inlined callee returns into it; a line without a call is read first.
+ * `test`: the statement is an `if` with one test on its line, so the sum of
+ * that line's two arcs is its entries too.
+ */
+export interface FlowTerm {
+  line: number;
+  sign: 1 | -1;
+  then?: number[];
+  calls?: number[];
+  test?: boolean;
+}
+
+/**
  * How often control went past an `if`, as a signed sum of line counts
  * (`+` the successor's entries, `-` its other predecessors), or why that
  * cannot be read (`refused`, with `terms` empty).
  */
 export interface FlowRecipe {
-  /**
-   * `then`: lines of the statements that follow the term's statement
-   * straight (simple statements, nothing jumps in or out between): when the
-   * term's own line has no count (its code went to another line), the
-   * first of them with a count has the same entries.
-   */
-  terms: { line: number; sign: 1 | -1; then?: number[] }[];
+  terms: FlowTerm[];
   refused: string | null;
   /** A term is a `return` line, which gcc may share with other returns: usable only when the `if` line's arcs confirm it. */
   needsArcs?: boolean;

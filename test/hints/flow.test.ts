@@ -12,21 +12,12 @@ import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { hintlab, markerLine } from './helpers.ts';
+import { hintlab, markerLine, rowSummary as summary, type JsonRow as Row } from './helpers.ts';
 
 const FIXTURE = new URL('./fixtures/userspace/flow.c', import.meta.url).pathname;
 const SOURCE = readFileSync(FIXTURE, 'utf8');
 const N = 100_000;
 const line = (m: string): number => markerLine(SOURCE, m);
-
-interface Row {
-  line: number;
-  executions: number;
-  thenCount: number | null;
-  confidence: string;
-  methods: string[];
-  verdict: { kind: string; hint?: string; reason?: string; detail?: string };
-}
 
 let dir = '';
 let json = '';
@@ -53,7 +44,6 @@ async function rows(extra: string[] = [], profile = json): Promise<Row[]> {
 }
 
 const at = (all: Row[], marker: string): Row | undefined => all.find((r) => r.line === line(marker));
-const summary = (r: Row | undefined): unknown[] => [r?.executions, r?.thenCount, r?.confidence, r?.verdict.kind === 'propose' ? r.verdict.hint : r?.verdict.reason];
 
 describe('flow conservation past an exiting then-branch', () => {
   test('the exiting branches have no line count of their own in this profile', () => {
