@@ -84,14 +84,40 @@ function lkmlDivergence(d: Divergence, doc: BehaveDocument): string {
   if (d.kind === 'splat') return `a kernel warning on ${d.kernel === 'A' ? a : b}: ${d.lines[0]?.trim() ?? ''}`;
   if (d.kind === 'missing') return `${d.scenario} step ${d.step} only on ${d.presentIn === 'A' ? a : b}: ${d.call}`;
   if (d.kind === 'end') return `${d.scenario} ended with status ${d.a ?? 'none'} on ${a}, ${d.b ?? 'none'} on ${b}`;
-  const diffs = d.differences.map((f) => `${f.field} ${f.a ?? '(absent)'} on ${a}, ${f.b ?? '(absent)'} on ${b}`);
+  const diffs = d.differences.flatMap((f) => memberDifferences(f)).map((f) => `${f.field} ${f.a ?? '(absent)'} on ${a}, ${f.b ?? '(absent)'} on ${b}`);
   return `${d.scenario} step ${d.step}, ${d.call}: ${diffs.join('; ')}`;
 }
 
-/** The changelog lines: the headline, then one wrapped entry per divergence; at most 72 columns. */
-export function behaveLkml(doc: BehaveDocument): string {
+/** `k=v` members of a printed struct ("policy=0,prio=1" or "policy=0 prio=1"), or null when the text is not such a list. */
+function members(text: string | null): Map<string, string> | null {
+  if (text === null) return null;
+  const tokens = text.replace(/^\{|\}$/g, '').split(/[ ,]+/).filter((t) => t !== '');
+  const pairs = tokens.map((t) => /^([\w.\[\]-]+)=(.*)$/.exec(t));
+  if (pairs.length === 0 || pairs.some((p) => p === null)) return null;
+  return new Map(pairs.map((p) => [p![1]!, p![2]!]));
+}
+
+/**
+ * A struct printed whole on A and on B says little twice: when both sides
+ * are `k=v` lists, only the members that differ are named ("out.slice
+ * 3000000 on A, 2800000 on B").
+ */
+function memberDifferences(f: FieldDifference): FieldDifference[] {
+  const [ma, mb] = [members(f.a), members(f.b)];
+  if (ma === null || mb === null) return [f];
+  const keys = [...new Set([...ma.keys(), ...mb.keys()])].filter((k) => ma.get(k) !== mb.get(k));
+  return keys.length === 0 ? [f] : keys.map((k) => ({ field: `${f.field}.${k}`, a: ma.get(k) ?? null, b: mb.get(k) ?? null }));
+}
+
+/**
+ * The changelog lines: the headline, then one wrapped entry per divergence
+ * (the first `max`, then how many more); at most 72 columns.
+ */
+export function behaveLkml(doc: BehaveDocument, max = Infinity): string {
   const lines = wrapProse(doc.identical ? behaveHeadline(doc) : `${behaveHeadline(doc)}:`, LKML_COLUMNS);
-  for (const d of doc.divergences) lines.push(...wrapProse(lkmlDivergence(d, doc), LKML_COLUMNS, '  - ', '    '));
+  for (const d of doc.divergences.slice(0, max)) lines.push(...wrapProse(lkmlDivergence(d, doc), LKML_COLUMNS, '  - ', '    '));
+  const more = doc.divergences.length - max;
+  if (more > 0) lines.push(...wrapProse(`${more} more (each in the text, md and html reports)`, LKML_COLUMNS, '  - ', '    '));
   // a claim of "identical" must not hide what was never run
   const notRun = doc.scenarios.filter((s) => s.state === 'not-run');
   if (notRun.length) lines.push(...wrapProse(`not run: ${notRun.map((s) => `${s.name} (${s.reason})`).join(', ')}`, LKML_COLUMNS));

@@ -109,3 +109,24 @@ test('a kernel warning on one console and a trace cut short are divergences, nev
   assert.ok(text.includes("\nkernel warning on B's console:\n  | WARNING: CPU: 0 PID: 1 at kernel/sched/syscalls.c:640 __sched_setscheduler+0x1a/0x2b0\n  | Call Trace:\n"), text);
   assert.match(behaveLkml(doc), /  - a kernel warning on B: WARNING: CPU: 0 PID: 1 at/);
 });
+
+test('a struct printed whole on both kernels names only the members that differ in the mail lines', () => {
+  const attr = (runtime: string) => `size=56,policy=0,flags=0,nice=0,prio=0,runtime=${runtime},deadline=0,period=0,umin=0,umax=1024`;
+  const a = variant();
+  a.scenarios[0]!.steps[1]!.out = attr('3000000');
+  const b = structuredClone(a);
+  b.scenarios[0]!.steps[1]!.out = attr('2800000');
+  const doc = compareTraces({ a: kernel('A'), b: kernel('B'), traceA: a, traceB: b, scenarios: order, guest });
+  assert.deepEqual(behaveLkml(doc).split('\n').slice(2, 4), ['  - param step 1, sched_getparam pid=self: out.runtime 3000000 on A,', '    2800000 on B']);
+});
+
+test('the mail lines name the first divergences and count the rest', () => {
+  const b = variant();
+  b.scenarios[0]!.steps[1]!.errno = 'EPERM';
+  b.scenarios[0]!.steps[2]!.errno = 'EPERM';
+  b.scenarios[0]!.steps[3]!.errno = 'EPERM';
+  const doc = compareTraces({ a: kernel('A'), b: kernel('B'), traceA: base, traceB: b, scenarios: order, guest });
+  const lines = behaveLkml(doc, 1).split('\n');
+  assert.equal(lines.filter((l) => l.startsWith('  - param step')).length, 1);
+  assert.ok(lines.includes('  - 2 more (each in the text, md and html reports)'), lines.join('\n'));
+});
