@@ -10,10 +10,11 @@ import type { Caveat, Comparison, SubjectComparison, Verdict } from '../compare/
 import { alignColumns } from '../format/columns.ts';
 import { fixed, readableDecimals, signed } from '../format/numbers.ts';
 import { pctFixed } from '../format/percent.ts';
-import { contrastDecimals, isInterval } from './comparison-words.ts';
+import { contrastDecimals, isInterval, unitsText } from './comparison-words.ts';
+import { directionOf } from '../model.ts';
 import { CAVEAT_TEXT, controlsText, driftText, geometricMeanText, notComparedText, notRunText } from './summary.ts';
 import { isClaim } from '../compare/verdict.ts';
-import { unitNounOf } from '../format/units.ts';
+import { unitNounOf, unitWords } from '../format/units.ts';
 import { LKML_COLUMNS, lkmlPara, wrapProse } from './wrap.ts';
 
 /** Short verdict words for a 72-column row; the unit line above the table says what "fewer" counts. */
@@ -160,4 +161,18 @@ export function measuredLines(c: Comparison, caption: string, opts: { all: boole
   const { all } = opts;
   const prose = [verdictRuleShort(c), opts.geometricMean ? geometricMeanText(c) : undefined, controlsText(c), notRunText(c), notComparedText(c)].filter((x): x is string => x !== undefined);
   return [...lkmlPara(caption), ...subjectTable(c, all), ...prose.flatMap((p) => lkmlPara(p))];
+}
+
+/**
+ * "3 processes x 5 rounds x 20000 calls" for the whole table: the units
+ * and rounds of the first subject (every subject of a run shares them),
+ * the calls per round as a range when the subjects differ.
+ */
+export function tableRoundsText(c: Comparison): string {
+  const first = c.subjects[0]?.runs ?? [];
+  const ops = c.subjects.flatMap((s) => s.runs.flatMap((r) => r.opsPerRound));
+  if (directionOf(c.unit) === 'higher-is-better' || ops.length === 0) return unitsText(first);
+  const lo = Math.min(...ops);
+  const hi = Math.max(...ops);
+  return `${unitsText(first)} x ${lo === hi ? lo : `${lo}-${hi}`} ${unitWords(c.unit).ops}`;
 }

@@ -9,7 +9,6 @@
  */
 import type { Comparison } from '../compare/types.ts';
 import { environmentFacts, runName } from './facts.ts';
-import { roundsText } from './comparison-words.ts';
 import { unitWords } from '../format/units.ts';
 import {
   branchClaim,
@@ -25,7 +24,7 @@ import {
 } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
 import { measuresText } from './summary.ts';
-import { designLine, driftSummaryText, measuredLines } from './lkml-table.ts';
+import { designLine, driftSummaryText, measuredLines, tableRoundsText } from './lkml-table.ts';
 import { glueNumbers, LKML_COLUMNS, lkmlPara, plain, wrapCommand, wrapProse } from './wrap.ts';
 
 /** Shell commands under a heading, each wrapped so it still pastes and runs. */
@@ -33,12 +32,11 @@ export function lkmlCommands(heading: string, commands: readonly string[]): stri
   return [heading, ...commands.flatMap((cmd) => wrapCommand(plain(cmd), LKML_COLUMNS, '  ', '      '))];
 }
 
-/** "ns/call, B vs A, 3 processes x 5 rounds x 20000 calls per run:" (the caution of a count or an emulated clock in brackets). */
+/** "Means in ns/call, B vs A, 3 processes x 5 rounds x 20000 calls:" (the caution of a count or an emulated clock in brackets). */
 export function tableCaption(c: Comparison): string {
   // Instruction counts get the longer sentence of what they leave out (measuresText), once.
   const caution = c.measures === 'instructions' ? null : unitWords(c.unit).caution;
-  const runs = c.subjects[0]?.runs ?? [];
-  return `Means in ${unitWords(c.unit).perOp}${caution ? ` (${caution})` : ''}, B vs A, ${roundsText(runs, c.unit)}:`;
+  return `Means in ${unitWords(c.unit).perOp}${caution ? ` (${caution})` : ''}, B vs A, ${tableRoundsText(c)}:`;
 }
 
 /** Render a Comparison as a mailing-list text block. */

@@ -10,8 +10,7 @@
 import { behaveLkml, behaveText } from './behave.ts';
 import { environmentFacts } from './facts.ts';
 import { lkmlCommands } from './lkml.ts';
-import { measuredLines } from './lkml-table.ts';
-import { roundsText } from './comparison-words.ts';
+import { measuredLines, tableRoundsText } from './lkml-table.ts';
 import { unitWords } from '../format/units.ts';
 import { basename } from 'node:path';
 import { codegenTable } from './patch-evidence.ts';
@@ -63,8 +62,7 @@ function trialCaption(doc: TrialDocument): string {
   const c = m.comparison;
   const how = m.icount ? `qemu ${m.accel.accel} -icount` : m.accel.accel.toUpperCase();
   const caution = unitWords(c.unit).caution;
-  const runs = c.subjects[0]?.runs ?? [];
-  return `Measured (${how}, ${unitWords(c.unit).perOp}${caution && m.icount ? ': a count, not a time' : ''}), B vs A, ${roundsText(runs, c.unit)}, boots ${m.order.join(' ')}:`;
+  return `Measured (${how}, ${unitWords(c.unit).perOp}${caution && m.icount ? ': a count, not a time' : ''}), B vs A, ${tableRoundsText(c)}, boots ${m.order.join(' ')}:`;
 }
 
 /** "built in 630 s (943 objects)", "from A's objects in 38.2 s (4 objects)", "... (reused)". */

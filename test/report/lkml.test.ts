@@ -163,3 +163,9 @@ test('the lkml block never exceeds 72 columns, whatever the names, kernels and c
   assert.match(text, /Mismatch allowed: cpu\.model: A\s+m+/);
   assert.doesNotMatch(text, /\t/);
 });
+
+test('subjects with different calls per round give the caption their range, not the first one\'s', () => {
+  const c = structuredClone(abaComparison());
+  c.subjects[2]!.runs = c.subjects[2]!.runs.map((r) => ({ ...r, opsPerRound: r.opsPerRound.map(() => 500) }));
+  assert.match(lkmlReport(c, CTX), /^Means in ns\/call, B vs A, 3 processes x 5 rounds x 500-20000 calls:$/m);
+});
