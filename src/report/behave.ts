@@ -6,6 +6,9 @@
 import type { BehaveDocument, BehaveKernel, Divergence, FieldDifference, StepOutcome } from '../behave/compare.ts';
 import { LKML_COLUMNS, wrapProse } from './wrap.ts';
 
+/** Scenarios a mail's headline names; more are counted. */
+const LKML_SCENARIO_NAMES = 4;
+
 /** Divergent steps shown per scenario in the terminal report; the JSON document has them all. */
 const SHOWN_PER_SCENARIO = 10;
 
@@ -21,12 +24,17 @@ function compared(doc: BehaveDocument): string[] {
   return doc.scenarios.filter((s) => s.state === 'compared').map((s) => s.name);
 }
 
-/** The one-line verdict: `N steps identical on A and B` or `D divergences in N steps between A and B`. */
-export function behaveHeadline(doc: BehaveDocument): string {
+/**
+ * The one-line verdict: `N steps identical on A and B` or `D divergences in
+ * N steps between A and B`, with the scenarios' names (their count when
+ * there are more than `maxNames`).
+ */
+export function behaveHeadline(doc: BehaveDocument, maxNames = Infinity): string {
   const { a, b } = doc;
-  const names = compared(doc).join(', ');
-  if (doc.identical) return `behaviour: ${count(doc.steps, 'step')} identical on ${a.label} and ${b.label} (scenarios: ${names})`;
-  return `behaviour: ${count(doc.divergences.length, 'divergence')} in ${count(doc.steps, 'step')} between ${a.label} and ${b.label} (scenarios: ${names})`;
+  const list = compared(doc);
+  const names = list.length > maxNames ? `${list.length} scenarios` : `scenarios: ${list.join(', ')}`;
+  if (doc.identical) return `behaviour: ${count(doc.steps, 'step')} identical on ${a.label} and ${b.label} (${names})`;
+  return `behaviour: ${count(doc.divergences.length, 'divergence')} in ${count(doc.steps, 'step')} between ${a.label} and ${b.label} (${names})`;
 }
 
 function kernelLine(k: BehaveKernel): string {
@@ -114,12 +122,14 @@ function memberDifferences(f: FieldDifference): FieldDifference[] {
  * (the first `max`, then how many more); at most 72 columns.
  */
 export function behaveLkml(doc: BehaveDocument, max = Infinity): string {
-  const lines = wrapProse(doc.identical ? behaveHeadline(doc) : `${behaveHeadline(doc)}:`, LKML_COLUMNS);
+  const head = behaveHeadline(doc, LKML_SCENARIO_NAMES);
+  const lines = wrapProse(doc.identical ? head : `${head}:`, LKML_COLUMNS);
   for (const d of doc.divergences.slice(0, max)) lines.push(...wrapProse(lkmlDivergence(d, doc), LKML_COLUMNS, '  - ', '    '));
   const more = doc.divergences.length - max;
   if (more > 0) lines.push(...wrapProse(`${more} more (each in the text, md and html reports)`, LKML_COLUMNS, '  - ', '    '));
   // a claim of "identical" must not hide what was never run
   const notRun = doc.scenarios.filter((s) => s.state === 'not-run');
-  if (notRun.length) lines.push(...wrapProse(`not run: ${notRun.map((s) => `${s.name} (${s.reason})`).join(', ')}`, LKML_COLUMNS));
+  // the reason's first clause ("needs 2 CPUs"); the why after it is in the text report
+  if (notRun.length) lines.push(...wrapProse(`not run: ${notRun.map((s) => `${s.name} (${s.reason?.split(';')[0]})`).join(', ')}`, LKML_COLUMNS));
   return `${lines.join('\n')}\n`;
 }

@@ -109,9 +109,8 @@ export function subjectTable(c: Comparison, all = false): string[] {
 export function detectableText(c: Comparison): string | undefined {
   const claimable = c.subjects.flatMap((s) => (s.verdict.verdict === 'no difference proven' && s.power.kind === 'ok' ? [s.power.claimablePct] : []));
   if (claimable.length === 0) return undefined;
-  const lo = Math.min(...claimable);
-  const hi = Math.max(...claimable);
-  return lo === hi ? `${pctFixed(lo)} %` : `${pctFixed(lo)}-${pctFixed(hi)} %`;
+  const [lo, hi] = [pctFixed(Math.min(...claimable)), pctFixed(Math.max(...claimable))];
+  return lo === hi ? `${lo} %` : `${lo}-${hi} %`;
 }
 
 /** The one line naming the measurement design (`comparison.design`, schema 6), when the document carries it. */

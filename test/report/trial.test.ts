@@ -23,8 +23,7 @@ Code (gcc 12.2 -O2): kernel/sched/build_policy.o (it #includes
   2 instructions moved out of line to __x64_sys_sched_getscheduler.cold,
   fall-through path 14 -> 13 instructions to return.
 behaviour: 45 steps identical on A and B (scenarios: sched_param, slice)
-not run: affinity-two-cpus (needs 2 CPUs; icount guests have 1, since
-SMP bring-up hangs under qemu's icount)
+not run: affinity-two-cpus (needs 2 CPUs)
 
 Measured (qemu tcg -icount, instructions/call: a count, not a time), B
   vs A, 3 boots x 5 rounds x 20000 calls, boots A B B A A B:
@@ -50,7 +49,7 @@ test('the lkml report of a trial is exactly this text, no line over 72 columns, 
   const text = trialLkml(trialDocument(), ctx);
   assert.equal(text, LKML);
   assert.deepEqual(text.split('\n').filter((l) => l.length > 72), []);
-  assert.ok(text.split('\n').length <= 30);
+  assert.ok(text.trimEnd().split('\n').length <= 27);
 });
 
 test('the Markdown report has each part as a section, the hunks and steps as tables', () => {
