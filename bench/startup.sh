@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start-up time of the compiled CLI against bare node (the floor): the
-# figures in the README's set-up section. Target: `--version` and a
+# figures in docs/measured.md (Start-up). Target: `--version` and a
 # command's `--help` within a few tens of milliseconds of `node -e 0`.
 # Builds dist/ first; prints the load average before and after, since on a
 # shared machine wall time is mostly waiting for a CPU.

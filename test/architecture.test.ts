@@ -1,5 +1,5 @@
 /**
- * The house's floors, checked on the source itself (README, "Architecture"):
+ * The house's floors, checked on the source itself (docs/architecture.md):
  * the import statements of src/**\/*.ts and the #include lines and
  * cross-file symbol uses of probes/*.c. A module may import its own floor
  * and the floors below, never above; nothing but src/cli imports src/cli;
@@ -18,7 +18,7 @@ const PROBES = join(ROOT, 'probes');
 /**
  * The floors, bottom first. A module is a top-level file or directory of
  * src/; it may import modules on its own floor or below. Keep in step with
- * the README's Architecture section.
+ * docs/architecture.md.
  */
 const FLOORS: readonly (readonly string[])[] = [
   ['errors.ts', 'model.ts', 'version.ts', 'shell.ts', 'json-shape.ts', 'write-file.ts', 'format', 'environment', 'stats'],
@@ -57,7 +57,7 @@ function moduleOf(pathUnderSrc: string): string {
 
 function floorOf(module: string): number {
   const i = FLOORS.findIndex((f) => f.includes(module));
-  assert.notEqual(i, -1, `src/${module} is on no floor: add it to FLOORS in test/architecture.test.ts and to the README's Architecture section`);
+  assert.notEqual(i, -1, `src/${module} is on no floor: add it to FLOORS in test/architecture.test.ts and to docs/architecture.md`);
   return i;
 }
 

@@ -8,13 +8,13 @@
  * to FILE.
  */
 import type { Command } from 'commander';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { htmlReport } from '../report/html.ts';
 import { jsonReport } from '../report/json.ts';
 import { lkmlReport } from '../report/lkml.ts';
 import { markdownReport } from '../report/md.ts';
 import type { Reporter } from '../report/reporter.ts';
-import { DEFAULT_TEMP_DIRS, type ReproduceContext } from '../report/reproduce.ts';
+import type { ReproduceContext } from '../report/reproduce.ts';
 import { loadPatchDocuments } from '../report/documents.ts';
 import { renderText } from '../report/text.ts';
 import { dbPathFrom } from '../store/path.ts';
@@ -49,13 +49,12 @@ function onceOption(flag: string): (value: string, previous: string | undefined)
 
 /**
  * What the reproduce commands are written for: the database named with
- * --db or $HINTLAB_DB (null for the default one), this directory, the home
- * directory and the temporary directory.
+ * --db or $HINTLAB_DB (null for the default one), this directory and the
+ * home directory.
  */
 export function reproduceContext(db: string | undefined, io: CliIO): ReproduceContext {
   const home = io.env.HOME || homedir();
-  const tempDirs = [...new Set([...DEFAULT_TEMP_DIRS, io.env.TMPDIR || tmpdir()])];
-  return { db: db ?? (io.env.HINTLAB_DB || null), cwd: io.cwd, home, tempDirs };
+  return { db: db ?? (io.env.HINTLAB_DB || null), cwd: io.cwd, home };
 }
 
 interface ReportFlags extends ComparisonFlags {
@@ -63,6 +62,7 @@ interface ReportFlags extends ComparisonFlags {
   output?: string;
   codegen?: string;
   hints?: string;
+  all?: boolean;
 }
 
 export function registerReport(program: Command, io: CliIO): void {
@@ -74,13 +74,14 @@ export function registerReport(program: Command, io: CliIO): void {
     .option('-o, --output <file>', 'write to FILE (atomically) instead of stdout')
     .option('--codegen <file>', "the patch's codegen effect: a `hintlab codegen ... --json` document", onceOption('--codegen'))
     .option('--hints <file>', 'the branch counts behind the hints: a `hintlab hints ... --format json` document', onceOption('--hints'))
+    .option('--all', 'lkml: a table row for every subject (default: the ones with no proven change in one line)')
     .action((a: string, b: string, a2: string | undefined, flags: ReportFlags) => {
       // Checked before the runs are compared: a wrong file fails fast.
       const evidence = loadPatchDocuments({ codegen: flags.codegen, hints: flags.hints }, io.cwd);
       const comparison = comparisonFromCli(a2 === undefined ? { a, b } : { a, b, a2 }, flags, io);
       const reporter = REPORTERS[flags.format] as Reporter;
       const reproduce = reproduceContext(flags.db, io);
-      const text = reporter(comparison, { hintlabVersion: VERSION, generatedAt: new Date().toISOString(), evidence, reproduce });
+      const text = reporter(comparison, { hintlabVersion: VERSION, generatedAt: new Date().toISOString(), evidence, reproduce, all: flags.all === true });
       writeOutput(io, text, flags.output, dbPathFrom(flags.db, io.env));
       if (flags.output !== undefined) io.stderr(`wrote ${flags.format} report to ${flags.output}\n`);
     });

@@ -57,6 +57,7 @@ interface TrialOptions {
   output?: string;
   db?: string;
   jobs?: number;
+  all?: boolean;
 }
 
 function formatOption(value: string): string {
@@ -151,7 +152,7 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
         },
       ),
     );
-    const text = REPORTERS[format]!(doc, { generatedAt: new Date().toISOString(), reproduce: reproduceContext(opts.db, io) });
+    const text = REPORTERS[format]!(doc, { generatedAt: new Date().toISOString(), reproduce: reproduceContext(opts.db, io), all: opts.all === true });
     writeOutput(io, text, opts.output, dbPath);
     if (opts.output !== undefined) io.stderr(`wrote the ${format} report of trial #${doc.trialId} to ${opts.output}\n`);
     if (cost) (opts.output === undefined ? io.stdout : io.stderr)(`\n${trialCostText(store, doc.measured.runs, doc.codegen)}`);
@@ -186,6 +187,7 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--timeout <s>', 'seconds one boot may take before qemu is killed', intOption('--timeout', 5), 600)
     .option('--format <fmt>', `report format: ${Object.keys(REPORTERS).join(', ')}`, formatOption, 'lkml')
     .option('-o, --output <file>', 'write the report to FILE (atomically) instead of stdout')
+    .option('--all', 'lkml: a table row for every profile (default: the ones with no proven change in one line)')
     .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
     .option('-j, --jobs <n>', 'parallel make jobs (default: CPUs available)', intOption('--jobs', 1))
     .action(async (opts: TrialOptions) => trialAction(opts, io));

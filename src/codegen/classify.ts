@@ -1,6 +1,8 @@
 /**
  * Classify how each function changed between two normalized objects:
  * - `identical`: the same normalized listing (labels, cold part and all);
+ * - `padding`: the same listing once alignment nops are dropped: only the
+ *   padding (and so the offsets after it) differs, the code is the same;
  * - `layout`: the same instructions placed differently. Compared as a
  *   multiset that ignores alignment nops, unconditional jumps between blocks
  *   of the function (they only glue blocks together) and the sense of
@@ -71,6 +73,21 @@ export function fallThroughPath(fn: NormFunction): FallThroughPath {
   }
 }
 
+/** The function without its alignment nops; a label on a nop moves to the next instruction. */
+function withoutNops(fn: NormFunction): NormFunction {
+  const insns: NormInsn[] = [];
+  let label: string | undefined;
+  for (const insn of fn.insns) {
+    if (insn.kind === 'nop') {
+      label ??= insn.label;
+      continue;
+    }
+    insns.push(label !== undefined && insn.label === undefined ? { ...insn, label } : insn);
+    label = undefined;
+  }
+  return { ...fn, insns };
+}
+
 const countCold = (fn: NormFunction): number => fn.insns.filter((i) => i.part === 'cold').length;
 
 /** Compare one function present on both sides. */
@@ -78,6 +95,15 @@ export function compareFunction(before: NormFunction, after: NormFunction, conte
   const a = listing(before);
   const b = listing(after);
   if (sameArray(a, b)) return { name: before.name, class: 'identical', instructions: before.insns.length, sizeBytes: before.sizeBytes };
+  if (sameArray(listing(withoutNops(before)), listing(withoutNops(after)))) {
+    return {
+      name: before.name,
+      class: 'padding',
+      instructions: { before: before.insns.length, after: after.insns.length },
+      sizeBytes: { before: before.sizeBytes, after: after.sizeBytes },
+      diff: unifiedDiff(a, b, context),
+    };
+  }
   return {
     name: before.name,
     class: sameArray(placementMultiset(before), placementMultiset(after)) ? 'layout' : 'changed',

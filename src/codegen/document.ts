@@ -36,7 +36,10 @@ function path(v: unknown, where: string): FallThroughPath {
 function delta(v: unknown, where: string): FunctionDelta {
   const r = record(v, where);
   const name = string(r.name, `${where}.name`);
-  const cls = oneOf(r.class, ['identical', 'layout', 'changed', 'added', 'removed'] as const, `${where}.class`);
+  const cls = oneOf(r.class, ['identical', 'padding', 'layout', 'changed', 'added', 'removed'] as const, `${where}.class`);
+  if (cls === 'padding') {
+    return { name, class: cls, instructions: beforeAfter(r.instructions, `${where}.instructions`), sizeBytes: beforeAfter(r.sizeBytes, `${where}.sizeBytes`), diff: string(r.diff, `${where}.diff`) };
+  }
   if (cls === 'layout' || cls === 'changed') {
     const ft = record(r.fallThrough, `${where}.fallThrough`);
     return {
@@ -100,7 +103,7 @@ function result(doc: JsonRecord): CodegenResult {
   // Other hintlab documents name themselves in `format`; a codegen result (schema 1) has only its
   // schema, and may one day name itself too.
   if (doc.format !== undefined && doc.format !== CODEGEN_FORMAT) throw new ShapeError('format', `this is a ${JSON.stringify(doc.format)} document`);
-  if (doc.schema !== CODEGEN_SCHEMA) throw new ShapeError('schema', `expected ${CODEGEN_SCHEMA}, got ${JSON.stringify(doc.schema) ?? 'nothing'}`);
+  if (doc.schema !== 1 && doc.schema !== CODEGEN_SCHEMA) throw new ShapeError('schema', `expected 1 or ${CODEGEN_SCHEMA}, got ${JSON.stringify(doc.schema) ?? 'nothing'}`);
   return { schema: CODEGEN_SCHEMA, subject: subject(doc.subject), notes: strings(doc.notes, 'notes'), cells: each(doc.cells, 'cells', cell) };
 }
 

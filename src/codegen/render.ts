@@ -19,6 +19,7 @@ export function cellTitle(cell: Cell): string {
 /** Short text for one function in one cell of the matrix. */
 export function deltaText(d: FunctionDelta | undefined): string {
   if (!d) return '-';
+  if (d.class === 'padding') return 'identical (padding)';
   if (d.class !== 'changed') return d.class;
   return `changed ${signed(d.instructions.after - d.instructions.before)} insn ${signed(d.sizeBytes.after - d.sizeBytes.before)} B`;
 }
@@ -85,6 +86,7 @@ export function renderText(r: CodegenResult): string {
 const isMoved = (f: FunctionDelta): f is Moved => f.class === 'layout' || f.class === 'changed';
 
 function functionPhrase(f: FunctionDelta): string {
+  if (f.class === 'padding') return `${f.name} identical (padding)`;
   if (!isMoved(f)) return `${f.name} ${f.class}`;
   const head =
     f.class === 'layout'
@@ -106,10 +108,13 @@ function functionPhrase(f: FunctionDelta): string {
 export function cellPhrase(c: Cell): string {
   if (c.state === 'skipped') return 'not installed';
   if (c.state === 'failed') return 'did not build';
-  const moved = c.functions.filter((f) => f.class !== 'identical');
-  if (moved.length === 0) return 'identical';
-  if (moved.length <= 4) return moved.map(functionPhrase).join('; ');
-  return [...moved.slice(0, 3).map(functionPhrase), `and ${moved.length - 3} more functions`].join('; ');
+  const moved = c.functions.filter((f) => f.class !== 'identical' && f.class !== 'padding');
+  const padded = c.functions.filter((f) => f.class === 'padding').map((f) => f.name);
+  // Alignment padding is said apart from the real changes: the code is the same.
+  const padding = padded.length === 0 ? [] : [`${padded.length <= 3 ? padded.join(', ') : `${padded.length} functions`} identical (padding: only alignment nops differ)`];
+  if (moved.length === 0) return padding.length ? padding[0]! : 'identical';
+  if (moved.length <= 4) return [...moved.map(functionPhrase), ...padding].join('; ');
+  return [...moved.slice(0, 3).map(functionPhrase), `and ${moved.length - 3} more functions`, ...padding].join('; ');
 }
 
 /** `gcc 12.2.0` -> `gcc 12.2`, the precision a changelog needs. */

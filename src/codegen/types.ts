@@ -6,9 +6,12 @@
  *
  * Format history (CODEGEN_SCHEMA):
  *   1: first version.
+ *   2: the function class `padding`: the same instructions in the same
+ *      order, only alignment nops (and so the offsets after them) differ.
+ *      A version 1 document is a valid version 2 document and still loads.
  */
 
-export const CODEGEN_SCHEMA = 1;
+export const CODEGEN_SCHEMA = 2;
 
 /** Optimization levels the matrix knows how to build. */
 export type OptLevel = 'O2' | 'Os' | 'O3';
@@ -71,6 +74,14 @@ export type FunctionDelta =
       /** Unified diff of the normalized assembly, a few lines of context. */
       diff: string;
     }
+  | {
+      name: string;
+      /** Only alignment nops differ: identical code, shown apart from a real layout change. */
+      class: 'padding';
+      instructions: { before: number; after: number };
+      sizeBytes: { before: number; after: number };
+      diff: string;
+    }
   | { name: string; class: 'added' | 'removed'; instructions: number; sizeBytes: number };
 
 export type FunctionClass = FunctionDelta['class'];
@@ -102,7 +113,7 @@ export type CodegenSubject =
   | { kind: 'kernel'; tree: string; patch: string; object: string; config: ConfigSource };
 
 export interface CodegenResult {
-  schema: typeof CODEGEN_SCHEMA;
+  schema: 1 | typeof CODEGEN_SCHEMA;
   subject: CodegenSubject;
   /** Caveats the reader must see (how -O3 was built, which config was used). */
   notes: string[];

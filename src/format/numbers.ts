@@ -14,7 +14,8 @@
  * - a nonzero value that would round to zero gets more decimals until a
  *   nonzero digit shows (never "detectable: 0.0 %" for 0.02 %);
  * - a value that still rounds to zero prints without a sign (never "-0.0").
- * Decimals never exceed MAX_DECIMALS.
+ * Decimals never exceed MAX_DECIMALS. Digits are never grouped (no thousands
+ * separators), so a figure reads the same in every column and format.
  */
 export const MAX_DECIMALS = 6;
 
@@ -68,9 +69,13 @@ export function plusMinus(v: number, digits: string): string {
   return `${sign}${digits}`;
 }
 
-/** A value with about four significant digits (the reports' rule); thousands grouped from 100,000. */
+/**
+ * A value with about four significant digits (the reports' rule). Digits
+ * are never grouped, in any format: a separator on some numbers only
+ * ("119,626" next to "45.20") breaks a column's alignment and the
+ * copy-paste of a figure into a shell or a script.
+ */
 export function formatNumber(v: number): string {
-  if (Number.isFinite(v) && Math.abs(v) >= 100_000) return Math.round(v).toLocaleString('en-US');
   return fixed(v, readableDecimals(decimalsFor(v), [v]));
 }
 

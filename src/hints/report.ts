@@ -46,6 +46,9 @@ function table(header: string[], body: string[][], rightAligned: Set<number>): s
 }
 
 const HEADER = ['file:line', 'function', 'executions', 'then', 'proposal', 'confidence', 'workloads'];
+/** The columns a static (profile-less) table keeps: file:line, function, proposal, confidence. */
+const STATIC_COLUMNS = [0, 1, 4, 5];
+const STATIC_HEADER = STATIC_COLUMNS.map((i) => HEADER[i]!);
 
 /** What the branch profiler says of a gcov-derived proposal (column `profiler`). */
 function profilerText(row: HintRow): string {
@@ -81,6 +84,11 @@ export function formatTable(result: HintsResult): string {
     out += `Proposals (then-branch in >= ${formatSharePct(bias)} or <= ${formatSharePct(1 - bias)} of >= ${result.thresholds.minHits} executions, every workload agreeing)\n`;
   }
   const checked = result.profilerChecks;
+  if (result.mode === 'static') {
+    // No profile, no counts: the executions, then and workloads columns would only hold '-'.
+    out += proposals.length ? table(STATIC_HEADER, proposals.map((r) => rowCells(r).filter((_, i) => STATIC_COLUMNS.includes(i))), new Set()) : '(none)\n';
+    return `${out}\n${summaryLine(result)}\n`;
+  }
   const header = checked ? [...HEADER, 'profiler'] : HEADER;
   const cells = (r: HintRow): string[] => rowCells(r, checked);
   out += proposals.length ? table(header, proposals.map(cells), right) : '(none)\n';

@@ -6,6 +6,9 @@
 import type { BehaveDocument, BehaveKernel, Divergence, FieldDifference, StepOutcome } from '../behave/compare.ts';
 import { LKML_COLUMNS, wrapProse } from './wrap.ts';
 
+/** Scenarios a mail's headline names; more are counted. */
+const LKML_SCENARIO_NAMES = 4;
+
 /** Divergent steps shown per scenario in the terminal report; the JSON document has them all. */
 const SHOWN_PER_SCENARIO = 10;
 
@@ -21,12 +24,17 @@ function compared(doc: BehaveDocument): string[] {
   return doc.scenarios.filter((s) => s.state === 'compared').map((s) => s.name);
 }
 
-/** The one-line verdict: `N steps identical on A and B` or `D divergences in N steps between A and B`. */
-export function behaveHeadline(doc: BehaveDocument): string {
+/**
+ * The one-line verdict: `N steps identical on A and B` or `D divergences in
+ * N steps between A and B`, with the scenarios' names (their count when
+ * there are more than `maxNames`).
+ */
+export function behaveHeadline(doc: BehaveDocument, maxNames = Infinity): string {
   const { a, b } = doc;
-  const names = compared(doc).join(', ');
-  if (doc.identical) return `behaviour: ${count(doc.steps, 'step')} identical on ${a.label} and ${b.label} (scenarios: ${names})`;
-  return `behaviour: ${count(doc.divergences.length, 'divergence')} in ${count(doc.steps, 'step')} between ${a.label} and ${b.label} (scenarios: ${names})`;
+  const list = compared(doc);
+  const names = list.length > maxNames ? `${list.length} scenarios` : `scenarios: ${list.join(', ')}`;
+  if (doc.identical) return `behaviour: ${count(doc.steps, 'step')} identical on ${a.label} and ${b.label} (${names})`;
+  return `behaviour: ${count(doc.divergences.length, 'divergence')} in ${count(doc.steps, 'step')} between ${a.label} and ${b.label} (${names})`;
 }
 
 function kernelLine(k: BehaveKernel): string {
@@ -84,16 +92,44 @@ function lkmlDivergence(d: Divergence, doc: BehaveDocument): string {
   if (d.kind === 'splat') return `a kernel warning on ${d.kernel === 'A' ? a : b}: ${d.lines[0]?.trim() ?? ''}`;
   if (d.kind === 'missing') return `${d.scenario} step ${d.step} only on ${d.presentIn === 'A' ? a : b}: ${d.call}`;
   if (d.kind === 'end') return `${d.scenario} ended with status ${d.a ?? 'none'} on ${a}, ${d.b ?? 'none'} on ${b}`;
-  const diffs = d.differences.map((f) => `${f.field} ${f.a ?? '(absent)'} on ${a}, ${f.b ?? '(absent)'} on ${b}`);
+  const diffs = d.differences.flatMap((f) => memberDifferences(f)).map((f) => `${f.field} ${f.a ?? '(absent)'} on ${a}, ${f.b ?? '(absent)'} on ${b}`);
   return `${d.scenario} step ${d.step}, ${d.call}: ${diffs.join('; ')}`;
 }
 
-/** The changelog lines: the headline, then one wrapped entry per divergence; at most 72 columns. */
-export function behaveLkml(doc: BehaveDocument): string {
-  const lines = wrapProse(doc.identical ? behaveHeadline(doc) : `${behaveHeadline(doc)}:`, LKML_COLUMNS);
-  for (const d of doc.divergences) lines.push(...wrapProse(lkmlDivergence(d, doc), LKML_COLUMNS, '  - ', '    '));
+/** `k=v` members of a printed struct ("policy=0,prio=1" or "policy=0 prio=1"), or null when the text is not such a list. */
+function members(text: string | null): Map<string, string> | null {
+  if (text === null) return null;
+  const tokens = text.replace(/^\{|\}$/g, '').split(/[ ,]+/).filter((t) => t !== '');
+  const pairs = tokens.map((t) => /^([\w.\[\]-]+)=(.*)$/.exec(t));
+  if (pairs.length === 0 || pairs.some((p) => p === null)) return null;
+  return new Map(pairs.map((p) => [p![1]!, p![2]!]));
+}
+
+/**
+ * A struct printed whole on A and on B says little twice: when both sides
+ * are `k=v` lists, only the members that differ are named ("out.slice
+ * 3000000 on A, 2800000 on B").
+ */
+function memberDifferences(f: FieldDifference): FieldDifference[] {
+  const [ma, mb] = [members(f.a), members(f.b)];
+  if (ma === null || mb === null) return [f];
+  const keys = [...new Set([...ma.keys(), ...mb.keys()])].filter((k) => ma.get(k) !== mb.get(k));
+  return keys.length === 0 ? [f] : keys.map((k) => ({ field: `${f.field}.${k}`, a: ma.get(k) ?? null, b: mb.get(k) ?? null }));
+}
+
+/**
+ * The changelog lines: the headline, then one wrapped entry per divergence
+ * (the first `max`, then how many more); at most 72 columns.
+ */
+export function behaveLkml(doc: BehaveDocument, max = Infinity): string {
+  const head = behaveHeadline(doc, LKML_SCENARIO_NAMES);
+  const lines = wrapProse(doc.identical ? head : `${head}:`, LKML_COLUMNS);
+  for (const d of doc.divergences.slice(0, max)) lines.push(...wrapProse(lkmlDivergence(d, doc), LKML_COLUMNS, '  - ', '    '));
+  const more = doc.divergences.length - max;
+  if (more > 0) lines.push(...wrapProse(`${more} more (each in the text, md and html reports)`, LKML_COLUMNS, '  - ', '    '));
   // a claim of "identical" must not hide what was never run
   const notRun = doc.scenarios.filter((s) => s.state === 'not-run');
-  if (notRun.length) lines.push(...wrapProse(`not run: ${notRun.map((s) => `${s.name} (${s.reason})`).join(', ')}`, LKML_COLUMNS));
+  // the reason's first clause ("needs 2 CPUs"); the why after it is in the text report
+  if (notRun.length) lines.push(...wrapProse(`not run: ${notRun.map((s) => `${s.name} (${s.reason?.split(';')[0]})`).join(', ')}`, LKML_COLUMNS));
   return `${lines.join('\n')}\n`;
 }

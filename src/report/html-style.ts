@@ -34,6 +34,10 @@ table[data-table="environment"] { width: 100%; table-layout: fixed; }
 table[data-table="environment"] td, table[data-table="environment"] th { overflow-wrap: anywhere; }
 table[data-table="environment"] th[scope="col"]:first-child { width: 11em; }
 table[data-table="environment"] th[scope="col"]:nth-last-child(-n+2) { width: 7em; }
+/* The Numbers table has a dozen columns: it wraps inside the page (1280 px and up) rather than scrolling sideways. */
+table[data-table="results"] { width: 100%; }
+table[data-table="results"] td, table[data-table="results"] th { overflow-wrap: anywhere; }
+table[data-table="results"] td.num { white-space: normal; }
 caption { text-align: left; font-weight: 600; padding: .3em 0; }
 th, td { border: 1px solid #ccc; padding: .25em .55em; vertical-align: top; }
 th { background: #f2f2f2; text-align: left; }

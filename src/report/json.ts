@@ -61,7 +61,7 @@ function cellJson(cell: Cell): unknown {
 }
 
 function withoutDiff(f: FunctionDelta): unknown {
-  if (f.class !== 'layout' && f.class !== 'changed') return f;
+  if (f.class !== 'layout' && f.class !== 'changed' && f.class !== 'padding') return f;
   const { diff: _diff, ...rest } = f;
   return rest;
 }

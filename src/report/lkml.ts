@@ -1,8 +1,11 @@
 /**
  * The mailing-list report: plain text, never wider than 72 columns,
- * short enough to paste under a patch's "---" line. One sentence per
- * subject (regressions first), the baseline drift when A2 was measured, the
- * machine and tuning, and the commands that reproduce the numbers.
+ * short enough to paste under a patch's "---" line. One aligned table of
+ * the subjects (./lkml-table.ts: regressions first, the unproven ones in
+ * one line unless --all), how the verdicts were decided, the baseline
+ * drift when A2 was measured, the code and branch evidence, the machine,
+ * and the commands that reproduce the numbers. The long forms (every
+ * sentence, every subject) are the text, Markdown and HTML reports.
  */
 import type { Comparison } from '../compare/types.ts';
 import { environmentFacts, runName } from './facts.ts';
@@ -20,57 +23,40 @@ import {
   siteText,
 } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
-import {
-  driftText,
-  geometricMeanText,
-  notComparedText,
-  notRunText,
-  regressionsText,
-  controlsText,
-  measuresText,
-  subjectSentence,
-  subjectsRegressionsFirst,
-  verdictRuleText,
-} from './summary.ts';
-import { LKML_COLUMNS, wrapCommand, wrapProse } from './wrap.ts';
+import { measuresText } from './summary.ts';
+import { designLine, driftSummaryText, measuredLines, tableRoundsText } from './lkml-table.ts';
+import { glueNumbers, LKML_COLUMNS, lkmlPara, plain, wrapCommand, wrapProse } from './wrap.ts';
+
+/** Shell commands under a heading, each wrapped so it still pastes and runs. */
+export function lkmlCommands(heading: string, commands: readonly string[]): string[] {
+  return [heading, ...commands.flatMap((cmd) => wrapCommand(plain(cmd), LKML_COLUMNS, '  ', '      '))];
+}
+
+/** "Means in ns/call, B vs A (or B vs A+A2, the contrast an A/B/A verdict uses), 3 processes x 5 rounds x 20000 calls:" (the caution of a count or an emulated clock in brackets). */
+export function tableCaption(c: Comparison): string {
+  // Instruction counts get the longer sentence of what they leave out (measuresText), once.
+  const caution = c.measures === 'instructions' ? null : unitWords(c.unit).caution;
+  const vs = c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? 'B vs A+A2' : 'B vs A';
+  return `Means in ${unitWords(c.unit).perOp}${caution ? ` (${caution})` : ''}, ${vs}, ${tableRoundsText(c)}:`;
+}
 
 /** Render a Comparison as a mailing-list text block. */
 export function lkmlReport(c: Comparison, ctx: ReportContext): string {
-  const W = LKML_COLUMNS;
-  const para = (text: string): string[] => wrapProse(glueNumbers(plain(text)), W, '', '  ');
   const blocks: string[][] = [];
-
   const roles = c.runs.map((r) => `${r.role} = ${runName(r)}`).join(', ');
   const design = c.runs.some((r) => r.role === 'A2') ? 'A/B/A' : 'A/B';
-  const caution = unitWords(c.unit).caution;
-  blocks.push(para(`hintlab ${design} comparison: ${roles}.${caution ? ` Unit: ${caution}.` : ''}`));
+  const named = designLine(c);
+  blocks.push([...lkmlPara(`hintlab ${design} comparison: ${roles}.`), ...(named === undefined ? [] : lkmlPara(named)), ...measuredLines(c, tableCaption(c), { all: ctx.all === true, geometricMean: true }), ...lkmlPara(measuresText(c) ?? '')].filter((l) => l !== ''));
 
-  // How the verdicts were decided sits with them: a reader must know the p-values were corrected for the number of subjects.
-  const head = [measuresText(c), regressionsText(c), geometricMeanText(c), controlsText(c), notRunText(c), verdictRuleText(c)].filter((x): x is string => x !== undefined);
-  blocks.push(head.flatMap(para));
-
-  blocks.push(subjectsRegressionsFirst(c).flatMap((s) => para(subjectSentence(c, s))));
-
-  const drift = c.subjects.map(driftText).filter((x): x is string => x !== undefined);
-  if (drift.length > 0) blocks.push(para(`Baseline drift (A2 vs A): ${drift.join('; ')}.`));
-
-  const missing = notComparedText(c);
-  if (missing !== undefined) blocks.push(para(missing));
-
+  const drift = driftSummaryText(c);
   const codegen = ctx.evidence?.codegen;
   // "gcc 12.2 -O2" stays on one line: a compiler split from its version reads badly.
-  if (codegen !== undefined) blocks.push(para(codegenSentence(codegen.result).replace(/\b(gcc|clang) (?=\d)/g, '$1\u00a0')));
+  const code = codegen === undefined ? [] : lkmlPara(codegenSentence(codegen.result).replace(/\b(gcc|clang) (?=\d)/g, '$1\u00a0'));
   const hints = ctx.evidence?.hints;
-  if (hints !== undefined) blocks.push(branchBlock(hints));
-
-  blocks.push(environmentFacts(c).flatMap((f) => para(`${f.label}: ${f.text}`)));
-
-  blocks.push([
-    'Reproduce:',
-    ...reproduceAll(c, ctx.evidence, ctx.reproduce).flatMap((cmd) => wrapCommand(plain(cmd), W, '  ', '      ')),
-  ]);
-
-  return `${blocks.map((b) => b.join('\n')).join('\n\n')}\n`;
+  blocks.push(drift === undefined ? [] : lkmlPara(drift), code, hints === undefined ? [] : branchBlock(hints));
+  blocks.push(environmentFacts(c).flatMap((f) => lkmlPara(`${f.label}: ${f.text}`)));
+  blocks.push(lkmlCommands('Reproduce:', reproduceAll(c, ctx.evidence, ctx.reproduce)));
+  return `${blocks.filter((b) => b.length > 0).map((b) => b.join('\n')).join('\n\n')}\n`;
 }
 
 /**
@@ -83,25 +69,14 @@ function branchBlock(hints: LoadedHints): string[] {
   const W = LKML_COLUMNS;
   const rows = patchRows(hints.doc);
   const heading = branchHeading(hints.doc);
-  if (rows.length === 0) return wrapProse(glueNumbers(plain(`${heading}: ${noHintsText(hints.doc)}.`)), W, '', '  ');
+  if (rows.length === 0) return lkmlPara(`${heading}: ${noHintsText(hints.doc)}.`);
   const shown = rows.slice(0, LKML_BRANCH_ROWS);
   const more = moreText(rows.length, shown.length, hints.file);
   return [
-    ...wrapProse(glueNumbers(plain(`${heading}:`)), W, '', '  '),
+    ...lkmlPara(`${heading}:`),
     ...shown.flatMap((r) => wrapProse(`${plain(siteText(r))}: ${glueNumbers(plain(branchClaim(r)))}`, W, '  ', '    ')),
     ...(more === undefined ? [] : wrapProse(plain(more), W, '  ', '    ')),
   ];
 }
 
-/**
- * Tabs and control characters would break the column count (and mail
- * clients mangle them): a tab becomes a space, other controls a `?`.
- */
-export function plain(text: string): string {
-  return text.replace(/\t/g, ' ').replace(/[\x00-\x1f\x7f]/g, '?');
-}
-
-/** Keep a number on the same line as the word after it ("2.5 %", "182.4 ns/call"). */
-export function glueNumbers(text: string): string {
-  return text.replace(/(\d) (?=\S)/g, '$1\u00a0');
-}
+export { glueNumbers, plain } from './wrap.ts';

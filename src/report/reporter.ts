@@ -18,6 +18,8 @@ export interface ReportContext {
   evidence?: PatchDocuments;
   /** The database and directories the reproduce commands are written for (default: the runs' own directory, default database). */
   reproduce?: ReproduceContext;
+  /** lkml: one table row per subject, the unproven ones too (`--all`); default folds those into one line. */
+  all?: boolean;
 }
 
 export type Reporter = (comparison: Comparison, ctx: ReportContext) => string;

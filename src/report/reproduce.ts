@@ -3,11 +3,10 @@
  * run order (one `hintlab vm` makes all three runs of an A/B/A), then the
  * compare command, all against the database the runs came from.
  *
- * Paths are printed so a reader can use them: a path typed relative stays
- * as typed; an absolute one under the report's directory prints relative to
- * it, one under the home directory as `~/...`, and one under a temporary
- * directory (which means nothing on another machine) as a named placeholder
- * such as `<kernel-A>` or `<db>`. Everything else prints as typed. Runs
+ * Paths are printed so the lines paste and run where the report was
+ * written: a path typed relative stays as typed; an absolute one under the
+ * report's directory prints relative to it, one under the home directory
+ * as `~/...`, everything else (a temporary directory too) as typed. Runs
  * record their arguments as typed and their working directory
  * (`params.extra.invocation`); older runs have only the stored command line,
  * which is split back into its words.
@@ -26,11 +25,7 @@ export interface ReproduceContext {
   cwd: string;
   /** The home directory: paths under it print as ~/...; null to keep them absolute. */
   home: string | null;
-  /** Directories of temporary files: paths under them print as placeholders. */
-  tempDirs: readonly string[];
 }
-
-export const DEFAULT_TEMP_DIRS: readonly string[] = ['/tmp', '/var/tmp', '/dev/shm'];
 
 /** Flags whose value is a path even when typed relative (`--kernel LABEL=PATH`, `--db PATH`). */
 const PATH_FLAGS = new Set(['--kernel', '--db']);
@@ -41,8 +36,7 @@ function isUnder(path: string, dir: string): boolean {
 }
 
 /** An absolute path as the reader should see it (see the module comment). */
-function absoluteText(abs: string, placeholder: string, ctx: ReproduceContext): string {
-  if (ctx.tempDirs.some((d) => isUnder(abs, d))) return `<${placeholder}>`;
+function absoluteText(abs: string, ctx: ReproduceContext): string {
   if (isUnder(abs, ctx.cwd)) return shellWord(relative(ctx.cwd, abs) || '.');
   // `~/` stays unquoted so the shell expands it.
   if (ctx.home !== null && ctx.home !== '/' && isUnder(abs, ctx.home)) return `~/${shellWord(relative(ctx.home, abs))}`;
@@ -54,20 +48,20 @@ function absoluteText(abs: string, placeholder: string, ctx: ReproduceContext): 
  * relative path stays as typed unless the run was started elsewhere than
  * the report, where it is resolved against the run's directory.
  */
-function pathText(typed: string, placeholder: string, runCwd: string | null, ctx: ReproduceContext): string {
+function pathText(typed: string, runCwd: string | null, ctx: ReproduceContext): string {
   if (typed === '') return shellWord(typed);
   if (!isAbsolute(typed)) {
     if (runCwd === null || resolve(runCwd) === resolve(ctx.cwd)) return shellWord(typed);
-    return absoluteText(resolve(runCwd, typed), placeholder, ctx);
+    return absoluteText(resolve(runCwd, typed), ctx);
   }
-  return absoluteText(typed, placeholder, ctx);
+  return absoluteText(typed, ctx);
 }
 
-/** The value of a path flag: `A=<kernel-A>` for --kernel, the path for --db. */
+/** The value of a path flag: `A=PATH` for --kernel, the path for --db. */
 function flagValueText(flag: string, value: string, runCwd: string | null, ctx: ReproduceContext): string {
   const kernel = flag === '--kernel' ? /^([^=/]+)=(.*)$/.exec(value) : null;
-  if (kernel) return `${shellWord(`${kernel[1]}=`)}${pathText(kernel[2]!, `kernel-${kernel[1]}`, runCwd, ctx)}`;
-  return pathText(value, flag.replace(/^-+/, ''), runCwd, ctx);
+  if (kernel) return `${shellWord(`${kernel[1]}=`)}${pathText(kernel[2]!, runCwd, ctx)}`;
+  return pathText(value, runCwd, ctx);
 }
 
 /** Arguments after `hintlab` as one shell line with the paths rendered for a reader. */
@@ -77,7 +71,7 @@ export function argvText(argv: readonly string[], runCwd: string | null, ctx: Re
     const inline = /^(--[\w-]+)=(.*)$/s.exec(word);
     if (inline && PATH_FLAGS.has(inline[1]!)) return `${inline[1]}=${flagValueText(inline[1]!, inline[2]!, runCwd, ctx)}`;
     if (prev !== undefined && PATH_FLAGS.has(prev)) return flagValueText(prev, word, runCwd, ctx);
-    if (word.startsWith('/')) return pathText(word, 'path', runCwd, ctx);
+    if (word.startsWith('/')) return pathText(word, runCwd, ctx);
     return shellWord(word);
   });
   return ['hintlab', ...words].join(' ');
@@ -143,10 +137,10 @@ function compareArgv(c: Comparison, ctx: ReproduceContext): string[] {
   return ['compare', ...refs, ...opts, ...(ctx.db === null ? [] : ['--db', ctx.db])];
 }
 
-/** What a report assumes when the caller says nothing: the runs' own directory, no home, the usual temp dirs. */
+/** What a report assumes when the caller says nothing: the runs' own directory, no home. */
 function defaultContext(c: Comparison): ReproduceContext {
   const cwd = c.runs.map((r) => typedCommand(r).cwd).find((d): d is string => d !== null) ?? '/';
-  return { db: null, cwd, home: null, tempDirs: DEFAULT_TEMP_DIRS };
+  return { db: null, cwd, home: null };
 }
 
 /**
@@ -159,7 +153,7 @@ export function reproduceCommands(c: Comparison, given?: ReproduceContext): stri
   const lines = c.runs.map((run) => {
     const { argv, cwd } = typedCommand(run);
     // The added --db is the report's path, relative to the report's directory.
-    const db = ctx.db !== null && !namesDb(argv) ? ` --db ${pathText(ctx.db, 'db', null, ctx)}` : '';
+    const db = ctx.db !== null && !namesDb(argv) ? ` --db ${pathText(ctx.db, null, ctx)}` : '';
     return `${argvText(argv, cwd, ctx)}${db}`;
   });
   lines.push(argvText(compareArgv(c, ctx), null, ctx));

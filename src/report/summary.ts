@@ -10,7 +10,7 @@ import { fixed, readableDecimals, signed } from '../format/numbers.ts';
 import { pctDecimals, pctFixed } from '../format/percent.ts';
 import { unitNounOf, unitWords } from '../format/units.ts';
 
-const CAVEAT_TEXT: Record<Caveat, string> = {
+export const CAVEAT_TEXT: Record<Caveat, string> = {
   'drift-as-large-as-change': 'but the A/B/A drift is as large as the change',
   'tests-disagree': 'the t-test and the rank test disagree',
   'separate-runs': 'but A and B are separate runs, so a shift between runs cannot be told from a change',

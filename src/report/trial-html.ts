@@ -4,7 +4,8 @@
  * --format html`): the Markdown report's sections with the change plot and
  * the verdict badges of the measured part.
  */
-import { behaveText } from './behave.ts';
+import { behaveHeadline, behaveText } from './behave.ts';
+import { cellTitle, deltaText } from '../codegen/render.ts';
 import { environmentFacts } from './facts.ts';
 import { changeSection, CSP, htmlTable, summarySection } from './html.ts';
 import { HTML_STYLE } from './html-style.ts';
@@ -17,10 +18,31 @@ import { codegenSentences, headline, hunksTable, kernelSentences, objectsTable, 
 
 const list = (items: string[]): string => `<ul>${items.map((i) => `<li>${escapeXml(i)}</li>`).join('')}</ul>`;
 
+/** The normalized disassembly diff of every function that is not identical, one collapsed block each. */
+function diffBlocks(doc: TrialDocument): string {
+  const blocks = doc.codegen.objects.flatMap((o) =>
+    (o.state === 'compared' && o.result ? o.result.cells : []).flatMap((cell) =>
+      cell.state !== 'compared'
+        ? []
+        : cell.functions.flatMap((f) =>
+            'diff' in f ? [`<details class="asm"><summary>${escapeXml(`${o.object}: ${f.name} (${deltaText(f)}), normalized disassembly diff, ${cellTitle(cell)}`)}</summary><pre>${escapeXml(f.diff)}</pre></details>`] : [],
+          ),
+    ),
+  );
+  return blocks.join('\n');
+}
+
 function codeSection(doc: TrialDocument): string {
   const [intro, ...items] = codegenSentences(doc);
   const tables = doc.codegen.objects.filter((o) => o.state === 'compared' && o.result).map((o) => htmlTable(codegenTable(o.result!)));
-  return `<section id="code"><h2>What changed in the code</h2><p>${escapeXml(intro!)}</p>${list(items)}${doc.codegen.objects.length ? htmlTable(objectsTable(doc)) : ''}${tables.join('\n')}</section>`;
+  return `<section id="code"><h2>What changed in the code</h2><p>${escapeXml(intro!)}</p>${list(items)}${doc.codegen.objects.length ? htmlTable(objectsTable(doc)) : ''}${tables.join('\n')}${diffBlocks(doc)}</section>`;
+}
+
+/** A warning at the top of the page when A and B behave differently, as the summary warns of a measured regression. */
+function behaviourBanner(doc: TrialDocument): string {
+  const b = doc.behave.document;
+  if (b.identical) return '';
+  return `<p class="regressions" id="behaviour-banner"><strong>${escapeXml(`Behaviour differs: ${behaveHeadline(b).replace(/^behaviour: /, '')}.`)}</strong> <a href="#behaviour">Details</a></p>`;
 }
 
 export function trialHtml(doc: TrialDocument, ctx: TrialReportContext): string {
@@ -29,6 +51,7 @@ export function trialHtml(doc: TrialDocument, ctx: TrialReportContext): string {
   const debug = doc.behave.kernels === 'debug-checks' ? '<p>On the --debug-checks pair (A-debug, B-debug), never measured.</p>' : '';
   const body = [
     `<header><h1>${escapeXml(headline(doc).replace(/:.*$/, ''))}</h1><p class="lead">${escapeXml(headline(doc).replace(/^[^:]*: /, ''))}</p></header>`,
+    behaviourBanner(doc),
     codeSection(doc),
     `<section id="behaviour"><h2>Behaviour</h2>${debug}<pre>${escapeXml(behaveText(doc.behave.document))}</pre></section>`,
     `<section id="measured"><h2>Measured</h2><p>${escapeXml(intro!)}</p></section>`,

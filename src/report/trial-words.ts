@@ -28,10 +28,10 @@ export function secondsText(s: number): string {
   return s < 100 ? `${fixed(s, 1)} s` : `${Math.round(s)} s`;
 }
 
-/** "hintlab trial #3: Linux 6.12.117; A = the tree as is, B = A + fix.patch." (the tree's path is in the reproduce commands) */
+/** "hintlab trial #3: Linux 6.12.117, A = the tree, B = A + fix.patch." (the tree's path is in the reproduce commands) */
 export function headline(doc: TrialDocument): string {
   const names = listText(doc.patches.map((p) => basename(p.path)));
-  return `hintlab trial #${doc.trialId}: Linux ${doc.source.version}; A = the tree as is, B = A + ${names}.`;
+  return `hintlab trial #${doc.trialId}: Linux ${doc.source.version}, A = the tree, B = A + ${names}.`;
 }
 
 /** "kernel/sched/build_policy.o (it #includes kernel/sched/syscalls.c)". */
@@ -143,9 +143,9 @@ export function stepsSentence(doc: TrialDocument): string {
   return `Steps (wall time): ${doc.steps.map(stepText).join(', ')}; ${secondsText(total)} in all.`;
 }
 
-/** The commands, rendered for a reader in `ctx` (paths relative to it, ~/, or placeholders for temporary files). */
+/** The commands, rendered for a reader in `ctx` (paths relative to it, under ~/, or absolute). */
 export function reproduceLines(doc: TrialDocument, ctx: ReproduceContext | undefined): { part: string; note?: string; line: string }[] {
-  const c: ReproduceContext = ctx ?? { db: doc.db, cwd: doc.cwd, home: null, tempDirs: [] };
+  const c: ReproduceContext = ctx ?? { db: doc.db, cwd: doc.cwd, home: null };
   return doc.reproduce.map((r) => ({ part: r.part, ...(r.note ? { note: r.note } : {}), line: argvText(r.argv, r.part === 'trial' ? doc.cwd : null, c) }));
 }
 

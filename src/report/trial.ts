@@ -9,7 +9,10 @@
  */
 import { behaveLkml, behaveText } from './behave.ts';
 import { environmentFacts } from './facts.ts';
-import { glueNumbers, plain } from './lkml.ts';
+import { lkmlCommands } from './lkml.ts';
+import { measuredLines, tableRoundsText } from './lkml-table.ts';
+import { unitWords } from '../format/units.ts';
+import { basename } from 'node:path';
 import { codegenTable } from './patch-evidence.ts';
 import type { ReproduceContext } from './reproduce.ts';
 import {
@@ -23,16 +26,18 @@ import {
   verdictRuleText,
 } from './summary.ts';
 import { renderText } from './text.ts';
-import type { TrialDocument } from '../trial/document.ts';
+import type { TrialDocument, TrialKernel } from '../trial/document.ts';
 import { alignColumns } from '../format/columns.ts';
-import { codegenSentences, headline, kernelSentences, measuredIntro, patchSentences, reproduceLines, stepsSentence } from './trial-words.ts';
-import { LKML_COLUMNS, wrapCommand, wrapProse } from './wrap.ts';
+import { codegenSentences, compilerShort, configText, headline, kernelSentences, listText, secondsText, measuredIntro, patchSentences, reproduceLines, stepsSentence } from './trial-words.ts';
+import { lkmlPara } from './wrap.ts';
 
 /** What a trial report needs beyond the document. */
 export interface TrialReportContext {
   generatedAt: string;
   /** The reader's directories and database, for the reproduce commands. */
   reproduce?: ReproduceContext;
+  /** lkml: a table row for every subject, the unproven ones too (`--all`). */
+  all?: boolean;
 }
 
 export type TrialReporter = (doc: TrialDocument, ctx: TrialReportContext) => string;
@@ -48,21 +53,73 @@ function behaveIntro(doc: TrialDocument): string | null {
   return doc.behave.kernels === 'debug-checks' ? 'Behaviour, on the --debug-checks pair (A-debug, B-debug):' : null;
 }
 
-/** Render a trial as a mailing-list text block. */
+/** Divergences a trial's mail block names one by one; the others are counted (all are in md, text, html). */
+const LKML_DIVERGENCES = 3;
+
+/** "Measured in qemu tcg -icount, instructions/call (...), B vs A, 3 boots x 5 rounds x 20000 calls, order A B B A A B (runs trial3-A, trial3-B):". */
+function trialCaption(doc: TrialDocument): string {
+  const m = doc.measured;
+  const c = m.comparison;
+  const how = m.icount ? `qemu ${m.accel.accel} -icount` : m.accel.accel.toUpperCase();
+  const caution = unitWords(c.unit).caution;
+  return `Measured (${how}, ${unitWords(c.unit).perOp}${caution && m.icount ? ': a count, not a time' : ''}), B vs A, ${tableRoundsText(c)}, boots ${m.order.join(' ')}:`;
+}
+
+/** "built in 630 s (943 objects)", "from A's objects in 38.2 s (4 objects)", "... (reused)". */
+function buildShort(k: TrialKernel): string {
+  const m = k.manifest;
+  const how = `${m.incremental ? `from ${m.incremental.label}'s objects` : 'built'} in ${secondsText(m.buildSeconds)} (${m.objectsCompiled ?? '?'} objects)`;
+  return k.state === 'reused' ? `${how}, reused` : how;
+}
+
+/** The kernels in two lines: what they are, and how each was built. */
+function kernelsShort(doc: TrialDocument): string[] {
+  const { A, B } = doc.kernels;
+  const m = A.manifest;
+  const dropped = [...new Set([...m.droppedOptions, ...B.manifest.droppedOptions])];
+  const debug = doc.kernels.debug ? '; behaviour on the --debug-checks pair, never measured' : '';
+  return [
+    `Kernels: Linux ${m.source.version}, ${configText(m)}, -${m.opt}, ${compilerShort(m)}${dropped.length ? `; dropped by olddefconfig: ${dropped.join(', ')}` : ''}${debug}; A ${buildShort(A)}, B ${buildShort(B)}.`,
+  ];
+}
+
+/** "Patch x.patch sha256:8c9266791bfbfb4d: kernel/sched/syscalls.c 2 hunks, 1 with an offset, no fuzz." */
+function patchShort(doc: TrialDocument): string[] {
+  return doc.patches.map((p) => {
+    if (!p.applied) return `Patch ${basename(p.path)} sha256:${p.sha256.slice(0, 16)}: ${listText(p.files)}.`;
+    const hunks = p.applied.flatMap((f) => f.hunks);
+    const shifted = hunks.filter((h) => h.offsetLines !== 0).length;
+    const fuzzed = hunks.filter((h) => h.fuzz > 0).length;
+    const files = p.applied.map((f) => `${f.file} ${f.hunks.length === 1 ? '1 hunk' : `${f.hunks.length} hunks`}`);
+    return `Patch ${basename(p.path)} sha256:${p.sha256.slice(0, 16)}: ${listText(files)}; ${shifted ? `${shifted} with an offset` : 'no offset'}, ${fuzzed ? `${fuzzed} with fuzz` : 'no fuzz'}.`;
+  });
+}
+
+/**
+ * Render a trial as a mailing-list block: each part in a line or two, the
+ * numbers as one table (about 25 lines for a one-function hint). The
+ * sentences per subject, the function tables, the hunks, the steps and
+ * the commands of each part are in the text, md and html reports.
+ */
 export function trialLkml(doc: TrialDocument, ctx: TrialReportContext): string {
-  const W = LKML_COLUMNS;
-  const para = (text: string, first = '', rest = '  '): string[] => wrapProse(glueNumbers(plain(text)), W, first, rest);
+  const c = doc.measured.comparison;
   const [codeIntro, ...codeItems] = codegenSentences(doc);
   const intro = behaveIntro(doc);
+  // Under -icount the host's tuning does not change a count; its CPU and warnings stay.
+  const keep = doc.measured.icount ? ['Host', 'Warnings'] : ['Host', 'Machine', 'Tuning', 'Warnings'];
+  const facts = environmentFacts(c).filter((f) => keep.includes(f.label));
+  const trial = reproduceLines(doc, ctx.reproduce).filter((r) => r.part === 'trial');
   const blocks: string[][] = [
-    para(headline(doc)),
-    [...para(codeIntro!), ...codeItems.flatMap((s) => para(s, '  ', '    '))],
-    [...(intro ? para(intro) : []), ...behaveLkml(doc.behave.document).trimEnd().split('\n')],
-    measuredSentences(doc).flatMap((s) => para(s)),
-    [...kernelSentences(doc), ...patchSentences(doc)].flatMap((s) => para(s)),
-    environmentFacts(doc.measured.comparison).flatMap((f) => para(`${f.label}: ${f.text}`)),
-    para(stepsSentence(doc)),
-    ['Reproduce (the trial, then each part by hand):', ...reproduceLines(doc, ctx.reproduce).flatMap((r) => [...(r.note ? para(`# ${r.note}`, '  ', '  # ') : []), ...wrapCommand(plain(r.line), W, '  ', '      ')])],
+    [
+      ...lkmlPara(headline(doc)),
+      ...lkmlPara([codeIntro!.replace(', the objects of the measured kernels', ''), ...codeItems].join(' ')),
+      ...(intro ? lkmlPara(intro) : []),
+      ...behaveLkml(doc.behave.document, LKML_DIVERGENCES).trimEnd().split('\n'),
+    ],
+    // A trial's profiles are the whole default set: their geometric mean is not what the patch claims.
+    measuredLines(c, trialCaption(doc), { all: ctx.all === true, geometricMean: false }),
+    [...kernelsShort(doc), ...patchShort(doc), ...facts.map((f) => `${f.label}: ${f.text}`)].flatMap((t) => lkmlPara(t)),
+    lkmlCommands('Reproduce (each part by hand: the md or text report):', trial.map((r) => r.line)),
   ];
   return `${blocks.map((b) => b.join('\n')).join('\n\n')}\n`;
 }

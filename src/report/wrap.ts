@@ -27,15 +27,21 @@ export function wrapProse(text: string, width: number, firstPrefix = '', restPre
   };
   for (let word of words) {
     if (!empty && line.length + 1 + word.length > width) flush();
-    // A word that cannot fit even on a fresh line is cut into pieces.
+    // A word that cannot fit even on a fresh line is broken after a separator (`,;/|`), so its tokens stay whole; cut only when it has none.
     while (line.length + (empty ? 0 : 1) + word.length > width) {
       const room = width - line.length - (empty ? 0 : 1);
       if (room <= 0) {
         flush();
         continue;
       }
-      line += (empty ? '' : ' ') + word.slice(0, room);
-      word = word.slice(room);
+      const at = breakAt(word, room);
+      if (at === 0 && !empty) {
+        flush();
+        continue;
+      }
+      const take = at > 0 ? at : room;
+      line += (empty ? '' : ' ') + word.slice(0, take);
+      word = word.slice(take);
       flush();
     }
     if (word.length > 0) {
@@ -45,6 +51,16 @@ export function wrapProse(text: string, width: number, firstPrefix = '', restPre
   }
   if (!empty || lines.length === 0) lines.push(line.trimEnd());
   return lines.map((l) => l.replace(/\u00a0/g, ' '));
+}
+
+/**
+ * Where a word too long for `room` columns may break: just after its last
+ * separator (`,` `;` `/` `|`) within the room, or 0 when it has none there
+ * (a token such as `period=0` is never split).
+ */
+function breakAt(word: string, room: number): number {
+  for (let i = Math.min(room, word.length) - 1; i > 0; i--) if (',;/|'.includes(word[i]!)) return i + 1;
+  return 0;
 }
 
 /**
@@ -168,4 +184,22 @@ function splitWord(word: string, firstRoom: number, width: number): string[] {
   }
   pieces.push(piece);
   return pieces;
+}
+
+/**
+ * Tabs and control characters would break the column count (and mail
+ * clients mangle them): a tab becomes a space, other controls a `?`.
+ */
+export function plain(text: string): string {
+  return text.replace(/\t/g, ' ').replace(/[\x00-\x1f\x7f]/g, '?');
+}
+
+/** Keep a number on the same line as the word after it ("2.5 %", "182.4 ns/call"). */
+export function glueNumbers(text: string): string {
+  return text.replace(/(\d) (?=\S)/g, '$1\u00a0');
+}
+
+/** Mailing-list prose: wrapped at 72 columns with a hanging indent, numbers kept with their units. */
+export function lkmlPara(text: string, first = '', rest = '  '): string[] {
+  return wrapProse(glueNumbers(plain(text)), LKML_COLUMNS, first, rest);
 }

@@ -21,9 +21,23 @@ describe('hintlab codegen on plain C files', () => {
   it('--json carries every cell and function class', async () => {
     const r = await cli(['codegen', ...pair, '--json']);
     const doc = JSON.parse(r.stdout) as CodegenResult;
-    assert.equal(doc.schema, 1);
+    assert.equal(doc.schema, 2);
     assert.equal(doc.cells[0]?.state, 'compared');
     if (doc.cells[0]?.state === 'compared') assert.equal(doc.cells[0].functions[0]?.class, 'changed');
+  });
+
+  it('two files that differ only in a 3-byte nopl are identical (padding), said apart from a layout change', async () => {
+    const padding = ['--before', fixture('padding-before.c'), '--after', fixture('padding-after.c')];
+    const r = await cli(['codegen', ...padding]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^check_range +identical \(padding\)$/m);
+    assert.match(r.stdout, /summary: gcc 12\.2 -O2: check_range identical \(padding: only alignment nops differ\)\./);
+    assert.doesNotMatch(r.stdout, /reordered|layout/);
+    const doc = JSON.parse((await cli(['codegen', ...padding, '--json'])).stdout) as CodegenResult;
+    const fn = doc.cells[0]?.state === 'compared' ? doc.cells[0].functions[0] : undefined;
+    assert.equal(fn?.class, 'padding');
+    // The nopl is one instruction of 3 bytes (0f 1f 00).
+    if (fn?.class === 'padding') assert.equal(fn.instructions.after - fn.instructions.before, 1);
   });
 
   it('a file that does not compile shows the compiler error line and exits 1', async () => {

@@ -56,9 +56,9 @@ test('another hintlab document, another schema or no object at all is refused na
     refusal({ format: 'hintlab-report', version: 1 }),
     'cg.json is not a hintlab codegen --json document (format: this is a "hintlab-report" document); write one with `hintlab codegen ... --json > FILE`',
   );
-  assert.match(refusal(doc((d) => (d.schema = 2))), /^cg\.json is not a hintlab codegen --json document \(schema: expected 1, got 2\)/);
+  assert.match(refusal(doc((d) => (d.schema = 3))), /^cg\.json is not a hintlab codegen --json document \(schema: expected 1 or 2, got 3\)/);
   assert.match(refusal([1, 2]), /\(the document: expected an object, got an array\)/);
-  assert.match(refusal(doc((d) => delete d.schema)), /\(schema: expected 1, got nothing\)/);
+  assert.match(refusal(doc((d) => delete d.schema)), /\(schema: expected 1 or 2, got nothing\)/);
   // A document that names itself hintlab-codegen is read like one that does not.
   assert.equal(codegenFromJson(doc((d) => (d.format = 'hintlab-codegen')), 'cg.json').cells.length, 1);
 });
@@ -67,7 +67,7 @@ test('a damaged cell or function is refused with its JSON path', () => {
   assert.match(refusal(doc((d) => (d.cells[0]!.opt = 'O9'))), /\(cells\[0\]\.opt: expected one of O2, Os, O3, got 'O9'\)/);
   assert.match(
     refusal(doc((d) => ((d.cells[0]!.functions as Record<string, unknown>[])[0]!.class = 'moved'))),
-    /\(cells\[0\]\.functions\[0\]\.class: expected one of identical, layout, changed, added, removed, got 'moved'\)/,
+    /\(cells\[0\]\.functions\[0\]\.class: expected one of identical, padding, layout, changed, added, removed, got 'moved'\)/,
   );
   // A layout function needs its paths: a truncated one is not half-rendered.
   assert.match(

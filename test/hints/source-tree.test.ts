@@ -89,3 +89,16 @@ describe('profiled files --src lacks', () => {
     assert.equal(w?.outsideSourceTree.length, 1);
   });
 });
+
+describe('--static', () => {
+  test('prints the columns a heuristic has: no executions, then-share or workloads columns of "-"', async () => {
+    mkdirSync(join(src, 'sys'), { recursive: true });
+    writeFileSync(join(src, 'sys', 'foo.c'), 'SYSCALL_DEFINE1(foo, int, x)\n{\n\tif (x < 0)\n\t\treturn -EINVAL;\n\treturn x;\n}\n');
+    const r = await staticHints('sys');
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    assert.match(lines[1]!, /^file:line +function +proposal +confidence$/);
+    // The `if` of line 3, in the function SYSCALL_DEFINE1(foo, ...) defines.
+    assert.match(lines[2]!, /^sys\/foo\.c:3 +__do_sys_foo +unlikely +heuristic$/);
+  });
+});

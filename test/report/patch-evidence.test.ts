@@ -44,7 +44,7 @@ test('the lkml report adds the codegen sentence and the hinted ifs, most execute
     '    (0.00 %), unlikely() (lines)',
   ]);
   // Measured effect first, then codegen, then the counts, then the machine.
-  const order = ['sched_getattr: 182.4', 'Code generation', 'Branch evidence', 'Machine:'].map((s) => text.indexOf(s));
+  const order = ['sched_getattr  182.4', 'Code generation', 'Branch evidence', 'Machine:'].map((s) => text.indexOf(s));
   assert.deepEqual([...order].sort((a, b) => a - b), order);
   assert.ok(widest(text) <= 72);
 });

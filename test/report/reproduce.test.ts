@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Comparison } from '../../src/compare/types.ts';
 import { lkmlReport } from '../../src/report/lkml.ts';
-import { argvText, DEFAULT_TEMP_DIRS, reproduceCommands, type ReproduceContext, unquote } from '../../src/report/reproduce.ts';
+import { argvText, reproduceCommands, type ReproduceContext, unquote } from '../../src/report/reproduce.ts';
 import { shellLine } from '../../src/shell.ts';
 import { abaComparison, CTX } from './fixtures.ts';
 
 const CWD = '/home/ana/lab';
-const ctx = (over: Partial<ReproduceContext> = {}): ReproduceContext => ({ db: null, cwd: CWD, home: '/home/ana', tempDirs: DEFAULT_TEMP_DIRS, ...over });
+const ctx = (over: Partial<ReproduceContext> = {}): ReproduceContext => ({ db: null, cwd: CWD, home: '/home/ana', ...over });
 
 /** An A/B/A whose three runs were all made by one `hintlab vm` typed as `argv` in `cwd`. */
 function vmComparison(argv: string[], cwd: string | null = CWD): Comparison {
@@ -29,7 +29,7 @@ const VM = ['vm', '--kernel', 'A=/tmp/hintlab-test-6vuivy/build-A', '--kernel', 
 
 test('one hintlab vm that made all three runs is listed once, then the compare command', () => {
   assert.deepEqual(reproduceCommands(vmComparison(VM), ctx()), [
-    'hintlab vm --kernel A=<kernel-A> --kernel B=<kernel-B> --icount --accel tcg',
+    'hintlab vm --kernel A=/tmp/hintlab-test-6vuivy/build-A --kernel B=/tmp/hintlab-test-6vuivy/build-B --icount --accel tcg',
     'hintlab compare vm-A-1 vm-B-1 vm-A-2 --threshold 1 --alpha 0.05 --correction holm',
   ]);
 });
@@ -43,7 +43,8 @@ test('relative paths stay as typed; absolute ones under the directory print rela
 
 test('a relative path typed in another directory is resolved against that directory', () => {
   assert.equal(argvText(['vm', '--kernel', 'A=../kernels/A'], '/home/ana/lab/sub', ctx()), 'hintlab vm --kernel A=kernels/A');
-  assert.equal(argvText(['vm', '--kernel', 'A=build'], '/tmp/x', ctx()), 'hintlab vm --kernel A=<kernel-A>');
+  // A temporary directory prints as it is: the line runs on this machine as long as the directory is there.
+  assert.equal(argvText(['vm', '--kernel', 'A=build'], '/tmp/x', ctx()), 'hintlab vm --kernel A=/tmp/x/build');
 });
 
 test('runs from a non-default database: every line names it, so the compare line finds the runs', () => {
@@ -53,13 +54,13 @@ test('runs from a non-default database: every line names it, so the compare line
     'hintlab compare vm-A-1 vm-B-1 vm-A-2 --threshold 1 --alpha 0.05 --correction holm --db ab.db',
   ]);
   const typed = reproduceCommands(vmComparison(['vm', '--kernel', 'A=a', '--db', '/tmp/q/ab.db']), ctx({ db: '/tmp/q/ab.db' }));
-  assert.deepEqual(typed, ['hintlab vm --kernel A=a --db <db>', 'hintlab compare vm-A-1 vm-B-1 vm-A-2 --threshold 1 --alpha 0.05 --correction holm --db <db>']);
+  assert.deepEqual(typed, ['hintlab vm --kernel A=a --db /tmp/q/ab.db', 'hintlab compare vm-A-1 vm-B-1 vm-A-2 --threshold 1 --alpha 0.05 --correction holm --db /tmp/q/ab.db']);
 });
 
 test('runs stored before invocations were recorded: the stored command is split back into words', () => {
   const c = vmComparison(['vm', '--kernel', 'A=/tmp/t/A', '--label-prefix', "it's"], null);
   assert.deepEqual(reproduceCommands(c, ctx()), [
-    "hintlab vm --kernel A=<kernel-A> --label-prefix 'it'\\''s'",
+    "hintlab vm --kernel A=/tmp/t/A --label-prefix 'it'\\''s'",
     'hintlab compare vm-A-1 vm-B-1 vm-A-2 --threshold 1 --alpha 0.05 --correction holm',
   ]);
   assert.equal(unquote("'it'\\''s'"), "it's");
@@ -75,11 +76,11 @@ test('distinct bench commands keep their run order', () => {
   ]);
 });
 
-test('the lkml block of a vm A/B/A lists the vm command once, with placeholders and the database', () => {
+test('the lkml block of a vm A/B/A lists the vm command once, with its paths and the database as typed', () => {
   const text = lkmlReport(vmComparison(VM), { ...CTX, reproduce: ctx({ db: '/tmp/hintlab-test-6vuivy/lab.db' }) });
   const repro = text.slice(text.indexOf('Reproduce:'));
   assert.equal(repro.match(/hintlab vm /g)?.length, 1, repro);
-  assert.doesNotMatch(repro, /\/tmp\//);
-  assert.match(repro.replace(/ \\\n\s*/g, ' '), /hintlab vm --kernel A=<kernel-A> --kernel B=<kernel-B> --icount --accel tcg --db <db>\n/);
-  assert.match(repro.replace(/ \\\n\s*/g, ' '), /hintlab compare vm-A-1 vm-B-1 vm-A-2 .* --db <db>\n/);
+  assert.doesNotMatch(repro, /</);
+  assert.match(repro.replace(/ \\\n\s*/g, ' '), /hintlab vm --kernel A=\/tmp\/hintlab-test-6vuivy\/build-A --kernel B=\/tmp\/hintlab-test-6vuivy\/build-B --icount --accel tcg --db \/tmp\/hintlab-test-6vuivy\/lab\.db\n/);
+  assert.match(repro.replace(/ \\\n\s*/g, ' '), /hintlab compare vm-A-1 vm-B-1 vm-A-2 .* --db \/tmp\/hintlab-test-6vuivy\/lab\.db\n/);
 });

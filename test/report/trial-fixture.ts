@@ -156,4 +156,4 @@ export function trialDocument(): TrialDocument {
 }
 
 /** The reader of the report sits where the trial ran. */
-export const READER: ReproduceContext = { db: null, cwd: `${HOME}/work`, home: HOME, tempDirs: ['/tmp'] };
+export const READER: ReproduceContext = { db: null, cwd: `${HOME}/work`, home: HOME };

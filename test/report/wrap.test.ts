@@ -54,3 +54,8 @@ test('wrapped commands fit the width and run as the same argv in bash', () => {
     assert.deepEqual(bashArgv(lines.join('\n')), bashArgv(cmd), lines.join('\n'));
   }
 });
+
+test('a word longer than the line breaks after a comma, never inside a token', () => {
+  const word = 'sched_policy=0,sched_flags=0,sched_nice=0,sched_priority=0,deadline=0,period=0';
+  assert.deepEqual(wrapProse(`out: ${word}`, 30), ['out:', 'sched_policy=0,sched_flags=0,', 'sched_nice=0,sched_priority=0,', 'deadline=0,period=0']);
+});

@@ -37,7 +37,7 @@ test('each step is printed as it starts and as it ends with its wall time; the l
   assert.match(r.stderr, /\[5\/5\] vm \d+\.\d s: 6 boots \(A B B A A B\), qemu -icount: instructions per call; runs trial1-A, trial1-B\n/);
   const lines = r.stdout.trimEnd().split('\n');
   assert.ok(lines.every((l) => l.length <= 72), lines.filter((l) => l.length > 72).join('\n'));
-  assert.match(r.stdout, /^hintlab trial #1: Linux 6\.12\.99; A = the tree as is, B = A \+ hint\.patch\.\n/);
+  assert.match(r.stdout, /^hintlab trial #1: Linux 6\.12\.99, A = the tree, B = A \+ hint\.patch\.\n/);
   assert.match(r.stdout, /\nBehaviour: 1 step identical on A and B \(scenarios: tiny\)\n/i);
 });
 
