@@ -4,6 +4,7 @@
  * call in-process.
  */
 import { Command, CommanderError } from 'commander';
+import { printableMessage } from '../errors.ts';
 import { VERSION } from '../version.ts';
 import { type CliIO, processIO, UserError } from './io.ts';
 
@@ -67,11 +68,12 @@ export async function run(argv: string[], baseIO: CliIO = processIO()): Promise<
       return err.exitCode === 0 ? 0 : 2;
     }
     if (err instanceof UserError) {
-      io.stderr(`hintlab: ${err.message}\n`);
+      // a message quotes input (names, paths, lines of files): never a raw ESC or NUL to the terminal
+      io.stderr(`hintlab: ${printableMessage(err.message)}\n`);
       return err.exitCode;
     }
     const e = err as Error;
-    io.stderr(`hintlab: internal error: ${e.stack ?? e.message}\n`);
+    io.stderr(`hintlab: internal error: ${printableMessage(e.stack ?? e.message)}\n`);
     return 70;
   }
 }
