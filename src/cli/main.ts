@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { printableMessage } from '../errors.ts';
+import { databaseTripped } from '../store/watch.ts';
 import { VERSION } from '../version.ts';
 import { type CliIO, processIO, UserError } from './io.ts';
 
@@ -85,4 +86,6 @@ export async function main(argv: string[]): Promise<void> {
     throw err;
   });
   process.exitCode = await run(argv);
+  // a results database found immutable: end before better-sqlite3's closing checkpoint faults (src/store/watch.ts)
+  if (databaseTripped()) process.exit(process.exitCode);
 }

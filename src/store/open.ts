@@ -14,6 +14,7 @@ import { UserError } from '../errors.ts';
 import { describeFilesystem } from './filesystem.ts';
 import { migrate, SCHEMA_VERSION } from './schema.ts';
 import { sqlite } from './sqlite.ts';
+import { DatabaseGone } from './watch.ts';
 
 export interface OpenOptions {
   /** Create the database (and its directory) when missing; false for commands that only read. */
@@ -30,6 +31,7 @@ export function isDiskFull(err: unknown): boolean {
 export function describeStoreFailure(path: string, err: unknown): string {
   const code = String((err as { code?: unknown }).code ?? '');
   const message = (err as Error).message;
+  if (err instanceof DatabaseGone) return err.message;
   if (isDiskFull(err)) return `the disk is full; free space on ${describeFilesystem(path)}`;
   if (code === 'SQLITE_NOTADB') return 'it is not a SQLite database; pass --db with a hintlab results database, or move this file away';
   if (code.startsWith('SQLITE_CORRUPT')) return `the database is corrupt (${message}); restore it from a backup, or pass --db with another file`;
