@@ -19,6 +19,17 @@ export class UserError extends Error {
 }
 
 /**
+ * The reader of an output went away (EPIPE: `-o /dev/stdout | head`, a FIFO
+ * whose reader closed). Not a failure: the CLI stops quietly with exit 0,
+ * as it does when plain stdout is piped into `head`.
+ */
+export class OutputClosed extends UserError {
+  constructor(readonly shownAs: string) {
+    super(`${shownAs}: its reader closed it (EPIPE)`);
+  }
+}
+
+/**
  * Characters that must not reach a terminal raw from a message: C0 controls
  * (NUL, ESC, BEL, newline...), DEL, C1 controls (CSI, OSC as U+009B,
  * U+009D), Unicode line separators and the bidirectional overrides that

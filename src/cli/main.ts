@@ -4,7 +4,7 @@
  * call in-process.
  */
 import { Command, CommanderError } from 'commander';
-import { printableMessage } from '../errors.ts';
+import { OutputClosed, printableMessage } from '../errors.ts';
 import { databaseTripped } from '../store/watch.ts';
 import { VERSION } from '../version.ts';
 import { type CliIO, processIO, UserError } from './io.ts';
@@ -68,6 +68,8 @@ export async function run(argv: string[], baseIO: CliIO = processIO()): Promise<
     if (err instanceof CommanderError) {
       return err.exitCode === 0 ? 0 : 2;
     }
+    // -o into a pipe whose reader is gone: quiet, like plain stdout into `head`
+    if (err instanceof OutputClosed) return 0;
     if (err instanceof UserError) {
       // a message quotes input (names, paths, lines of files): never a raw ESC or NUL to the terminal
       io.stderr(`hintlab: ${printableMessage(err.message)}\n`);
