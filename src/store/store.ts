@@ -142,7 +142,7 @@ export class Store {
 
   /** The sessions on boxes (`hintlab session`) and their steps. */
   get sessions(): SessionTable {
-    return (this.sessionTable ??= new SessionTable(this.db, (fn, during) => this.guard(fn, during)));
+    return (this.sessionTable ??= new SessionTable(this.db, (fn, during) => this.guard(fn, during), this.path));
   }
 
   /**
