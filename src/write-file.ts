@@ -20,7 +20,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, type Stats, statSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { UserError } from './errors.ts';
+import { OutputClosed, UserError } from './errors.ts';
 
 /** A file that must not be overwritten, and what it is (for the message). */
 export interface ProtectedFile {
@@ -175,6 +175,7 @@ function statOrNull(path: string, shown: string): Stats | null {
 
 function cannotWrite(shown: string, err: unknown): UserError {
   const e = err as NodeJS.ErrnoException;
+  if (e.code === 'EPIPE') return new OutputClosed(shown);
   const why: Record<string, string> = {
     ENOENT: 'its directory does not exist; create it first',
     ENOTDIR: 'a part of the path is a file, not a directory; fix the path',

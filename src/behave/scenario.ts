@@ -13,7 +13,7 @@
  *   as nobody ... end        the steps between run in a child with uid/gid 65534
  *   # ...                    a comment
  */
-import { UserError } from '../errors.ts';
+import { firstUnprintable, printable, UserError } from '../errors.ts';
 
 export interface ScenarioStep {
   /** 1-based line in the source. */
@@ -104,10 +104,13 @@ class Parser {
   constructor(private readonly file: string) {}
 
   fail(line: number, message: string): never {
-    throw new UserError(`${this.file}:${line}: ${message}`, 2);
+    throw new UserError(`${printable(this.file)}:${line}: ${message}`, 2);
   }
 
   line(text: string, n: number): void {
+    // a NUL or an escape sequence is neither a name nor a call: say what it is, not "unknown call"
+    const bad = firstUnprintable(text.replace(/[\t\r]/g, ' '));
+    if (bad) this.fail(n, `a control character (${bad}); a scenario file is plain text: names and calls are letters, digits, '.', '_' and '-'`);
     const words = text.replace(/(^|\s)#.*$/, '').trim().split(/\s+/).filter(Boolean);
     const [head, ...rest] = words;
     if (!head) return;
@@ -214,7 +217,7 @@ export function parseScenarios(text: string, file: string): Scenario[] {
   const lines = text.split('\n');
   lines.forEach((l, i) => p.line(l, i + 1));
   p.close(lines.length);
-  if (p.scenarios.length === 0) throw new UserError(`${file}: no scenario in the file; start one with 'scenario NAME'`, 2);
+  if (p.scenarios.length === 0) throw new UserError(`${printable(file)}: no scenario in the file; start one with 'scenario NAME'`, 2);
   return p.scenarios;
 }
 

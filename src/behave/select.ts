@@ -4,9 +4,9 @@
  * built-in, the default), and `--program PATH` (a static program whose
  * output lines are its trace). Names must not repeat across them.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, type Stats, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { UserError } from '../errors.ts';
+import { printable, UserError } from '../errors.ts';
 import { builtinScenarios } from './builtin.ts';
 import type { ProgramFile } from './run.ts';
 import { parseScenarios, type Scenario } from './scenario.ts';
@@ -16,9 +16,13 @@ function fromFile(path: string): Scenario[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new UserError(`--scenario ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 2);
+    throw new UserError(`--scenario ${printable(path)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 2);
   }
   return parseScenarios(text, path);
+}
+
+function statOrNull(path: string): Stats | null {
+  return existsSync(path) ? statSync(path) : null;
 }
 
 /** The scenarios named, in order; none named means every built-in one. */
@@ -29,13 +33,14 @@ export function selectScenarios(requested: readonly string[], cwd: string): Scen
     const path = resolve(cwd, r);
     const found = r === 'all' ? builtins : builtins.filter((s) => s.name === r);
     if (found.length) out.push(...found);
-    else if (existsSync(path) && statSync(path).isFile()) out.push(...fromFile(path));
-    else throw new UserError(`--scenario ${r}: no built-in scenario has that name and no such file exists (built-in: ${builtins.map((s) => s.name).join(', ')}, or 'all')`, 2);
+    else if (statOrNull(path)?.isFile()) out.push(...fromFile(path));
+    else if (statOrNull(path)?.isDirectory()) throw new UserError(`--scenario ${printable(r)}: it is a directory; give a scenario file inside it, or a built-in scenario's name`, 2);
+    else throw new UserError(`--scenario ${printable(r)}: no built-in scenario has that name and no such file exists (built-in: ${builtins.map((s) => s.name).join(', ')}, or 'all')`, 2);
   }
   const seen = new Map<string, Scenario>();
   for (const s of out) {
     const first = seen.get(s.name);
-    if (first) throw new UserError(`scenario '${s.name}' is given twice (${first.source}:${first.line} and ${s.source}:${s.line}); name each scenario once`, 2);
+    if (first) throw new UserError(`scenario '${printable(s.name)}' is given twice (${printable(first.source)}:${first.line} and ${printable(s.source)}:${s.line}); name each scenario once`, 2);
     seen.set(s.name, s);
   }
   return out;

@@ -128,7 +128,7 @@ export async function runInterleaved(req: InterleavedRequest, deps: BenchDeps): 
   let stop: DriveStop | null;
   try {
     sides = [startSide('A', req, deps, env, plan, files.switches, order, progress), startSide('B', req, deps, env, plan, files.switches, order, progress)];
-    const runs: DrivenRun[] = sides.map((s) => ({ open: () => s, finalEnvironment: ending }));
+    const runs: DrivenRun[] = sides.map((s) => ({ open: () => s, createdBefore: true, finalEnvironment: ending }));
     const partner = (st: DriveStop): string =>
       st.kind === 'failed' ? `stopped with its interleaved partner ${sides[st.run]!.name} (run #${st.runId}): ${st.reason}` : interruptedBetween(deps.abort);
     ({ stop } = await drive({

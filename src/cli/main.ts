@@ -4,6 +4,8 @@
  * call in-process.
  */
 import { Command, CommanderError } from 'commander';
+import { OutputClosed, printableMessage } from '../errors.ts';
+import { databaseTripped } from '../store/watch.ts';
 import { VERSION } from '../version.ts';
 import { type CliIO, processIO, UserError } from './io.ts';
 
@@ -66,12 +68,15 @@ export async function run(argv: string[], baseIO: CliIO = processIO()): Promise<
     if (err instanceof CommanderError) {
       return err.exitCode === 0 ? 0 : 2;
     }
+    // -o into a pipe whose reader is gone: quiet, like plain stdout into `head`
+    if (err instanceof OutputClosed) return 0;
     if (err instanceof UserError) {
-      io.stderr(`hintlab: ${err.message}\n`);
+      // a message quotes input (names, paths, lines of files): never a raw ESC or NUL to the terminal
+      io.stderr(`hintlab: ${printableMessage(err.message)}\n`);
       return err.exitCode;
     }
     const e = err as Error;
-    io.stderr(`hintlab: internal error: ${e.stack ?? e.message}\n`);
+    io.stderr(`hintlab: internal error: ${printableMessage(e.stack ?? e.message)}\n`);
     return 70;
   }
 }
@@ -83,4 +88,6 @@ export async function main(argv: string[]): Promise<void> {
     throw err;
   });
   process.exitCode = await run(argv);
+  // a results database found immutable: end before better-sqlite3's closing checkpoint faults (src/store/watch.ts)
+  if (databaseTripped()) process.exit(process.exitCode);
 }

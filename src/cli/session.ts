@@ -12,6 +12,7 @@ import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { parseSshUrl } from '../target/ssh-address.ts';
 import { type HomeKernel, SshBox } from '../target/ssh-box.ts';
+import { shellLine } from '../shell.ts';
 import { VERSION } from '../version.ts';
 import { parseOrder, resolveKernel } from '../vm/kernels.ts';
 import { repeatOrder } from '../vm/runner.ts';
@@ -111,7 +112,8 @@ function sessionToResume(store: Store, resume: string | true): number {
 async function sessionAction(opts: SessionOptions, io: CliIO, given: readonly string[]): Promise<void> {
   const dbPath = dbPathFrom(opts.db, io.env);
   if (opts.list) {
-    const store = Store.open(dbPath);
+    // listing reads only: a missing database is said, never created
+    const store = Store.openExisting(dbPath);
     try {
       return void io.stdout(sessionList(store.sessions.list()));
     } finally {
@@ -121,7 +123,8 @@ async function sessionAction(opts: SessionOptions, io: CliIO, given: readonly st
   if (opts.resume !== undefined) checkResumeAlone(given);
   const plan = opts.resume === undefined ? planFrom(opts, io.cwd) : null;
   const probe = io.services?.probeBuild ?? buildProbe({ static: true, env: io.env });
-  const store = Store.open(dbPath);
+  // a session to resume is in an existing database; a new one may create it
+  const store = plan ? Store.open(dbPath) : Store.openExisting(dbPath);
   const bar = progressBar(io);
   try {
     let id: number;
@@ -139,7 +142,7 @@ async function sessionAction(opts: SessionOptions, io: CliIO, given: readonly st
     bar.clear();
     reportSession(io, store, result, opts.db);
     if (result.state !== 'complete') {
-      const resume = `hintlab session --resume ${id}${opts.db ? ` --db ${opts.db}` : ''}`;
+      const resume = shellLine(['hintlab', 'session', '--resume', String(id), ...(opts.db ? ['--db', opts.db] : [])]);
       // the step's whole story was printed as it failed: its first line is enough here
       const why = (result.failure ?? 'interrupted').split('\n')[0];
       const notBack = result.returned.state === 'failed' && !why?.startsWith('the box was not given back') ? `\nthe box was not given back: ${result.returned.reason}` : '';

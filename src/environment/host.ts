@@ -8,10 +8,10 @@
  * /proc and /sys. The record's type is in ./record.ts.
  */
 import { createHash } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
 import type { Known } from '../model.ts';
 import { fsReader, type SysReader } from './reader.ts';
 import type { EnvWarning, HostEnvironment, LoadAvg, MachineFacts, ProbeFacts } from './record.ts';
+import { gunzipCapped, MAX_CONFIG_BYTES } from '../gunzip.ts';
 
 const known = <T>(value: T): Known<T> => ({ known: true, value });
 const unknown = (reason: string): Known<never> => ({ known: false, reason });
@@ -51,7 +51,7 @@ function configHash(r: SysReader, release: Known<string>): Known<string> {
   const gz = r.read('/proc/config.gz');
   if (gz.ok) {
     try {
-      return known(`sha256:${createHash('sha256').update(gunzipSync(gz.data)).digest('hex').slice(0, 16)} (/proc/config.gz)`);
+      return known(`sha256:${createHash('sha256').update(gunzipCapped(gz.data, MAX_CONFIG_BYTES, '/proc/config.gz', 'its hash is left unknown')).digest('hex').slice(0, 16)} (/proc/config.gz)`);
     } catch (err) {
       return unknown(`/proc/config.gz: ${(err as Error).message}`);
     }

@@ -6,9 +6,27 @@
  * Only lines and branch arcs are used. Arcs are listed only when gcov ran
  * with `-b`; line counts alone are enough for most `if`s.
  */
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
-import { UserError } from '../errors.ts';
+import { readFileSync, statSync } from 'node:fs';
+import { printable, UserError } from '../errors.ts';
+import { gunzipCapped, mib } from '../gunzip.ts';
+
+/**
+ * The largest gcov JSON file read, compressed or not: gcov writes one per
+ * source file, and the largest of a whole-kernel profile of Linux 6.12
+ * (kernel/sched/build_policy.c with everything it includes) is a few MiB.
+ */
+export const MAX_GCOV_JSON_BYTES = 256 * 2 ** 20;
+
+/** The format_version values gcov writes: "1" from GCC 9 to 13, "2" from GCC 14. */
+const FORMAT_VERSIONS = ['1', '2'];
+
+/**
+ * The largest count believed: 2^53-1, the largest integer a JSON number
+ * holds exactly, and more than a 64-bit counter reaches in 100 days at a
+ * billion executions a second. A fraction or anything above is a damaged
+ * or forged file, never a measurement.
+ */
+const MAX_COUNT = Number.MAX_SAFE_INTEGER;
 
 /** One branch arc of a line, as gcov reports it. */
 export interface Arc {
@@ -52,33 +70,39 @@ export interface GcovDocument {
 
 function fail(source: string, where: string, what: string): never {
   throw new UserError(
-    `${source}: not gcov JSON (${where}: ${what}). Produce it with \`gcov --json-format -b\` (GCC 9 or later).`,
+    `${printable(source)}: not gcov JSON (${printable(where)}: ${what}). Produce it with \`gcov --json-format -b\` (GCC 9 or later).`,
   );
+}
+
+/** Why `v` is not a count of executions (a whole number from 0 to MAX_COUNT), or null when it is one. */
+export function badCount(v: unknown): string | null {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return `${JSON.stringify(v) ?? 'nothing'} is not a number`;
+  if (!Number.isInteger(v) || v < 0) return `${v} is not a whole number of executions`;
+  if (v > MAX_COUNT) return `${v} is above 2^53-1, more than any counter reaches (a damaged or forged file)`;
+  return null;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function isCount(v: unknown): v is number {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0;
+function countOf(source: string, where: string, v: unknown): number {
+  const bad = badCount(v);
+  if (bad) fail(source, where, `"count" ${bad}`);
+  return v as number;
 }
 
 /** Read and validate one gcov JSON file (gzip'd when it starts with gzip's magic bytes). */
 export function readGcovJson(source: string): GcovDocument {
   let bytes: Buffer;
   try {
+    if (statSync(source).size > MAX_GCOV_JSON_BYTES) throw new UserError(`${printable(source)}: larger than ${mib(MAX_GCOV_JSON_BYTES)}, the cap for one gcov JSON file; give the .gcov.json.gz of one source file`);
     bytes = readFileSync(source);
   } catch (err) {
-    throw new UserError(`cannot read gcov JSON ${source}: ${(err as Error).message}`);
+    if (err instanceof UserError) throw err;
+    throw new UserError(`cannot read gcov JSON ${printable(source)}: ${(err as Error).message}`);
   }
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    try {
-      bytes = gunzipSync(bytes);
-    } catch (err) {
-      throw new UserError(`${source}: corrupt or truncated gzip data (${(err as Error).message}); re-run gcov to write it again.`);
-    }
-  }
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipCapped(bytes, MAX_GCOV_JSON_BYTES, printable(source), 're-run gcov to write it again.');
   let doc: unknown;
   try {
     doc = JSON.parse(bytes.toString('utf8'));
@@ -92,11 +116,18 @@ export function readGcovJson(source: string): GcovDocument {
 export function parseGcovDocument(source: string, doc: unknown): GcovDocument {
   if (!isRecord(doc)) fail(source, 'top level', 'expected an object');
   if (!Array.isArray(doc.files)) fail(source, 'top level', 'no "files" array');
+  const version = String(doc.format_version);
+  if (!FORMAT_VERSIONS.includes(version)) {
+    throw new UserError(
+      `${printable(source)}: gcov JSON format_version ${printable(JSON.stringify(doc.format_version) ?? 'missing')} is not one hintlab reads ` +
+        `(${FORMAT_VERSIONS.map((v) => `"${v}"`).join(', ')}: GCC 9 to 14); write it with a GCC of those, or tell us about the new format`,
+    );
+  }
   const files = doc.files.map((f, i) => parseFile(source, f, `files[${i}]`));
   return {
     source,
     gccVersion: typeof doc.gcc_version === 'string' ? doc.gcc_version : 'unknown',
-    formatVersion: String(doc.format_version ?? 'unknown'),
+    formatVersion: version,
     cwd: typeof doc.current_working_directory === 'string' ? doc.current_working_directory : '',
     files,
   };
@@ -111,10 +142,12 @@ function parseFile(source: string, f: unknown, where: string): GcovFile {
     if (!isRecord(l)) fail(source, at, 'expected an object');
     const lineNo = l.line_number;
     if (typeof lineNo !== 'number' || !Number.isInteger(lineNo) || lineNo < 1) fail(source, at, '"line_number" must be a positive integer');
-    if (!isCount(l.count)) fail(source, at, '"count" must be a non-negative number');
-    const arcs = parseArcs(source, l.branches ?? [], at);
+    // the record as a person finds it: file, line and function, besides its place in the JSON
+    const record = `${at}, ${f.file}:${lineNo}${typeof l.function_name === 'string' ? ` in ${l.function_name}` : ''}`;
+    const count = countOf(source, record, l.count);
+    const arcs = parseArcs(source, l.branches ?? [], record);
     // A line shared by several functions (inlines, macros) is listed once per function.
-    addLine(lines, lineNo, { count: l.count, arcs });
+    addLine(lines, lineNo, { count, arcs });
   });
   return { path: f.file, lines, functions: parseFunctions(source, f.functions ?? [], `${where} (${f.file})`) };
 }
@@ -134,8 +167,8 @@ function parseFunctions(source: string, functions: unknown, where: string): Gcov
 function parseArcs(source: string, branches: unknown, where: string): Arc[] {
   if (!Array.isArray(branches)) fail(source, where, '"branches" must be an array');
   return branches.map((b, k) => {
-    if (!isRecord(b) || !isCount(b.count)) fail(source, `${where}.branches[${k}]`, 'expected {count, fallthrough, throw}');
-    return { count: b.count, fallthrough: b.fallthrough === true, throw: b.throw === true };
+    if (!isRecord(b)) fail(source, `${where}, branch ${k}`, 'expected {count, fallthrough, throw}');
+    return { count: countOf(source, `${where}, branch ${k}`, b.count), fallthrough: b.fallthrough === true, throw: b.throw === true };
   });
 }
 

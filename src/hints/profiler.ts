@@ -14,7 +14,7 @@
  * files to 20 characters of their base name.
  */
 import { readFileSync } from 'node:fs';
-import { UserError } from '../errors.ts';
+import { printable, UserError } from '../errors.ts';
 
 /** Which profiler file a row came from, and so what its two counts mean. */
 export type ProfilerKind = 'annotated' | 'all';
@@ -61,11 +61,19 @@ export function parseProfiler(source: string, text: string): ProfilerRow[] {
   lines.forEach((raw, i) => {
     if (i === 0 || raw.trim() === '' || /^\s*-+\s+-+/.test(raw)) return;
     const m = ROW_RE.exec(raw);
-    if (!m) throw new UserError(`${source}:${i + 1}: cannot read this branch profiler row: ${JSON.stringify(raw.slice(0, 120))}`);
+    if (!m) throw new UserError(`${printable(source)}:${i + 1}: cannot read this branch profiler row: ${printable(JSON.stringify(raw.slice(0, 120)))}`);
+    const count = (digits: string | undefined): number => {
+      const n = Number(digits);
+      // the kernel prints unsigned longs: more than 2^53-1 is a damaged file, and would not even be exact here
+      if (!Number.isSafeInteger(n)) {
+        throw new UserError(`${printable(source)}:${i + 1}: count ${digits} of ${printable(m[3] ?? '')} (${printable(m[4] ?? '')}:${m[5]}) is above 2^53-1, more than any counter reaches; the file is damaged, read it again from trace_stat`);
+      }
+      return n;
+    };
     rows.push({
       kind,
-      first: Number(m[1]),
-      second: Number(m[2]),
+      first: count(m[1]),
+      second: count(m[2]),
       func: m[3] ?? '',
       file: m[4] ?? '',
       line: Number(m[5]),
@@ -81,7 +89,7 @@ export function readProfiler(source: string): ProfilerRow[] {
   try {
     text = readFileSync(source, 'utf8');
   } catch (err) {
-    throw new UserError(`cannot read branch profiler file ${source}: ${(err as Error).message}`);
+    throw new UserError(`cannot read branch profiler file ${printable(source)}: ${(err as Error).message}`);
   }
   return parseProfiler(source, text);
 }

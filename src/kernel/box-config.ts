@@ -12,11 +12,11 @@
  * (what `lsmod` prints, in the format streamline_config.pl reads, without
  * needing kmod on the box's PATH).
  */
-import { gunzipSync } from 'node:zlib';
 import { UserError } from '../errors.ts';
 import { shellWord } from '../shell.ts';
 import type { SshAddress } from '../target/ssh-address.ts';
 import { SshConnection, type SshOptions } from '../target/ssh-connection.ts';
+import { gunzipCapped, MAX_CONFIG_BYTES } from '../gunzip.ts';
 
 /** Where a box keeps its configuration, in the order tried; `{release}` is the box's `uname -r`. */
 export const BOX_CONFIG_PATHS: readonly string[] = ['/proc/config.gz', '/boot/config-{release}'];
@@ -93,13 +93,7 @@ export function parseBoxConfigOutput(out: Buffer, url: string, paths: readonly s
   }
   const path = new RegExp(`^${MARK} path (.+)$`).exec(which.line)?.[1] ?? bad(`unexpected answer from the box (${JSON.stringify(which.line.slice(0, 80))})`);
   let data = out.subarray(which.next);
-  if (path.endsWith('.gz')) {
-    try {
-      data = gunzipSync(data);
-    } catch (err) {
-      return bad(`${path} on the box is not gzip data (${(err as Error).message})`);
-    }
-  }
+  if (path.endsWith('.gz')) data = gunzipCapped(data, MAX_CONFIG_BYTES, `--base ${url}: ${path} on the box`, "copy that kernel's configuration off the box and give it as --base FILE");
   const text = data.toString('utf8');
   if (!/^CONFIG_[A-Z0-9_]+=/m.test(text)) return bad(`${path} on the box holds no CONFIG_ lines; is it a kernel configuration?`);
   return { text, path, release };

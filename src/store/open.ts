@@ -8,12 +8,13 @@
  * database.
  */
 import type Database from 'better-sqlite3';
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, type Stats, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UserError } from '../errors.ts';
 import { describeFilesystem } from './filesystem.ts';
 import { migrate, SCHEMA_VERSION } from './schema.ts';
 import { sqlite } from './sqlite.ts';
+import { DatabaseGone } from './watch.ts';
 
 export interface OpenOptions {
   /** Create the database (and its directory) when missing; false for commands that only read. */
@@ -30,6 +31,7 @@ export function isDiskFull(err: unknown): boolean {
 export function describeStoreFailure(path: string, err: unknown): string {
   const code = String((err as { code?: unknown }).code ?? '');
   const message = (err as Error).message;
+  if (err instanceof DatabaseGone) return err.message;
   if (isDiskFull(err)) return `the disk is full; free space on ${describeFilesystem(path)}`;
   if (code === 'SQLITE_NOTADB') return 'it is not a SQLite database; pass --db with a hintlab results database, or move this file away';
   if (code.startsWith('SQLITE_CORRUPT')) return `the database is corrupt (${message}); restore it from a backup, or pass --db with another file`;
@@ -74,9 +76,9 @@ function fileInTheWay(path: string): string | null {
 
 /** Check the path itself before SQLite sees it; create the directory when asked to. */
 function checkPath(path: string, opts: OpenOptions): void {
-  let isDir = false;
+  let st: Stats | null = null;
   try {
-    isDir = statSync(path).isDirectory();
+    st = statSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const blocker = code === 'ENOTDIR' ? fileInTheWay(path) : null;
@@ -94,7 +96,18 @@ function checkPath(path: string, opts: OpenOptions): void {
       throw refuse(path, `cannot create it: ${describeStoreFailure(path, accessErr)}`);
     }
   }
-  if (isDir) throw refuse(path, `it is a directory; pass --db with a file path, e.g. --db ${path.replace(/\/+$/, '')}/hintlab.db`);
+  if (st?.isDirectory()) throw refuse(path, `it is a directory; pass --db with a file path, e.g. --db ${path.replace(/\/+$/, '')}/hintlab.db`);
+  // SQLite would open a device or a FIFO, fail with an I/O error and leave a NAME-journal beside it
+  if (st && !st.isFile()) throw refuse(path, `it is ${nodeKind(st)}, not a regular file; pass --db with a file path, e.g. --db results.db`);
+}
+
+/** What kind of file system node a non-regular file is, for messages. */
+function nodeKind(st: Stats): string {
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  return 'a node of another kind';
 }
 
 /** Open the database at `path` (or `:memory:`), checked, migrated and in WAL mode. */

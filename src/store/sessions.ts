@@ -10,6 +10,7 @@
  * reads back with its own checks; this table only keeps them.
  */
 import type Database from 'better-sqlite3';
+import { UserError } from '../errors.ts';
 import { ownerAlive, ownerTag } from './owner.ts';
 
 export type SessionStatus = 'running' | 'complete' | 'failed' | 'interrupted';
@@ -86,7 +87,15 @@ interface StepRow {
 }
 
 const now = (): string => new Date().toISOString();
-const json = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
+/** A JSON column of a session record; a damaged one is told naming the database, the session and the column. */
+function json(path: string, session: number, column: string, text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`results database ${path}: session #${session} is damaged: its ${column} is not JSON (${(err as Error).message}); start the session again (hintlab session --target ...), or restore the database from a backup`);
+  }
+}
 
 /** Runs one statement group; the Store's guard turns SQLite failures into StoreErrors. */
 export type Guard = <T>(fn: () => T, during?: () => string) => T;
@@ -95,6 +104,7 @@ export class SessionTable {
   constructor(
     private readonly db: Database.Database,
     private readonly guard: Guard,
+    private readonly path: string,
   ) {}
 
   /** Create a session and its steps (labelled by `steps(id)`, which may use the new id). */
@@ -171,8 +181,8 @@ export class SessionTable {
       target: r.target,
       status: r.status === 'running' && !live ? 'interrupted' : r.status,
       live,
-      plan: json(r.plan_json),
-      home: json(r.home_json),
+      plan: json(this.path, r.id, 'plan_json', r.plan_json),
+      home: json(this.path, r.id, 'home_json', r.home_json),
       box: r.box,
       createdAt: r.created_at,
       finishedAt: r.finished_at,
@@ -187,7 +197,7 @@ export class SessionTable {
         runId: s.run_id,
         attempts: s.attempts,
         token: s.token,
-        boot: json(s.boot_json),
+        boot: json(this.path, r.id, `step ${s.idx} boot_json`, s.boot_json),
         error: s.error,
         startedAt: s.started_at,
         finishedAt: s.finished_at,

@@ -28,6 +28,7 @@ import { ownerAlive, ownerTag } from './owner.ts';
 import { SessionTable } from './sessions.ts';
 import { TrialTable } from './trials.ts';
 import { BehaveTable } from './behave.ts';
+import { DatabaseGone, DatabaseWatch } from './watch.ts';
 
 /** What a caller supplies to start a run. */
 export interface NewRun {
@@ -101,9 +102,11 @@ export class StoreError extends UserError {
 export class Store {
   readonly path: string;
   private readonly db: Database.Database;
+  private readonly watch: DatabaseWatch | null;
   private constructor(path: string, db: Database.Database) {
     this.path = path;
     this.db = db;
+    this.watch = DatabaseWatch.start(path);
   }
 
   /** Open (creating if needed) the database at `path`; `:memory:` works for tests. */
@@ -117,7 +120,10 @@ export class Store {
   }
 
   close(): void {
+    // a database found unwritable is not checkpointed: that write could fault (SIGBUS)
+    if (this.watch?.tripped) return;
     this.db.close();
+    this.watch?.close();
   }
 
   private sessionTable: SessionTable | null = null;
@@ -136,7 +142,7 @@ export class Store {
 
   /** The sessions on boxes (`hintlab session`) and their steps. */
   get sessions(): SessionTable {
-    return (this.sessionTable ??= new SessionTable(this.db, (fn, during) => this.guard(fn, during)));
+    return (this.sessionTable ??= new SessionTable(this.db, (fn, during) => this.guard(fn, during), this.path));
   }
 
   /**
@@ -146,14 +152,19 @@ export class Store {
    */
   private guard<T>(fn: () => T, during?: () => string): T {
     try {
-      return fn();
+      this.watch?.check();
+      const result = fn();
+      this.watch?.check();
+      return result;
     } catch (err) {
-      if (!isSqliteError(err)) throw err;
+      if (!isSqliteError(err) && !(err instanceof DatabaseGone)) throw err;
       throw new StoreError(this.path, err, during?.() ?? null);
     }
   }
 
   private describeRun(runId: number): string {
+    // a database found unwritable is not read again: a read writes SQLite's shared memory too
+    if (this.watch?.tripped) return `run #${runId}`;
     try {
       const row = this.db.prepare('SELECT label FROM runs WHERE id = ?').get(runId) as { label: string | null } | undefined;
       return `run #${runId}${row?.label ? ` (${row.label})` : ''}`;
@@ -266,6 +277,8 @@ export class Store {
    * became of the run. The rounds committed before stay either way.
    */
   abandonRun(runId: number, failure: StoreError): never {
+    // a database deleted or unwritable is not written (nor read) again
+    if (this.watch?.tripped) throw failure;
     let marked = true;
     try {
       this.finishRun(runId, 'failed', failure.message);

@@ -42,6 +42,12 @@ export interface OpenedRun {
 export interface DrivenRun {
   /** Create the run and its session; called when its first segment starts (or at once, if the caller created it already). */
   open(): OpenedRun;
+  /**
+   * The caller created the run before the drive (interleaved sides are
+   * stored together): the drive finishes it even when none of its
+   * segments ran, so an interrupt in the first segment fails both sides.
+   */
+  createdBefore?: boolean;
   /** Added to the run's environment just before it is finished (the load at the end, warnings). */
   finalEnvironment?(): Record<string, unknown>;
 }
@@ -140,7 +146,7 @@ class Runs {
   readonly opened: (OpenedRun | null)[];
   readonly finished = new Set<number>();
   constructor(private readonly spec: DriveSpec) {
-    this.opened = spec.runs.map(() => null);
+    this.opened = spec.runs.map((r) => (r.createdBefore ? r.open() : null));
   }
 
   open(run: number): OpenedRun {

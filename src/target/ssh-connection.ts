@@ -116,6 +116,22 @@ function sweepStaleDirs(base: string): void {
   }
 }
 
+/**
+ * sun_path holds 108 bytes with its NUL, and ssh first binds the socket as
+ * `ControlPath` plus `.` and 16 random characters, then renames it.
+ */
+const SOCKET_PATH_MAX = 107;
+
+/**
+ * Where the control directory goes: $TMPDIR when the socket path fits and
+ * holds only characters ssh takes literally (it expands `%` tokens, `${VAR}`
+ * and a leading `~` in ControlPath and -S), /tmp otherwise.
+ */
+export function controlBase(base = tmpdir()): string {
+  const longest = join(base, `hintlab-ssh-${process.pid}-XXXXXX`, 'master.XXXXXXXXXXXXXXXX');
+  return /^\/[\w./-]*$/.test(base) && Buffer.byteLength(longest) <= SOCKET_PATH_MAX ? base : '/tmp';
+}
+
 export class SshConnection {
   private masterEnd: string | null = null;
   private readonly masterStderr: string[] = [];
@@ -137,8 +153,10 @@ export class SshConnection {
 
   /** Log into the box once; resolves when commands can run over the connection. */
   static async open(address: SshAddress, opts: SshOptions = {}): Promise<SshConnection> {
-    sweepStaleDirs(tmpdir());
-    const dir = mkdtempSync(join(tmpdir(), `hintlab-ssh-${process.pid}-`));
+    const base = controlBase();
+    sweepStaleDirs(base);
+    // mkdtemp: mode 0700, a random name
+    const dir = mkdtempSync(join(base, `hintlab-ssh-${process.pid}-`));
     const control = join(dir, 'master');
     const timeout = opts.connectTimeoutSeconds ?? 15;
     const argv = [

@@ -33,3 +33,26 @@ test('bad arguments are refused naming the flag and the fix', async () => {
   const both = await runCli(['behave', '--json', '--lkml']);
   assert.equal(both.code, 2);
 });
+
+test('input quoted in a message reaches the terminal escaped: ESC and OSC in a file, a NUL in a name, a directory named as a file', async () => {
+  const image = join(dir, 'bzImage');
+  writeFileSync(image, Buffer.concat([Buffer.alloc(0x202), Buffer.from('HdrS'), Buffer.alloc(64)]));
+  const behave = (scenario: string) => runCli(['behave', '--kernel', `A=${image}`, '--kernel', `B=${image}`, '--scenario', scenario, '--db', join(dir, 'x.db')]);
+  // an OSC sequence that would retitle the terminal, then ESC[2J that would clear it
+  const osc = join(dir, 'osc.scn');
+  writeFileSync(osc, 'scenario mine\n\x1b]0;owned\x07getppid\x1b[2J\n');
+  const a = await behave(osc);
+  assert.deepEqual([a.code, a.stderr], [2, `hintlab: ${osc}:2: a control character (U+001B at column 1); a scenario file is plain text: names and calls are letters, digits, '.', '_' and '-'\n`]);
+  const nul = join(dir, 'nul.scn');
+  writeFileSync(nul, 'scenario mine\ngetppid\0x\n');
+  const b = await behave(nul);
+  assert.equal(b.code, 2);
+  assert.match(b.stderr, /^hintlab: \S+nul\.scn:2: a control character \(U\+0000 at column 8\);/);
+  // a file name with an escape sequence, not found: named with \x1b written out
+  const c = await behave(join(dir, 'red\x1b[31mname'));
+  assert.equal(c.code, 2);
+  assert.ok(!c.stderr.includes('\x1b'), c.stderr);
+  assert.match(c.stderr, /red\\x1b\[31mname: no built-in scenario/);
+  const d = await behave(dir);
+  assert.deepEqual([d.code, d.stderr], [2, `hintlab: --scenario ${dir}: it is a directory; give a scenario file inside it, or a built-in scenario's name\n`]);
+});

@@ -1,8 +1,10 @@
-/** Which command modules a command line loads: only its own, so start-up stays short. */
+/** Which command modules a command line loads (only its own, so start-up stays short), and how its errors reach the terminal. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CliIO } from '../../src/cli/io.ts';
 import { buildProgram, commandsFor } from '../../src/cli/main.ts';
+import { Store } from '../../src/store/store.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
 
 const io: CliIO = { stdout: () => {}, stderr: () => {}, isTTY: false, env: {}, cwd: process.cwd() };
 
@@ -25,4 +27,12 @@ test('a mistyped command loads every module, so the error can suggest the right 
   assert.equal(commandsFor(['rnus']).length, commandsFor(['--help']).length);
   const program = await buildProgram(io, ['rnus']);
   assert.ok(program.commands.some((c) => c.name() === 'runs'));
+});
+
+test('a message quoting a run reference with an escape sequence shows it escaped, never raw', async () => {
+  const db = `${tempDir()}/r.db`;
+  Store.open(db).close();
+  const r = await runCli(['export', 'x\x1b[2J\x1b]0;t\x07', '--db', db]);
+  assert.ok(!/[\x00-\x08\x0b-\x1f]/.test(r.stderr), JSON.stringify(r.stderr));
+  assert.match(r.stderr, /'x\\x1b\[2J\\x1b\]0;t\\x07'/);
 });

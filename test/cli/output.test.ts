@@ -3,6 +3,8 @@
  * database is never overwritten, links and device nodes stay what they are.
  */
 import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { linkSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -65,4 +67,21 @@ test('report -o onto the database it compares from is refused', async () => {
   assert.equal(res.code, 2, res.stderr);
   assert.match(res.stderr, /refusing to write .*h\.db: it is the results database/);
   assert.deepEqual(readFileSync(db), before);
+});
+
+test('export -o into a FIFO whose reader goes away mid-write (EPIPE) stops quietly with exit 0, as plain stdout into head does', async () => {
+  const dir = tempDir();
+  const db = join(dir, 'h.db');
+  const s = Store.open(db);
+  const id = s.createRun({ label: 'A', kind: 'bench', unit: 'ns/call', command: 'hintlab bench', hintlabVersion: 't', replicateUnit: 'process', params, environment: {} });
+  // more CSV than a pipe holds (64 KiB), so the write is still going when the reader leaves
+  for (let i = 0; i < 5000; i++) s.addRound(id, { seq: i, subject: 'getppid', index: i, replicate: 0, warmup: false, ops: 10, total: 1000 + i, value: 100 + i / 10, unit: 'ns/call', direction: 'lower-is-better' });
+  s.finishRun(id, 'complete');
+  s.close();
+  const fifo = join(dir, 'pipe');
+  execFileSync('mkfifo', [fifo]);
+  const head = spawn('head', ['-c', '1', fifo], { stdio: 'ignore' });
+  const res = await runCli(['export', 'A', '--format', 'csv', '-o', fifo, '--db', db]);
+  await once(head, 'close');
+  assert.deepEqual([res.code, res.stderr], [0, '']);
 });

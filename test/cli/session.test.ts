@@ -5,9 +5,10 @@
  * (a qemu guest over ssh) is test/session/qemu-*.test.ts.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { Store } from '../../src/store/store.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { writeFakeBzImage } from '../session/bzimage.ts';
 import { FakeBox, HOME, probeBuild, type BoxScript } from '../session/fake-box.ts';
@@ -49,6 +50,22 @@ test('a session prints each step as it happens, then the boots table and the com
   assert.equal(cmp.code, 0, cmp.stderr);
   assert.match(cmp.stdout, /^Units: boots/m);
   assert.match(cmp.stdout, /insufficient units: A has 2 boots and B has 2 boots/);
+});
+
+test('--list and --resume on a missing database say there is none and create nothing', async () => {
+  const db = join(dir, 'never.db');
+  for (const args of [['--list'], ['--resume'], ['--resume', '1']]) {
+    const res = await runCli(['session', ...args, '--db', db], { services: services() });
+    assert.deepEqual([res.code, res.stderr], [2, `hintlab: no results database at ${db} (run \`hintlab bench\` first, or pass --db)\n`], args.join(' '));
+    assert.equal(existsSync(db), false, args.join(' '));
+  }
+});
+
+test('the resume command of a failed session is quoted for pasting: a --db with a space and a $ stays one word', async () => {
+  const db = join(dir, 'my results $HOME.db');
+  const res = await runCli(['session', ...PLAN, '--db', db], { services: services({ boot: (_k, n) => (n === 1 ? new Error('never went down') : undefined) }) });
+  assert.equal(res.code, 1);
+  assert.ok(res.stderr.endsWith(`\nresume it with: hintlab session --resume 1 --db '${db}'\n`), res.stderr);
 });
 
 test('a session that fails says why and how to resume it; --resume does the steps left and says it resumed', async () => {
@@ -105,6 +122,8 @@ test('usage errors name the flag and the fix before anything connects', async ()
     [['--resume', '7'], /no session #7 in /],
     [['--resume'], /no session to resume in .*: every session there is complete or running/],
   ];
+  // an existing database without sessions (--resume on a missing one is refused before: see above)
+  Store.open(db).close();
   for (const [args, want] of cases) {
     const res = await runCli(['session', ...args, '--db', db], { services: services() });
     assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);

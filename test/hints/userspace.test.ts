@@ -180,7 +180,7 @@ describe('hints on a gcc --coverage -O2 user-space profile', () => {
 describe('hints refuses bad input, naming the file', () => {
   test('malformed gcov JSON', async () => {
     const bad = join(dir, 'bad.gcov.json');
-    writeFileSync(bad, '{"files": [{"file": "branches.c", "lines": [{"line_number": 0, "count": 1}]}]}');
+    writeFileSync(bad, '{"format_version": "1", "files": [{"file": "branches.c", "lines": [{"line_number": 0, "count": 1}]}]}');
     const r = await hintlab(['hints', bad, '--src', src]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /bad\.gcov\.json: not gcov JSON \(files\[0\]\.lines\[0\]: "line_number" must be a positive integer\)/);

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -66,6 +66,19 @@ test('a directory, a path under a regular file and a non-SQLite file are each na
   assertOneLine(await runCli(['bench', '--db', join(dir, 'adir'), '--profile', 'getppid']), join(dir, 'adir'), /it is a directory/);
   assertOneLine(await runCli(['runs', '--db', join(dir, 'afile', 'h.db')]), join(dir, 'afile'), /afile is a file, not a directory/);
   assertOneLine(await runCli(['runs', '--db', join(dir, 'afile')]), join(dir, 'afile'), /it is not a SQLite database/);
+});
+
+test('a character device or a FIFO as --db is refused before SQLite opens it: no NAME-journal beside it', { skip: process.getuid?.() !== 0 ? 'mknod needs root' : false }, async () => {
+  const dir = tempDir();
+  const dev = join(dir, 'null');
+  const fifo = join(dir, 'fifo');
+  spawnSync('mknod', [dev, 'c', '1', '3']);
+  spawnSync('mkfifo', [fifo]);
+  for (const cmd of [['runs'], ['bench', '--profile', 'getppid']]) {
+    assertOneLine(await runCli([...cmd, '--db', dev]), dev, /: it is a character device, not a regular file; pass --db with a file path/);
+    assertOneLine(await runCli([...cmd, '--db', fifo]), fifo, /: it is a FIFO \(named pipe\), not a regular file; pass --db with a file path/);
+  }
+  assert.deepEqual(readdirSync(dir).sort(), ['fifo', 'null']);
 });
 
 test('a truncated or corrupt database is reported as such, not as an internal error', async () => {

@@ -61,3 +61,21 @@ test('a session left running by a process that died reads back as interrupted; a
   assert.equal(again.sessions.list()[0]!.status, 'complete');
   again.close();
 });
+
+test('a session record whose stored plan is not JSON is told naming the database and the session, not as an internal error', () => {
+  const path = join(tempDir(), 'damaged.db');
+  Store.open(path).close();
+  const raw = new Database(path);
+  raw.prepare("INSERT INTO sessions (target, status, plan_json, created_at, command, owner) VALUES ('ssh://box', 'failed', '{not json', '2026-12-02T00:00:00Z', 'hintlab session', 'x')").run();
+  raw.close();
+  const s = Store.open(path);
+  try {
+    assert.throws(() => s.sessions.list(), (err: Error) => {
+      assert.equal(err.constructor.name, 'UserError');
+      assert.match(err.message, new RegExp(`^results database ${path}: session #1 is damaged: its plan_json is not JSON \\(`));
+      return true;
+    });
+  } finally {
+    s.close();
+  }
+});

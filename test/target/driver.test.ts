@@ -86,6 +86,29 @@ test('runs are created when their first segment starts, never for segments that 
   assert.deepEqual(statuses(store), [['r0', 'complete', null]]);
 });
 
+test('runs created before the drive are all finished when it stops in the first segment, the unstarted one included', async () => {
+  const ctl = new AbortController();
+  const store = Store.open(':memory:');
+  const make = (label: string) => store.createRun({ label, kind: 'bench', unit: 'ns/call', replicateUnit: 'process', command: 'test', hintlabVersion: 't', params: { subjects: [], ops: null, warmups: 0, rounds: 1, cpu: null, subjectParams: {}, extra: {} }, environment: {} });
+  const sides = [make('A'), make('B')].map((runId) => ({ runId, session: new CountingSession() }));
+  // the first job (A's) is interrupted: it ends without 'ok', so its segment fails
+  const target = scriptedTarget(() => ({ lines: ['interrupted'] }));
+  const result = await drive({
+    store,
+    abort: ctl.signal,
+    runs: sides.map((s) => ({ open: () => s, createdBefore: true })),
+    segments: [0, 1, 1, 0].map((run) => ({ run, target, what: 'the job', job: { program: { path: '/bin/true' }, args: [] } })),
+    stopOnFailure: true,
+    together: true,
+    stoppedReason: () => 'stopped with its partner',
+  });
+  assert.equal(result.stop?.kind, 'failed');
+  assert.deepEqual(statuses(store), [
+    ['A', 'failed', 'job ended with interrupted'],
+    ['B', 'failed', 'stopped with its partner'],
+  ]);
+});
+
 test('an abort between segments with interruptedBefore fails the next segment with that reason', async () => {
   const ctl = new AbortController();
   const { store, spec, target } = setup(['ok', 'ok', 'ok', 'ok'], { abort: ctl.signal, interruptedBefore: () => 'interrupted before the next job' });

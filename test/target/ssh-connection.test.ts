@@ -5,12 +5,14 @@
  * connection that drops under a command.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UserError } from '../../src/errors.ts';
 import { parseSshUrl } from '../../src/target/ssh-address.ts';
 import { SshConnection, SshConnectionLost } from '../../src/target/ssh-connection.ts';
+import { tempDir } from '../helpers/cli.ts';
 import { descendants } from '../helpers/procs.ts';
 import { requireSsh, startSshd, type TestSshd } from '../helpers/sshd.ts';
 
@@ -126,6 +128,27 @@ test('a master killed under a streamed command: the stream ends as lost, and not
     assert.equal(logins(), logged, 'no second login');
   } finally {
     await own.close();
+  }
+});
+
+test('a long, %-bearing or ${}-bearing TMPDIR still gives a working connection (the control socket goes under /tmp)', { skip }, async () => {
+  const saved = process.env.TMPDIR;
+  const base = tempDir();
+  try {
+    for (const name of ['d'.repeat(90), 'pct%d%h', 'dollar${HOME}x']) {
+      const dir = join(base, name);
+      mkdirSync(dir);
+      process.env.TMPDIR = dir;
+      const c = await SshConnection.open(parseSshUrl(sshd.url), { configFile: sshd.config });
+      try {
+        assert.equal((await c.exec('echo hi')).stdout.toString(), 'hi\n', name);
+      } finally {
+        await c.close();
+      }
+    }
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
   }
 });
 
