@@ -31,6 +31,12 @@ export interface MetricSubject {
   /** 'more taken branches' / 'fewer taken branches', or the comparison's own no-claim verdict. */
   verdict: string;
   reason: string;
+  /**
+   * Every unit (boot) of every side gave the same mean: the change is exact
+   * for the emulated execution, but with no spread the tests are undefined,
+   * so the verdict stays 'insufficient data'.
+   */
+  identicalUnits: boolean;
 }
 
 export interface MetricEntry {
@@ -104,6 +110,7 @@ function subjectOf(metric: string, s: SubjectComparison): MetricSubject {
     ciPct: judged.ciPct,
     verdict: verdictIn(metric, s.verdict.verdict),
     reason: s.verdict.reason,
+    identicalUnits: s.runs.every((r) => r.unitMeansInUnit.length >= 2 && r.unitMeansInUnit.every((v) => v === r.unitMeansInUnit[0])),
   };
 }
 

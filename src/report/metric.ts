@@ -37,8 +37,14 @@ function header(m: MetricComparison): string[] {
   ];
 }
 
+/** A subject whose every boot gave the same count: the change is exact, but untested. */
+function identicalText(s: MetricSubject, unit: string): string {
+  const d = readableDecimals(decimalsFor(s.baselineMean, s.candidateMean), [s.change]);
+  return `every boot of each side gave the same count: ${plusMinus(s.change, fixed(Math.abs(s.change), d))} ${unit} is exact for the emulated execution; with no boot-to-boot spread there is no test or interval (${s.verdict})`;
+}
+
 function entryText(e: MetricEntry): string[] {
-  const reasons = e.subjects.map((s) => `  ${s.subject}: ${s.verdict}: ${s.reason}`);
+  const reasons = e.subjects.map((s) => `  ${s.subject}: ${s.identicalUnits ? identicalText(s, e.unit) : `${s.verdict}: ${s.reason}`}`);
   const missing = e.notCompared.map((n) => `  ${n.subject}: not compared (only in ${n.presentIn.join(', ')})`);
   return [
     `${e.metric} (${e.unit}; Holm over ${e.familySize} subject${e.familySize === 1 ? '' : 's'})`,

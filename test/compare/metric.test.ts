@@ -101,3 +101,25 @@ describe('compare and report --metric: cost counters as subjects', () => {
     assert.match(lkml.stderr, /--metric reports are written as text, md, json; got --format lkml/);
   });
 });
+
+describe('compare --metric on boots that gave identical counts', () => {
+  it('shows the exact change and says there is no test, rather than claiming', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'results.db');
+    const store = Store.open(db);
+    // The same rounds in every boot of a side (as the fixed guest clock gives): no boot-to-boot spread.
+    for (const i of [1, 2, 3]) {
+      storeBoot(store, `vm-A-${i}`, '6.12.9', { 'taken-branches/call': 47 });
+      storeBoot(store, `vm-B-${i}`, '6.12.9-hl', { 'taken-branches/call': 48 });
+    }
+    store.close();
+    try {
+      const r = await runCli(['compare', A, B, '--metric', 'all', '--db', db]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /\n {2}getppid +47\.00 taken branches\/call +48\.00 +\+1\.00 \(\+2\.13 %\) +no interval +insufficient data\n/);
+      assert.match(r.stdout, /\n {2}getppid: every boot of each side gave the same count: \+1\.00 taken branches\/call is exact for the emulated execution; with no boot-to-boot spread there is no test or interval \(insufficient data\)\n/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
