@@ -47,7 +47,7 @@ function entryText(e: MetricEntry): string[] {
   const reasons = e.subjects.map((s) => `  ${s.subject}: ${s.identicalUnits ? identicalText(s, e.unit) : `${s.verdict}: ${s.reason}`}`);
   const missing = e.notCompared.map((n) => `  ${n.subject}: not compared (only in ${n.presentIn.join(', ')})`);
   return [
-    `${e.metric} (${e.unit}; Holm over ${e.familySize} subject${e.familySize === 1 ? '' : 's'})`,
+    `${e.metric} (${e.unit}; Holm over ${e.familySize} tested subject${e.familySize === 1 ? '' : 's'})`,
     ...alignColumns([headers(e), ...e.subjects.map((s) => cells(s, e.unit))]).map((l) => `  ${l}`),
     ...reasons,
     ...missing,

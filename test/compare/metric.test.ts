@@ -59,7 +59,7 @@ describe('compare and report --metric: cost counters as subjects', () => {
     assert.equal(r.stderr, '');
     assert.equal(r.code, 0);
     assert.match(r.stdout, /\nscope: taken branches and line fetches are exact counts of the emulated execution; cache misses and mispredictions come from the named model; none is a time\n/);
-    assert.match(r.stdout, /\ntaken-branches\/call \(taken branches\/call; Holm over 1 subject\)\n/);
+    assert.match(r.stdout, /\ntaken-branches\/call \(taken branches\/call; Holm over 1 tested subject\)\n/);
     assert.match(r.stdout, /\n {2}getppid +47\.00 taken branches\/call +48\.00 +\+1\.00 \(\+2\.13 %\) +95 % CI \+[\d.]+ % to \+[\d.]+ % +more taken branches\n/);
     assert.match(r.stdout, /design: boots/);
     assert.doesNotMatch(r.stdout, /\bns\b|faster|slower|instructions\b/);
