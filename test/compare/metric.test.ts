@@ -43,6 +43,7 @@ describe('compare and report --metric: cost counters as subjects', () => {
     // Kernel instructions equal in the mean on both sides; mispredictions 1.37 -> 1.20 (-0.17, -12.41 %).
     [0, 0.01, -0.01].forEach((d, i) => {
       storeBoot(store, `vm-A-${i + 1}`, '6.12.9', { 'kernel-instructions/call': 321.65 + d, 'taken-branches/call': 47 + d, 'mispredictions/call': 1.37 + d });
+      storeBoot(store, `vm-A2-${i + 1}`, '6.12.9', { 'taken-branches/call': 47 - d });
       storeBoot(store, `vm-B-${i + 1}`, '6.12.9-hl', {
         'kernel-instructions/call': 321.65 - d,
         'taken-branches/call': 48 + d,
@@ -80,6 +81,14 @@ describe('compare and report --metric: cost counters as subjects', () => {
     assert.equal(mispred!.verdict, 'fewer modelled branch mispredictions');
     assert.ok(Math.abs(mispred!.change - -0.17) < 1e-9);
     assert.equal(doc.metrics[2]!.unit, 'modelled branch mispredictions/call');
+  });
+
+  it('judges B against the boots of A and A2 together in an A/B/A comparison', async () => {
+    const r = await runCli(['compare', A, B, 'vm-A2-1,vm-A2-2,vm-A2-3', '--metric', 'taken-branches/call', '--db', db]);
+    assert.equal(r.code, 0, r.stderr);
+    // A+A2: six boots around 47.00, B three around 48.00: +1 taken branch per call, +2.13 %
+    assert.match(r.stdout, /\n {2}subject +A\+A2 +B +change/);
+    assert.match(r.stdout, /\n {2}getppid +47\.00 taken branches\/call +48\.00 +\+1\.00 \(\+2\.13 %\) .* more taken branches\n/);
   });
 
   it('writes the counters as a Markdown report with the scope line', async () => {
