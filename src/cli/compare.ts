@@ -6,10 +6,13 @@
  */
 import type { Command } from 'commander';
 import { ComparisonRefused } from '../compare/checks.ts';
-import { compare } from '../compare/compare.ts';
+import { type CompareInput, compare } from '../compare/compare.ts';
+import { type MetricComparison, compareMetrics } from '../compare/metric.ts';
 import { mergeRuns } from '../compare/merge.ts';
 import type { Comparison, ComparisonOptions, Correction } from '../compare/types.ts';
+import { COST_COUNTERS } from '../format/units.ts';
 import type { RunWithRounds } from '../model.ts';
+import { renderMetricJson, renderMetricText } from '../report/metric.ts';
 import { renderText } from '../report/text.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
@@ -35,6 +38,13 @@ function correctionOption(value: string): Correction {
   return value;
 }
 
+function metricOption(value: string): string {
+  if (value !== 'all' && !COST_COUNTERS.includes(value)) {
+    throw new UserError(`--metric must be a cost counter of vm --cost (${COST_COUNTERS.join(', ')}) or all; got '${value}'`, 2);
+  }
+  return value;
+}
+
 /** The flags compare and report share. */
 export interface ComparisonFlags {
   threshold: number;
@@ -47,6 +57,7 @@ export interface ComparisonFlags {
   allowIncomplete?: boolean;
   control: string[];
   db?: string;
+  metric?: string;
 }
 
 /** Add the run arguments and the statistics flags to a command. */
@@ -69,7 +80,8 @@ export function addComparisonOptions(cmd: Command): Command {
     .option('--control <subject>', 'a control subject (e.g. getppid): shown, left out of the geometric mean and the regressions; repeatable', collect, [] as string[])
     .option('--allow-mismatch', 'compare runs whose checked environment differs')
     .option('--allow-incomplete', 'compare runs that did not complete (their recorded rounds)')
-    .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)');
+    .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
+    .option('--metric <name>', 'compare a cost counter of vm --cost runs instead of the primary value, e.g. taken-branches/call, or all', metricOption);
 }
 
 function optionsOf(flags: ComparisonFlags): Partial<ComparisonOptions> {
@@ -99,8 +111,8 @@ function refuseSameRun(named: { role: string; ref: string; run: RunWithRounds }[
   }
 }
 
-/** Load the runs named on the command line and compare them; refusals become user errors. */
-export function comparisonFromCli(refs: { a: string; b: string; a2?: string }, flags: ComparisonFlags, io: CliIO): Comparison {
+/** Load the runs named on the command line and hand them, with the options, to `use`; refusals become user errors. */
+function withRuns<T>(refs: { a: string; b: string; a2?: string }, flags: ComparisonFlags, io: CliIO, use: (input: CompareInput, options: Partial<ComparisonOptions>) => T): T {
   const store = Store.openExisting(dbPathFrom(flags.db, io.env));
   try {
     // 'vm-A-1,vm-A-2,vm-A-3': several runs (boots) of one configuration as one side
@@ -110,13 +122,7 @@ export function comparisonFromCli(refs: { a: string; b: string; a2?: string }, f
     const a = mergeRuns(named.A.map((x) => x.run));
     const b = mergeRuns(named.B.map((x) => x.run));
     const a2 = refs.a2 === undefined ? undefined : mergeRuns(named.A2.map((x) => x.run));
-    const options = optionsOf(flags);
-    const cmp = compare(a2 ? { a, b, a2 } : { a, b }, options);
-    const unknown = (options.controls ?? []).filter((name) => !cmp.subjects.some((s) => s.subject === name));
-    if (unknown.length > 0) {
-      throw new UserError(`--control ${unknown.join(', ')}: no such subject in both A and B; subjects compared: ${cmp.subjects.map((s) => s.subject).join(', ')}`, 2);
-    }
-    return cmp;
+    return use(a2 ? { a, b, a2 } : { a, b }, optionsOf(flags));
   } catch (err) {
     if (err instanceof ComparisonRefused) throw new UserError(err.message);
     throw err;
@@ -125,14 +131,37 @@ export function comparisonFromCli(refs: { a: string; b: string; a2?: string }, f
   }
 }
 
+/** Load the runs named on the command line and compare them; refusals become user errors. */
+export function comparisonFromCli(refs: { a: string; b: string; a2?: string }, flags: ComparisonFlags, io: CliIO): Comparison {
+  return withRuns(refs, flags, io, (input, options) => {
+    const cmp = compare(input, options);
+    const unknown = (options.controls ?? []).filter((name) => !cmp.subjects.some((s) => s.subject === name));
+    if (unknown.length > 0) {
+      throw new UserError(`--control ${unknown.join(', ')}: no such subject in both A and B; subjects compared: ${cmp.subjects.map((s) => s.subject).join(', ')}`, 2);
+    }
+    return cmp;
+  });
+}
+
+/** Compare the cost counter named by --metric (or all of them) of the runs named on the command line. */
+export function metricComparisonFromCli(refs: { a: string; b: string; a2?: string }, metric: string, flags: ComparisonFlags, io: CliIO): MetricComparison {
+  return withRuns(refs, flags, io, (input, options) => compareMetrics(input, metric, options));
+}
+
 export function registerCompare(program: Command, io: CliIO): void {
   const cmd = program
     .command('compare')
     .description('Compare run B (and A2) with baseline A: change, confidence interval, tests and a verdict per subject');
   addComparisonOptions(cmd)
     .option('--json', 'print the comparison document as JSON instead of the table')
-    .action((a: string, b: string, a2: string | undefined, flags: ComparisonFlags & { json?: boolean }) => {
-      const cmp = comparisonFromCli(a2 === undefined ? { a, b } : { a, b, a2 }, flags, io);
+    .action((a: string, b: string, a2: string | undefined, flags: ComparisonFlags & { json?: boolean; metric?: string }) => {
+      const refs = a2 === undefined ? { a, b } : { a, b, a2 };
+      if (flags.metric !== undefined) {
+        const m = metricComparisonFromCli(refs, flags.metric, flags, io);
+        io.stdout(flags.json ? renderMetricJson(m) : renderMetricText(m));
+        return;
+      }
+      const cmp = comparisonFromCli(refs, flags, io);
       io.stdout(flags.json ? `${JSON.stringify(cmp, null, 2)}\n` : renderText(cmp));
     });
 }

@@ -8,7 +8,8 @@
  * to FILE.
  */
 import type { Command } from 'commander';
-import { homedir } from 'node:os';
+import type { MetricComparison } from '../compare/metric.ts';
+import { homedir, tmpdir } from 'node:os';
 import { htmlReport } from '../report/html.ts';
 import { jsonReport } from '../report/json.ts';
 import { lkmlReport } from '../report/lkml.ts';
@@ -16,10 +17,11 @@ import { markdownReport } from '../report/md.ts';
 import type { Reporter } from '../report/reporter.ts';
 import type { ReproduceContext } from '../report/reproduce.ts';
 import { loadPatchDocuments } from '../report/documents.ts';
+import { renderMetricJson, renderMetricMarkdown, renderMetricText } from '../report/metric.ts';
 import { renderText } from '../report/text.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { VERSION } from '../version.ts';
-import { addComparisonOptions, type ComparisonFlags, comparisonFromCli } from './compare.ts';
+import { addComparisonOptions, type ComparisonFlags, comparisonFromCli, metricComparisonFromCli } from './compare.ts';
 import { type CliIO, UserError } from './io.ts';
 import { writeOutput } from './runs.ts';
 
@@ -65,6 +67,22 @@ interface ReportFlags extends ComparisonFlags {
   all?: boolean;
 }
 
+/** The formats a cost-counter comparison (--metric) is written in. */
+const METRIC_REPORTERS: Record<string, (m: MetricComparison) => string> = { text: renderMetricText, md: renderMetricMarkdown, json: renderMetricJson };
+
+function writeMetricReport(refs: { a: string; b: string; a2?: string }, metric: string, flags: ReportFlags, io: CliIO): void {
+  const reporter = METRIC_REPORTERS[flags.format];
+  if (!Object.hasOwn(METRIC_REPORTERS, flags.format) || reporter === undefined) {
+    throw new UserError(`--metric reports are written as ${Object.keys(METRIC_REPORTERS).join(', ')}; got --format ${flags.format}`, 2);
+  }
+  if (flags.codegen !== undefined || flags.hints !== undefined) {
+    throw new UserError('--metric reports carry no --codegen or --hints evidence; write those with a report of the primary value', 2);
+  }
+  const text = reporter(metricComparisonFromCli(refs, metric, flags, io));
+  writeOutput(io, text, flags.output, dbPathFrom(flags.db, io.env));
+  if (flags.output !== undefined) io.stderr(`wrote ${flags.format} report to ${flags.output}\n`);
+}
+
 export function registerReport(program: Command, io: CliIO): void {
   const cmd = program
     .command('report')
@@ -76,6 +94,10 @@ export function registerReport(program: Command, io: CliIO): void {
     .option('--hints <file>', 'the branch counts behind the hints: a `hintlab hints ... --format json` document', onceOption('--hints'))
     .option('--all', 'lkml: a table row for every subject (default: the ones with no proven change in one line)')
     .action((a: string, b: string, a2: string | undefined, flags: ReportFlags) => {
+      if (flags.metric !== undefined) {
+        writeMetricReport(a2 === undefined ? { a, b } : { a, b, a2 }, flags.metric, flags, io);
+        return;
+      }
       // Checked before the runs are compared: a wrong file fails fast.
       const evidence = loadPatchDocuments({ codegen: flags.codegen, hints: flags.hints }, io.cwd);
       const comparison = comparisonFromCli(a2 === undefined ? { a, b } : { a, b, a2 }, flags, io);

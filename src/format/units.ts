@@ -106,21 +106,40 @@ export function formatChangeAt(change: number, unit: Unit, decimals: number): st
 export interface CostWords {
   short: string;
   noun: string;
+  /** What is counted, without the 'per': 'taken branches'; a verdict is 'more'/'fewer' and this. */
+  thing: string;
+  /** The unit in words: 'taken branches/call'. */
+  perOp: string;
+}
+
+/** The counter's words from what it counts and what it is counted per. */
+function words(short: string, thing: string, per: 'call' | 'kernel entry'): CostWords {
+  return { short, noun: `${thing} per ${per}`, thing, perOp: `${thing}/${per === 'call' ? 'call' : 'entry'}` };
 }
 
 const COST_WORDS: Record<string, CostWords> = {
-  'kernel-instructions/call': { short: 'kernel instr', noun: 'kernel instructions per call' },
-  'user-instructions/call': { short: 'user instr', noun: 'user instructions per call' },
-  'taken-branches/call': { short: 'taken', noun: 'taken branches per call' },
-  'line-fetches/call': { short: 'line fetches', noun: 'I-cache line fetches per call' },
-  'distinct-lines/entry': { short: 'lines/entry', noun: 'distinct I-cache lines per kernel entry' },
-  'l1i-misses/call': { short: 'L1i misses', noun: 'modelled L1i misses per call' },
-  'mispredictions/call': { short: 'mispredicts', noun: 'modelled branch mispredictions per call' },
+  'kernel-instructions/call': words('kernel instr', 'kernel instructions', 'call'),
+  'user-instructions/call': words('user instr', 'user instructions', 'call'),
+  'taken-branches/call': words('taken', 'taken branches', 'call'),
+  'line-fetches/call': words('line fetches', 'I-cache line fetches', 'call'),
+  'distinct-lines/entry': words('lines/entry', 'distinct I-cache lines', 'kernel entry'),
+  'l1i-misses/call': words('L1i misses', 'modelled L1i misses', 'call'),
+  'mispredictions/call': words('mispredicts', 'modelled branch mispredictions', 'call'),
 };
+
+/** The cost counters' metric names (their units), in the order reports list them. */
+export const COST_COUNTERS: readonly string[] = Object.keys(COST_WORDS);
+
+/**
+ * What the cost counters are, said once in every report that shows them:
+ * the model is not a CPU.
+ */
+export const COST_SCOPE =
+  'taken branches and line fetches are exact counts of the emulated execution; cache misses and mispredictions come from the named model; none is a time';
 
 /** Words for a cost counter's unit; an unknown one is spoken as itself. */
 export function costWords(unit: string): CostWords {
-  return COST_WORDS[unit] ?? { short: unit, noun: unit };
+  return COST_WORDS[unit] ?? { short: unit, noun: unit, thing: unit, perOp: unit };
 }
 
 /** "more taken branches per call" / "fewer ..." / "no change in ...". */

@@ -1,0 +1,152 @@
+/**
+ * Compare one cost counter of `vm --cost` (a per-call metric of each round,
+ * named by its unit, e.g. 'taken-branches/call') between runs: the
+ * counter's per-round values take the place of the primary value and go
+ * through `compare()` unchanged (same units of replication, tests, family
+ * correction over the subjects, threshold and verdict rule). The claim is
+ * then worded in the counter's own terms ('more taken branches'), never
+ * faster/slower, and the document carries the cost model's scope line.
+ *
+ * Format history (METRIC_COMPARISON_SCHEMA):
+ *   1: first version.
+ */
+import { COST_COUNTERS, COST_SCOPE, costWords } from '../format/units.ts';
+import type { RunWithRounds } from '../model.ts';
+import { ComparisonRefused } from './checks.ts';
+import { type CompareInput, compare } from './compare.ts';
+import type { Comparison, ComparisonOptions, Contrast, RunRole, SubjectComparison } from './types.ts';
+
+export const METRIC_COMPARISON_SCHEMA = 1;
+
+/** One subject's change in one counter, from the contrast its verdict was judged on. */
+export interface MetricSubject {
+  subject: string;
+  judgedOn: SubjectComparison['judgedOn'];
+  /** Baseline and candidate means (of unit means) in the counter's unit. */
+  baselineMean: number;
+  candidateMean: number;
+  change: number;
+  changePct: number;
+  ciPct: Contrast['ciPct'];
+  /** 'more taken branches' / 'fewer taken branches', or the comparison's own no-claim verdict. */
+  verdict: string;
+  reason: string;
+  /**
+   * Every unit (boot) of every side gave the same mean: the change is exact
+   * for the emulated execution, but with no spread the tests are undefined,
+   * so the verdict stays 'insufficient data'.
+   */
+  identicalUnits: boolean;
+}
+
+export interface MetricEntry {
+  /** The metric's name as stored (its unit): 'taken-branches/call'. */
+  metric: string;
+  /** The unit in words: 'taken branches/call'. */
+  unit: string;
+  /** How many subjects the family correction ran over (per counter). */
+  familySize: number;
+  subjects: MetricSubject[];
+  notCompared: Comparison['notCompared'];
+}
+
+export interface MetricComparison {
+  schema: typeof METRIC_COMPARISON_SCHEMA;
+  kind: 'cost-metrics';
+  /** The cost model's scope: counts and model outputs, never a time. */
+  scope: string;
+  design: Comparison['design'];
+  runs: { role: RunRole; runId: number; label: string | null }[];
+  options: ComparisonOptions;
+  metrics: MetricEntry[];
+}
+
+/** The run with each round's value replaced by its metric `name`; rounds without it are left out. */
+export function metricRun(run: RunWithRounds, name: string): RunWithRounds {
+  const rounds = run.rounds.flatMap((r) => {
+    const m = r.metrics.find((x) => x.name === name);
+    return m ? [{ ...r, value: m.value, total: m.value * r.ops }] : [];
+  });
+  return { ...run, rounds };
+}
+
+/** The cost counters a run carries on its measured rounds, in report order. */
+export function costCountersOf(run: RunWithRounds): string[] {
+  const names = new Set(run.rounds.filter((r) => !r.warmup).flatMap((r) => r.metrics.map((m) => m.name)));
+  return COST_COUNTERS.filter((c) => names.has(c));
+}
+
+/** 'all' is every counter A and B both carry; a named one must be a counter both carry. */
+function metricsToCompare(input: CompareInput, metric: string): string[] {
+  const inA = costCountersOf(input.a);
+  const both = costCountersOf(input.b).filter((c) => inA.includes(c));
+  const carried = both.length ? both.join(', ') : 'none (run them with vm --cost)';
+  if (metric === 'all') {
+    if (both.length === 0) throw new ComparisonRefused(`--metric all: A and B carry no cost counter in common; cost counters in both: ${carried}`);
+    return both;
+  }
+  if (!COST_COUNTERS.includes(metric)) throw new ComparisonRefused(`--metric ${metric}: not a cost counter; use one of ${COST_COUNTERS.join(', ')} or all`);
+  if (!both.includes(metric)) throw new ComparisonRefused(`--metric ${metric}: not carried by both A and B; cost counters in both: ${carried}`);
+  return [metric];
+}
+
+/** A claim in the counter's words; verdicts that claim nothing stay as they are. */
+function verdictIn(metric: string, verdict: string): string {
+  const { thing } = costWords(metric);
+  if (verdict === 'more instructions') return `more ${thing}`;
+  if (verdict === 'fewer instructions') return `fewer ${thing}`;
+  return verdict;
+}
+
+function subjectOf(metric: string, s: SubjectComparison): MetricSubject {
+  const judged = s.judgedOn === 'B vs A' || s.drift.kind !== 'measured' ? s.change : s.drift.vsPooled;
+  return {
+    subject: s.subject,
+    judgedOn: s.judgedOn,
+    baselineMean: judged.baselineMeanInUnit,
+    candidateMean: judged.candidateMeanInUnit,
+    change: judged.changeInUnit,
+    changePct: judged.changePct,
+    ciPct: judged.ciPct,
+    verdict: verdictIn(metric, s.verdict.verdict),
+    reason: s.verdict.reason,
+    identicalUnits: s.runs.every((r) => r.unitMeansInUnit.length >= 2 && r.unitMeansInUnit.every((v) => v === r.unitMeansInUnit[0])),
+  };
+}
+
+/**
+ * Compare the cost counter `metric` (or 'all' of them) of B (and A2) with A.
+ * The runs must be instruction-counted (`vm --cost`), so compare() words its
+ * claims as counts, which are then put in the counter's words. Throws
+ * ComparisonRefused as compare() does, and for a counter not in both runs.
+ */
+export function compareMetrics(input: CompareInput, metric: string, options: Partial<ComparisonOptions> = {}): MetricComparison {
+  if (input.a.unit !== 'instructions/call') {
+    throw new ComparisonRefused(`--metric: run A (#${input.a.id}) counts ${input.a.unit}; cost counters come from vm --cost runs (instructions/call)`);
+  }
+  const entries = metricsToCompare(input, metric).map((name) => {
+    const over = (run: RunWithRounds) => metricRun(run, name);
+    const cmp = compare({ a: over(input.a), b: over(input.b), ...(input.a2 ? { a2: over(input.a2) } : {}) }, options);
+    return { cmp, entry: entryOf(name, cmp) };
+  });
+  const first = entries[0]!.cmp;
+  return {
+    schema: METRIC_COMPARISON_SCHEMA,
+    kind: 'cost-metrics',
+    scope: COST_SCOPE,
+    design: first.design,
+    runs: first.runs.map((r) => ({ role: r.role, runId: r.id, label: r.label })),
+    options: first.options,
+    metrics: entries.map((e) => e.entry),
+  };
+}
+
+function entryOf(name: string, cmp: Comparison): MetricEntry {
+  return {
+    metric: name,
+    unit: costWords(name).perOp,
+    familySize: cmp.multipleComparisons.familySize,
+    subjects: cmp.subjects.map((s) => subjectOf(name, s)),
+    notCompared: cmp.notCompared,
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * Reporters for a cost-counter comparison (src/compare/metric.ts): plain
+ * text, Markdown and JSON. Every figure carries the counter's unit in words
+ * ('taken branches/call'); claims are 'more'/'fewer' of the counter; the
+ * cost model's scope line is printed once in every report.
+ */
+import type { MetricComparison, MetricEntry, MetricSubject } from '../compare/metric.ts';
+import { alignColumns } from '../format/columns.ts';
+import { decimalsFor, fixed, plusMinus, readableDecimals } from '../format/numbers.ts';
+import { formatChangePct, formatChangePctRange } from '../format/percent.ts';
+import { escapeMarkdown } from './md.ts';
+
+/** The column headings; the baseline is 'A+A2' when a subject was judged against both baselines. */
+function headers(e: MetricEntry): string[] {
+  return ['subject', e.subjects.some((s) => s.judgedOn !== 'B vs A') ? 'A+A2' : 'A', 'B', 'change', 'CI', 'verdict'];
+}
+
+/** The cells of one subject's row: means, change and its interval, verdict. */
+function cells(s: MetricSubject, unit: string): string[] {
+  const d = readableDecimals(decimalsFor(s.baselineMean, s.candidateMean), [s.change]);
+  const ci = s.ciPct.kind === 'ok' ? `${Math.round(s.ciPct.level * 100)} % CI ${formatChangePctRange(s.ciPct.low, s.ciPct.high, ' to ')}` : 'no interval';
+  return [
+    s.subject,
+    `${fixed(s.baselineMean, d)} ${unit}`,
+    fixed(s.candidateMean, d),
+    `${plusMinus(s.change, fixed(Math.abs(s.change), d))} (${formatChangePct(s.changePct)})`,
+    ci,
+    s.verdict,
+  ];
+}
+
+function header(m: MetricComparison): string[] {
+  return [
+    `cost counters: ${m.runs.map((r) => `${r.role} = run ${r.runId}${r.label ? ` '${r.label}'` : ''}`).join(', ')}`,
+    `design: ${m.design.text}`,
+    `scope: ${m.scope}`,
+  ];
+}
+
+/** A subject whose every boot gave the same count: the change is exact, but untested. */
+function identicalText(s: MetricSubject, unit: string): string {
+  const d = readableDecimals(decimalsFor(s.baselineMean, s.candidateMean), [s.change]);
+  return `every boot of each side gave the same count: ${plusMinus(s.change, fixed(Math.abs(s.change), d))} ${unit} is exact for the emulated execution; with no boot-to-boot spread there is no test or interval (${s.verdict})`;
+}
+
+function entryText(e: MetricEntry): string[] {
+  const reasons = e.subjects.map((s) => `  ${s.subject}: ${s.identicalUnits ? identicalText(s, e.unit) : `${s.verdict}: ${s.reason}`}`);
+  const missing = e.notCompared.map((n) => `  ${n.subject}: not compared (only in ${n.presentIn.join(', ')})`);
+  return [
+    `${e.metric} (${e.unit}; Holm over ${e.familySize} tested subject${e.familySize === 1 ? '' : 's'})`,
+    ...alignColumns([headers(e), ...e.subjects.map((s) => cells(s, e.unit))]).map((l) => `  ${l}`),
+    ...reasons,
+    ...missing,
+  ];
+}
+
+/** Plain text: the header with the scope line, then one block per counter. */
+export function renderMetricText(m: MetricComparison): string {
+  return `${[...header(m), '', ...m.metrics.flatMap((e) => [...entryText(e), ''])].join('\n').trimEnd()}\n`;
+}
+
+/** Markdown: the same blocks as tables. */
+export function renderMetricMarkdown(m: MetricComparison): string {
+  const row = (c: readonly string[]) => `| ${c.map(escapeMarkdown).join(' | ')} |`;
+  const blocks = m.metrics.map((e) =>
+    [
+      `**${escapeMarkdown(`${e.metric} (${e.unit})`)}**`,
+      '',
+      row(headers(e)),
+      `| ${headers(e).map(() => '---').join(' | ')} |`,
+      ...e.subjects.map((s) => row(cells(s, e.unit))),
+    ].join('\n'),
+  );
+  return `${[header(m).map(escapeMarkdown).join('  \n'), ...blocks].join('\n\n')}\n`;
+}
+
+/** JSON: the document itself. */
+export function renderMetricJson(m: MetricComparison): string {
+  return `${JSON.stringify(m, null, 2)}\n`;
+}

@@ -1,0 +1,134 @@
+/**
+ * `hintlab compare/report --metric`: the cost counters of `vm --cost` runs
+ * (per-call metrics added to stored rounds, as the cost boot adds them),
+ * compared in-process through the CLI against a real SQLite store, with
+ * boots as units and the counters' own words.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Metric } from '../../src/model.ts';
+import { Store } from '../../src/store/store.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
+import { hostEnvironment, makeRun, storeRun } from './fixtures.ts';
+
+/** Five rounds of one boot around `base`, 0.01 % apart; the mean of the five is `base` to 1e-6. */
+const rounds = (base: number) => [0, 1, -1, 2, -2].map((k) => base * (1 + 1e-5 * k));
+
+/**
+ * One `vm --cost` boot stored as a run: the instruction count as the primary
+ * value, the counters as metrics added to its rounds afterwards.
+ */
+function storeBoot(store: Store, label: string, release: string, counters: Record<string, number>): void {
+  const run = makeRun({ id: 0, label, kind: 'vm', unit: 'instructions/call', values: { getppid: rounds(3754) }, units: 1, environment: hostEnvironment({ release }) });
+  const id = storeRun(store, run, null);
+  const metrics = (k: number): Metric[] =>
+    Object.entries(counters).map(([name, v]) => ({ name, value: v * (1 + 1e-5 * [0, 1, -1, 2, -2][k]!), unit: name, direction: 'lower-is-better' }));
+  store.addMetrics(id, run.rounds.map((r, k) => ({ seq: r.seq, metrics: metrics(k) })));
+  store.finishRun(id, 'complete', null);
+}
+
+const A = 'vm-A-1,vm-A-2,vm-A-3';
+const B = 'vm-B-1,vm-B-2,vm-B-3';
+
+describe('compare and report --metric: cost counters as subjects', () => {
+  let dir = '';
+  let db = '';
+  before(() => {
+    dir = tempDir();
+    db = join(dir, 'results.db');
+    const store = Store.open(db);
+    // Boot means 47.00/47.01/46.99 against 48.00/48.01/47.99 taken branches: +1 per call, +2.13 %.
+    // Kernel instructions equal in the mean on both sides; mispredictions 1.37 -> 1.20 (-0.17, -12.41 %).
+    [0, 0.01, -0.01].forEach((d, i) => {
+      storeBoot(store, `vm-A-${i + 1}`, '6.12.9', { 'kernel-instructions/call': 321.65 + d, 'taken-branches/call': 47 + d, 'mispredictions/call': 1.37 + d });
+      storeBoot(store, `vm-A2-${i + 1}`, '6.12.9', { 'taken-branches/call': 47 - d });
+      storeBoot(store, `vm-B-${i + 1}`, '6.12.9-hl', {
+        'kernel-instructions/call': 321.65 - d,
+        'taken-branches/call': 48 + d,
+        'mispredictions/call': 1.2 + d,
+        'l1i-misses/call': 0.5,
+      });
+    });
+    store.close();
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('claims one more taken branch per call in the counter\'s words, with the scope line, never ns or faster/slower', async () => {
+    const r = await runCli(['compare', A, B, '--metric', 'taken-branches/call', '--db', db]);
+    assert.equal(r.stderr, '');
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /\nscope: taken branches and line fetches are exact counts of the emulated execution; cache misses and mispredictions come from the named model; none is a time\n/);
+    assert.match(r.stdout, /\ntaken-branches\/call \(taken branches\/call; Holm over 1 tested subject\)\n/);
+    assert.match(r.stdout, /\n {2}getppid +47\.00 taken branches\/call +48\.00 +\+1\.00 \(\+2\.13 %\) +95 % CI \+[\d.]+ % to \+[\d.]+ % +more taken branches\n/);
+    assert.match(r.stdout, /design: boots/);
+    assert.doesNotMatch(r.stdout, /\bns\b|faster|slower|instructions\b/);
+  });
+
+  it('compares every counter both runs carry with --metric all, each in its own words', async () => {
+    const r = await runCli(['compare', A, B, '--metric', 'all', '--db', db, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as { schema: number; kind: string; metrics: { metric: string; unit: string; subjects: { verdict: string; change: number; changePct: number }[] }[] };
+    assert.equal(doc.kind, 'cost-metrics');
+    // l1i-misses/call is in B only: not compared
+    assert.deepEqual(doc.metrics.map((m) => m.metric), ['kernel-instructions/call', 'taken-branches/call', 'mispredictions/call']);
+    const [kinsn, taken, mispred] = doc.metrics.map((m) => m.subjects[0]!);
+    assert.equal(kinsn!.verdict, 'no difference proven');
+    assert.equal(taken!.verdict, 'more taken branches');
+    assert.ok(Math.abs(taken!.change - 1) < 1e-9);
+    assert.ok(Math.abs(taken!.changePct - (100 * (48 / 47 - 1))) < 1e-9);
+    assert.equal(mispred!.verdict, 'fewer modelled branch mispredictions');
+    assert.ok(Math.abs(mispred!.change - -0.17) < 1e-9);
+    assert.equal(doc.metrics[2]!.unit, 'modelled branch mispredictions/call');
+  });
+
+  it('judges B against the boots of A and A2 together in an A/B/A comparison', async () => {
+    const r = await runCli(['compare', A, B, 'vm-A2-1,vm-A2-2,vm-A2-3', '--metric', 'taken-branches/call', '--db', db]);
+    assert.equal(r.code, 0, r.stderr);
+    // A+A2: six boots around 47.00, B three around 48.00: +1 taken branch per call, +2.13 %
+    assert.match(r.stdout, /\n {2}subject +A\+A2 +B +change/);
+    assert.match(r.stdout, /\n {2}getppid +47\.00 taken branches\/call +48\.00 +\+1\.00 \(\+2\.13 %\) .* more taken branches\n/);
+  });
+
+  it('writes the counters as a Markdown report with the scope line', async () => {
+    const r = await runCli(['report', A, B, '--metric', 'mispredictions/call', '--format', 'md', '--db', db]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /none is a time/);
+    assert.match(r.stdout, /\| getppid \| 1\.370 modelled branch mispredictions\/call \| 1\.200 \| -0\.170 \(-12\.41 %\) \| .* \| fewer modelled branch mispredictions \|/);
+  });
+
+  it('refuses a name that is no cost counter, a counter one side lacks, and formats it cannot write', async () => {
+    const bad = await runCli(['compare', A, B, '--metric', 'taken', '--db', db]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--metric must be a cost counter of vm --cost \(kernel-instructions\/call, .*\) or all; got 'taken'/);
+    const lacking = await runCli(['compare', A, B, '--metric', 'l1i-misses/call', '--db', db]);
+    assert.equal(lacking.code, 1);
+    assert.match(lacking.stderr, /--metric l1i-misses\/call: not carried by both A and B; cost counters in both: kernel-instructions\/call, taken-branches\/call, mispredictions\/call/);
+    const lkml = await runCli(['report', A, B, '--metric', 'all', '--format', 'lkml', '--db', db]);
+    assert.equal(lkml.code, 2);
+    assert.match(lkml.stderr, /--metric reports are written as text, md, json; got --format lkml/);
+  });
+});
+
+describe('compare --metric on boots that gave identical counts', () => {
+  it('shows the exact change and says there is no test, rather than claiming', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'results.db');
+    const store = Store.open(db);
+    // The same rounds in every boot of a side (as the fixed guest clock gives): no boot-to-boot spread.
+    for (const i of [1, 2, 3]) {
+      storeBoot(store, `vm-A-${i}`, '6.12.9', { 'taken-branches/call': 47 });
+      storeBoot(store, `vm-B-${i}`, '6.12.9-hl', { 'taken-branches/call': 48 });
+    }
+    store.close();
+    try {
+      const r = await runCli(['compare', A, B, '--metric', 'all', '--db', db]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /\n {2}getppid +47\.00 taken branches\/call +48\.00 +\+1\.00 \(\+2\.13 %\) +no interval +insufficient data\n/);
+      assert.match(r.stdout, /\n {2}getppid: every boot of each side gave the same count: \+1\.00 taken branches\/call is exact for the emulated execution; with no boot-to-boot spread there is no test or interval \(insufficient data\)\n/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
