@@ -9,7 +9,7 @@
  */
 import type { Command } from 'commander';
 import type { MetricComparison } from '../compare/metric.ts';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { htmlReport } from '../report/html.ts';
 import { jsonReport } from '../report/json.ts';
 import { lkmlReport } from '../report/lkml.ts';
