@@ -33,6 +33,18 @@ export interface BenchOptions extends ProbePlanOptions {
   injectSeccompB?: number;
   switchFile: string[];
   switchFileA: string[];
+  /** `--design`: processes, duet or alternation (default: chosen from what differs). */
+  design?: string;
+  /** `--time`: seconds of measuring per profile for the paired designs. */
+  time?: number;
+  /** `--precision`: stop at this half-width (%) of the paired change's confidence sequence. */
+  precision?: number;
+  blockRounds?: number;
+  /** `--inject-work-b`: N or PCT%. */
+  injectWorkB?: string;
+  seed?: number;
+  /** --warmups was typed (the paired designs warm up once per process otherwise). */
+  warmupsGiven?: boolean;
   /** `ssh://[user@]host[:port]` boxes to measure on instead of this machine. */
   target: string[];
 }
