@@ -17,6 +17,8 @@ export const DEFAULT_ALPHA = 0.05;
 /** Measured rounds per block, and warm-ups per probe process, of the paired designs unless asked otherwise. */
 export const DEFAULT_BLOCK_ROUNDS = 2;
 export const PAIRED_WARMUPS = 1;
+/** A paired design's rounds make this many times fewer calls than a profile's default, unless --ops is given. */
+export const PAIRED_OPS_DIVISOR = 5;
 /** The confidence sequence needs three pairs: the time budget never stops before them. */
 export const MIN_PAIRS = 3;
 

@@ -12,7 +12,7 @@
  */
 import { parseCpuList } from '../environment/host.ts';
 import { drive, type DriverSegment, type DrivenRun, type DriveStop } from '../target/driver.ts';
-import { DEFAULT_ALPHA, DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE, PAIRED_WARMUPS } from './budget.ts';
+import { DEFAULT_ALPHA, DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE, PAIRED_OPS_DIVISOR, PAIRED_WARMUPS } from './budget.ts';
 import { chooseDesign, designLine, type DesignKind } from './design.ts';
 import { partnerReason, runAlternation, runDuet, type PairedRun } from './paired.ts';
 import { probeArgs, splitRounds, type CpuPlan } from './probe-run.ts';
@@ -65,6 +65,18 @@ function designFor(req: InterleavedRequest, deps: BenchDeps, allowed: string, pl
   return choice;
 }
 
+/**
+ * A paired design's processes are short and many: one warm-up each unless
+ * --warmups was given, and rounds of a fifth of the profile's default calls
+ * unless --ops was (more pairs in the same time: the interval of the paired
+ * change narrows with the number of pairs, docs/bench.md).
+ */
+function pairedDefaults(req: InterleavedRequest): InterleavedRequest {
+  const warmups = req.warmupsAsked ? req.warmups : Math.min(req.warmups, PAIRED_WARMUPS);
+  const profiles = req.ops === null ? req.profiles.map((p) => ({ ...p, defaultOps: Math.ceil(p.defaultOps / PAIRED_OPS_DIVISOR) })) : req.profiles;
+  return { ...req, warmups, profiles };
+}
+
 const defaultBudget: PairedBudget = { secondsPerProfile: DEFAULT_SECONDS_PER_PROFILE, precisionPct: null, blockRounds: DEFAULT_BLOCK_ROUNDS, alpha: DEFAULT_ALPHA };
 
 /** Run A and B with the design chosen from what differs; both runs are stored, and both fail together. */
@@ -73,8 +85,7 @@ export async function runInterleaved(req0: InterleavedRequest, deps: BenchDeps):
   const { env, plan } = benchStart(req0, deps, null);
   const design = designFor(req0, deps, env.cpu.allowed.known ? env.cpu.allowed.value : String(plan.cpu), plan);
   const notes = design.note ? [design.note] : [];
-  // a paired design's processes are short and many: one warm-up each unless asked
-  let req = design.kind === 'processes' || req0.warmupsAsked ? req0 : { ...req0, warmups: Math.min(req0.warmups, PAIRED_WARMUPS) };
+  let req = design.kind === 'processes' ? req0 : pairedDefaults(req0);
   const workB = req0.workB;
   if (workB) {
     const injectWork = workB.kind === 'count' ? Object.fromEntries(req.profiles.map((p) => [p.name, workB.n])) : await calibrateWork(req, deps, plan, workB.pct);
