@@ -62,6 +62,7 @@ int design_arg(const char *flag, const char *v, const char **why);
 int barrier_wait(void);
 int block_gate(int idx);
 long work_select(const char *profile);
+long long round_clock_ns(void);
 
 #define MAX_SELECTED 64
 static const struct profile *selected[MAX_SELECTED];
@@ -278,9 +279,9 @@ static void run_round(struct probe_ctx *ctx, const struct profile *p, int idx)
 	if (p->before_round && p->before_round(ctx) != 0)
 		fail(ctx, p, "before-round", -1, errno, NULL);
 	errno = 0;
-	long long t0 = mono_raw_ns();
+	long long start = mono_raw_ns(), t0 = round_clock_ns();
 	int rc = p->loop(ctx, &failed_at);
-	long long t1 = mono_raw_ns();
+	long long t1 = round_clock_ns();
 	if (rc != 0)
 		fail(ctx, p, "loop", failed_at, errno, NULL);
 	if (p->after_round && p->after_round(ctx) != 0)
@@ -288,7 +289,7 @@ static void run_round(struct probe_ctx *ctx, const struct profile *p, int idx)
 	if (check_state(ctx, &what) != 0)
 		fail(ctx, p, "state-check", -1, EPROTO, what);
 	emit("round", "profile=%s idx=%d warmup=%d ops=%ld elapsed=%lld cpu=%d start=%lld", esc(p->name), idx,
-	     ctx->warmup, ctx->ops, t1 - t0, sched_getcpu(), t0);
+	     ctx->warmup, ctx->ops, t1 - t0, sched_getcpu(), start);
 }
 
 /* One profile's round with its known work, started together with a duet partner's. */

@@ -8,6 +8,10 @@
  * (the partner is usually microseconds away) and then sleeps on a futex;
  * a partner that never comes fails the round after BARRIER_TIMEOUT_S.
  *
+ * --clock thread-cpu: rounds are timed on the thread's own CPU clock, so
+ * the time other tasks held the CPU is left out (a loaded machine's main
+ * noise); `start` stays on CLOCK_MONOTONIC_RAW.
+ *
  * --go-fifo FILE --block-rounds R: one long-lived probe measures many short
  * blocks of R rounds; before each it prints `wait block=K` and reads one
  * byte: 'g' runs the block (hintlab has switched the files to its side),
@@ -35,6 +39,8 @@ struct barrier {
 };
 
 static struct barrier *shared;
+/* what a round's elapsed time counts (--clock): wall time, or the thread's own CPU time */
+static clockid_t round_clock = CLOCK_MONOTONIC_RAW;
 static int go_fd = -1;
 static int block_rounds;
 
@@ -71,6 +77,12 @@ int design_arg(const char *flag, const char *v, const char **why)
 		*why = "--inject-work takes N or PROFILE:N, 0 <= N <= 65536 (x86_64 only for N > 0)";
 		return v && work_parse(v) == 0 ? 1 : -1;
 	}
+	if (!strcmp(flag, "--clock")) {
+		*why = "--clock takes wall or thread-cpu";
+		if (v && !strcmp(v, "thread-cpu"))
+			round_clock = CLOCK_THREAD_CPUTIME_ID;
+		return v && (!strcmp(v, "wall") || !strcmp(v, "thread-cpu")) ? 1 : -1;
+	}
 	if (!strcmp(flag, "--block-rounds")) {
 		*why = "--block-rounds takes a positive number";
 		return (block_rounds = (int)parse_positive(v)) > 0 ? 1 : -1;
@@ -90,6 +102,14 @@ static long long now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The clock a round is timed on: CLOCK_MONOTONIC_RAW, or with --clock thread-cpu the time this thread was on a CPU. */
+long long round_clock_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(round_clock, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 

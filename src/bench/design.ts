@@ -46,8 +46,9 @@ export function chooseDesign(d: DesignInput): DesignChoice {
 }
 
 /** One line saying how the invocation measured (printed by bench; the comparison prints its own). */
-export function designLine(kind: DesignKind, facts: { pairs?: number; cpus?: [number, number]; blockRounds?: number; seed?: number; order?: string }): string {
-  if (kind === 'duet') return `design: duet: A and B at once on CPUs ${facts.cpus?.[0]} and ${facts.cpus?.[1]}, ${facts.pairs} pairs, CPUs swapped every block`;
-  if (kind === 'alternation') return `design: alternation: one probe process, ${facts.pairs} pairs of ${facts.blockRounds}-round blocks in random ABBA order (seed ${facts.seed}), the switch flipped between blocks`;
-  return `design: processes: unpaired probe processes in the order ${facts.order}`;
+export function designLine(kind: DesignKind, facts: { pairs?: number; cpus?: [number, number]; blockRounds?: number; seed?: number; order?: string; clock?: string }): string {
+  const clock = facts.clock === 'thread-cpu' ? ", rounds timed on each probe thread's CPU clock" : '';
+  if (kind === 'duet') return `design: duet: A and B at once on CPUs ${facts.cpus?.[0]} and ${facts.cpus?.[1]}, ${facts.pairs} pairs, CPUs swapped every block${clock}`;
+  if (kind === 'alternation') return `design: alternation: one probe process, ${facts.pairs} pairs of ${facts.blockRounds}-round blocks in random ABBA order (seed ${facts.seed}), the switch flipped between blocks${clock}`;
+  return `design: processes: unpaired probe processes in the order ${facts.order}${clock}`;
 }

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DriverSegment } from '../target/driver.ts';
 import { probeArgs, type CpuPlan } from './probe-run.ts';
-import { workArgs, type SideRun } from './sides.ts';
+import { clockArgs, workArgs, type SideRun } from './sides.ts';
 import type { PairedRun } from './paired.ts';
 
 /** CPUs of side A and B in block k: swapped every block. */
@@ -32,7 +32,7 @@ export function duetLayout(run: PairedRun, plan: CpuPlan): { segments: DriverSeg
     run: s.name === 'A' ? 0 : 1,
     target: run.deps.target,
     what: `the probe (${s.name})`,
-    job: { program: 'probe', args: [...probeArgs({ ...run.req, rounds: R, injectSeccomp: s.side.injectSeccomp }, { cpu, otherCpu: other }), ...workArgs(s.side), '--barrier', barrier] },
+    job: { program: 'probe', args: [...probeArgs({ ...run.req, rounds: R, injectSeccomp: s.side.injectSeccomp }, { cpu, otherCpu: other }), ...workArgs(s.side), ...clockArgs(run.req), '--barrier', barrier] },
     begin: () => s.session.startSegment(R),
   });
   const nextBlock = (k: number): DriverSegment => {

@@ -17,7 +17,7 @@ import { chooseDesign, designLine, type DesignKind } from './design.ts';
 import { partnerReason, runAlternation, runDuet, type PairedRun } from './paired.ts';
 import { probeArgs, splitRounds, type CpuPlan } from './probe-run.ts';
 import { BenchRequestError, benchStart, INTERRUPTED_BETWEEN, type BenchDeps } from './runner.ts';
-import { sharedEnding, startSides, workArgs, type InterleavedRequest, type InterleavedResult, type PairedBudget, type SideName, type SideRun } from './sides.ts';
+import { clockArgs, sharedEnding, startSides, workArgs, type InterleavedRequest, type InterleavedResult, type PairedBudget, type SideName, type SideRun } from './sides.ts';
 import { FileSwitches } from './switch-file.ts';
 import { calibrateWork } from './work-pilot.ts';
 
@@ -43,7 +43,7 @@ function processSegments(sides: SideRun[], order: SideName[], req: InterleavedRe
       run: name === 'A' ? 0 : 1,
       target: deps.target,
       what: 'the probe',
-      job: { program: 'probe', args: [...probeArgs({ ...req, rounds, injectSeccomp: s.side.injectSeccomp }, plan), ...workArgs(s.side)] },
+      job: { program: 'probe', args: [...probeArgs({ ...req, rounds, injectSeccomp: s.side.injectSeccomp }, plan), ...workArgs(s.side), ...clockArgs(req)] },
       begin: () => {
         files.set(name);
         s.session.startSegment(rounds);
@@ -69,12 +69,13 @@ function designFor(req: InterleavedRequest, deps: BenchDeps, allowed: string, pl
  * A paired design's processes are short and many: one warm-up each unless
  * --warmups was given, and rounds of a fifth of the profile's default calls
  * unless --ops was (more pairs in the same time: the interval of the paired
- * change narrows with the number of pairs, docs/bench.md).
+ * change narrows with the number of pairs, docs/bench.md), timed on the
+ * probe thread's CPU clock unless --clock wall.
  */
 function pairedDefaults(req: InterleavedRequest): InterleavedRequest {
   const warmups = req.warmupsAsked ? req.warmups : Math.min(req.warmups, PAIRED_WARMUPS);
   const profiles = req.ops === null ? req.profiles.map((p) => ({ ...p, defaultOps: Math.ceil(p.defaultOps / PAIRED_OPS_DIVISOR) })) : req.profiles;
-  return { ...req, warmups, profiles };
+  return { ...req, warmups, profiles, clock: req.clock ?? 'thread-cpu' };
 }
 
 const defaultBudget: PairedBudget = { secondsPerProfile: DEFAULT_SECONDS_PER_PROFILE, precisionPct: null, blockRounds: DEFAULT_BLOCK_ROUNDS, alpha: DEFAULT_ALPHA };
@@ -132,5 +133,5 @@ async function runProcesses(run: PairedRun, order: SideName[], plan: CpuPlan): P
     interruptedBefore: () => INTERRUPTED_BETWEEN,
     stoppedReason: partnerReason(sides),
   });
-  return { stop, text: designLine('processes', { order: order.join(' ') }) };
+  return { stop, text: designLine('processes', { order: order.join(' '), clock: req.clock ?? 'wall' }) };
 }

@@ -12,7 +12,7 @@ import { designLine, type DesignKind } from './design.ts';
 import { duetLayout } from './duet.ts';
 import { probeArgs, type CpuPlan } from './probe-run.ts';
 import { INTERRUPTED_BETWEEN, type BenchDeps } from './runner.ts';
-import { switchRecord, type DesignRecord, type InterleavedRequest, type PairedBudget, type SideRun } from './sides.ts';
+import { clockArgs, switchRecord, type DesignRecord, type InterleavedRequest, type PairedBudget, type SideRun } from './sides.ts';
 import type { FileSwitches } from './switch-file.ts';
 
 /** What a paired design runs with. */
@@ -90,7 +90,7 @@ export async function runDuet(run: PairedRun, plan: CpuPlan): Promise<PairedOutc
   }
   const pairs = Math.floor(ended / 2);
   record(run, 'duet', { design: 'duet', cpus: layout.cpus, swapEvery: 1 }, pairs, watch.last);
-  return { stop, text: designLine('duet', { cpus: layout.cpus, pairs }) };
+  return { stop, text: designLine('duet', { cpus: layout.cpus, pairs, clock: run.req.clock ?? 'wall' }) };
 }
 
 /** Alternation: one probe process, blocks in random ABBA order, the files switched between them. */
@@ -105,7 +105,7 @@ export async function runAlternation(run: PairedRun, plan: CpuPlan, seed: number
   });
   // enough rounds for any budget: the probe stops when hintlab sends 's'
   const maxBlocks = 2 * 100_000;
-  const args = [...probeArgs({ ...run.req, rounds: maxBlocks * R, injectSeccomp: run.req.a.injectSeccomp }, plan), '--go-fifo', go.path, '--block-rounds', String(R)];
+  const args = [...probeArgs({ ...run.req, rounds: maxBlocks * R, injectSeccomp: run.req.a.injectSeccomp }, plan), ...clockArgs(run.req), '--go-fifo', go.path, '--block-rounds', String(R)];
   const [a, b] = run.sides;
   let stop: DriveStop | null;
   try {
@@ -126,7 +126,7 @@ export async function runAlternation(run: PairedRun, plan: CpuPlan, seed: number
   run.deps.store.finishRun(b.runId, aRun.status === 'complete' ? 'complete' : 'failed', aRun.status === 'complete' ? null : `stopped with its interleaved partner A (run #${a.runId}): ${aRun.error ?? 'failed'}`);
   const pairs = session.pairs;
   record(run, session.order, { design: 'alternation', blockRounds: R, seed }, pairs, watch.last);
-  return { stop, text: designLine('alternation', { pairs, blockRounds: R, seed }) };
+  return { stop, text: designLine('alternation', { pairs, blockRounds: R, seed, clock: run.req.clock ?? 'wall' }) };
 }
 
 export type { DesignKind };

@@ -14,6 +14,7 @@ import type { FileSwitchSpec, PreparedSwitch } from './switch-file.ts';
 import type { OpenedRun } from '../target/driver.ts';
 
 export type SideName = 'A' | 'B';
+export type RoundClock = 'wall' | 'thread-cpu';
 
 /** What one side runs with. */
 export interface Side {
@@ -50,6 +51,12 @@ export interface InterleavedRequest extends Omit<BenchRequest, 'label' | 'inject
   workB?: WorkRequest | null;
   /** --warmups was given: the paired designs warm up each process PAIRED_WARMUPS times otherwise. */
   warmupsAsked?: boolean;
+  /**
+   * What a round's time counts: `wall` (CLOCK_MONOTONIC_RAW) or `thread-cpu`
+   * (the probe thread's own CPU time: the time other tasks held the CPU is
+   * left out). Default: thread-cpu for the paired designs, wall for processes.
+   */
+  clock?: RoundClock | null;
   /** Seed of the alternation's random order (default: drawn, and recorded). */
   seed?: number;
 }
@@ -76,6 +83,7 @@ export function switchRecord(name: SideName, req: InterleavedRequest, files: Pre
     labels: { A: req.a.label, B: req.b.label },
     injectSeccomp: { A: req.a.injectSeccomp, B: req.b.injectSeccomp },
     ...(req.a.injectWork || req.b.injectWork ? { injectWork: { A: req.a.injectWork ?? null, B: req.b.injectWork ?? null } } : {}),
+    clock: req.clock ?? 'wall',
     files: files.map((f) => ({ path: f.path, original: f.original.trim(), A: f.valueA.trim(), B: f.valueB.trim(), wrote: (name === 'A' ? f.valueA : f.valueB).trim() })),
     ...design,
   };
@@ -134,6 +142,11 @@ export function sharedEnding(env: HostEnvironment | RemoteEnvironment, deps: Ben
   let finalEnv: HostEnvironment | RemoteEnvironment | null = null;
   const final = () => (finalEnv ??= finishEnvironment(env, deps.reader));
   return { ending: () => ({ load: final().load, warnings: final().warnings }), final };
+}
+
+/** The probe arguments of the request's clock (none for wall time, the probe's default). */
+export function clockArgs(req: Pick<InterleavedRequest, 'clock'>): string[] {
+  return req.clock === 'thread-cpu' ? ['--clock', 'thread-cpu'] : [];
 }
 
 /** The probe arguments that give a side its known work: `--inject-work PROFILE:N` per profile. */

@@ -9,7 +9,7 @@
 import { ConsoleLines } from './protocol.ts';
 import { opsFor, probeArgs, type CpuPlan } from './probe-run.ts';
 import { BenchRequestError, type BenchDeps } from './runner.ts';
-import type { InterleavedRequest } from './sides.ts';
+import { clockArgs, type InterleavedRequest } from './sides.ts';
 
 /** Additions per call in the pilot's work processes: large enough to stand out of the noise of a short pilot. */
 export const PILOT_ADDS = 4000;
@@ -18,7 +18,7 @@ export const WORK_MAX = 65536;
 
 /** Per profile, the mean ns per call of the measured rounds of one probe process. */
 async function pilotProcess(req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, adds: number): Promise<Map<string, number[]>> {
-  const args = [...probeArgs({ ...req, warmups: 1, rounds: 3, injectSeccomp: req.a.injectSeccomp }, plan), ...(adds ? ['--inject-work', String(adds)] : [])];
+  const args = [...probeArgs({ ...req, warmups: 1, rounds: 3, injectSeccomp: req.a.injectSeccomp }, plan), ...(adds ? ['--inject-work', String(adds)] : []), ...clockArgs(req)];
   const lines = new ConsoleLines();
   const got = new Map<string, number[]>();
   const exit = await deps.target.run({ program: 'probe', args }, (l) => {

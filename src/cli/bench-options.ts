@@ -43,6 +43,8 @@ export interface BenchOptions extends ProbePlanOptions {
   /** `--inject-work-b`: N or PCT%. */
   injectWorkB?: string;
   seed?: number;
+  /** `--clock wall|cpu`. */
+  clock?: string;
   /** --warmups was typed (the paired designs warm up once per process otherwise). */
   warmupsGiven?: boolean;
   /** `ssh://[user@]host[:port]` boxes to measure on instead of this machine. */

@@ -128,6 +128,7 @@ export function registerBench(program: Command, io: CliIO): void {
     .option('--precision <pct>', 'duet and alternation: stop once every profile\'s change is known to +-PCT % (anytime-valid confidence sequence), or at --time', pctOption('--precision', '2%', false))
     .option('--block-rounds <n>', 'duet and alternation: measured rounds per block (default 3)', intOption('--block-rounds', 1))
     .option('--inject-work-b <n|pct%>', 'B side: N dependent register additions per call outside the syscall, or PCT% to calibrate N from a pilot so that B costs PCT % more')
+    .option('--clock <wall|cpu>', 'with a B side: time rounds on the wall clock or on the probe thread\'s CPU clock (leaves out the time other tasks held the CPU); default: cpu for duet and alternation, wall for processes')
     .option('--seed <n>', 'alternation: seed of the random ABBA order (default: drawn and recorded)', intOption('--seed', 0))
     .option('--switch-file-a <path=value>', 'A\'s value for a --switch-file PATH (default: its contents as read); must be what it holds now', collect, [])
     .option('--target <ssh://[user@]host[:port]>', 'measure on a box over ssh instead of this machine (repeatable: the boxes run in parallel)', collect, [])

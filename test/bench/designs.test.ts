@@ -58,7 +58,8 @@ test('a duet runs A and B at once at one barrier per block, swaps their CPUs eve
   assert.deepEqual(reps(b), [0, 0, 1, 1, 2, 2]);
   assert.deepEqual((b.params.extra.interleave as Record<string, unknown>).design, 'duet');
   assert.deepEqual((b.params.extra.interleave as Record<string, unknown>).cpus, [1, 0]);
-  assert.equal(res.state === 'complete' && res.designText, 'design: duet: A and B at once on CPUs 1 and 0, 3 pairs, CPUs swapped every block');
+  assert.equal(res.state === 'complete' && res.designText, "design: duet: A and B at once on CPUs 1 and 0, 3 pairs, CPUs swapped every block, rounds timed on each probe thread's CPU clock");
+  assert.ok(target.jobs.every((j) => arg(j.args, '--clock') === 'thread-cpu'));
 });
 
 test('--precision stops at the first pair where the confidence sequence is narrow enough, and both runs record it', async () => {
