@@ -12,8 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DriverSegment } from '../target/driver.ts';
 import { probeArgs, type CpuPlan } from './probe-run.ts';
-import { clockArgs, workArgs, type SideRun } from './sides.ts';
-import type { PairedRun } from './paired.ts';
+import { clockArgs, workArgs, type PairedRun, type SideRun } from './sides.ts';
 
 /** CPUs of side A and B in block k: swapped every block. */
 export function duetCpus(k: number, cpus: readonly [number, number]): { a: number; b: number } {

@@ -8,22 +8,13 @@
 import { drive, type DriveStop, type DrivenRun, type SegmentResult } from '../target/driver.ts';
 import { AlternationSession, GoFifo } from './alternation.ts';
 import { budgetState, progressText, stoppingRecord, pairLogRatios, type BudgetState } from './budget.ts';
-import { designLine, type DesignKind } from './design.ts';
+import { designLine } from './design.ts';
 import { duetLayout } from './duet.ts';
 import { probeArgs, type CpuPlan } from './probe-run.ts';
 import { INTERRUPTED_BETWEEN, type BenchDeps } from './runner.ts';
-import { clockArgs, switchRecord, type DesignRecord, type InterleavedRequest, type PairedBudget, type SideRun } from './sides.ts';
-import type { FileSwitches } from './switch-file.ts';
+import { clockArgs, switchRecord, type DesignRecord, type PairedRun, type SideRun } from './sides.ts';
 
-/** What a paired design runs with. */
-export interface PairedRun {
-  req: InterleavedRequest;
-  deps: BenchDeps;
-  budget: PairedBudget;
-  sides: [SideRun, SideRun];
-  files: FileSwitches;
-  ending(): Record<string, unknown>;
-}
+export type { PairedRun } from './sides.ts';
 
 export interface PairedOutcome {
   stop: DriveStop | null;
@@ -129,4 +120,3 @@ export async function runAlternation(run: PairedRun, plan: CpuPlan, seed: number
   return { stop, text: designLine('alternation', { pairs, blockRounds: R, seed, clock: run.req.clock ?? 'wall' }) };
 }
 
-export type { DesignKind };

@@ -10,7 +10,7 @@ import type { DesignKind } from './design.ts';
 import { probeRunShape, runParams, type CpuPlan } from './probe-run.ts';
 import type { BenchDeps, BenchRequest } from './runner.ts';
 import { startProbeRun, type ProbeSession } from './session.ts';
-import type { FileSwitchSpec, PreparedSwitch } from './switch-file.ts';
+import type { FileSwitches, FileSwitchSpec, PreparedSwitch } from './switch-file.ts';
 import type { OpenedRun } from '../target/driver.ts';
 
 export type SideName = 'A' | 'B';
@@ -70,6 +70,16 @@ export interface SideRun extends OpenedRun {
   name: SideName;
   side: Side;
   session: ProbeSession;
+}
+
+/** What a paired design runs with. */
+export interface PairedRun {
+  req: InterleavedRequest;
+  deps: BenchDeps;
+  budget: PairedBudget;
+  sides: [SideRun, SideRun];
+  files: FileSwitches;
+  ending(): Record<string, unknown>;
 }
 
 /** What the design adds to each run's interleave record (contract: design, cpus, swapEvery, blockRounds, seed). */
