@@ -41,6 +41,7 @@ export function chooseDesign(d: DesignInput): DesignChoice {
   if (!d.onHost) return { ok: true, kind: 'processes', note: 'the paired designs run on this machine only: whole probe processes A B B A instead' };
   if (d.global && d.perProcess) return { ok: true, kind: 'processes', note: 'a switched file and a per-process difference together switch only with whole processes: A B B A probe processes, unpaired' };
   if (d.global) return { ok: true, kind: 'alternation', note: null };
+  if (d.allowedCpus.length < 2 && d.perProcess) return { ok: true, kind: 'processes', note: `only CPU ${d.allowedCpus[0]} is allowed, a duet needs two: fell back to A B B A probe processes, unpaired` };
   if (d.allowedCpus.length < 2) return { ok: true, kind: 'alternation', note: `only CPU ${d.allowedCpus[0]} is allowed, a duet needs two: fell back to alternation in one probe process` };
   return { ok: true, kind: 'duet', note: null };
 }

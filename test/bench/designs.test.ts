@@ -39,6 +39,8 @@ test('the design follows what differs: per process a duet, a global switch an al
   assert.equal((chooseDesign({ ...base, perProcess: true, global: true }) as { kind: string }).kind, 'processes');
   const one = chooseDesign({ ...base, perProcess: false, global: false, allowedCpus: [3] });
   assert.deepEqual([one.ok && one.kind, one.ok && /only CPU 3 is allowed/.test(one.note ?? '')], ['alternation', true]);
+  // a per-process difference cannot switch inside one process: whole processes on the one CPU
+  assert.equal((chooseDesign({ ...base, perProcess: true, global: false, allowedCpus: [3] }) as { kind: string }).kind, 'processes');
   assert.match((chooseDesign({ ...base, perProcess: false, global: true, asked: 'duet' }) as { error: string }).error, /--design duet .* global --switch-file/);
 });
 
