@@ -6,13 +6,14 @@ import { type Direction, type Known, type ReplicateUnit, type RunWithRounds, dir
 import { type Units, meanOfUnitMeans, unitMeans } from '../stats/bootstrap.ts';
 import { type Sample, cvPct, geometricMean, isSample, max, mean, median, min, stdev } from '../stats/descriptive.ts';
 import { studentTQuantile } from '../stats/distributions.ts';
-import { minimumDetectableEffect, roundsNeeded } from '../stats/power.ts';
 import { type InsufficientData, insufficient } from '../stats/result.ts';
+import { runLevelContrast } from './aba.ts';
 import { type RoleRun, checkEnvironment, checkStatus, checkUnits, environmentTable } from './checks.ts';
-import { contrastOf } from './contrast.ts';
+import { pairedContrast, unpairedContrast } from './contrast.ts';
 import { type FamilyMember, correctFamily } from './family.ts';
 import { notRunOf } from './not-run.ts';
-import { moreUnitsAdvice, runToRunOf, unitCount, unitsOf } from './units.ts';
+import { adviceOf, powerOf } from './sensitivity.ts';
+import { moreUnitsAdvice, pairsOf, unitCount, unitsOf } from './units.ts';
 import {
   COMPARISON_SCHEMA,
   type ComparedRun,
@@ -23,13 +24,12 @@ import {
   type GeometricMean,
   type Measures,
   type MultipleComparisons,
-  type PowerAnalysis,
   type RunRole,
   type RunSummary,
   type SubjectComparison,
 } from './types.ts';
-import { type SideCounts, isClaim, isWorse, judge, withDesign, withDrift } from './verdict.ts';
-import { type Design, designOf } from './design.ts';
+import { type SideCounts, isClaim, isWorse, judge, withAdvice, withDesign, withDrift } from './verdict.ts';
+import { type Design, designOf, designText, isPaired } from './design.ts';
 
 export const DEFAULT_OPTIONS: ComparisonOptions = {
   alpha: 0.05,
@@ -110,31 +110,6 @@ function countsOf(baseline: readonly Side[], candidate: Side, options: Compariso
   };
 }
 
-/** Power in units: the noise is the spread of unit means, the sample size the number of units. */
-function powerOf(a: RunSummary, b: RunSummary, options: ComparisonOptions): PowerAnalysis {
-  const noise = (s: RunSummary) => ({ stdev: s.units >= 2 ? stdev(s.unitMeansInUnit as unknown as Sample) : 0, n: s.units });
-  const noiseA = noise(a);
-  const noiseB = noise(b);
-  const po = { alpha: options.alpha, power: options.power };
-  const mde = minimumDetectableEffect(noiseA, noiseB, po);
-  if (mde.kind !== 'ok') return mde;
-  let needed: number | null = null;
-  if (options.detectPct !== null) {
-    const r = roundsNeeded(noiseA, noiseB, (options.detectPct / 100) * Math.abs(a.meanInUnit), po);
-    if (r.kind !== 'ok') return r;
-    needed = r.rounds;
-  }
-  return {
-    kind: 'ok',
-    alpha: options.alpha,
-    power: options.power,
-    mdePct: (100 * mde.effect) / Math.abs(a.meanInUnit),
-    claimablePct: (100 * mde.effect) / Math.abs(a.meanInUnit),
-    detectPct: options.detectPct,
-    unitsNeeded: needed,
-  };
-}
-
 /** A/B/A before the correction: the contrasts and the rounds behind them. */
 type DriftDraft =
   | { kind: 'no-a2' }
@@ -152,10 +127,15 @@ interface SubjectDraft {
   runs: RunSummary[];
   change: FamilyMember;
   drift: DriftDraft;
-  power: PowerAnalysis;
   incomplete: boolean;
 }
 
+/**
+ * A/B/A: the drift A2 vs A (unit-level Welch: does the baseline move?), and
+ * B against both baselines: on run levels with the run-to-run term
+ * (src/compare/aba.ts), or, when every unit is a boot of its own, on the
+ * pooled boots (the run-to-run variation is then inside the units).
+ */
 function driftOf(a: Side, b: Side, a2: Side | null | undefined, options: ComparisonOptions): DriftDraft {
   if (a2 === undefined) return { kind: 'no-a2' };
   if (a2 === null) return insufficient('not measured in A2');
@@ -163,15 +143,27 @@ function driftOf(a: Side, b: Side, a2: Side | null | undefined, options: Compari
   const levelA2 = meanOfUnitMeans([a2.units]);
   const midpoint = (levelA + levelA2) / 2;
   const bLevel = meanOfUnitMeans([b.units]);
-  const runToRun = runToRunOf(a.units, a2.units, meanOfUnitMeans([a.units, a2.units]));
+  const boots = [a, b, a2].every((s) => s.replicateUnit.known && s.replicateUnit.value === 'boot');
   return {
     kind: 'measured',
-    drift: { contrast: contrastOf('A', [a.units], 'A2', a2.units, options), counts: countsOf([a], a2, options) },
+    drift: { contrast: unpairedContrast('A', [a.units], 'A2', a2.units, options), counts: countsOf([a], a2, options) },
     vsPooled: {
-      contrast: contrastOf('A+A2', [a.units, a2.units], 'B', b.units, options, runToRun),
+      contrast: boots ? unpairedContrast('A+A2', [a.units, a2.units], 'B', b.units, options) : runLevelContrast(a.units, a2.units, b.units, options),
       counts: countsOf([a, a2], b, options),
     },
     vsMidpoint: { midpointInUnit: midpoint, changeInUnit: bLevel - midpoint, changePct: 100 * (bLevel / midpoint - 1) },
+  };
+}
+
+/** B vs A: paired on unit k of each run for duet and alternation, unpaired on unit means otherwise. */
+function changeOf(a: Side, b: Side, subject: string, design: Design, options: ComparisonOptions): FamilyMember {
+  const counts = countsOf([a], b, options);
+  if (!isPaired(design) || options.roundsAsUnits) return { contrast: unpairedContrast('A', [a.units], 'B', b.units, options), counts };
+  const pairs = pairsOf(a.run, b.run, subject);
+  const dropped = pairs.dropped > 0 ? ` (${pairs.dropped} unit${pairs.dropped === 1 ? '' : 's'} measured on one side only, dropped)` : '';
+  return {
+    contrast: pairedContrast(pairs, options, design.stopping !== null),
+    counts: { ...counts, unitsText: `${pairs.a.length} pair${pairs.a.length === 1 ? '' : 's'} of A and B${dropped}` },
   };
 }
 
@@ -182,7 +174,7 @@ function sideOf(role: RunRole, run: RunWithRounds, subject: string, options: Com
   return { role, run, units, replicateUnit };
 }
 
-function measureSubject(subject: string, runs: readonly RoleRun[], options: ComparisonOptions): SubjectDraft | null {
+function measureSubject(subject: string, runs: readonly RoleRun[], options: ComparisonOptions, design: Design): SubjectDraft | null {
   const sides = new Map(runs.map((r) => [r.role, sideOf(r.role, r.run, subject, options)]));
   const a = sides.get('A');
   const b = sides.get('B');
@@ -191,27 +183,28 @@ function measureSubject(subject: string, runs: readonly RoleRun[], options: Comp
   return {
     subject,
     runs: summaries,
-    change: { contrast: contrastOf('A', [a.units], 'B', b.units, options), counts: countsOf([a], b, options) },
+    change: changeOf(a, b, subject, design, options),
     drift: driftOf(a, b, sides.get('A2'), options),
-    power: powerOf(summaries[0]!, summaries[1]!, options),
     incomplete: runs.some((r) => r.run.status !== 'complete'),
   };
 }
 
+/** What every subject of one comparison is judged with. */
+interface JudgeContext {
+  direction: Direction;
+  options: ComparisonOptions;
+  measures: Measures;
+  design: Design;
+  /** Seconds one pair of every subject took (paired designs), for the advice; null when unknown. */
+  secondsPerPair: number | null;
+}
+
 /** A subject's A/B/A analysis and verdicts, from contrasts that carry their family's adjusted p-values. */
-function judgeSubject(
-  d: SubjectDraft,
-  change: Contrast,
-  corrected: { drift: Contrast; vsPooled: Contrast } | null,
-  direction: Direction,
-  options: ComparisonOptions,
-  measures: Measures,
-  design: Design,
-): SubjectComparison {
+function judgeSubject(d: SubjectDraft, change: Contrast, corrected: { drift: Contrast; vsPooled: Contrast } | null, ctx: JudgeContext): SubjectComparison {
+  const { direction, options, measures } = ctx;
   let drift: DriftAnalysis = d.drift.kind === 'measured' ? insufficient('the drift was not corrected') : d.drift;
-  // With A2, B is judged against both baselines' units, its interval widened by the run-to-run variation A/A2 showed.
-  let verdict = withDesign(judge(change, d.change.counts, direction, options, measures), design);
-  let judgedOn: SubjectComparison['judgedOn'] = 'B vs A';
+  let verdict = withDesign(judge(change, d.change.counts, direction, options, measures), ctx.design);
+  let judged = change;
   if (d.drift.kind === 'measured' && corrected !== null) {
     drift = {
       kind: 'measured',
@@ -221,32 +214,28 @@ function judgeSubject(
       vsMidpoint: d.drift.vsMidpoint,
       driftAsLargeAsChange: Math.abs(corrected.drift.changePct) >= Math.abs(change.changePct),
     };
+    // With A2, B is judged against both baselines, with the run-to-run variation A vs A2 showed.
     verdict = withDrift(judge(corrected.vsPooled, d.drift.vsPooled.counts, direction, options, measures), change, corrected.drift);
-    judgedOn = 'B vs A+A2';
+    judged = corrected.vsPooled;
   }
   if (d.incomplete) verdict = { ...verdict, caveats: [...verdict.caveats, 'incomplete-run'] };
-  const judged = corrected !== null && judgedOn === 'B vs A+A2' ? corrected.vsPooled : change;
-  const power = claimFloor(d.power, judged, options.thresholdPct);
+  let power = powerOf(judged, d.runs[0]!, d.runs[1]!, options);
+  // Separate runs can claim nothing at any size: their reason already says which design can.
+  if (power.kind === 'ok' && verdict.verdict === 'no difference proven' && ctx.design.kind !== 'separate-runs') {
+    const advice = adviceOf(judged, d.runs[0]!, d.runs[1]!, ctx.design, options, ctx.secondsPerPair);
+    power = { ...power, advice };
+    verdict = withAdvice(verdict, power);
+  }
+  const judgedOn: SubjectComparison['judgedOn'] = judged === change ? 'B vs A' : 'B vs A+A2';
   return { subject: d.subject, runs: d.runs, change, drift, power, verdict, judgedOn, control: options.controls.includes(d.subject) };
-}
-
-/**
- * A claim needs Welch's test and the whole CI beyond ±threshold, so no change
- * smaller than threshold + the CI's half-width can be claimed, however small
- * Welch's detectable effect is (boots that repeat each other exactly give a
- * tiny one while the bootstrap still resamples the rounds inside them).
- */
-function claimFloor(p: PowerAnalysis, judged: Contrast, thresholdPct: number): PowerAnalysis {
-  if (p.kind !== 'ok') return p;
-  const half = judged.ciPct.kind === 'ok' ? (judged.ciPct.high - judged.ciPct.low) / 2 : 0;
-  return { ...p, claimablePct: Math.max(p.mdePct, thresholdPct + half) };
 }
 
 /**
  * Correct each family (B vs A, A2 vs A, B vs A+A2) over the subjects, then
  * judge every subject on its adjusted p-values.
  */
-function judgeAll(drafts: readonly SubjectDraft[], direction: Direction, options: ComparisonOptions, measures: Measures, design: Design) {
+function judgeAll(drafts: readonly SubjectDraft[], ctx: JudgeContext) {
+  const { options } = ctx;
   const changes = correctFamily(drafts.map((d) => d.change), options);
   const measured = drafts.flatMap((d) => (d.drift.kind === 'measured' ? [d.drift] : []));
   const drifts = correctFamily(measured.map((m) => m.drift), options);
@@ -254,7 +243,7 @@ function judgeAll(drafts: readonly SubjectDraft[], direction: Direction, options
   let k = 0;
   const subjects = drafts.map((d, i) => {
     const corrected = d.drift.kind === 'measured' ? { drift: drifts.contrasts[k]!, vsPooled: pooled.contrasts[k++]! } : null;
-    return judgeSubject(d, changes.contrasts[i]!, corrected, direction, options, measures, design);
+    return judgeSubject(d, changes.contrasts[i]!, corrected, ctx);
   });
   const multipleComparisons: MultipleComparisons = {
     correction: options.correction,
@@ -284,6 +273,14 @@ function geometricMeanOf(subjects: readonly SubjectComparison[], direction: Dire
   return { kind: 'ok', ratio, changePct: 100 * (ratio - 1), improved, subjects: ratios.length, claims };
 }
 
+/** Seconds per pair of one paired invocation: from A's start to the later end, over the most pairs a subject has. */
+function secondsPerUnit(a: RunWithRounds, b: RunWithRounds, units: readonly number[]): number | null {
+  const start = Math.min(Date.parse(a.startedAt), Date.parse(b.startedAt));
+  const end = Math.max(Date.parse(a.finishedAt ?? ''), Date.parse(b.finishedAt ?? ''));
+  const n = Math.max(0, ...units);
+  return Number.isFinite(start) && Number.isFinite(end) && end > start && n > 0 ? (end - start) / 1000 / n : null;
+}
+
 function comparedRun(role: RunRole, run: RunWithRounds): ComparedRun {
   const { rounds: _rounds, unit: _unit, ...rest } = run;
   return { role, ...rest };
@@ -305,10 +302,12 @@ export function compare(input: CompareInput, partial: Partial<ComparisonOptions>
   checkStatus(runs, options.allowIncomplete);
   const unit = input.a.unit;
   const direction = directionOf(unit);
+  // the old round-level statistics (roundsAsUnits, kept for bench/aa-false-claims.ts) knew no design rule
+  const design: Design = options.roundsAsUnits && !input.a2 ? { kind: 'processes' } : designOf(input.a, input.b, input.a2);
   const drafts: SubjectDraft[] = [];
   const notCompared: Comparison['notCompared'] = [];
   for (const subject of subjectOrder(runs)) {
-    const draft = measureSubject(subject, runs, options);
+    const draft = measureSubject(subject, runs, options, design);
     if (draft) drafts.push(draft);
     else {
       const presentIn = runs.filter((r) => measuredValues(r.run, subject).length > 0).map((r) => r.role);
@@ -316,13 +315,14 @@ export function compare(input: CompareInput, partial: Partial<ComparisonOptions>
     }
   }
   const measures: Measures = unit === 'instructions/call' ? 'instructions' : 'time';
-  // the old round-level statistics (roundsAsUnits, kept for bench/aa-false-claims.ts) knew no design rule
-  const design: Design = options.roundsAsUnits || input.a2 ? { kind: 'interleaved' } : designOf(input.a, input.b);
-  const { subjects, multipleComparisons } = judgeAll(drafts, direction, options, measures, design);
+  const judgedUnits = drafts.map((d) => (d.drift.kind === 'measured' ? d.drift.vsPooled.contrast.units.candidate : d.change.contrast.units.candidate));
+  const secondsPerPair = isPaired(design) ? secondsPerUnit(input.a, input.b, judgedUnits) : null;
+  const { subjects, multipleComparisons } = judgeAll(drafts, { direction, options, measures, design, secondsPerPair });
   const environment = environmentTable(runs, subjects.map((s) => s.subject));
   const mismatchesAllowed = checkEnvironment(environment, options.allowMismatch);
   return {
     schema: COMPARISON_SCHEMA,
+    design: { kind: design.kind, text: designText(design, judgedUnits) },
     unit,
     measures,
     direction,

@@ -1,37 +1,79 @@
 /**
- * Whether the design of an A/B experiment can support a claim at all.
+ * The design an A/B experiment rests on, and whether it can support a claim.
  *
  * Units of replication (probe processes, stress-ng invocations) of ONE run
  * share that run's stretch of time: a shift between two runs (host load,
  * CPU frequency, page placement) moves every unit of a run alike, so a test
  * on units cannot tell it from a change between configurations. Two
  * separate runs therefore never support a claim on their own. Designs that
- * do:
- *   - A/B/A: A2 measures the run-to-run variation (compare widens B's test
- *     with it; see units.ts runToRunOf);
- *   - A and B measured in one invocation with their probe processes
- *     interleaved (bench --label-b), so drift hits both sides alike;
+ * do (docs/compare.md has their assumptions and simulated error rates):
+ *   - duet (Bulej et al., ICPE 2020): A and B probes at once on two CPUs,
+ *     rounds started together; unit k of A and of B form pair k;
+ *   - alternation (Abedi & Brecht, ICPE 2017): short blocks of one probe in
+ *     random ABBA order with a global switch flipped between them; adjacent
+ *     blocks form pairs;
+ *   - processes: A and B probe processes interleaved A B B A in one
+ *     invocation (bench --label-b before designs were recorded), unpaired;
+ *   - A/B/A: A2 measures the run-to-run variation, with one degree of
+ *     freedom (src/compare/aba.ts);
  *   - boots as units (vm, and session on a box over ssh: each of its boots
- *     a run of one unit, a side's boots joined by merge.ts): every unit is
- *     a boot of its own, so the variation between boots is in the units
- *     themselves.
+ *     a run of one unit, a side's boots joined by merge.ts).
  */
 import type { RunWithRounds } from '../model.ts';
 
 export type Design =
-  | { kind: 'interleaved' }
+  | { kind: 'processes' }
+  | { kind: 'duet'; cpus: [number, number] | null; swapEvery: number | null; stopping: Stopping | null }
+  | { kind: 'alternation'; blockRounds: number | null; seed: number | null; stopping: Stopping | null }
+  | { kind: 'aba' }
   | { kind: 'boots' }
   | { kind: 'separate-runs'; advice: string };
+
+/** A paired invocation stopped by a precision target (params.extra.stopping, written by bench). */
+export interface Stopping {
+  rule: 'confidence-sequence';
+  alpha: number;
+  precisionPct: number;
+  reached: boolean;
+  pairs: number;
+}
 
 interface InterleaveRecord {
   side?: unknown;
   order?: unknown;
   labels?: { A?: unknown; B?: unknown };
+  design?: unknown;
+  cpus?: unknown;
+  swapEvery?: unknown;
+  blockRounds?: unknown;
+  seed?: unknown;
+}
+
+function extraOf(run: RunWithRounds): Record<string, unknown> {
+  return (run.params.extra as Record<string, unknown> | undefined) ?? {};
 }
 
 function interleaveOf(run: RunWithRounds): InterleaveRecord | null {
-  const rec = (run.params.extra as Record<string, unknown> | undefined)?.interleave;
+  const rec = extraOf(run).interleave;
   return rec !== null && typeof rec === 'object' ? (rec as InterleaveRecord) : null;
+}
+
+const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+
+/** The stopping record both runs of a paired invocation carry, or null (absent, or the two disagree). */
+export function stoppingOf(a: RunWithRounds, b: RunWithRounds): Stopping | null {
+  const read = (run: RunWithRounds): Stopping | null => {
+    const s = extraOf(run).stopping as Record<string, unknown> | undefined;
+    if (s === null || typeof s !== 'object' || s.rule !== 'confidence-sequence') return null;
+    const alpha = num(s.alpha);
+    const precisionPct = num(s.precisionPct);
+    const pairs = num(s.pairs);
+    if (alpha === null || precisionPct === null || pairs === null) return null;
+    return { rule: 'confidence-sequence', alpha, precisionPct, reached: s.reached === true, pairs };
+  };
+  const sa = read(a);
+  const sb = read(b);
+  return sa !== null && sb !== null ? sa : null;
 }
 
 /**
@@ -44,14 +86,73 @@ export function interleavedPartners(a: RunWithRounds, b: RunWithRounds): boolean
   const rb = interleaveOf(b);
   if (!ra || !rb || ra.side === rb.side || ra.order !== rb.order) return false;
   if (ra.labels?.A !== rb.labels?.A || ra.labels?.B !== rb.labels?.B) return false;
+  if ((ra.design ?? 'processes') !== (rb.design ?? 'processes')) return false;
   return Math.abs(a.id - b.id) === 1;
 }
 
-/** The design an A/B comparison of `a` and `b` (without A2) rests on. */
-export function designOf(a: RunWithRounds, b: RunWithRounds): Design {
-  if (interleavedPartners(a, b)) return { kind: 'interleaved' };
+/** The interleaved design of two partners: a run recorded without `design` is 'processes'. */
+function interleavedDesign(a: RunWithRounds, b: RunWithRounds): Design {
+  const rec = interleaveOf(a)!;
+  if (rec.design === 'duet') {
+    const cpus = Array.isArray(rec.cpus) && rec.cpus.length === 2 && rec.cpus.every((c) => num(c) !== null) ? ([rec.cpus[0], rec.cpus[1]] as [number, number]) : null;
+    return { kind: 'duet', cpus, swapEvery: num(rec.swapEvery), stopping: stoppingOf(a, b) };
+  }
+  if (rec.design === 'alternation') return { kind: 'alternation', blockRounds: num(rec.blockRounds), seed: num(rec.seed), stopping: stoppingOf(a, b) };
+  return { kind: 'processes' };
+}
+
+/** The design an A/B comparison of `a` and `b` rests on; with A2 it is A/B/A. */
+export function designOf(a: RunWithRounds, b: RunWithRounds, a2?: RunWithRounds): Design {
+  if (a2 !== undefined) return { kind: 'aba' };
+  if (interleavedPartners(a, b)) return interleavedDesign(a, b);
   const unitOf = (r: RunWithRounds) => (r.replicateUnit.known ? r.replicateUnit.value : null);
   if (unitOf(a) === 'boot' && unitOf(b) === 'boot') return { kind: 'boots' };
   const again = a.kind === 'macro' ? 'run the baseline again after B and give it as A2' : 'measure A and B in one invocation (hintlab bench --label-b ...), or run the baseline again after B and give it as A2';
   return { kind: 'separate-runs', advice: again };
+}
+
+/** True for the designs whose units pair up (unit k of A with unit k of B). */
+export function isPaired(d: Design): d is Extract<Design, { kind: 'duet' | 'alternation' }> {
+  return d.kind === 'duet' || d.kind === 'alternation';
+}
+
+/** 'from 38 to 40 pairs', '40 pairs' */
+function countText(counts: readonly number[], noun: string): string {
+  if (counts.length === 0) return `no ${noun}s`;
+  const lo = Math.min(...counts);
+  const hi = Math.max(...counts);
+  return lo === hi ? `${lo} ${noun}${lo === 1 ? '' : 's'}` : `${lo} to ${hi} ${noun}s per subject`;
+}
+
+function stoppingText(s: Stopping | null): string {
+  if (s === null) return '';
+  return `, stopped by the ±${s.precisionPct} % precision target${s.reached ? '' : ' (not reached: budget spent)'}, judged on the confidence sequence`;
+}
+
+/**
+ * One line saying what the design was, e.g. 'duet: A and B at once on CPUs 0
+ * and 1, 40 pairs, CPUs swapped every 4 blocks'. `units` are the units (or
+ * pairs) each subject's judged contrast rests on.
+ */
+export function designText(d: Design, units: readonly number[]): string {
+  switch (d.kind) {
+    case 'duet': {
+      const cpus = d.cpus ? ` on CPUs ${d.cpus[0]} and ${d.cpus[1]}` : '';
+      const swap = d.swapEvery !== null ? `, CPUs swapped every ${d.swapEvery === 1 ? 'block' : `${d.swapEvery} blocks`}` : '';
+      return `duet: A and B at once${cpus}, ${countText(units, 'pair')}${swap}${stoppingText(d.stopping)}`;
+    }
+    case 'alternation': {
+      const block = d.blockRounds !== null ? ` of ${d.blockRounds} round${d.blockRounds === 1 ? '' : 's'}` : '';
+      const seed = d.seed !== null ? ` (seed ${d.seed})` : '';
+      return `alternation: blocks${block} in random ABBA order${seed}, the switch flipped between them, ${countText(units, 'pair')} of adjacent blocks${stoppingText(d.stopping)}`;
+    }
+    case 'processes':
+      return `processes: A and B probe processes interleaved A B B A in one invocation, unpaired, ${countText(units, 'unit')} per side`;
+    case 'aba':
+      return 'A/B/A: three separate runs, B against the midpoint of A and A2 over their difference (t with 1 degree of freedom)';
+    case 'boots':
+      return `boots as units: ${countText(units, 'boot')} per side, every boot a unit`;
+    case 'separate-runs':
+      return 'separate runs: A and B measured apart, so a shift between runs cannot be told from a change (no claim)';
+  }
 }

@@ -23,12 +23,12 @@ function adjust(pValues: readonly number[], correction: ComparisonOptions['corre
  * The members' contrasts with `adjusted` filled in, in member order. Only
  * testable contrasts (src/compare/verdict.ts `testability`) form the family
  * and count in its size; the others are `not-tested` with the reason.
- * Mann-Whitney p-values are adjusted over the members that have one, so the
+ * Rank-test p-values are adjusted over the members that have one, so the
  * two tests are compared at the same family-wise level.
  */
 export function correctFamily(members: readonly FamilyMember[], options: ComparisonOptions): { contrasts: Contrast[]; familySize: number } {
   const tests = members.map((m) => testability(m.contrast, m.counts, options));
-  const tested = tests.flatMap((t, i) => (t.kind === 'testable' ? [{ i, welch: t.welchPValue, mwu: t.mannWhitneyPValue }] : []));
+  const tested = tests.flatMap((t, i) => (t.kind === 'testable' ? [{ i, welch: t.pValue, mwu: t.rankPValue }] : []));
   const welch = adjust(tested.map((t) => t.welch), options.correction);
   const withMwu = tested.filter((t) => t.mwu !== null);
   const mwu = adjust(withMwu.map((t) => t.mwu as number), options.correction);
@@ -46,8 +46,8 @@ export function correctFamily(members: readonly FamilyMember[], options: Compari
         kind: 'adjusted',
         correction: options.correction,
         familySize: tested.length,
-        welchPValue: p,
-        mannWhitneyPValue: adjustedMwu.get(i) ?? null,
+        pValue: p,
+        rankPValue: adjustedMwu.get(i) ?? null,
       },
     };
   });

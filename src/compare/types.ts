@@ -41,12 +41,26 @@
  *      The caveat 'inside-threshold': significant (Welch, and a CI that
  *      excludes 0), but the CI reaches inside the noise threshold (the
  *      verdict stays 'no difference proven').
+ *   6: designs and intervals that hold their level (issue 25). Added
+ *      `Comparison.design` (what the runs' design was, one line for people)
+ *      and `Contrast.pairs` (paired designs: duet, alternation). The deciding
+ *      test is `Contrast.test` (method 'welch' on unit means, 'paired-t' on
+ *      per-pair log ratios, 'run-level-t' for A/B/A, 'anytime' for a run
+ *      stopped by a precision target), replacing `welch`; the rank test shown
+ *      beside it is `Contrast.rank` (Mann-Whitney, or Wilcoxon signed-rank
+ *      for pairs), replacing `mannWhitney`; `AdjustedP.welchPValue` and
+ *      `mannWhitneyPValue` became `pValue` and `rankPValue`. `ciPct` is the
+ *      interval of the deciding test (a t interval, or the confidence
+ *      sequence), no longer a bootstrap; `RunToRun` is the A/B/A run-level
+ *      term with its one degree of freedom, never clipped. `PowerAnalysis`
+ *      gained `advice` (what design or budget would reach a given change)
+ *      and its figures include every term the verdict uses.
  */
 import type { Direction, Known, ReplicateUnit, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
-import type { MannWhitneyTest, WelchTest } from '../stats/tests.ts';
+import type { WelchTest } from '../stats/tests.ts';
 
-export const COMPARISON_SCHEMA = 5;
+export const COMPARISON_SCHEMA = 6;
 
 /** A: baseline; B: candidate; A2: the baseline measured again after B. */
 export type RunRole = 'A' | 'B' | 'A2';
@@ -67,7 +81,7 @@ export type Verdict =
   | 'insufficient units';
 
 export type { InsufficientData, Interval } from '../stats/result.ts';
-export type { MannWhitneyTest as MannWhitneyResult, WelchTest as WelchResult } from '../stats/tests.ts';
+export type { WelchTest as WelchResult } from '../stats/tests.ts';
 
 /** Descriptive statistics of one run's measured rounds of one subject. */
 export interface RunSummary {
@@ -122,35 +136,81 @@ export type AdjustedP =
       kind: 'adjusted';
       correction: Correction;
       familySize: number;
-      /** Welch's p after the correction: what the verdict compares with alpha. */
-      welchPValue: number;
-      /** Mann-Whitney's p after the same correction (for the tests-disagree caveat); null when not computed. */
-      mannWhitneyPValue: number | null;
+      /** The deciding test's p after the correction: what the verdict compares with alpha. */
+      pValue: number;
+      /** The rank test's p after the same correction (for the tests-disagree caveat); null when not computed. */
+      rankPValue: number | null;
     }
   | { kind: 'not-tested'; reason: string };
 
 /**
- * Run-to-run variation added to a B vs A+A2 contrast: A and A2 measure the
- * same thing in two runs, so how far apart they are (beyond what their own
- * units explain) estimates the variance of a run's level, which B's single
- * run and the baseline's two runs carry too (see src/compare/units.ts).
+ * A/B/A: the run-to-run term of B vs (A + A2)/2. A run's level carries a
+ * shift of its own (load, frequency, placement) that all its units share,
+ * so the runs, not their units, are the observations of that term: A and
+ * A2 measure the same configuration, and their difference d estimates the
+ * variance of a run's level, d²/2, with ONE degree of freedom
+ * (src/compare/aba.ts). Never clipped to zero.
  */
 export type RunToRun =
   | { kind: 'not-estimated' }
   | {
       kind: 'from-a2';
-      /** Between-run standard deviation of a run's level, in % of the baseline (method of moments from A vs A2). */
+      /** sqrt(d²/2): standard deviation of a run's level (its shift and its units' noise), in % of the baseline. */
       runSdPct: number;
-      /** Standard error it adds to the change, in %: sqrt(1 + 1/2) x runSdPct. */
-      addedSePct: number;
+      /** Degrees of freedom of the estimate: 1 (one A/A2 pair). */
+      df: number;
     };
+
+/** Which test decides a contrast (its p-value and its interval). */
+export type TestMethod =
+  /** Welch's t on unit means (processes, boots, invocations), Welch-Satterthwaite df. */
+  | 'welch'
+  /** Student's t on per-pair log ratios ln(B_k/A_k), K - 1 df (duet, alternation). */
+  | 'paired-t'
+  /** A/B/A: B - (A + A2)/2 over the run-to-run term A vs A2 showed, 1 df. */
+  | 'run-level-t'
+  /** A paired run stopped by a precision target: confidence sequence and its anytime-valid p (src/stats/sequential.ts). */
+  | 'anytime';
+
+/**
+ * The deciding test. `t` and `df` are the fixed-n t statistic and its
+ * degrees of freedom (for 'anytime' shown only: its p comes from the
+ * confidence sequence); `sePct` is the standard error of the change in % of
+ * the baseline (x 100 on the log scale for pairs), from which the power
+ * figures come.
+ */
+export type ContrastTest =
+  | { kind: 'ok'; method: TestMethod; t: number; df: number; pValue: number; sePct: number }
+  | InsufficientData;
+
+/** The rank test shown beside the deciding one (never deciding): Mann-Whitney on unit means, or Wilcoxon signed-rank on pairs. */
+export type RankTest =
+  | {
+      kind: 'ok';
+      method: 'mann-whitney' | 'wilcoxon-signed-rank';
+      pValue: number;
+      /** The smallest p these sizes can give: a test that cannot reach alpha cannot disagree. */
+      minPValue: number;
+    }
+  | InsufficientData;
+
+/** Paired designs: the pairs behind a contrast. */
+export interface PairInfo {
+  /** Pairs with both sides measured (unit k of A with unit k of B). */
+  pairs: number;
+  /** Units measured in one run only, dropped. */
+  dropped: number;
+  /** Mean and sample standard deviation of d_k = ln(B_k / A_k). */
+  meanLogRatio: number;
+  sdLogRatio: number;
+}
 
 /**
  * One candidate-vs-baseline contrast: B vs A, A2 vs A (drift), B vs pooled
- * A+A2. Means are means of unit means; the tests compare unit means;
- * `ciPct` is a hierarchical percentile bootstrap of the % change, resampling
- * units and then rounds within units, run by run (src/stats/bootstrap.ts),
- * widened by `runToRun` when A2 measured it.
+ * A+A2. Means are means of unit means. `test` decides (see TestMethod) and
+ * `ciPct` is its interval of the % change, so p < alpha exactly when the
+ * interval excludes 0. For pairs the change is the geometric mean of the
+ * per-pair ratios, exp(mean d) - 1.
  */
 export interface Contrast {
   candidate: RunRole;
@@ -167,10 +227,12 @@ export interface Contrast {
   ciPct: Interval | InsufficientData;
   /** Units of replication behind each side (their means are the tests' observations). */
   units: { baseline: number; candidate: number };
-  /** Welch's t-test on unit means: t = (candidate - baseline) / SE, Welch-Satterthwaite df (plus runToRun), two-sided p. */
-  welch: WelchTest;
-  /** Mann-Whitney U of the candidate's unit means (pairs candidate > baseline, ties 1/2), two-sided p. */
-  mannWhitney: MannWhitneyTest;
+  /** The deciding test (its method says which). */
+  test: ContrastTest;
+  /** The rank test shown beside it: a disagreement is a caveat, never a verdict. */
+  rank: RankTest;
+  /** Paired designs: the pairs behind the contrast; null for unpaired ones. */
+  pairs: PairInfo | null;
   /** Welch's test with every round taken as independent: shown for reference, never decides a verdict. */
   roundWelch: WelchTest;
   runToRun: RunToRun;
@@ -182,13 +244,13 @@ export interface Contrast {
 export type Caveat =
   /** |A2 vs A drift| is at least as large as |B vs A change|: the change may be drift. */
   | 'drift-as-large-as-change'
-  /** Welch and Mann-Whitney disagree about significance at alpha. */
+  /** The deciding test and the rank test (Mann-Whitney, or Wilcoxon signed-rank for pairs) disagree about significance at alpha. */
   | 'tests-disagree'
   /** A run taking part is not `complete` (only with allowIncomplete). */
   | 'incomplete-run'
   /** A and B are two separate runs without A2: a shift between runs cannot be told from a change. */
   | 'separate-runs'
-  /** Welch's p is below alpha and the CI excludes 0, but it reaches inside the noise threshold: a real change, too small to claim. */
+  /** The deciding test's p is below alpha and the CI excludes 0, but it reaches inside the noise threshold: a real change, too small to claim. */
   | 'inside-threshold';
 
 export interface VerdictResult {
@@ -223,7 +285,11 @@ export type PowerAnalysis =
       /** Two-sided alpha and power (1 - beta) the figures assume. */
       alpha: number;
       power: number;
-      /** Smallest |change| in % of A's mean Welch's test detects at the current units and their noise. */
+      /**
+       * Smallest |change| in % the deciding test (the judged contrast's, with
+       * every term it uses: A2, run-to-run, pairing) detects at this power:
+       * (t(1 - alpha/2, df) + t(power, df)) x its standard error.
+       */
       mdePct: number;
       /**
        * Smallest |change| in % the verdict can claim: the larger of mdePct and
@@ -233,8 +299,10 @@ export type PowerAnalysis =
       claimablePct: number;
       /** The effect asked for with --detect, in %, or null. */
       detectPct: number | null;
-      /** Units of replication per run (processes, boots...) needed to detect `detectPct`, or null when not asked. */
+      /** Units of replication per run (processes, boots, pairs) needed to detect `detectPct`, or null when not asked or when more units cannot help (A/B/A's run-to-run term). */
       unitsNeeded: number | null;
+      /** What design or budget would reach a change worth claiming, said when nothing is proven (null when there is nothing to add). */
+      advice: string | null;
     }
   | InsufficientData;
 
@@ -272,6 +340,7 @@ export interface ComparisonOptions {
   /** Noise threshold: the whole CI of the change must lie beyond ±thresholdPct. */
   thresholdPct: number;
   confidenceLevel: number;
+  /** Unused since schema 6 (the verdict's interval is the deciding test's, not a bootstrap); kept so old command lines and documents still read. */
   bootstrapResamples: number;
   bootstrapSeed: number;
   /** Power assumed for the minimum detectable effect. */
@@ -343,8 +412,19 @@ export interface NotRun {
  */
 export type Measures = 'time' | 'instructions';
 
+/** The designs a comparison can rest on (src/compare/design.ts). */
+export type DesignKind = 'processes' | 'duet' | 'alternation' | 'aba' | 'boots' | 'separate-runs';
+
+export interface ComparisonDesign {
+  kind: DesignKind;
+  /** One short line, e.g. 'duet: A and B at once on CPUs 0 and 1, 40 pairs, CPUs swapped every block'. */
+  text: string;
+}
+
 export interface Comparison {
   schema: typeof COMPARISON_SCHEMA;
+  /** The design the verdicts rest on; reports print its text. */
+  design: ComparisonDesign;
   unit: Unit;
   measures: Measures;
   direction: Direction;

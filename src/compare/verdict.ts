@@ -1,15 +1,18 @@
 /**
  * The verdict rule, on units of replication (probe processes, boots,
- * stress-ng invocations), never on rounds taken one by one. Welch's t-test
- * on unit means is the primary test (the change is in means of unit means,
- * and the hierarchical bootstrap interval is of that change); Mann-Whitney
- * on unit means is reported beside it and a disagreement is flagged, not
- * used to flip the verdict. A change is claimed (`faster`/`slower`, or for
- * instruction counts `fewer instructions`/`more instructions`) only when BOTH
- *   1. Welch's two-sided p, adjusted for the number of subjects tested
- *      (Holm's step-down unless the correction is `none`), is below alpha, and
- *   2. the whole bootstrap interval of the % change lies beyond the noise
- *      threshold (entirely above +threshold or entirely below -threshold).
+ * stress-ng invocations, pairs of a paired design), never on rounds taken
+ * one by one. The contrast's deciding test (`Contrast.test`: Welch on unit
+ * means, the paired t on per-pair log ratios, A/B/A's run-level t, or the
+ * confidence sequence of a run stopped by a precision target) gives the p
+ * and the interval; the rank test (Mann-Whitney, Wilcoxon signed-rank) is
+ * reported beside it and a disagreement is flagged, not used to flip the
+ * verdict. A change is claimed (`faster`/`slower`, or for instruction
+ * counts `fewer instructions`/`more instructions`) only when BOTH
+ *   1. the deciding test's two-sided p, adjusted for the number of subjects
+ *      tested (Holm's step-down unless the correction is `none`), is below
+ *      alpha, and
+ *   2. the whole interval of the % change lies beyond the noise threshold
+ *      (entirely above +threshold or entirely below -threshold).
  * Fewer than `minUnits` units in a run gives `insufficient units` with what
  * to run; fewer than `minRounds` rounds, or a test that cannot be computed,
  * gives `insufficient data`; never a guess.
@@ -18,7 +21,7 @@ import type { Direction } from '../model.ts';
 import { pClause, formatP } from '../format/numbers.ts';
 import { formatChangePct, formatChangePctRange, formatSpreadPct } from '../format/percent.ts';
 import type { Design } from './design.ts';
-import type { AdjustedP, Caveat, ComparisonOptions, Contrast, Measures, Verdict, VerdictResult } from './types.ts';
+import type { AdjustedP, Caveat, ComparisonOptions, Contrast, Measures, PowerAnalysis, SubjectComparison, TestMethod, Verdict, VerdictResult } from './types.ts';
 
 /** What stands behind a contrast's two sides, and what to run when the units are too few. */
 export interface SideCounts {
@@ -33,13 +36,13 @@ export interface SideCounts {
 
 /** Whether a contrast can be judged by its tests: its raw p-values, or why not. */
 export type Testability =
-  | { kind: 'testable'; welchPValue: number; mannWhitneyPValue: number | null }
+  | { kind: 'testable'; pValue: number; rankPValue: number | null }
   | { kind: 'untestable'; verdict: 'insufficient data' | 'insufficient units'; reason: string };
 
 /**
  * A contrast is tested (and joins its family for the correction) when both
  * sides have at least `minUnits` units of replication and `minRounds`
- * rounds, and Welch's test and the bootstrap interval could be computed.
+ * rounds, and its deciding test and interval could be computed.
  */
 export function testability(contrast: Contrast, counts: SideCounts, options: ComparisonOptions): Testability {
   const { units } = contrast;
@@ -57,10 +60,10 @@ export function testability(contrast: Contrast, counts: SideCounts, options: Com
       reason: `${contrast.baseline} has ${counts.baseline} rounds and ${contrast.candidate} has ${counts.candidate}; at least ${options.minRounds} per run are needed`,
     };
   }
-  const { welch, ciPct, mannWhitney } = contrast;
-  if (welch.kind !== 'ok') return { kind: 'untestable', verdict: 'insufficient data', reason: welch.reason };
+  const { test, ciPct, rank } = contrast;
+  if (test.kind !== 'ok') return { kind: 'untestable', verdict: 'insufficient data', reason: test.reason };
   if (ciPct.kind === 'insufficient-data') return { kind: 'untestable', verdict: 'insufficient data', reason: ciPct.reason };
-  return { kind: 'testable', welchPValue: welch.pValue, mannWhitneyPValue: mannWhitney.kind === 'ok' ? mannWhitney.pValue : null };
+  return { kind: 'testable', pValue: test.pValue, rankPValue: rank.kind === 'ok' ? rank.pValue : null };
 }
 
 function worse(changePct: number, direction: Direction): boolean {
@@ -83,21 +86,11 @@ export function isWorse(v: Verdict): boolean {
   return v === 'slower' || v === 'more instructions';
 }
 
-/**
- * The smallest two-sided p the exact Mann-Whitney test can give for these
- * sizes, 2 / C(m+n, m): with 3 units against 3 it is 0.1, so a Welch-only
- * significance is no disagreement.
- */
-function mannWhitneyCanReject(units: Contrast['units'], alpha: number): boolean {
-  let arrangements = 1;
-  for (let i = 1; i <= units.baseline; i++) arrangements = (arrangements * (units.candidate + i)) / i;
-  return 2 / arrangements < alpha;
-}
-
-function caveatsOf(adjusted: AdjustedP & { kind: 'adjusted' }, units: Contrast['units'], alpha: number): Caveat[] {
-  const { welchPValue, mannWhitneyPValue } = adjusted;
-  if (mannWhitneyPValue === null || !mannWhitneyCanReject(units, alpha)) return [];
-  return welchPValue < alpha !== mannWhitneyPValue < alpha ? ['tests-disagree'] : [];
+/** The tests disagree when only one is below alpha, and the rank test could have reached alpha at these sizes. */
+function caveatsOf(adjusted: AdjustedP & { kind: 'adjusted' }, rank: Contrast['rank'], alpha: number): Caveat[] {
+  const { pValue, rankPValue } = adjusted;
+  if (rankPValue === null || rank.kind !== 'ok' || !(rank.minPValue < alpha)) return [];
+  return pValue < alpha !== rankPValue < alpha ? ['tests-disagree'] : [];
 }
 
 function insufficientData(reason: string): VerdictResult {
@@ -112,11 +105,11 @@ export function judge(contrast: Contrast, counts: SideCounts, direction: Directi
   // Unreachable for contrasts built by compare(), whose testable contrasts are all adjusted; never a guess.
   if (adjusted.kind !== 'adjusted') return insufficientData(adjusted.reason);
   if (ciPct.kind !== 'ok') return insufficientData(ciPct.reason);
-  const caveats = caveatsOf(adjusted, contrast.units, options.alpha);
-  const ci = `${Math.round(ciPct.level * 100)} % CI ${formatChangePctRange(ciPct.low, ciPct.high, ' to ')}`;
-  const runs = contrast.runToRun.kind === 'from-a2' ? ` (B vs A+A2, run-to-run variation from A and A2: ${formatSpreadPct(contrast.runToRun.runSdPct)} per run)` : '';
-  const p = `${welchClause(tested.welchPValue, adjusted)}${runs}`;
-  if (!(adjusted.welchPValue < options.alpha)) {
+  const caveats = caveatsOf(adjusted, contrast.rank, options.alpha);
+  const ci = `${Math.round(ciPct.level * 100)} % ${intervalName(contrast)} ${formatChangePctRange(ciPct.low, ciPct.high, ' to ')}`;
+  const runs = contrast.runToRun.kind === 'from-a2' ? ` (B vs A+A2, run-to-run variation from A and A2: ${formatSpreadPct(contrast.runToRun.runSdPct)} per run, ${contrast.runToRun.df} degree of freedom)` : '';
+  const p = `${testClause(contrast, tested.pValue, adjusted)}${runs}`;
+  if (!(adjusted.pValue < options.alpha)) {
     return { verdict: 'no difference proven', reason: `${p} is not below alpha ${options.alpha}`, caveats };
   }
   const t = options.thresholdPct;
@@ -171,13 +164,47 @@ export function withDesign(verdict: VerdictResult, design: Design): VerdictResul
   };
 }
 
+/** The deciding test's name as the reports print it. */
+export function testName(method: TestMethod): string {
+  switch (method) {
+    case 'welch':
+      return 'Welch';
+    case 'paired-t':
+      return 'paired t';
+    case 'run-level-t':
+      return 'run-level t';
+    case 'anytime':
+      return 'anytime';
+  }
+}
+
+/** 'CI', or for a run stopped by a precision target 'confidence sequence'. */
+export function intervalName(c: Contrast): string {
+  return c.test.kind === 'ok' && c.test.method === 'anytime' ? 'confidence sequence' : 'CI';
+}
+
 /**
  * 'Welch p = 0.028', followed by the corrected value when a correction
- * applies: 'Welch p = 0.028 (Holm-adjusted over 24 subjects: 0.67)'.
+ * applies: 'paired t p = 0.028 (Holm-adjusted over 24 subjects: 0.67)'.
  */
-export function welchClause(rawP: number, adjusted: AdjustedP): string {
-  const raw = `Welch ${pClause(rawP)}`;
+export function testClause(c: Contrast, rawP: number, adjusted: AdjustedP): string {
+  const raw = `${c.test.kind === 'ok' ? testName(c.test.method) : 'test'} ${pClause(rawP)}`;
   if (adjusted.kind !== 'adjusted' || adjusted.correction === 'none') return raw;
   const n = adjusted.familySize;
-  return `${raw} (Holm-adjusted over ${n} subject${n === 1 ? '' : 's'}: ${formatP(adjusted.welchPValue)})`;
+  return `${raw} (Holm-adjusted over ${n} subject${n === 1 ? '' : 's'}: ${formatP(adjusted.pValue)})`;
+}
+
+/**
+ * Nothing proven: the verdict says what this run can detect and what would
+ * reach a change worth claiming (PowerAnalysis.advice).
+ */
+export function withAdvice(verdict: VerdictResult, power: PowerAnalysis): VerdictResult {
+  if (power.kind !== 'ok' || verdict.verdict !== 'no difference proven') return verdict;
+  const detectable = `this run can claim changes beyond about ${formatSpreadPct(power.claimablePct)}`;
+  return { ...verdict, reason: `${verdict.reason}; ${detectable}${power.advice === null ? '' : `; ${power.advice}`}` };
+}
+
+/** The contrast a subject's verdict was judged on: B vs A, or with A2, B vs A+A2. */
+export function judgedContrast(s: SubjectComparison): Contrast {
+  return s.judgedOn === 'B vs A+A2' && s.drift.kind === 'measured' ? s.drift.vsPooled : s.change;
 }

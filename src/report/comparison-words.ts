@@ -48,12 +48,12 @@ export function ciPctText(ci: Interval | InsufficientData, decimals: number): st
   return `${Math.round(ci.level * 100)} % CI ${signed(ci.low, decimals)} to ${signed(ci.high, decimals)} %`;
 }
 
-/** "CV 0.3 %" when every run shows the same CV, else "CV A/B/A2 0.3/0.4/0.3 %". */
+/** "round CV 0.3 %" (the spread of rounds, not of unit means) when every run shows the same CV, else "round CV A/B/A2 0.3/0.4/0.3 %". */
 export function cvText(runs: RunSummary[]): string {
   const d = readableDecimals(1, runs.map((r) => r.cvPct));
   const cvs = runs.map((r) => fixed(r.cvPct, d));
-  if (new Set(cvs).size === 1) return `CV ${cvs[0]} %`;
-  return `CV ${runs.map((r) => r.role).join('/')} ${cvs.join('/')} %`;
+  if (new Set(cvs).size === 1) return `round CV ${cvs[0]} %`;
+  return `round CV ${runs.map((r) => r.role).join('/')} ${cvs.join('/')} %`;
 }
 
 /**

@@ -5,7 +5,7 @@
  * Markdown report. Readable without colour and printable.
  */
 import type { Comparison, ComparedRun, SubjectComparison, Verdict } from '../compare/types.ts';
-import { isClaim } from '../compare/verdict.ts';
+import { isClaim, judgedContrast } from '../compare/verdict.ts';
 import { environmentFacts, runName } from './facts.ts';
 import { isInterval } from './comparison-words.ts';
 import { unitWords } from '../format/units.ts';
@@ -15,6 +15,7 @@ import { branchHeading, branchTable, codegenSentence, codegenTable, noHintsText,
 import type { ReportContext } from './reporter.ts';
 import {
   correctionText,
+  designLine,
   geometricMeanText,
   notComparedText,
   notRunText,
@@ -24,6 +25,7 @@ import {
   unitsMethodText,
   subjectSentence,
   subjectsRegressionsFirst,
+  testNameOf,
 } from './summary.ts';
 import { changePlot, distributionPlot, roundsPlot } from './svg.ts';
 import { driftTable, environmentTable, powerTable, resultsTable, runsTable, type Table } from './tables.ts';
@@ -65,7 +67,7 @@ export function summarySection(c: Comparison): string {
     '<section id="summary"><h2>Summary</h2>',
     measures === undefined ? '' : `<p class="measures"><strong>${escapeXml(measures)}</strong></p>`,
     regressions === undefined ? '' : `<p class="regressions"><strong>${escapeXml(regressions)}</strong></p>`,
-    ...[geometricMeanText(c), controlsText(c), notComparedText(c), notRunText(c), unitsMethodText(c)]
+    ...[geometricMeanText(c), controlsText(c), notComparedText(c), notRunText(c), designLine(c), unitsMethodText(c)]
       .filter((x) => x !== undefined)
       .map((x) => `<p>${escapeXml(x)}</p>`),
     `<ul class="verdicts">${items.join('\n')}</ul>`,
@@ -79,19 +81,19 @@ export function changeSection(c: Comparison): string {
     title: 'Change of B against A per subject, with its confidence interval',
     thresholdPct: c.options.thresholdPct,
     axisLabel: `change of B vs A in % (${unitWords(c.unit).perOp}, ${better})`,
-    rows: c.subjects.map((s) => ({
+    rows: c.subjects.map((s) => ({ s, judged: judgedContrast(s) })).map(({ s, judged }) => ({
       subject: s.subject,
-      changePct: s.change.changePct,
-      ciPct: isInterval(s.change.ciPct) ? [s.change.ciPct.low, s.change.ciPct.high] : null,
+      changePct: judged.changePct,
+      ciPct: isInterval(judged.ciPct) ? [judged.ciPct.low, judged.ciPct.high] : null,
       verdict: s.verdict.verdict,
       proven: isClaim(s.verdict.verdict),
     })),
   });
   return (
     `<section id="change"><h2>Change per subject</h2><figure>${svg}<figcaption>` +
-    `Diamond: change of the mean of B against A; whiskers: its ${Math.round(c.options.confidenceLevel * 100)} % bootstrap interval; ` +
+    `Diamond: the change the verdict used (${c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? 'B against A+A2' : 'B against A'}); whiskers: its ${Math.round(c.options.confidenceLevel * 100)} % interval; ` +
     `grey band: the noise threshold of ±${c.options.thresholdPct} %. A change is claimed only when the whole interval lies outside the band ` +
-    `and the ${c.options.correction === 'holm' ? 'Holm-adjusted ' : ''}Welch p &lt; ${c.options.alpha}.</figcaption></figure></section>`
+    `and the ${c.options.correction === 'holm' ? 'Holm-adjusted ' : ''}${escapeXml(testNameOf(c))} p &lt; ${c.options.alpha}.</figcaption></figure></section>`
   );
 }
 
@@ -171,8 +173,7 @@ export function htmlReport(c: Comparison, ctx: ReportContext): string {
     environmentSection(c),
     `<section id="reproduce"><h2>Reproduce</h2><pre>${escapeXml(reproduceAll(c, ctx.evidence, ctx.reproduce).join('\n'))}</pre></section>`,
     `<footer>hintlab ${escapeXml(ctx.hintlabVersion)}, ${escapeXml(ctx.generatedAt)}. Alpha ${c.options.alpha} with ${escapeXml(correctionText(c))}, ` +
-      `noise threshold ${c.options.thresholdPct} %, ` +
-      `${c.options.bootstrapResamples} bootstrap resamples (seed ${c.options.bootstrapSeed}).</footer>`,
+      `noise threshold ${c.options.thresholdPct} %.</footer>`,
   ];
   return [
     '<!DOCTYPE html>',

@@ -14,6 +14,9 @@
  *      invocations) decide the verdicts; `power.roundsNeeded` became
  *      `power.unitsNeeded`; verdicts include 'insufficient units' and, for
  *      instruction counts, 'fewer instructions'/'more instructions'.
+ *   3: the comparison is schema 6: `comparison.design` says which design
+ *      the verdicts rest on; `Contrast.test`/`rank` replace `welch`/
+ *      `mannWhitney`; paired designs carry `pairs`; `power.advice`.
  */
 import { lkmlSummary } from '../codegen/render.ts';
 import type { Cell, FunctionDelta } from '../codegen/types.ts';
@@ -24,7 +27,7 @@ import { codegenSubjectText, hintText, type LoadedCodegen, type LoadedHints, pat
 import type { ReportContext } from './reporter.ts';
 
 export const JSON_REPORT_FORMAT = 'hintlab-report';
-export const JSON_REPORT_VERSION = 2;
+export const JSON_REPORT_VERSION = 3;
 
 /**
  * Rename every `xInUnit` key to `x<Suffix>` (e.g. `meanInUnit` ->

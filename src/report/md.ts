@@ -7,7 +7,7 @@ import { environmentFacts, runName } from './facts.ts';
 import { unitWords } from '../format/units.ts';
 import { branchHeading, branchTable, codegenSentence, codegenTable, noHintsText, type PatchDocuments, patchRows, reproduceAll, TABLE_BRANCH_ROWS } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
-import { controlsText, correctionText, geometricMeanText, measuresText, notComparedText, notRunText, regressionsText, unitsMethodText } from './summary.ts';
+import { controlsText, correctionText, designLine, geometricMeanText, measuresText, notComparedText, notRunText, regressionsText, unitsMethodText } from './summary.ts';
 import { driftTable, environmentTable, powerTable, resultsTable, runsTable, type Table } from './tables.ts';
 
 /** Escape text for a Markdown table cell or paragraph. */
@@ -58,7 +58,7 @@ export function markdownReport(c: Comparison, ctx: ReportContext): string {
   if (measures !== undefined) parts.push(`**${escapeMarkdown(measures)}**`);
   const regressions = regressionsText(c);
   if (regressions !== undefined) parts.push(`**${escapeMarkdown(regressions)}**`);
-  for (const line of [geometricMeanText(c), controlsText(c), notComparedText(c), notRunText(c), unitsMethodText(c)]) {
+  for (const line of [geometricMeanText(c), controlsText(c), notComparedText(c), notRunText(c), designLine(c), unitsMethodText(c)]) {
     if (line !== undefined) parts.push(escapeMarkdown(line));
   }
   parts.push(markdownTable(resultsTable(c)));
@@ -74,8 +74,7 @@ export function markdownReport(c: Comparison, ctx: ReportContext): string {
     '## Reproduce',
     fence(reproduceAll(c, ctx.evidence, ctx.reproduce), 'sh'),
     escapeMarkdown(
-      `Thresholds: alpha ${c.options.alpha} with ${correctionText(c)}, noise threshold ${c.options.thresholdPct} %, ` +
-        `${c.options.bootstrapResamples} bootstrap resamples (seed ${c.options.bootstrapSeed}). ` +
+      `Thresholds: alpha ${c.options.alpha} with ${correctionText(c)}, noise threshold ${c.options.thresholdPct} %. ` +
         `Report by hintlab ${ctx.hintlabVersion} at ${ctx.generatedAt}.`,
     ),
   );

@@ -4,7 +4,7 @@
  * (-6.5 %, 95 % CI -6.9 to -6.1 %), CV 0.3 %, 15 x 20000 calls: faster."
  */
 import type { Caveat, Comparison, SubjectComparison } from '../compare/types.ts';
-import { isClaim } from '../compare/verdict.ts';
+import { isClaim, judgedContrast, testName } from '../compare/verdict.ts';
 import { ciPctText, contrastDecimals, cvText, roundsText } from './comparison-words.ts';
 import { fixed, readableDecimals, signed } from '../format/numbers.ts';
 import { pctDecimals, pctFixed } from '../format/percent.ts';
@@ -12,7 +12,7 @@ import { unitNounOf, unitWords } from '../format/units.ts';
 
 const CAVEAT_TEXT: Record<Caveat, string> = {
   'drift-as-large-as-change': 'but the A/B/A drift is as large as the change',
-  'tests-disagree': 'Welch and Mann-Whitney disagree',
+  'tests-disagree': 'the t-test and the rank test disagree',
   'separate-runs': 'but A and B are separate runs, so a shift between runs cannot be told from a change',
   'incomplete-run': 'a run is incomplete',
   'inside-threshold': 'significant but inside the noise threshold',
@@ -31,19 +31,21 @@ export function verdictText(s: SubjectComparison): string {
   return [parts[0], ...s.verdict.caveats.map((c) => CAVEAT_TEXT[c]), ...control].join(', ');
 }
 
-/** "-11.8 ns (-6.5 %, 95 % CI -6.9 to -6.1 %)" for B vs A. */
+/** "-11.8 ns (-6.5 %, 95 % CI -6.9 to -6.1 %)" for the contrast the verdict used (", B vs A+A2" added for A/B/A). */
 export function changeText(c: Comparison, s: SubjectComparison): string {
-  const ch = s.change;
+  const ch = judgedContrast(s);
   const d = contrastDecimals(ch);
-  return `${signed(ch.changeInUnit, d.unit)} ${unitWords(c.unit).change} (${signed(ch.changePct, d.pct)} %, ${ciPctText(ch.ciPct, d.ci)})`;
+  const vs = s.judgedOn === 'B vs A+A2' ? ', B vs A+A2' : '';
+  return `${signed(ch.changeInUnit, d.unit)} ${unitWords(c.unit).change} (${signed(ch.changePct, d.pct)} %${vs}, ${ciPctText(ch.ciPct, d.ci)})`;
 }
 
 /** The one-sentence summary of a subject. */
 export function subjectSentence(c: Comparison, s: SubjectComparison): string {
   // Before, after and the change share one rule (contrastDecimals), as changeText prints them.
-  const d = contrastDecimals(s.change).unit;
-  const before = fixed(s.change.baselineMeanInUnit, d);
-  const after = fixed(s.change.candidateMeanInUnit, d);
+  const judged = judgedContrast(s);
+  const d = contrastDecimals(judged).unit;
+  const before = fixed(judged.baselineMeanInUnit, d);
+  const after = fixed(judged.candidateMeanInUnit, d);
   return (
     `${s.subject}: ${before} -> ${after} ${unitWords(c.unit).perOp}, ${changeText(c, s)}, ` +
     `${cvText(s.runs)}, ${roundsText(s.runs, c.unit)}: ${verdictText(s)}.`
@@ -93,17 +95,42 @@ export function controlsText(c: Comparison): string | undefined {
   return `Controls (shown, left out of the geometric mean and the regressions): ${c.controls.join(', ')}.`;
 }
 
+/** "Design: duet: A and B at once on CPUs 0 and 1, 40 pairs, CPUs swapped every block." */
+export function designLine(c: Comparison): string {
+  return `Design: ${c.design.text}.`;
+}
+
+/** The deciding test's name in this comparison ('Welch', 'paired t', 'run-level t', 'anytime'). */
+export function testNameOf(c: Comparison): string {
+  for (const s of c.subjects) {
+    const t = judgedContrast(s).test;
+    if (t.kind === 'ok') return testName(t.method);
+  }
+  if (c.design.kind === 'duet' || c.design.kind === 'alternation') return 'paired t';
+  return c.design.kind === 'aba' ? 'run-level t' : 'Welch';
+}
+
+/** The rank test shown beside it. */
+export function rankNameOf(c: Comparison): string {
+  return c.design.kind === 'duet' || c.design.kind === 'alternation' ? 'Wilcoxon' : 'Mann-Whitney';
+}
+
 /**
- * How the evidence was weighed: "Units: processes (tests on unit means,
- * bootstrap over units then rounds); B judged against A+A2, widened by
- * their run-to-run variation."
+ * How the evidence was weighed: "Units: processes (Welch's t on unit means;
+ * Mann-Whitney shown).", or for A/B/A "Units: processes for A2 vs A; B vs
+ * A+A2 on run levels."
  */
 export function unitsMethodText(c: Comparison): string {
   if (c.options.roundsAsUnits) return 'Every round taken as its own unit (round-level statistics: they leave run-to-run variation out).';
+  if (c.design.kind === 'duet' || c.design.kind === 'alternation') {
+    const anytime = testNameOf(c) === 'anytime' ? '; stopped by a precision target, so judged on the confidence sequence (valid at any stopping time)' : '';
+    return `Pairs: unit k of A with unit k of B (paired t on the log ratios ln(B/A); Wilcoxon signed-rank shown)${anytime}.`;
+  }
   const u = c.subjects[0]?.runs[0]?.replicateUnit;
   const units = u === undefined ? 'units of replication' : u.known ? unitNounOf(u.value, true) : 'runs (units not recorded: one unit per run)';
-  const aba = c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? '; B judged against A+A2, widened by their run-to-run variation' : '';
-  return `Units: ${units} (tests on unit means, bootstrap over units then rounds)${aba}.`;
+  const aba = c.subjects.some((s) => s.judgedOn === 'B vs A+A2' && s.drift.kind === 'measured' && s.drift.vsPooled.runToRun.kind === 'from-a2');
+  if (aba) return `Units: ${units} for A2 vs A; B vs A+A2 on run levels.`;
+  return `Units: ${units} (Welch's t on unit means; Mann-Whitney shown).`;
 }
 
 /** "Not compared (missing from a run): foo (only in A, B)." */
@@ -150,11 +177,11 @@ export function correctionText(c: Comparison): string {
   return `Holm's step-down correction over ${subjects}${drift}`;
 }
 
-/** How the verdicts were decided: "Verdicts: Welch p < 0.05 after Holm's ... and the whole 95 % CI beyond ±1 %. Units: ...". */
+/** How the verdicts were decided: "Verdicts: paired t p < 0.05 after Holm's ... and the whole 95 % CI beyond ±1 %. Units: ...". */
 export function verdictRuleText(c: Comparison): string {
   const o = c.options;
   return (
-    `Verdicts: Welch p < ${o.alpha} ${o.correction === 'holm' ? 'after' : 'with'} ${correctionText(c)}, ` +
-    `and the whole ${Math.round(o.confidenceLevel * 100)} % CI beyond ±${o.thresholdPct} %. ${unitsMethodText(c)}`
+    `Verdicts: ${testNameOf(c)} p < ${o.alpha} ${o.correction === 'holm' ? 'after' : 'with'} ${correctionText(c)}, ` +
+    `and the whole ${Math.round(o.confidenceLevel * 100)} % interval beyond ±${o.thresholdPct} %. ${designLine(c)} ${unitsMethodText(c)}`
   );
 }

@@ -9,7 +9,8 @@ import { unitNounOf, unitWords } from '../format/units.ts';
 import { directionOf } from '../model.ts';
 import { runName } from './facts.ts';
 import { contrastDecimals, isInterval, roundsText } from './comparison-words.ts';
-import { subjectsRegressionsFirst, verdictText } from './summary.ts';
+import { judgedContrast } from '../compare/verdict.ts';
+import { rankNameOf, subjectsRegressionsFirst, testNameOf, verdictText } from './summary.ts';
 
 export interface Table {
   /** Stable id (HTML id, test hook). */
@@ -26,18 +27,18 @@ function roles(c: Comparison): RunRole[] {
 }
 
 /** A test's p-value, or why there is none. */
-function pText(t: Contrast['welch'] | Contrast['mannWhitney']): string {
+function pText(t: Contrast['test'] | Contrast['rank']): string {
   return t.kind === 'ok' ? formatP(t.pValue) : `n/a (${t.reason})`;
 }
 
-/** The adjusted Welch p the verdict used, or why the contrast was not tested. */
+/** The adjusted p the verdict used, or why the contrast was not tested. */
 function adjustedText(a: Contrast['adjusted']): string {
-  return a.kind === 'adjusted' ? formatP(a.welchPValue) : `n/a (${a.reason})`;
+  return a.kind === 'adjusted' ? formatP(a.pValue) : `n/a (${a.reason})`;
 }
 
 /** The adjusted p's column header, or none when the correction is none (it would repeat the raw p). */
-function adjustedHeader(c: Comparison): string[] {
-  return c.multipleComparisons.correction === 'holm' ? ['p Welch (Holm)'] : [];
+function adjustedHeader(c: Comparison, test = testNameOf(c)): string[] {
+  return c.multipleComparisons.correction === 'holm' ? [`p ${test} (Holm)`] : [];
 }
 
 function ciRange(s: SubjectComparison['change']['ciPct'], decimals: number): string {
@@ -56,8 +57,9 @@ export function runsTable(c: Comparison): Table {
 }
 
 /**
- * One row per subject: means per run, change B vs A with its CI, CV,
- * rounds, p-values (raw and, with Holm, adjusted), verdict.
+ * One row per subject: means per run, the change the verdict used (B vs A,
+ * or B vs A+A2 for A/B/A) with its interval, round CV, rounds, p-values
+ * (raw and, with Holm, adjusted), verdict.
  */
 export function resultsTable(c: Comparison): Table {
   const u = unitWords(c.unit);
@@ -65,24 +67,25 @@ export function resultsTable(c: Comparison): Table {
   const adjusted = adjustedHeader(c);
   return {
     id: 'results',
-    caption: `Results (${u.perOp}; change is B vs A)`,
+    caption: `Results (${u.perOp}; change is ${c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? 'B vs A+A2, the contrast the verdict used' : 'B vs A'})`,
     headers: [
       'Subject',
       ...rs.map((r) => `${r} mean (${u.perOp})`),
       `Change (${u.change})`,
       'Change (%)',
       '95 % CI (%)',
-      `CV ${rs.join('/')} (%)`,
+      `Round CV ${rs.join('/')} (%)`,
       // Throughput rounds are timed, not counted in ops (their cells say "5 rounds").
       directionOf(c.unit) === 'higher-is-better' ? 'Rounds' : 'Rounds x ops',
-      'p Welch',
+      `p ${testNameOf(c)}`,
       ...adjusted,
-      'p Mann-Whitney',
+      `p ${rankNameOf(c)}`,
       'Verdict',
     ],
     rows: subjectsRegressionsFirst(c).map((s) => {
-      const { unit: d, pct: pd, ci: cd } = contrastDecimals(s.change);
-      const ci = s.change.ciPct;
+      const judged = judgedContrast(s);
+      const { unit: d, pct: pd, ci: cd } = contrastDecimals(judged);
+      const ci = judged.ciPct;
       const cvd = readableDecimals(1, s.runs.map((r) => r.cvPct));
       return [
         s.subject,
@@ -90,14 +93,14 @@ export function resultsTable(c: Comparison): Table {
           const run = s.runs.find((x) => x.role === role);
           return run ? fixed(run.meanInUnit, d) : 'not measured';
         }),
-        signed(s.change.changeInUnit, d),
-        signed(s.change.changePct, pd),
+        signed(judged.changeInUnit, d),
+        signed(judged.changePct, pd),
         ciRange(ci, cd),
         s.runs.map((r) => fixed(r.cvPct, cvd)).join('/'),
         roundsText(s.runs, c.unit),
-        pText(s.change.welch),
-        ...(adjusted.length > 0 ? [adjustedText(s.change.adjusted)] : []),
-        pText(s.change.mannWhitney),
+        pText(judged.test),
+        ...(adjusted.length > 0 ? [adjustedText(judged.adjusted)] : []),
+        pText(judged.rank),
         verdictText(s),
       ];
     }),
@@ -109,7 +112,7 @@ export function resultsTable(c: Comparison): Table {
 /** A/B/A: the drift A2 vs A, and B judged against the pooled baseline and the midpoint. Undefined without A2. */
 export function driftTable(c: Comparison): Table | undefined {
   if (!c.subjects.some((s) => s.drift.kind !== 'no-a2')) return undefined;
-  const adjusted = adjustedHeader(c);
+  const adjusted = adjustedHeader(c, 'Welch');
   return {
     id: 'drift',
     caption: 'A/B/A: baseline drift and B against both baselines',
@@ -136,7 +139,7 @@ export function driftTable(c: Comparison): Table | undefined {
         s.subject,
         signed(drift.changePct, dd.pct),
         ciRange(drift.ciPct, dd.ci),
-        pText(drift.welch),
+        pText(drift.test),
         ...(adjusted.length > 0 ? [adjustedText(drift.adjusted)] : []),
         driftVerdict.verdict,
         signed(vsPooled.changePct, pd.pct),
@@ -150,26 +153,38 @@ export function driftTable(c: Comparison): Table | undefined {
   };
 }
 
-/** 'Processes', 'Boots', 'Invocations', or 'Units' for runs that did not record theirs. */
+/** 'Pairs' for paired designs, else 'Processes', 'Boots', 'Invocations', or 'Units' for runs that did not record theirs. */
 function unitNoun(c: Comparison): string {
+  if (c.design.kind === 'duet' || c.design.kind === 'alternation') return 'Pairs';
   const u = c.subjects[0]?.runs[0]?.replicateUnit;
   const noun = u?.known ? unitNounOf(u.value, true) : 'units';
   return noun.charAt(0).toUpperCase() + noun.slice(1);
 }
 
-/** The smallest detectable change per subject and, with --detect, the rounds a given change needs. */
+/**
+ * The smallest detectable change per subject (of the contrast the verdict
+ * used), with --detect the units a given change needs, and, where nothing
+ * was proven, what design or budget would reach a change worth claiming.
+ */
 export function powerTable(c: Comparison): Table {
   const detect = c.options.detectPct;
+  const advice = c.subjects.some((s) => s.power.kind === 'ok' && s.power.advice !== null);
   return {
     id: 'power',
     caption: `Sensitivity (alpha ${c.options.alpha}, power ${c.options.power})`,
-    headers: ['Subject', 'Smallest detectable change (%)', ...(detect !== null ? [`${unitNoun(c)} per run to detect ${detect} %`] : [])],
+    headers: [
+      'Subject',
+      'Smallest detectable change (%)',
+      ...(detect !== null ? [`${unitNoun(c)} per run to detect ${detect} %`] : []),
+      ...(advice ? ['What would reach a change worth claiming'] : []),
+    ],
     rows: c.subjects.map((s) => {
-      if (s.power.kind !== 'ok') return [s.subject, `n/a (${s.power.reason})`, ...(detect !== null ? [''] : [])];
-      const needed = s.power.unitsNeeded === null ? 'n/a' : String(s.power.unitsNeeded);
-      return [s.subject, fixed(s.power.claimablePct, readableDecimals(2, [s.power.claimablePct])), ...(detect !== null ? [needed] : [])];
+      const p = s.power;
+      if (p.kind !== 'ok') return [s.subject, `n/a (${p.reason})`, ...(detect !== null ? [''] : []), ...(advice ? [''] : [])];
+      const needed = p.unitsNeeded === null ? 'n/a' : String(p.unitsNeeded);
+      return [s.subject, fixed(p.claimablePct, readableDecimals(2, [p.claimablePct])), ...(detect !== null ? [needed] : []), ...(advice ? [p.advice ?? ''] : [])];
     }),
-    numeric: [1, 2],
+    numeric: detect !== null ? [1, 2] : [1],
   };
 }
 

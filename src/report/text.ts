@@ -6,7 +6,7 @@
  * caller decides where it goes. Every figure carries its unit and noise.
  */
 import { unitCount } from '../compare/units.ts';
-import { welchClause } from '../compare/verdict.ts';
+import { intervalName, judgedContrast, testClause } from '../compare/verdict.ts';
 import { decimalsFor, fixed, formatP, readableDecimals } from '../format/numbers.ts';
 import { formatChangePct, formatSpreadPct } from '../format/percent.ts';
 import { formatChange, formatChangeAt, formatValue, unitSuffix } from '../format/units.ts';
@@ -31,7 +31,7 @@ import {
   TABLE_BRANCH_ROWS,
 } from './patch-evidence.ts';
 import { contrastDecimals } from './comparison-words.ts';
-import { correctionText, measuresText, notRunList, unitsMethodText } from './summary.ts';
+import { correctionText, designLine, measuresText, notRunList, rankNameOf, testNameOf, unitsMethodText } from './summary.ts';
 import type { Table } from './tables.ts';
 import { alignColumns } from '../format/columns.ts';
 
@@ -45,7 +45,7 @@ function runName(run: ComparedRun): string {
 }
 
 /**
- * '166.2 ns ± 0.40 %': the mean with its coefficient of variation, at the
+ * '166.2 ns ± 0.40 %': the mean with its rounds' coefficient of variation (the column header says 'round CV'), at the
  * decimals its row shares (contrastDecimals: '1991.0' next to '605.0', not
  * '1991' next to '605.0').
  */
@@ -70,19 +70,20 @@ function pctInterval(c: Contrast): string {
   return ci.kind === 'ok' ? `${formatChangePct(ci.low, d)} .. ${formatChangePct(ci.high, d)}` : 'n/a';
 }
 
-function pOf(test: Contrast['welch'] | Contrast['mannWhitney']): string {
+function pOf(test: Contrast['test'] | Contrast['rank']): string {
   return test.kind === 'ok' ? formatP(test.pValue) : 'n/a';
 }
 
-/** The Holm-adjusted Welch p, the one the verdict compares with alpha. */
+/** The Holm-adjusted p, the one the verdict compares with alpha. */
 function adjustedPOf(c: Contrast): string {
-  return c.adjusted.kind === 'adjusted' ? formatP(c.adjusted.welchPValue) : 'n/a';
+  return c.adjusted.kind === 'adjusted' ? formatP(c.adjusted.pValue) : 'n/a';
 }
 
 /** The decimals of a summary row: its means (A2's too) and its change read on one rule. */
 function rowDecimals(s: SubjectComparison): number {
   const means = s.runs.map((r) => r.meanInUnit);
-  return readableDecimals(Math.max(contrastDecimals(s.change).unit, decimalsFor(...means)), [s.change.changeInUnit]);
+  const judged = judgedContrast(s);
+  return readableDecimals(Math.max(contrastDecimals(judged).unit, decimalsFor(...means)), [judged.changeInUnit]);
 }
 
 function changeCell(c: Contrast, unit: Unit, decimals = contrastDecimals(c).unit): string {
@@ -96,20 +97,25 @@ function summaryTable(cmp: Comparison): string[] {
   const level = `${Math.round(cmp.options.confidenceLevel * 100)} % CI`;
   // With --correction none the adjusted p is the raw one: no column repeats it.
   const holm = cmp.multipleComparisons.correction === 'holm';
-  const header = ['subject', ...roles, 'B vs A', level, 'Welch p', ...(holm ? ['Holm p'] : []), 'MWU p', 'verdict'];
-  const rows = cmp.subjects.map((s) => [
-    s.subject,
-    ...roles.map((role) => {
-      const run = s.runs.find((r) => r.role === role);
-      return run ? meanWithNoise(run, cmp.unit, rowDecimals(s)) : 'not measured';
-    }),
-    changeCell(s.change, cmp.unit, rowDecimals(s)),
-    pctInterval(s.change),
-    pOf(s.change.welch),
-    ...(holm ? [adjustedPOf(s.change)] : []),
-    pOf(s.change.mannWhitney),
-    s.verdict.verdict,
-  ]);
+  // The change, interval and p-values are those of the contrast the verdict used (B vs A+A2 for A/B/A).
+  const vs = cmp.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? 'B vs A+A2' : 'B vs A';
+  const header = ['subject', ...roles.map((r) => `${r} ± round CV`), vs, level, `${testNameOf(cmp)} p`, ...(holm ? ['Holm p'] : []), `${rankNameOf(cmp) === 'Mann-Whitney' ? 'MWU' : 'Wilcoxon'} p`, 'verdict'];
+  const rows = cmp.subjects.map((s) => {
+    const judged = judgedContrast(s);
+    return [
+      s.subject,
+      ...roles.map((role) => {
+        const run = s.runs.find((r) => r.role === role);
+        return run ? meanWithNoise(run, cmp.unit, rowDecimals(s)) : 'not measured';
+      }),
+      changeCell(judged, cmp.unit, rowDecimals(s)),
+      pctInterval(judged),
+      pOf(judged.test),
+      ...(holm ? [adjustedPOf(judged)] : []),
+      pOf(judged.rank),
+      s.verdict.verdict,
+    ];
+  });
   return table([header, ...rows]);
 }
 
@@ -136,7 +142,7 @@ function runRows(s: SubjectComparison, cmp: Comparison): string[] {
 
 function contrastLine(c: Contrast, unit: Unit): string {
   const ci = c.ciPct.kind === 'ok' ? `, CI ${pctInterval(c)}` : '';
-  const p = c.welch.kind === 'ok' ? welchClause(c.welch.pValue, c.adjusted) : `Welch: ${c.welch.reason}`;
+  const p = c.test.kind === 'ok' ? testClause(c, c.test.pValue, c.adjusted) : `test: ${c.test.reason}`;
   return `${changeCell(c, unit)}${ci}, ${p}`;
 }
 
@@ -157,8 +163,17 @@ function powerLine(s: SubjectComparison): string {
   if (p.kind !== 'ok') return `  smallest detectable change: n/a (${p.reason})`;
   const asked =
     p.detectPct !== null && p.unitsNeeded !== null ? `; ${p.detectPct} % needs ${unitCount(s.runs[0]!.replicateUnit, p.unitsNeeded)} per run` : '';
-  const floor = p.claimablePct > p.mdePct ? `; Welch alone ${fixed(p.mdePct, readableDecimals(2, [p.mdePct]))} %, but a claim needs the whole CI beyond the noise threshold` : '';
+  const floor = p.claimablePct > p.mdePct ? `; the test alone ${fixed(p.mdePct, readableDecimals(2, [p.mdePct]))} %, but a claim needs the whole interval beyond the noise threshold` : '';
   return `  smallest detectable change: ${fixed(p.claimablePct, readableDecimals(2, [p.claimablePct]))} % (alpha ${p.alpha}, power ${Math.round(p.power * 100)} %${floor})${asked}`;
+}
+
+/** Paired designs: the pairs and the spread of their log ratios. */
+function pairLines(s: SubjectComparison): string[] {
+  const p = s.change.pairs;
+  if (p === null) return [];
+  const dropped = p.dropped > 0 ? ` (${p.dropped} unit${p.dropped === 1 ? '' : 's'} on one side only, dropped)` : '';
+  const sd = Number.isNaN(p.sdLogRatio) ? 'n/a' : formatSpreadPct(100 * p.sdLogRatio);
+  return [`  pairs: ${p.pairs}${dropped}; B/A per pair ${formatChangePct(100 * (Math.exp(p.meanLogRatio) - 1))} on average (geometric), spread ${sd} per pair; ${intervalName(s.change)} ${pctInterval(s.change)}`];
 }
 
 function subjectBlock(s: SubjectComparison, cmp: Comparison): string[] {
@@ -166,6 +181,7 @@ function subjectBlock(s: SubjectComparison, cmp: Comparison): string[] {
   return [
     s.subject,
     ...runRows(s, cmp),
+    ...pairLines(s),
     ...driftLines(s, cmp.unit),
     powerLine(s),
     `  verdict: ${s.verdict.verdict}: ${s.verdict.reason}`,
@@ -228,8 +244,9 @@ function headerLines(cmp: Comparison): string[] {
   return [
     ...runs,
     `unit: ${cmp.unit} (${cmp.direction.replace(/-/g, ' ')}); ${cmp.measures === 'instructions' ? 'fewer/more instructions' : 'faster/slower'} needs ` +
-      `${o.correction === 'holm' ? 'Holm-adjusted ' : ''}Welch p < ${o.alpha} ` +
-      `and the whole ${Math.round(o.confidenceLevel * 100)} % CI of the change beyond ±${o.thresholdPct} %`,
+      `${o.correction === 'holm' ? 'Holm-adjusted ' : ''}${testNameOf(cmp)} p < ${o.alpha} ` +
+      `and the whole ${Math.round(o.confidenceLevel * 100)} % interval of the change beyond ±${o.thresholdPct} %`,
+    designLine(cmp),
     unitsMethodText(cmp),
     ...(measuresText(cmp) === undefined ? [] : [measuresText(cmp)!]),
   ];
@@ -258,9 +275,23 @@ function evidenceSections(evidence: PatchDocuments): string[][] {
   return sections;
 }
 
+/** How the interval of the change was computed, in the words of the deciding test. */
+function intervalMethodText(cmp: Comparison): string {
+  const level = `${Math.round(cmp.options.confidenceLevel * 100)} %`;
+  switch (testNameOf(cmp)) {
+    case 'paired t':
+      return `${level} t interval of the mean per-pair log ratio (K - 1 df), as exp(.) - 1`;
+    case 'anytime':
+      return `${level} confidence sequence of the mean per-pair log ratio (Lai 1976; valid at any stopping time), as exp(.) - 1`;
+    case 'run-level t':
+      return `${level} t interval of B - (A + A2)/2 over the run-to-run term A vs A2 showed (1 df), in % of (A + A2)/2`;
+    default:
+      return `${level} Welch t interval of the difference of unit-mean levels, in % of A's level`;
+  }
+}
+
 /** The full terminal report, ending in a newline; `evidence` adds the hint patch's codegen and branch counts. */
 export function renderText(cmp: Comparison, evidence: PatchDocuments = {}): string {
-  const o = cmp.options;
   const sections = [
     headerLines(cmp),
     summaryLines(cmp),
@@ -268,10 +299,7 @@ export function renderText(cmp: Comparison, evidence: PatchDocuments = {}): stri
     ...cmp.subjects.map((s) => subjectBlock(s, cmp)),
     ...evidenceSections(evidence),
     environmentLines(cmp),
-    [
-      `CI of the change: hierarchical percentile bootstrap, ${o.bootstrapResamples} resamples of units, then rounds within units, in each run, seed ${o.bootstrapSeed}`,
-      `p-values: ${correctionText(cmp)}`,
-    ],
+    [`interval of the change: ${intervalMethodText(cmp)}`, `p-values: ${correctionText(cmp)}`],
   ];
   return `${sections.map((lines) => lines.join('\n')).join('\n\n')}\n`;
 }

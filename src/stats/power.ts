@@ -77,11 +77,20 @@ export function roundsNeeded(
   const s2 = a.stdev * a.stdev + b.stdev * b.stdev;
   const enough = (n: number): boolean =>
     multiplier(welchDf({ stdev: a.stdev, n }, { stdev: b.stdev, n }), options) * Math.sqrt(s2 / n) <= effect;
-  // The t multiplier only shrinks as n grows, so `enough` is monotone: bisect.
-  let lo = 1;
-  let hi = 2;
+  const n = smallestEnough(enough, 1);
+  return n === null ? insufficient(`more than ${MAX_ROUNDS} units per run would be needed`) : { kind: 'ok', rounds: n };
+}
+
+/**
+ * The smallest n > lo0 with enough(n), by doubling then bisection; null
+ * beyond MAX_ROUNDS. The t multiplier only shrinks as n grows, so `enough`
+ * is monotone.
+ */
+function smallestEnough(enough: (n: number) => boolean, lo0: number): number | null {
+  let lo = lo0;
+  let hi = lo0 + 1;
   while (!enough(hi)) {
-    if (hi >= MAX_ROUNDS) return insufficient(`more than ${MAX_ROUNDS} units per run would be needed`);
+    if (hi >= MAX_ROUNDS) return null;
     lo = hi;
     hi = Math.min(hi * 2, MAX_ROUNDS);
   }
@@ -90,5 +99,19 @@ export function roundsNeeded(
     if (enough(mid)) hi = mid;
     else lo = mid;
   }
-  return { kind: 'ok', rounds: hi };
+  return hi;
+}
+
+/**
+ * Pairs needed for a paired t-test (K - 1 df) to detect a mean difference
+ * `effect` when the differences scatter with standard deviation `sd`: the
+ * smallest K with (t_{1-α/2,K-1} + t_{1-β,K-1}) · sd / sqrt(K) <= effect
+ * (the same approximation as above, one sample).
+ */
+export function pairsNeeded(sd: number, effect: number, options: PowerOptions): { kind: 'ok'; pairs: number } | InsufficientData {
+  if (!(sd > 0)) return insufficient('zero spread between pairs: the power approximation is undefined');
+  if (!(effect > 0)) return insufficient(`the effect to detect must be > 0 (got ${effect})`);
+  const enough = (k: number): boolean => multiplier(k - 1, options) * (sd / Math.sqrt(k)) <= effect;
+  const k = smallestEnough(enough, 2);
+  return k === null ? insufficient(`more than ${MAX_ROUNDS} pairs would be needed`) : { kind: 'ok', pairs: k };
 }

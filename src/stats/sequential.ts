@@ -38,6 +38,43 @@ export function mixturePrecision(tuneAtN: number, alpha: number): number {
 }
 
 /**
+ * The half-width of the sequence at n values whose sum of squared deviations
+ * from their mean is q (Infinity while n is too small to bound the mean).
+ */
+export function sequenceHalfWidth(n: number, q: number, alpha: number, options: SequenceOptions = {}): number {
+  const lambda = mixturePrecision(options.tuneAtN ?? DEFAULT_TUNE_AT_N, alpha);
+  // R = ((n + lambda)/(lambda alpha²))^(1/n), computed in logs.
+  const r = Math.exp((Math.log((n + lambda) / lambda) - 2 * Math.log(alpha)) / n);
+  const denominator = 1 - (r * lambda) / (n + lambda);
+  if (!(denominator > 0)) return Number.POSITIVE_INFINITY;
+  return Math.sqrt((q * (r - 1)) / (n * denominator));
+}
+
+/**
+ * About how many values a run needs before the sequence's half-width falls
+ * to `halfWidth`, when the values scatter with standard deviation `sd`
+ * (q = (n - 1) sd²): the smallest such n, or null beyond `maxN`.
+ */
+export function valuesForHalfWidth(sd: number, halfWidth: number, alpha: number, maxN = 1_000_000, options: SequenceOptions = {}): number | null {
+  if (!(sd > 0 && halfWidth > 0)) return null;
+  const enough = (n: number) => sequenceHalfWidth(n, (n - 1) * sd * sd, alpha, options) <= halfWidth;
+  let hi = 4;
+  while (!enough(hi)) {
+    if (hi >= maxN) return null;
+    hi = Math.min(hi * 2, maxN);
+  }
+  // The half-width shrinks with n past the first bounded n; bisect down to the first n that is enough.
+  let lo = Math.max(3, hi >> 1);
+  if (enough(lo)) return lo;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (enough(mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/**
  * A (1 - alpha) confidence sequence for the mean of xs (e.g. per-pair log
  * ratios ln(B_k/A_k)), valid simultaneously at every n, so a run may stop at
  * any n it chooses; null when n < 3.
@@ -73,11 +110,32 @@ export function confidenceSequence(
   const centre = sum / n;
   let q = 0;
   for (const x of xs) q += (x - centre) * (x - centre);
-  const lambda = mixturePrecision(options.tuneAtN ?? DEFAULT_TUNE_AT_N, alpha);
-  // R = ((n + lambda)/(lambda alpha²))^(1/n), computed in logs.
-  const r = Math.exp((Math.log((n + lambda) / lambda) - 2 * Math.log(alpha)) / n);
-  const denominator = 1 - (r * lambda) / (n + lambda);
-  if (!(denominator > 0)) return { centre, lo: Number.NEGATIVE_INFINITY, hi: Number.POSITIVE_INFINITY, n };
-  const half = Math.sqrt((q * (r - 1)) / (n * denominator));
+  const half = sequenceHalfWidth(n, q, alpha, options);
+  if (half === Number.POSITIVE_INFINITY) return { centre, lo: Number.NEGATIVE_INFINITY, hi: Number.POSITIVE_INFINITY, n };
   return { centre, lo: centre - half, hi: centre + half, n };
+}
+
+/**
+ * The anytime-valid p-value of "the mean is mu0" that goes with
+ * confidenceSequence: 1 / max over m <= n of M_m(mu0), capped at 1 (Ville's
+ * inequality makes P(p <= alpha) <= alpha under any stopping rule; Howard et
+ * al. 2021, §6, and Wang & Ramdas 2023). p <= alpha exactly when some
+ * interval of the sequence up to n, at that alpha, excluded mu0. null when n < 3.
+ */
+export function anytimePValue(xs: readonly number[], mu0: number, options: SequenceOptions & { alpha: number }): number | null {
+  if (xs.length < 3) return null;
+  const lambda = mixturePrecision(options.tuneAtN ?? DEFAULT_TUNE_AT_N, options.alpha);
+  let s = 0;
+  let v = 0;
+  let maxLogM = 0;
+  for (let m = 1; m <= xs.length; m++) {
+    const y = xs[m - 1]! - mu0;
+    s += y;
+    v += y * y;
+    const rest = v - (s * s) / (m + lambda);
+    if (!(v > 0 && rest > 0)) continue;
+    const logM = 0.5 * Math.log(lambda / (m + lambda)) + (m / 2) * Math.log(v / rest);
+    if (logM > maxLogM) maxLogM = logM;
+  }
+  return Math.min(1, Math.exp(-maxLogM));
 }

@@ -32,7 +32,9 @@ describe('hintlab compare', () => {
     assert.equal(r.stderr, '');
     assert.equal(r.code, 0);
     assert.match(r.stdout, /^A {2}= run 1 'plain', bench, complete/);
-    assert.match(r.stdout, /\ngetppid {2}166\.2 ns ± 0\.\d\d % +222\.6 ns ± 0\.\d\d % +166\.2 ns ± 0\.\d\d % +\+56\.5 ns \(\+34\.00 %\).* slower\n/);
+    // The table prints the contrast the verdict used: B vs the midpoint of A and A2 (166.167), +33.99 %.
+    assert.match(r.stdout, /\nsubject +A ± round CV +B ± round CV +A2 ± round CV +B vs A\+A2 +95 % CI +run-level t p/);
+    assert.match(r.stdout, /\ngetppid {2}166\.2 ns ± 0\.\d\d % +222\.6 ns ± 0\.\d\d % +166\.2 ns ± 0\.\d\d % +\+56\.5 ns \(\+33\.99 %\).* slower\n/);
     assert.match(r.stdout, /\ngetpid .* no difference proven\n/);
     assert.match(r.stdout, /drift A2 vs A: \+0\.03 ns \(\+0\.02 %\).*: no difference proven/);
     assert.match(r.stdout, /\nregressions: getppid \(\+34\.00 %\)\n/);
@@ -48,7 +50,7 @@ describe('hintlab compare', () => {
     const r = await runCli(['compare', 'plain', 'seccomp', '--db', db, '--json', '--threshold', '0.5%', '--alpha', '0.01', '--detect', '0.5 %']);
     assert.equal(r.code, 0, r.stderr);
     const doc = JSON.parse(r.stdout) as { schema: number; options: Record<string, unknown>; regressions: string[] };
-    assert.equal(doc.schema, 5);
+    assert.equal(doc.schema, 6);
     assert.equal(doc.options.correction, 'holm');
     assert.equal(doc.options.thresholdPct, 0.5);
     assert.equal(doc.options.alpha, 0.01);
@@ -74,11 +76,11 @@ describe('hintlab compare', () => {
     const doc = JSON.parse(r.stdout) as {
       options: Record<string, unknown>;
       multipleComparisons: Record<string, unknown>;
-      subjects: { change: { welch: { pValue: number }; adjusted: { kind: string; welchPValue: number } } }[];
+      subjects: { change: { test: { pValue: number }; adjusted: { kind: string; pValue: number } } }[];
     };
     assert.equal(doc.options.correction, 'none');
     assert.deepEqual(doc.multipleComparisons, { correction: 'none', familySize: 2, driftFamilySize: null });
-    for (const s of doc.subjects) assert.equal(s.change.adjusted.welchPValue, s.change.welch.pValue);
+    for (const s of doc.subjects) assert.equal(s.change.adjusted.pValue, s.change.test.pValue);
   });
 
   it('rejects bad flag values naming the flag (exit 2)', async () => {

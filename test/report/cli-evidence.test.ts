@@ -84,7 +84,7 @@ test('every format carries both documents', async () => {
   const html = await hintlab(...args, '--format', 'html');
   assert.ok(html.out.includes('<section id="codegen">') && html.out.includes('<section id="branch-evidence">'));
   const json = JSON.parse((await hintlab(...args, '--format', 'json')).out);
-  assert.equal(json.version, 2);
+  assert.equal(json.version, 3);
   assert.equal(json.hints.rows.length, 5);
   assert.equal(json.hints.rows[4].thenCount, 99400);
   assert.equal(json.codegen.cells.length, 2);

@@ -106,12 +106,13 @@ export function contrast(
     ratio: after / before,
     ciPct: { kind: 'ok', low: ci[0], high: ci[1], level: 0.95 },
     units: { baseline: baseline === 'A' ? 3 : 6, candidate: 3 },
-    welch: { kind: 'ok', t: -10, df: 3.9, pValue },
-    mannWhitney: { kind: 'ok', u: 0, pValue: 0.1, method: 'exact', ties: false },
+    test: baseline === 'A+A2' ? { kind: 'ok', method: 'run-level-t', t: -10, df: 1, pValue, sePct: 0.3 } : { kind: 'ok', method: 'welch', t: -10, df: 3.9, pValue, sePct: 0.3 },
+    rank: { kind: 'ok', method: 'mann-whitney', pValue: 0.1, minPValue: 0.1 },
+    pairs: null,
     roundWelch: { kind: 'ok', t: -25, df: 27.5, pValue: pValue / 100 },
-    runToRun: baseline === 'A+A2' ? { kind: 'from-a2', runSdPct: 0.05, addedSePct: 0.061 } : { kind: 'not-estimated' },
+    runToRun: baseline === 'A+A2' ? { kind: 'from-a2', runSdPct: 0.05, df: 1 } : { kind: 'not-estimated' },
     // Holm over the three subjects, all with the same p: every adjusted p is 3 p (capped at 1).
-    adjusted: { kind: 'adjusted', correction: 'holm', familySize: 3, welchPValue: Math.min(1, 3 * pValue), mannWhitneyPValue: Math.min(1, 6 * pValue) },
+    adjusted: { kind: 'adjusted', correction: 'holm', familySize: 3, pValue: Math.min(1, 3 * pValue), rankPValue: Math.min(1, 6 * pValue) },
   };
 }
 
@@ -145,7 +146,7 @@ function subject(spec: SubjectSpec, withA2: boolean): SubjectComparison {
           driftAsLargeAsChange: false,
         }
       : { kind: 'no-a2' as const },
-    power: { kind: 'ok', alpha: 0.05, power: 0.8, mdePct: spec.mdePct, claimablePct: spec.mdePct, detectPct: null, unitsNeeded: null },
+    power: { kind: 'ok', alpha: 0.05, power: 0.8, mdePct: spec.mdePct, claimablePct: spec.mdePct, detectPct: null, unitsNeeded: null, advice: null },
     verdict: spec.verdict,
     judgedOn: withA2 ? 'B vs A+A2' : 'B vs A',
     control: false,
@@ -230,7 +231,10 @@ export function abaComparison(opts: { withA2?: boolean; unit?: Unit } = {}): Com
   const roles: RunRole[] = withA2 ? ['A', 'B', 'A2'] : ['A', 'B'];
   const perRole = (v: string[]): Partial<Record<RunRole, string>> => Object.fromEntries(roles.map((r, i) => [r, v[i] ?? '']));
   return {
-    schema: 5,
+    schema: 6,
+    design: withA2
+      ? { kind: 'aba', text: 'A/B/A: three separate runs, B against the midpoint of A and A2 over their difference (t with 1 degree of freedom)' }
+      : { kind: 'separate-runs', text: 'separate runs: A and B measured apart, so a shift between runs cannot be told from a change (no claim)' },
     unit: opts.unit ?? 'ns/call',
     measures: opts.unit === 'instructions/call' ? 'instructions' : 'time',
     direction: opts.unit === 'bogo-ops/s' ? 'higher-is-better' : 'lower-is-better',

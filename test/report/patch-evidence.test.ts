@@ -148,7 +148,7 @@ test('the Markdown report has a codegen and a branch evidence section with table
 
 test('the JSON report embeds both documents\' key fields under optional keys, the version set by the comparison alone', () => {
   const doc = JSON.parse(jsonReport(abaComparison(), { ...CTX, evidence: evidence() }));
-  assert.equal(doc.version, 2);
+  assert.equal(doc.version, 3);
   assert.equal(doc.codegen.source, 'codegen.json');
   assert.equal(doc.codegen.object, 'mm/mincore.o');
   assert.equal(

@@ -27,7 +27,10 @@ function icountComparison(): Comparison {
   tiny!.runs = [summary('A', 12, 258.1, 0.02), summary('B', 13, 258.08, 0.01), summary('A2', 14, 258.1, 0.02)];
   tiny!.change = contrast('B', 'A', 258.1, 258.08, [-0.011, -0.004]);
   tiny!.verdict = { verdict: 'no difference proven', reason: 'within the noise threshold', caveats: [] };
-  tiny!.power = { kind: 'ok', alpha: 0.05, power: 0.8, mdePct: 0.02, claimablePct: 0.02, detectPct: null, unitsNeeded: null };
+  tiny!.power = { kind: 'ok', alpha: 0.05, power: 0.8, mdePct: 0.02, claimablePct: 0.02, detectPct: null, unitsNeeded: null, advice: null };
+  // the sentence prints the contrast the verdict used: these subjects' B vs A intervals are the ones under test
+  big!.judgedOn = 'B vs A';
+  tiny!.judgedOn = 'B vs A';
   c.regressions = [];
   return c;
 }
@@ -94,5 +97,5 @@ test('the rule never prints a sign on zero and stops at six decimals', () => {
   assert.equal(signed(0.04, 1), '0.0');
   assert.equal(readableDecimals(1, [1e-12]), 6);
   assert.deepEqual(contrastDecimals({ baselineMeanInUnit: 100, candidateMeanInUnit: 100, changeInUnit: 0, changePct: 0, ciPct: { kind: 'insufficient-data', reason: 'one round' } }), { unit: 1, pct: 2, ci: 2 });
-  assert.equal(cvText([summary('A', 1, 10, 0.004), summary('B', 2, 10, 0.004)]), 'CV 0.004 %');
+  assert.equal(cvText([summary('A', 1, 10, 0.004), summary('B', 2, 10, 0.004)]), 'round CV 0.004 %');
 });

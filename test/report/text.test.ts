@@ -43,12 +43,13 @@ function contrast(base: number, cand: number, ci: [number, number], p: number): 
     ratio: cand / base,
     ciPct: { kind: 'ok', low: ci[0], high: ci[1], level: 0.95 },
     units: { baseline: 5, candidate: 5 },
-    welch: { kind: 'ok', t: 5, df: 7.5, pValue: p },
-    mannWhitney: { kind: 'ok', u: 25, pValue: 0.0004, method: 'exact', ties: false },
+    test: { kind: 'ok', method: 'welch', t: 5, df: 7.5, pValue: p, sePct: 0.1 },
+    rank: { kind: 'ok', method: 'mann-whitney', pValue: 0.0004, minPValue: 0.0079 },
+    pairs: null,
     roundWelch: { kind: 'ok', t: 12, df: 27.5, pValue: p / 100 },
     runToRun: { kind: 'not-estimated' },
     // Holm over two subjects with equal p-values: 2 p each.
-    adjusted: { kind: 'adjusted', correction: 'holm', familySize: 2, welchPValue: 2 * p, mannWhitneyPValue: 0.0008 },
+    adjusted: { kind: 'adjusted', correction: 'holm', familySize: 2, pValue: 2 * p, rankPValue: 0.0008 },
   };
 }
 
@@ -58,7 +59,7 @@ function subject(name: string, a: number, b: number, ci: [number, number], verdi
     runs: [summary('A', 1, a, a * 0.004), summary('B', 2, b, b * 0.005)],
     change: contrast(a, b, ci, 2e-9),
     drift: { kind: 'no-a2' },
-    power: { kind: 'ok', alpha: 0.05, power: 0.8, mdePct: 0.42, claimablePct: 0.42, detectPct: 0.5, unitsNeeded: 21 },
+    power: { kind: 'ok', alpha: 0.05, power: 0.8, mdePct: 0.42, claimablePct: 0.42, detectPct: 0.5, unitsNeeded: 21, advice: null },
     verdict,
     judgedOn: 'B vs A',
     control: false,
@@ -67,7 +68,8 @@ function subject(name: string, a: number, b: number, ci: [number, number], verdi
 
 function comparison(unit: Unit): Comparison {
   return {
-    schema: 5,
+    schema: 6,
+    design: { kind: 'processes', text: 'processes: A and B probe processes interleaved A B B A in one invocation, unpaired, 5 units per side' },
     unit,
     measures: unit === 'instructions/call' ? 'instructions' : 'time',
     direction: 'lower-is-better',
@@ -114,34 +116,35 @@ describe('text report', () => {
   const text = renderText(comparison('ns/call'));
   const lines = text.split('\n');
 
-  it('prints one table row per subject: means with CV, change in ns and %, CI, raw and Holm p-values and verdict', () => {
+  it('prints one table row per subject: means with their round CV, change in ns and %, CI, raw and Holm p-values and verdict', () => {
     // 166.2 * 0.004 / 166.2 = 0.40 % CV; 168.2 - 166.2 = +2.0 ns; 100 * (168.2 / 166.2 - 1) = +1.20 %;
     // Holm over two equal p-values of 2.0e-9: 2 x 2.0e-9 = 4.0e-9 each.
     const header = lines.findIndex((l) => l.startsWith('subject  '));
     assert.deepEqual(lines.slice(header, header + 3), [
-      'subject  A                  B                  B vs A             95 % CI             Welch p  Holm p  MWU p   verdict',
+      'subject  A ± round CV       B ± round CV       B vs A             95 % CI             Welch p  Holm p  MWU p   verdict',
       'getppid  166.2 ns ± 0.40 %  168.2 ns ± 0.50 %  +2.0 ns (+1.20 %)  +1.10 % .. +1.30 %  2.0e-9   4.0e-9  4.0e-4  slower',
       'getpid   150.0 ns ± 0.40 %  142.5 ns ± 0.50 %  -7.5 ns (-5.00 %)  -5.40 % .. -4.60 %  2.0e-9   4.0e-9  4.0e-4  faster',
     ]);
   });
 
-  it('lists regressions and the geometric mean before the per-subject table and blocks', () => {
-    assert.deepEqual(lines.slice(2, 9), [
-      'unit: ns/call (lower is better); faster/slower needs Holm-adjusted Welch p < 0.05 and the whole 95 % CI of the change beyond ±1 %',
-      'Units: processes (tests on unit means, bootstrap over units then rounds).',
+  it('lists the design, regressions and the geometric mean before the per-subject table and blocks', () => {
+    assert.deepEqual(lines.slice(2, 10), [
+      'unit: ns/call (lower is better); faster/slower needs Holm-adjusted Welch p < 0.05 and the whole 95 % interval of the change beyond ±1 %',
+      'Design: processes: A and B probe processes interleaved A B B A in one invocation, unpaired, 5 units per side.',
+      "Units: processes (Welch's t on unit means; Mann-Whitney shown).",
       '',
       'regressions: getppid (+1.20 %)',
       'geometric mean of B/A over 2 subjects: 0.9792 (-2.08 %), better',
       'not compared: select-1000 (measured only in A)',
       '',
     ]);
-    assert.ok(lines[9]!.startsWith('subject  A'));
-    assert.ok(lines.indexOf('getppid') > 9);
+    assert.ok(lines[10]!.startsWith('subject  A'));
+    assert.ok(lines.indexOf('getppid') > 10);
   });
 
-  it('ends with the bootstrap and the correction used, over how many subjects', () => {
+  it('ends with how the interval was computed and the correction used, over how many subjects', () => {
     assert.deepEqual(lines.slice(-3), [
-      'CI of the change: hierarchical percentile bootstrap, 10000 resamples of units, then rounds within units, in each run, seed 1',
+      "interval of the change: 95 % Welch t interval of the difference of unit-mean levels, in % of A's level",
       "p-values: Holm's step-down correction over 2 subjects",
       '',
     ]);
@@ -152,7 +155,7 @@ describe('text report', () => {
     c.options.correction = 'none';
     c.multipleComparisons = { correction: 'none', familySize: 2, driftFamilySize: null };
     const plain = renderText(c).split('\n');
-    assert.ok(plain.includes('subject  A                  B                  B vs A             95 % CI             Welch p  MWU p   verdict'));
+    assert.ok(plain.includes('subject  A ± round CV       B ± round CV       B vs A             95 % CI             Welch p  MWU p   verdict'));
     assert.match(plain[2]!, /faster\/slower needs Welch p < 0\.05 and/);
     assert.equal(plain.at(-2), 'p-values: no multiple-comparison correction (--correction none), each of 2 subjects at alpha');
   });
