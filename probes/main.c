@@ -63,6 +63,7 @@ int barrier_wait(void);
 int block_gate(int idx);
 long work_select(const char *profile);
 long long round_clock_ns(void);
+int barrier_rewarm(struct probe_ctx *ctx, const struct profile *p);
 
 #define MAX_SELECTED 64
 static const struct profile *selected[MAX_SELECTED];
@@ -298,6 +299,8 @@ static void paired_round(struct probe_ctx *ctx, const struct profile *p, int idx
 	work_select(p->name);
 	if (barrier_wait() != 0)
 		fail(ctx, p, "barrier", -1, errno, "the partner probe did not reach the barrier");
+	if (barrier_rewarm(ctx, p) != 0)
+		fail(ctx, p, "loop", -1, errno, "the untimed calls after the barrier failed");
 	run_round(ctx, p, idx);
 }
 
