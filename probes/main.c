@@ -57,39 +57,21 @@ int files_dump(const char *dir);
 int stdin_lease_start(int seconds, int cpu);
 void mount_for_programs(void);
 int read_init_args(char ***argv_out);
+/* paired designs and known work (sync.c, work.c, docs/bench.md) */
+int design_arg(const char *flag, const char *v, const char **why);
+int barrier_wait(void);
+int block_gate(int idx);
+long work_select(const char *profile);
+long long round_clock_ns(void);
+int barrier_rewarm(struct probe_ctx *ctx, const struct profile *p);
 
 #define MAX_SELECTED 64
 static const struct profile *selected[MAX_SELECTED];
 static long selected_ops[MAX_SELECTED]; /* per-profile --profile NAME:OPS, 0 = --ops */
 static size_t n_selected;
 
-/* ---- state checks (pinning: state.c) ---- */
-
-static int check_state(const struct probe_ctx *ctx, const char **what)
-{
-	struct sched_param p;
-	errno = 0;
-	int policy = sched_getscheduler(0);
-	if (policy != SCHED_OTHER) {
-		*what = "policy is not SCHED_OTHER";
-		return -1;
-	}
-	errno = 0;
-	int nice = getpriority(PRIO_PROCESS, 0);
-	if (nice != 0 || errno) {
-		*what = "nice is not 0";
-		return -1;
-	}
-	if (sched_getparam(0, &p) != 0 || p.sched_priority != 0) {
-		*what = "priority is not 0";
-		return -1;
-	}
-	if (ctx->cpu >= 0 && sched_getcpu() != ctx->cpu) {
-		*what = "running on another CPU than the pinned one";
-		return -1;
-	}
-	return 0;
-}
+/* the task's state after every round (state.c) */
+int check_state(const struct probe_ctx *ctx, const char **what);
 
 /* ---- profiles ---- */
 
@@ -269,7 +251,13 @@ static void parse_args(int argc, char **argv, struct options *o)
 			selected[n_selected++] = p;
 			i++;
 		} else {
-			usage_error("unknown argument", a);
+			const char *why = NULL;
+			int took = design_arg(a, v, &why);
+			if (took < 0)
+				usage_error(why, v);
+			if (took == 0)
+				usage_error("unknown argument", a);
+			i++;
 		}
 	}
 }
@@ -292,19 +280,30 @@ static void run_round(struct probe_ctx *ctx, const struct profile *p, int idx)
 	if (p->before_round && p->before_round(ctx) != 0)
 		fail(ctx, p, "before-round", -1, errno, NULL);
 	errno = 0;
-	long long t0 = mono_raw_ns();
+	long long start = mono_raw_ns(), t0 = round_clock_ns();
 	COST_WINDOW_OPEN();
 	int rc = p->loop(ctx, &failed_at);
 	COST_WINDOW_CLOSE();
-	long long t1 = mono_raw_ns();
+	long long t1 = round_clock_ns();
 	if (rc != 0)
 		fail(ctx, p, "loop", failed_at, errno, NULL);
 	if (p->after_round && p->after_round(ctx) != 0)
 		fail(ctx, p, "after-round", -1, errno, NULL);
 	if (check_state(ctx, &what) != 0)
 		fail(ctx, p, "state-check", -1, EPROTO, what);
-	emit("round", "profile=%s idx=%d warmup=%d ops=%ld elapsed=%lld cpu=%d", esc(p->name), idx, ctx->warmup,
-	     ctx->ops, t1 - t0, sched_getcpu());
+	emit("round", "profile=%s idx=%d warmup=%d ops=%ld elapsed=%lld cpu=%d start=%lld", esc(p->name), idx,
+	     ctx->warmup, ctx->ops, t1 - t0, sched_getcpu(), start);
+}
+
+/* One profile's round with its known work, started together with a duet partner's. */
+static void paired_round(struct probe_ctx *ctx, const struct profile *p, int idx)
+{
+	work_select(p->name);
+	if (barrier_wait() != 0)
+		fail(ctx, p, "barrier", -1, errno, "the partner probe did not reach the barrier");
+	if (barrier_rewarm(ctx, p) != 0)
+		fail(ctx, p, "loop", -1, errno, "the untimed calls after the barrier failed");
+	run_round(ctx, p, idx);
 }
 
 int main(int argc, char **argv)
@@ -366,14 +365,20 @@ int main(int argc, char **argv)
 		fail(&ctx, NULL, "reset-gcov", -1, errno, "cannot write the gcov reset file (is CONFIG_GCOV_KERNEL set?)");
 
 	/* round-robin: round r of every profile before round r+1 of any */
-	int total = o.warmups + o.rounds;
+	int total = o.warmups + o.rounds, measured = o.rounds;
 	for (int r = 0; r < total && !stop_requested; r++) {
 		ctx.round = r;
 		ctx.warmup = r < o.warmups;
-		int idx = ctx.warmup ? r : r - o.warmups;
+		int idx = ctx.warmup ? r : r - o.warmups, gate = ctx.warmup ? 0 : block_gate(idx);
+		if (gate < 0)
+			fail(&ctx, NULL, "go", -1, errno, "the go pipe closed before the next block");
+		if (gate > 0) {
+			measured = idx;
+			break;
+		}
 		for (size_t i = 0; i < n_selected; i++) {
 			ctx.ops = selected_ops[i] ? selected_ops[i] : o.ops;
-			run_round(&ctx, selected[i], idx);
+			paired_round(&ctx, selected[i], idx);
 		}
 	}
 	cleanup_all();
@@ -387,7 +392,7 @@ int main(int argc, char **argv)
 	}
 	if (o.behave && run_behave(o.behave, is_pid1) != 0)
 		fail(&ctx, NULL, "behave", -1, errno, o.behave);
-	emit("done", "rounds=%d profiles=%zu", o.rounds, n_selected);
+	emit("done", "rounds=%d profiles=%zu", measured, n_selected);
 	if (o.dump_gcov && gcov_dump(o.dump_gcov) != 0)
 		finish(3);
 	if (o.dump_files && files_dump(o.dump_files) != 0)

@@ -51,6 +51,14 @@ uint32_t crc32_update(uint32_t crc, const void *buf, size_t len);
 int pin_thread_to(int cpu);
 
 /*
+ * --inject-work (work.c): the known extra work of the profile being timed,
+ * called once per call in every timed loop, outside the syscall. With no
+ * work asked for it runs the same jump with zero additions, so side A and
+ * side B differ by exactly the additions.
+ */
+void inject_work(void);
+
+/*
  * Record where a timed loop failed. A syscall that returned -1 left its errno;
  * any other wrong result (wrong ppid, wrong policy) is reported as EPROTO.
  */

@@ -61,6 +61,7 @@ static int loop_select(struct probe_ctx *ctx, long *failed_at)
 	fd_set set;
 	struct timeval tv;
 	for (long i = 0; i < ctx->ops; i++) {
+		inject_work();
 		/* select() overwrites both the set and the timeout: reset them each call */
 		memcpy(&set, &select_template, sizeof(set));
 		tv.tv_sec = 0;
@@ -82,6 +83,7 @@ static int loop_select_empty(struct probe_ctx *ctx, long *failed_at)
 	fd_set set;
 	struct timeval tv;
 	for (long i = 0; i < ctx->ops; i++) {
+		inject_work();
 		FD_ZERO(&set);
 		tv.tv_sec = 0;
 		tv.tv_usec = 0;
@@ -183,6 +185,7 @@ static void describe_mincore(char *buf, size_t len)
 static int loop_mincore(struct probe_ctx *ctx, long *failed_at)
 {
 	for (long i = 0; i < ctx->ops; i++) {
+		inject_work();
 		long r = mincore(mincore_map, MINCORE_BYTES, mincore_vec);
 		if (__builtin_expect(r != 0, 0))
 			return fail_at(failed_at, i, r);

@@ -24,6 +24,7 @@ static int prepare_getppid(struct probe_ctx *ctx)
 static int loop_getppid(struct probe_ctx *ctx, long *failed_at)
 {
 	for (long i = 0; i < ctx->ops; i++) {
+		inject_work();
 		long r = syscall(SYS_getppid);
 		if (__builtin_expect(r != expected_ppid, 0))
 			return fail_at(failed_at, i, r);
@@ -35,6 +36,7 @@ static int loop_sched_getattr(struct probe_ctx *ctx, long *failed_at)
 {
 	struct hl_sched_attr attr;
 	for (long i = 0; i < ctx->ops; i++) {
+		inject_work();
 		long r = syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0);
 		if (__builtin_expect(r != 0 || attr.sched_policy != SCHED_OTHER, 0))
 			return fail_at(failed_at, i, r);
@@ -50,6 +52,7 @@ static int loop_sched_setattr(struct probe_ctx *ctx, long *failed_at)
 	attr.sched_policy = SCHED_OTHER;
 	attr.sched_nice = 0;
 	for (long i = 0; i < ctx->ops; i++) {
+		inject_work();
 		long r = syscall(SYS_sched_setattr, 0, &attr, 0);
 		if (__builtin_expect(r != 0, 0))
 			return fail_at(failed_at, i, r);
@@ -61,6 +64,7 @@ static int loop_sched_getparam(struct probe_ctx *ctx, long *failed_at)
 {
 	struct sched_param p;
 	for (long i = 0; i < ctx->ops; i++) {
+		inject_work();
 		long r = syscall(SYS_sched_getparam, 0, &p);
 		if (__builtin_expect(r != 0 || p.sched_priority != 0, 0))
 			return fail_at(failed_at, i, r);
@@ -71,6 +75,7 @@ static int loop_sched_getparam(struct probe_ctx *ctx, long *failed_at)
 static int loop_sched_getscheduler(struct probe_ctx *ctx, long *failed_at)
 {
 	for (long i = 0; i < ctx->ops; i++) {
+		inject_work();
 		long r = syscall(SYS_sched_getscheduler, 0);
 		if (__builtin_expect(r != SCHED_OTHER, 0))
 			return fail_at(failed_at, i, r);
@@ -82,6 +87,7 @@ static int loop_sched_setscheduler(struct probe_ctx *ctx, long *failed_at)
 {
 	struct sched_param p = { .sched_priority = 0 };
 	for (long i = 0; i < ctx->ops; i++) {
+		inject_work();
 		long r = syscall(SYS_sched_setscheduler, 0, SCHED_OTHER, &p);
 		if (__builtin_expect(r != 0, 0))
 			return fail_at(failed_at, i, r);
@@ -93,6 +99,7 @@ static int loop_sched_setparam(struct probe_ctx *ctx, long *failed_at)
 {
 	struct sched_param p = { .sched_priority = 0 };
 	for (long i = 0; i < ctx->ops; i++) {
+		inject_work();
 		long r = syscall(SYS_sched_setparam, 0, &p);
 		if (__builtin_expect(r != 0, 0))
 			return fail_at(failed_at, i, r);

@@ -17,6 +17,7 @@
 static int loop_yield(struct probe_ctx *ctx, long *failed_at)
 {
 	for (long i = 0; i < ctx->ops; i++) {
+		inject_work();
 		long r = sched_yield();
 		if (__builtin_expect(r != 0, 0))
 			return fail_at(failed_at, i, r);
@@ -129,6 +130,7 @@ static int loop_same_mask(struct probe_ctx *ctx, long *failed_at)
 {
 	pid_t tid = helper_tid;
 	for (long i = 0; i < ctx->ops; i++) {
+		inject_work();
 		long r = sched_setaffinity(tid, sizeof(target_mask), &target_mask);
 		if (__builtin_expect(r != 0, 0))
 			return fail_at(failed_at, i, r);

@@ -7,6 +7,7 @@
 #include "sched_attr.h"
 
 #include <sched.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -49,4 +50,31 @@ int restore_init_state(void)
 	if (sched_setaffinity(0, sizeof(saved_mask), &saved_mask) != 0)
 		rc = -1;
 	return rc;
+}
+
+/* After every round: SCHED_OTHER, nice 0, priority 0, still on the pinned CPU. */
+int check_state(const struct probe_ctx *ctx, const char **what)
+{
+	struct sched_param p;
+	errno = 0;
+	int policy = sched_getscheduler(0);
+	if (policy != SCHED_OTHER) {
+		*what = "policy is not SCHED_OTHER";
+		return -1;
+	}
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, 0);
+	if (nice != 0 || errno) {
+		*what = "nice is not 0";
+		return -1;
+	}
+	if (sched_getparam(0, &p) != 0 || p.sched_priority != 0) {
+		*what = "priority is not 0";
+		return -1;
+	}
+	if (ctx->cpu >= 0 && sched_getcpu() != ctx->cpu) {
+		*what = "running on another CPU than the pinned one";
+		return -1;
+	}
+	return 0;
 }

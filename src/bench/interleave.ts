@@ -1,44 +1,27 @@
 /**
  * `hintlab bench` with a B side: one invocation measures A and B where they
- * differ by something switchable at run time (a seccomp filter in the probe,
- * values written to files), alternating probe processes A, B, B, A, A, B, ...
- * so that linear drift of the machine hits both sides alike. It stores two
- * runs that `compare` and `report` read like any other; each probe process
- * is one unit of its run.
+ * differ by something switchable at run time (a seccomp filter or known
+ * work in the probe, values written to files). The design is chosen from
+ * what differs (./design.ts): duet (./duet.ts), alternation
+ * (./alternation.ts), or whole probe processes A, B, B, A, A, B, ... (this
+ * file), so that linear drift of the machine hits both sides alike. Either
+ * way it stores two runs that `compare` and `report` read like any other.
  *
  * Invariant: every switched file holds its original value again when this
  * returns or throws (and a watchdog restores it if the process dies).
  */
-import { invocationExtra, type RunWithRounds } from '../model.ts';
-import { drive, type DriverSegment, type DrivenRun, type DriveStop, type OpenedRun } from '../target/driver.ts';
-import { finishEnvironment } from '../environment/host.ts';
-import type { EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
-import { probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan } from './probe-run.ts';
-import { BenchRequestError, benchStart, checkOps, interruptedBetween, type BenchDeps, type BenchRequest } from './runner.ts';
-import { startProbeRun, type ProbeSession } from './session.ts';
-import { FileSwitches, type FileSwitchSpec, type PreparedSwitch, type SwitchOptions } from './switch-file.ts';
+import { parseCpuList } from '../environment/host.ts';
+import { drive, type DriverSegment, type DrivenRun, type DriveStop } from '../target/driver.ts';
+import { DEFAULT_ALPHA, DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE, PAIRED_OPS_DIVISOR, PAIRED_WARMUPS } from './budget.ts';
+import { chooseDesign, designLine, type DesignKind } from './design.ts';
+import { partnerReason, runAlternation, runDuet, type PairedRun } from './paired.ts';
+import { probeArgs, splitRounds, type CpuPlan } from './probe-run.ts';
+import { BenchRequestError, benchStart, checkOps, interruptedBetween, type BenchDeps } from './runner.ts';
+import { clockArgs, sharedEnding, startSides, workArgs, type InterleavedRequest, type InterleavedResult, type PairedBudget, type SideName, type SideRun } from './sides.ts';
+import { FileSwitches } from './switch-file.ts';
+import { calibrateWork } from './work-pilot.ts';
 
-export type SideName = 'A' | 'B';
-
-/** What one side runs with. */
-export interface Side {
-  label: string;
-  /** Instructions of the calibration seccomp filter; null = none. */
-  injectSeccomp: number | null;
-}
-
-export interface InterleavedRequest extends Omit<BenchRequest, 'label' | 'injectSeccomp'> {
-  a: Side;
-  b: Side;
-  /** Files written with B's value before each B process and A's before each A process. */
-  files: FileSwitchSpec[];
-  /** --force, --wait and where notes about other runs' locks go. */
-  switchOptions?: Omit<SwitchOptions, 'signal'>;
-}
-
-export type InterleavedResult =
-  | { state: 'complete'; runs: [RunWithRounds, RunWithRounds]; warnings: EnvWarning[] }
-  | { state: 'failed'; runs: [RunWithRounds, RunWithRounds]; reason: string };
+export type { InterleavedRequest, InterleavedResult, Side, SideName } from './sides.ts';
 
 /**
  * The side of each probe process: A B B A repeated, `perSide` processes per
@@ -49,47 +32,8 @@ export function abbaOrder(perSide: number): SideName[] {
   return Array.from({ length: 2 * perSide }, (_, i) => ('ABBA'[i % 4] as SideName));
 }
 
-/** One side's run, created before the first probe process. */
-interface SideRun extends OpenedRun {
-  name: SideName;
-  side: Side;
-  session: ProbeSession;
-}
-
-/** What the stored run records about the switch: its own side and the other. */
-function switchRecord(name: SideName, req: InterleavedRequest, files: PreparedSwitch[], order: SideName[]) {
-  return {
-    side: name,
-    order: order.join(''),
-    labels: { A: req.a.label, B: req.b.label },
-    injectSeccomp: { A: req.a.injectSeccomp, B: req.b.injectSeccomp },
-    files: files.map((f) => ({ path: f.path, original: f.original.trim(), A: f.valueA.trim(), B: f.valueB.trim(), wrote: (name === 'A' ? f.valueA : f.valueB).trim() })),
-  };
-}
-
-function startSide(name: SideName, req: InterleavedRequest, deps: BenchDeps, env: HostEnvironment | RemoteEnvironment, plan: CpuPlan, files: PreparedSwitch[], order: SideName[], progress: () => void): SideRun {
-  const side = name === 'A' ? req.a : req.b;
-  const interleave = switchRecord(name, req, files, order);
-  const { runId, session } = startProbeRun(
-    deps.store,
-    {
-      label: side.label,
-      kind: 'bench',
-      unit: 'ns/call',
-      replicateUnit: 'process',
-      command: req.command,
-      hintlabVersion: req.hintlabVersion,
-      params: runParams(req, plan, { processes: splitRounds(req.rounds, req.processes).length, interleave, ...invocationExtra(req) }),
-      environment: { ...env, injectSeccomp: side.injectSeccomp, switchFiles: interleave.files.map((f) => `${f.path}=${f.wrote}`).join(' ') || null } as unknown as Record<string, unknown>,
-    },
-    probeRunShape(req),
-    progress,
-  );
-  return { name, side, runId, session };
-}
-
 /** The probe processes in ABBA order: each switches the files to its side, then runs its share of rounds. */
-function segments(sides: SideRun[], order: SideName[], req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, files: FileSwitches): DriverSegment[] {
+function processSegments(sides: SideRun[], order: SideName[], req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, files: FileSwitches): DriverSegment[] {
   const shares = splitRounds(req.rounds, req.processes);
   const next = { A: 0, B: 0 };
   return order.map((name) => {
@@ -99,7 +43,7 @@ function segments(sides: SideRun[], order: SideName[], req: InterleavedRequest, 
       run: name === 'A' ? 0 : 1,
       target: deps.target,
       what: 'the probe',
-      job: { program: 'probe', args: probeArgs({ ...req, rounds, injectSeccomp: s.side.injectSeccomp }, plan) },
+      job: { program: 'probe', args: [...probeArgs({ ...req, rounds, injectSeccomp: s.side.injectSeccomp }, plan), ...workArgs(s.side), ...clockArgs(req)] },
       begin: () => {
         files.set(name);
         s.session.startSegment(rounds);
@@ -108,43 +52,87 @@ function segments(sides: SideRun[], order: SideName[], req: InterleavedRequest, 
   });
 }
 
-/** Run A and B interleaved; both runs are stored, and both fail together. */
-export async function runInterleaved(req: InterleavedRequest, deps: BenchDeps): Promise<InterleavedResult> {
-  if (req.a.label === req.b.label) throw new BenchRequestError(`A and B need different labels (both are '${req.a.label}'); pass --label and --label-b`);
-  const { env, plan } = benchStart(req, deps, null);
-  await checkOps({ ...req, injectSeccomp: null }, plan, deps);
-  const order = abbaOrder(splitRounds(req.rounds, req.processes).length);
+/** The design, from what differs and what was asked; a request that cannot run is refused before anything is measured. */
+function designFor(req: InterleavedRequest, deps: BenchDeps, allowed: string, plan: CpuPlan): { kind: DesignKind; note: string | null } {
+  const choice = chooseDesign({
+    perProcess: req.a.injectSeccomp !== req.b.injectSeccomp || (req.workB ?? null) !== null,
+    global: req.files.length > 0,
+    allowedCpus: plan.otherCpu === null ? [plan.cpu] : parseCpuList(allowed),
+    onHost: deps.target.kind === 'host',
+    asked: req.design ?? null,
+  });
+  if (!choice.ok) throw new BenchRequestError(choice.error);
+  return choice;
+}
+
+/**
+ * A paired design's processes are short and many: one warm-up each unless
+ * --warmups was given, and rounds of a fifth of the profile's default calls
+ * unless --ops was (more pairs in the same time: the interval of the paired
+ * change narrows with the number of pairs, docs/bench.md), timed on the
+ * probe thread's CPU clock unless --clock wall.
+ */
+function pairedDefaults(req: InterleavedRequest): InterleavedRequest {
+  const warmups = req.warmupsAsked ? req.warmups : Math.min(req.warmups, PAIRED_WARMUPS);
+  const profiles = req.ops === null ? req.profiles.map((p) => ({ ...p, defaultOps: Math.ceil(p.defaultOps / PAIRED_OPS_DIVISOR) })) : req.profiles;
+  return { ...req, warmups, profiles, clock: req.clock ?? 'thread-cpu' };
+}
+
+const defaultBudget: PairedBudget = { secondsPerProfile: DEFAULT_SECONDS_PER_PROFILE, precisionPct: null, blockRounds: DEFAULT_BLOCK_ROUNDS, alpha: DEFAULT_ALPHA };
+
+/** Run A and B with the design chosen from what differs; both runs are stored, and both fail together. */
+export async function runInterleaved(req0: InterleavedRequest, deps: BenchDeps): Promise<InterleavedResult> {
+  if (req0.a.label === req0.b.label) throw new BenchRequestError(`A and B need different labels (both are '${req0.a.label}'); pass --label and --label-b`);
+  const { env, plan } = benchStart(req0, deps, null);
+  await checkOps({ ...req0, injectSeccomp: null }, plan, deps);
+  const design = designFor(req0, deps, env.cpu.allowed.known ? env.cpu.allowed.value : String(plan.cpu), plan);
+  const notes = design.note ? [design.note] : [];
+  let req = design.kind === 'processes' ? req0 : pairedDefaults(req0);
+  const workB = req0.workB;
+  if (workB) {
+    const injectWork = workB.kind === 'count' ? Object.fromEntries(req.profiles.map((p) => [p.name, workB.n])) : await calibrateWork(req, deps, plan, workB.pct);
+    if (workB.kind === 'percent') notes.push(`--inject-work-b ${workB.pct}%: ${Object.entries(injectWork).map(([p, n]) => `${p} ${n} additions per call`).join(', ')} (from a pilot)`);
+    req = { ...req, b: { ...req.b, injectWork } };
+  }
+  const seed = req.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const budget = req.budget ?? defaultBudget;
+  const processes = design.kind === 'processes' ? splitRounds(req.rounds, req.processes).length : 0;
+  const order = design.kind === 'processes' ? abbaOrder(processes) : [];
   const files = await FileSwitches.prepare(req.files, { ...req.switchOptions, signal: deps.abort });
-  let total = 0;
-  const sideTotal = req.profiles.length * (req.warmups * splitRounds(req.rounds, req.processes).length + req.rounds);
-  const progress = (): void => deps.onProgress?.(++total, 2 * sideTotal, 'A and B');
-  let finalEnv: HostEnvironment | RemoteEnvironment | null = null;
-  // one reading of the load at the end, for both sides
-  const ending = (): Record<string, unknown> => {
-    finalEnv ??= finishEnvironment(env, deps.reader);
-    return { load: finalEnv.load, warnings: finalEnv.warnings };
-  };
-  let sides: SideRun[] = [];
+  const { ending, final } = sharedEnding(env, deps);
+  let sides: [SideRun, SideRun] | null = null;
   let stop: DriveStop | null;
+  let text: string;
   try {
-    sides = [startSide('A', req, deps, env, plan, files.switches, order, progress), startSide('B', req, deps, env, plan, files.switches, order, progress)];
-    const runs: DrivenRun[] = sides.map((s) => ({ open: () => s, createdBefore: true, finalEnvironment: ending }));
-    const partner = (st: DriveStop): string =>
-      st.kind === 'failed' ? `stopped with its interleaved partner ${sides[st.run]!.name} (run #${st.runId}): ${st.reason}` : interruptedBetween(deps.abort);
-    ({ stop } = await drive({
-      store: deps.store,
-      abort: deps.abort ?? new AbortController().signal,
-      runs,
-      segments: segments(sides, order, req, deps, plan, files),
-      stopOnFailure: true,
-      together: true,
-      interruptedBefore: () => interruptedBetween(deps.abort),
-      stoppedReason: partner,
-    }));
+    let total = 0;
+    const sideTotal = req.profiles.length * (req.warmups * processes + req.rounds);
+    const progress = design.kind === 'processes' ? () => deps.onProgress?.(++total, 2 * sideTotal, 'A and B') : () => {};
+    sides = startSides({ req, deps, env, plan, files: files.switches, order: order.join('') || design.kind, design: { design: design.kind }, processes, progress });
+    const paired: PairedRun = { req, deps, budget, sides, files, ending };
+    if (design.kind === 'duet') ({ stop, text } = await runDuet(paired, plan));
+    else if (design.kind === 'alternation') ({ stop, text } = await runAlternation(paired, plan, seed));
+    else ({ stop, text } = await runProcesses(paired, order, plan));
   } finally {
     await files.restore();
   }
-  const runs: [RunWithRounds, RunWithRounds] = [deps.store.getRun(sides[0]!.runId), deps.store.getRun(sides[1]!.runId)];
-  if (stop?.kind === 'failed') return { state: 'failed', runs, reason: `${sides[stop.run]!.name} ('${sides[stop.run]!.side.label}'): ${stop.reason}` };
-  return { state: 'complete', runs, warnings: (finalEnv ?? finishEnvironment(env, deps.reader)).warnings };
+  const runs = [deps.store.getRun(sides[0].runId), deps.store.getRun(sides[1].runId)] as const;
+  if (stop?.kind === 'failed') return { state: 'failed', runs: [...runs], reason: `${sides[stop.run]!.name} ('${sides[stop.run]!.side.label}'): ${stop.reason}` };
+  if (runs.some((r) => r.status !== 'complete')) return { state: 'failed', runs: [...runs], reason: runs.find((r) => r.status !== 'complete')!.error ?? 'failed' };
+  return { state: 'complete', runs: [...runs], warnings: final().warnings, design: design.kind, designText: text, notes };
+}
+
+/** Whole probe processes A B B A ..., unpaired. */
+async function runProcesses(run: PairedRun, order: SideName[], plan: CpuPlan): Promise<{ stop: DriveStop | null; text: string }> {
+  const { req, deps, sides } = run;
+  const { stop } = await drive({
+    store: deps.store,
+    abort: deps.abort ?? new AbortController().signal,
+    runs: sides.map((s): DrivenRun => ({ open: () => s, createdBefore: true, finalEnvironment: run.ending })),
+    segments: processSegments(sides, order, req, deps, plan, run.files),
+    stopOnFailure: true,
+    together: true,
+    interruptedBefore: () => interruptedBetween(deps.abort),
+    stoppedReason: partnerReason(sides, deps.abort),
+  });
+  return { stop, text: designLine('processes', { order: order.join(' '), clock: req.clock ?? 'wall' }) };
 }

@@ -18,6 +18,8 @@ export type ProbeEvent =
       /** CLOCK_MONOTONIC_RAW ns for the whole round (guest instructions under -icount). */
       elapsed: number;
       cpu: number;
+      /** CLOCK_MONOTONIC_RAW ns when the round's clock started; null from probes that did not say. */
+      start: number | null;
     }
   | {
       type: 'error';
@@ -32,6 +34,8 @@ export type ProbeEvent =
     }
   | { type: 'interrupted'; signal: number }
   | { type: 'done'; rounds: number; profiles: number }
+  /** `--go-fifo`: the probe waits for the go byte of block `block` (0-based). */
+  | { type: 'wait'; block: number }
   | { type: 'poweroff'; status: number }
   | CoverageEvent
   | TraceEvent;
@@ -90,7 +94,7 @@ function toEvent(type: string, f: Record<string, string>): ProbeEvent {
     case 'prepared':
       return { type, profile: str(f, 'profile'), params: str(f, 'params') };
     case 'round':
-      return { type, profile: str(f, 'profile'), idx: num(f, 'idx'), warmup: f.warmup === '1', ops: num(f, 'ops'), elapsed: num(f, 'elapsed'), cpu: num(f, 'cpu') };
+      return { type, profile: str(f, 'profile'), idx: num(f, 'idx'), warmup: f.warmup === '1', ops: num(f, 'ops'), elapsed: num(f, 'elapsed'), cpu: num(f, 'cpu'), start: f.start === undefined ? null : num(f, 'start') };
     case 'error':
       return {
         type,
@@ -109,6 +113,8 @@ function toEvent(type: string, f: Record<string, string>): ProbeEvent {
       return { type, rounds: num(f, 'rounds'), profiles: num(f, 'profiles') };
     case 'poweroff':
       return { type, status: num(f, 'status') };
+    case 'wait':
+      return { type, block: num(f, 'block') };
     case 'exec':
     case 'file':
     case 'chunk':

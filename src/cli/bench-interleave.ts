@@ -1,6 +1,10 @@
 /** `hintlab bench --label-b`: arguments and output of an interleaved A/B invocation. */
-import { abbaOrder, runInterleaved, type InterleavedRequest } from '../bench/interleave.ts';
-import { BenchRequestError, splitRounds, type BenchDeps } from '../bench/runner.ts';
+import { DEFAULT_ALPHA, DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE } from '../bench/budget.ts';
+import { DESIGNS, type DesignKind } from '../bench/design.ts';
+import { runInterleaved, type InterleavedRequest } from '../bench/interleave.ts';
+import { BenchRequestError, type BenchDeps } from '../bench/runner.ts';
+import type { WorkRequest } from '../bench/sides.ts';
+import { WORK_MAX } from '../bench/work-pilot.ts';
 import { SwitchBusyError, SwitchError, type FileSwitchSpec } from '../bench/switch-file.ts';
 import { runJson } from '../report/run-export.ts';
 import { runHeadline, runTable } from '../report/run-table.ts';
@@ -10,7 +14,29 @@ import type { Progress } from './progress.ts';
 
 /** Any B-side option makes the invocation interleaved. */
 export function isInterleaved(opts: BenchOptions): boolean {
-  return opts.labelB !== undefined || opts.injectSeccompB !== undefined || opts.switchFile.length > 0;
+  return opts.labelB !== undefined || opts.injectSeccompB !== undefined || opts.switchFile.length > 0 || opts.injectWorkB !== undefined;
+}
+
+/** `--inject-work-b N` (additions per call) or `PCT%` (calibrated by a pilot). */
+export function parseWork(text: string | undefined): WorkRequest | null {
+  if (text === undefined) return null;
+  const t = text.trim();
+  const pct = /^(\d+(?:\.\d+)?)\s*%$/.exec(t);
+  if (pct && Number(pct[1]) > 0 && Number(pct[1]) < 1000) return { kind: 'percent', pct: Number(pct[1]) };
+  if (/^\d+$/.test(t) && Number(t) <= WORK_MAX) return Number(t) === 0 ? null : { kind: 'count', n: Number(t) };
+  throw new UserError(`--inject-work-b takes N (0..${WORK_MAX} additions per call) or PCT% (e.g. 3%), got '${text}'`, 2);
+}
+
+function parseClock(text: string | undefined): 'wall' | 'thread-cpu' | null {
+  if (text === undefined) return null;
+  if (text === 'wall' || text === 'cpu') return text === 'cpu' ? 'thread-cpu' : 'wall';
+  throw new UserError(`--clock must be wall or cpu, got '${text}'`, 2);
+}
+
+function parseDesign(text: string | undefined): DesignKind | null {
+  if (text === undefined) return null;
+  if ((DESIGNS as readonly string[]).includes(text)) return text as DesignKind;
+  throw new UserError(`--design must be one of ${DESIGNS.join(', ')}, got '${text}'`, 2);
 }
 
 function splitAssignment(flag: string, text: string): [string, string] {
@@ -44,6 +70,12 @@ export function interleavedRequest(opts: BenchOptions, common: Omit<InterleavedR
     b: { label: opts.labelB ?? 'B', injectSeccomp: seccompB },
     files,
     switchOptions: { force: opts.force === true, wait: opts.wait === true, command: common.command, onNote: (m) => io.stderr(`hintlab: ${m}\n`) },
+    warmupsAsked: opts.warmupsGiven === true,
+    design: parseDesign(opts.design),
+    budget: { secondsPerProfile: opts.time ?? DEFAULT_SECONDS_PER_PROFILE, precisionPct: opts.precision ?? null, blockRounds: opts.blockRounds ?? DEFAULT_BLOCK_ROUNDS, alpha: DEFAULT_ALPHA },
+    workB: parseWork(opts.injectWorkB),
+    clock: parseClock(opts.clock),
+    ...(opts.seed === undefined ? {} : { seed: opts.seed }),
   };
 }
 
@@ -67,8 +99,8 @@ export async function measureInterleaved(req: InterleavedRequest, io: CliIO, dep
     io.stdout(`[${runJson(a).trimEnd()},\n${runJson(b).trimEnd()}]\n`);
   } else {
     io.stdout(`${runHeadline(a)}\n${runTable(a)}\n${runHeadline(b)}\n${runTable(b)}`);
-    const order = abbaOrder(splitRounds(req.rounds, req.processes).length).join(' ');
-    io.stdout(`probe processes in the order ${order} (A = '${a.label}', B = '${b.label}'); compare with: hintlab compare ${a.label} ${b.label}\n`);
+    io.stdout(`${result.designText} (A = '${a.label}', B = '${b.label}'); compare with: hintlab compare ${a.label} ${b.label}\n`);
   }
+  for (const n of result.notes) io.stderr(`note: ${n}\n`);
   for (const w of result.warnings) io.stderr(`warning: ${w.message}\n`);
 }

@@ -37,6 +37,20 @@ export interface BenchOptions extends ProbePlanOptions {
   force?: boolean;
   /** Wait for another run switching the same file instead of refusing. */
   wait?: boolean;
+  /** `--design`: processes, duet or alternation (default: chosen from what differs). */
+  design?: string;
+  /** `--time`: seconds of measuring per profile for the paired designs. */
+  time?: number;
+  /** `--precision`: stop at this half-width (%) of the paired change's confidence sequence. */
+  precision?: number;
+  blockRounds?: number;
+  /** `--inject-work-b`: N or PCT%. */
+  injectWorkB?: string;
+  seed?: number;
+  /** `--clock wall|cpu`. */
+  clock?: string;
+  /** --warmups was typed (the paired designs warm up once per process otherwise). */
+  warmupsGiven?: boolean;
   /** `ssh://[user@]host[:port]` boxes to measure on instead of this machine. */
   target: string[];
 }

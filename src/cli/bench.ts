@@ -13,7 +13,7 @@ import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
-import { collect, intOption, labelOption } from './options.ts';
+import { collect, intOption, labelOption, pctOption } from './options.ts';
 import { interruptible } from './interrupt.ts';
 import { type Progress, progressBar } from './progress.ts';
 
@@ -120,14 +120,21 @@ export function registerBench(program: Command, io: CliIO): void {
     .option('--label <name>', 'label for the run, used by compare (e.g. A, B, A2)', labelOption('--label'))
     .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
     .option('--inject-seccomp <n>', 'known-effect calibration: install an N-instruction allow-all seccomp filter first', intOption('--inject-seccomp', 2, SECCOMP_MAX))
-    .option('--label-b <name>', 'measure a B side in the same invocation, its probe processes alternating with A\'s (A B B A A B ...); B\'s run label (default: B)', labelOption('--label-b'))
+    .option('--label-b <name>', 'measure a B side in the same invocation (see --design); B\'s run label (default: B)', labelOption('--label-b'))
     .option('--inject-seccomp-b <n>', 'B side: an N-instruction seccomp filter (0 = none, an A/A control); --inject-seccomp is then A\'s', intOption('--inject-seccomp-b', 0, SECCOMP_MAX))
     .option('--switch-file <path=value>', 'B side: write VALUE to PATH before each B process, A\'s value before each A process; always restored (repeatable)', collect, [])
+    .option('--design <kind>', 'with a B side: duet (A and B at once on two CPUs), alternation (blocks in one probe process, for --switch-file) or processes (A B B A probe processes); default: chosen from what differs')
+    .option('--time <seconds>', 'duet and alternation: seconds of measuring per profile (default 20)', intOption('--time', 1))
+    .option('--precision <pct>', 'duet and alternation: stop once every profile\'s change is known to +-PCT % (anytime-valid confidence sequence), or at --time', pctOption('--precision', '2%', false))
+    .option('--block-rounds <n>', 'duet and alternation: measured rounds per block (default 3)', intOption('--block-rounds', 1))
+    .option('--inject-work-b <n|pct%>', 'B side: N dependent register additions per call outside the syscall, or PCT% to calibrate N from a pilot so that B costs PCT % more')
+    .option('--clock <wall|cpu>', 'with a B side: time rounds on the wall clock or on the probe thread\'s CPU clock (leaves out the time other tasks held the CPU); default: cpu for duet and alternation, wall for processes')
+    .option('--seed <n>', 'alternation: seed of the random ABBA order (default: drawn and recorded)', intOption('--seed', 0))
     .option('--switch-file-a <path=value>', 'A\'s value for a --switch-file PATH (default: its contents as read); must be what it holds now', collect, [])
     .option('--force', 'with --switch-file: allow a file outside /proc/sys, /sys, debugfs and your own files')
     .option('--wait', 'with --switch-file: wait for another run switching the same file to end, instead of refusing')
     .option('--target <ssh://[user@]host[:port]>', 'measure on a box over ssh instead of this machine (repeatable: the boxes run in parallel)', collect, [])
     .option('--json', 'print a versioned JSON document instead of the table')
     .option('--list', 'list the profiles and exit')
-    .action(async (opts: BenchOptions) => benchAction(opts, io));
+    .action(async (opts: BenchOptions, command: Command) => benchAction({ ...opts, warmupsGiven: command.getOptionValueSource('warmups') !== 'default' }, io));
 }

@@ -1,6 +1,7 @@
 /** `hintlab vm`: argument parsing and output for A/B/A runs across kernels booted in qemu. */
 import type { Command } from 'commander';
 import { buildProbe } from '../bench/build.ts';
+import { WORK_MAX } from '../bench/work-pilot.ts';
 import { selectProfiles } from '../bench/profiles.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
@@ -27,6 +28,7 @@ export interface VmOptions extends VmMacroOptions {
   rounds: number;
   accel: AccelRequest;
   icount?: boolean;
+  injectWork: string[];
   timeout?: number;
   labelPrefix: string;
   db?: string;
@@ -96,6 +98,7 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
           timeoutSeconds: opts.timeout ?? 600,
           labelPrefix: opts.labelPrefix,
           poolBoots: opts.repeat !== undefined,
+          injectWork: parseInjectWork(opts.injectWork, labels),
           command: commandLine(io),
           invocation: invocationOf(io),
           hintlabVersion: VERSION,
@@ -131,6 +134,18 @@ function costRunsByKernel(store: Store, steps: { kernel: { label: string }; runI
   return byKernel;
 }
 
+/** `--inject-work LABEL=N` for kernels given with --kernel. */
+function parseInjectWork(values: string[], labels: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const v of values) {
+    const m = /^([^=]+)=(\d+)$/.exec(v);
+    if (!m || Number(m[2]) > WORK_MAX) throw new UserError(`--inject-work takes LABEL=N with 0 <= N <= ${WORK_MAX}, got '${v}'`, 2);
+    if (!labels.includes(m[1]!)) throw new UserError(`--inject-work ${v}: no --kernel is labelled '${m[1]}' (kernels: ${labels.join(', ')})`, 2);
+    out[m[1]!] = Number(m[2]);
+  }
+  return out;
+}
+
 export function registerVm(program: Command, io: CliIO): void {
   program
     .command('vm')
@@ -147,6 +162,7 @@ export function registerVm(program: Command, io: CliIO): void {
     .option('--icount', "count guest instructions (qemu -icount shift=0): results in instructions/call, repeatable to ~0.01 %")
     .option('--cost', "count what each call costs the emulated machine with hintlab's qemu plugin: kernel/user instructions, taken branches, I-cache line fetches, modelled L1i misses and mispredictions, per kernel function (implies --icount; TCG)")
     .option('--cost-model <model>', "with --cost: the modelled L1i and predictor (default 'l1i=32k,8way,64 predictor=2bit')")
+    .option('--inject-work <label=n>', 'known work: N dependent additions per call in the probe of kernel LABEL\'s boots (under --icount exactly N instructions more per call; repeatable)', collect, [])
     .option('--timeout <s>', 'seconds one boot may take before qemu is killed and the boot stored as failed (default: 600; with --macro the plan\'s length x 2 + 120)', intOption('--timeout', 5))
     .option('--label-prefix <text>', 'run labels are <prefix><kernel label>-<boot index>', labelOption('--label-prefix', true), 'vm-')
     .option('--macro', 'run stress-ng stressors in each guest instead of probe profiles (see docs/vm.md)')

@@ -263,6 +263,18 @@ export class Store {
     );
   }
 
+  /** Merge more facts into a run's `params.extra` (what a budgeted design learnt by the end: its order, its stopping). */
+  mergeParamsExtra(runId: number, patch: Record<string, unknown>): void {
+    const row = this.guard(() => this.db.prepare('SELECT params_json FROM runs WHERE id = ?').get(runId)) as { params_json: string } | undefined;
+    if (!row) throw new RunNotFoundError(`run ${runId} does not exist`);
+    const params = JSON.parse(row.params_json) as RunParams;
+    params.extra = { ...params.extra, ...patch };
+    this.guard(
+      () => this.db.prepare('UPDATE runs SET params_json = ? WHERE id = ?').run(JSON.stringify(params), runId),
+      () => `recording how ${this.describeRun(runId)} was measured`,
+    );
+  }
+
   /** Mark a run finished. Only `complete` runs take part in comparisons by default. */
   finishRun(runId: number, status: 'complete' | 'failed', error: string | null = null): void {
     this.guard(

@@ -68,6 +68,12 @@ export interface DriverSegment {
   ended?(opened: OpenedRun, exit: TargetExit | null): void;
   /** The failure as stored with the run (default: the reason itself). */
   storedReason?(reason: string): string;
+  /**
+   * A segment of another run that runs at the same time as this one (a
+   * duet's other side): both start together, a failure of either stops the
+   * other, and the first failure is the drive's.
+   */
+  alongside?: DriverSegment;
 }
 
 /** Why a drive stopped before its last segment. */
@@ -118,7 +124,7 @@ export interface DriveResult {
 }
 
 /** Run one segment: start it on its session, stream the target's lines in, decide its outcome. */
-async function runSegment(spec: DriveSpec, runs: Runs, seg: DriverSegment, index: number, opened: OpenedRun): Promise<SegmentResult> {
+async function runSegment(spec: DriveSpec, runs: Runs, seg: DriverSegment, index: number, opened: OpenedRun, abort = spec.abort): Promise<SegmentResult> {
   const { session, runId } = opened;
   try {
     seg.begin?.(opened);
@@ -129,7 +135,7 @@ async function runSegment(spec: DriveSpec, runs: Runs, seg: DriverSegment, index
   let outcome: SessionOutcome;
   try {
     // a round that cannot be stored (disk full) stops the job as Ctrl-C would
-    exit = await seg.target.run(seg.job, (l) => session.feed(l), AbortSignal.any([spec.abort, session.stopped]));
+    exit = await seg.target.run(seg.job, (l) => session.feed(l), AbortSignal.any([abort, session.stopped]));
   } catch (err) {
     outcome = { state: 'failed', reason: `cannot run ${seg.what}: ${(err as Error).message}` };
   }
@@ -139,6 +145,23 @@ async function runSegment(spec: DriveSpec, runs: Runs, seg: DriverSegment, index
   // a session that stores what it read at the end (vm --macro's files) can fail there too
   if (session.storeFailure) abandon(spec, runs, index, opened, session.storeFailure);
   return { index, runId, outcome, exit };
+}
+
+/** A segment and the one alongside it, at once: the first to fail stops the other, and its result comes first. */
+async function runGroup(spec: DriveSpec, runs: Runs, group: DriverSegment[], index: number): Promise<SegmentResult[]> {
+  if (group.length === 1) return [await runSegment(spec, runs, group[0]!, index, runs.open(group[0]!.run))];
+  const partner = new AbortController();
+  const abort = AbortSignal.any([spec.abort, partner.signal]);
+  const ended: SegmentResult[] = [];
+  await Promise.all(
+    group.map(async (seg) => {
+      const result = await runSegment(spec, runs, seg, index, runs.open(seg.run), abort);
+      if (result.outcome.state === 'failed') partner.abort();
+      ended.push(result);
+    }),
+  );
+  // in the order they ended: the first failure is the cause, a partner it stopped follows
+  return [...ended.filter((r) => r.outcome.state === 'failed'), ...ended.filter((r) => r.outcome.state !== 'failed')];
 }
 
 /** The drive's state: which runs are open and which are finished. */
@@ -206,16 +229,18 @@ export async function drive(spec: DriveSpec): Promise<DriveResult> {
       break;
     }
     spec.onSegmentStart?.(index);
-    const opened = runs.open(seg.run);
-    const result = await runSegment(spec, runs, seg, index, opened);
-    results.push(result);
-    if (result.outcome.state === 'failed') {
-      runs.finish(seg.run, 'failed', seg.storedReason?.(result.outcome.reason) ?? result.outcome.reason);
-      if (spec.stopOnFailure) stop = { kind: 'failed', segment: index, run: seg.run, runId: opened.runId, reason: result.outcome.reason };
-    } else if (!spec.together && last.get(seg.run) === index) {
-      runs.finish(seg.run, 'complete');
+    const group = seg.alongside ? [seg, seg.alongside] : [seg];
+    for (const result of await runGroup(spec, runs, group, index)) {
+      const done = group.find((s) => runs.opened[s.run]?.runId === result.runId)!;
+      results.push(result);
+      if (result.outcome.state === 'failed' && !stop) {
+        runs.finish(done.run, 'failed', done.storedReason?.(result.outcome.reason) ?? result.outcome.reason);
+        if (spec.stopOnFailure) stop = { kind: 'failed', segment: index, run: done.run, runId: result.runId, reason: result.outcome.reason };
+      } else if (result.outcome.state !== 'failed' && !spec.together && last.get(done.run) === index) {
+        runs.finish(done.run, 'complete');
+      }
+      spec.onSegmentEnd?.(result);
     }
-    spec.onSegmentEnd?.(result);
     if (stop) break;
   }
   endRuns(spec, runs, stop);

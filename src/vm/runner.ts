@@ -50,6 +50,8 @@ export interface VmRequest {
    * every boot is a run of its own (vm-A-1, vm-B-1, vm-A-2).
    */
   poolBoots?: boolean;
+  /** Known work (`--inject-work LABEL=N`): N dependent additions per call in the probe of every boot of kernel LABEL. */
+  injectWork?: Record<string, number>;
   command: string;
   /** The arguments as typed and the working directory, stored as params.extra.invocation. */
   invocation?: RunInvocation;
@@ -130,7 +132,8 @@ function bootsOf(req: VmRequest, label: string): number {
 
 function vmRunParams(req: VmRequest, step: StepPlan, accel: Accel, cpus: number): RunParams {
   const pooled = req.poolBoots ? { boots: bootsOf(req, step.kernel.label) } : { bootIndex: step.bootIndex };
-  const extra = { kernelLabel: step.kernel.label, ...pooled, accel, icount: req.icount, order: req.steps.join(','), ...invocationExtra(req) };
+  const work = req.injectWork?.[step.kernel.label];
+  const extra = { kernelLabel: step.kernel.label, ...pooled, accel, icount: req.icount, order: req.steps.join(','), ...(work ? { injectWork: work } : {}), ...invocationExtra(req) };
   return runParams(req, { cpu: 0, otherCpu: cpus > 1 ? 1 : null }, extra);
 }
 
@@ -278,7 +281,7 @@ function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): 
       // each cost boot writes its own file: one target per boot
       target: cost ? guestTarget({ ...spec, plugin: cost.arg(plan.index) }, opts) : targets.get(label)!,
       what: `the guest (kernel ${label})`,
-      job: { program: 'probe', args, timeoutSeconds: req.timeoutSeconds },
+      job: { program: 'probe', args: [...args, ...(req.injectWork?.[label] ? ['--inject-work', String(req.injectWork[label])] : [])], timeoutSeconds: req.timeoutSeconds },
       begin: () => req.poolBoots && open.get(key)!.session.probe.startSegment(req.rounds),
       ended: (_opened, exit) => {
         recordBoot(req, deps, open.get(key)!, exit);

@@ -11,8 +11,16 @@ test('a framed round line parses into a typed event with unescaped values', () =
   const p = parseLine(frameLine('@hl1 round profile=sched%20x idx=3 warmup=0 ops=100 elapsed=12345 cpu=1'));
   assert.deepEqual(p, {
     kind: 'event',
-    event: { type: 'round', profile: 'sched x', idx: 3, warmup: false, ops: 100, elapsed: 12345, cpu: 1 },
+    event: { type: 'round', profile: 'sched x', idx: 3, warmup: false, ops: 100, elapsed: 12345, cpu: 1, start: null },
   });
+});
+
+test('a round line with its start time and a wait line parse into typed events', () => {
+  assert.deepEqual(parseLine(frameLine('@hl1 round profile=getppid idx=0 warmup=0 ops=10 elapsed=500 cpu=0 start=98765432101')), {
+    kind: 'event',
+    event: { type: 'round', profile: 'getppid', idx: 0, warmup: false, ops: 10, elapsed: 500, cpu: 0, start: 98765432101 },
+  });
+  assert.deepEqual(parseLine(frameLine('@hl1 wait block=7')), { kind: 'event', event: { type: 'wait', block: 7 } });
 });
 
 test('a line with one flipped character is corrupt, never data', () => {

@@ -37,7 +37,7 @@ test('one invocation stores A and B, compare reads them, and the switched file i
     '--label', 'plain', '--label-b', 'filtered', '--inject-seccomp-b', '64', '--switch-file', `${path}=1`]);
   assert.equal(res.code, 0, res.stderr);
   assert.match(res.stdout, /run #1 'plain'[\s\S]*run #2 'filtered'/);
-  assert.match(res.stdout, /probe processes in the order A B B A \(A = 'plain', B = 'filtered'\); compare with: hintlab compare plain filtered/);
+  assert.match(res.stdout, /design: processes: unpaired probe processes in the order A B B A \(A = 'plain', B = 'filtered'\); compare with: hintlab compare plain filtered/);
   assert.equal(readFileSync(path, 'utf8'), '0\n');
   const cmp = await runCli(['compare', '--db', db, 'plain', 'filtered']);
   assert.equal(cmp.code, 0, cmp.stderr);
@@ -47,7 +47,7 @@ test('one invocation stores A and B, compare reads them, and the switched file i
 
 test('--json prints both runs as one JSON array, A first', async () => {
   const db = join(tempDir(), 'h.db');
-  const res = await runCli(['bench', '--db', db, '--profile', 'getppid', '--ops', '500', '--warmups', '0', '--rounds', '2', '--processes', '2', '--inject-seccomp-b', '0', '--json']);
+  const res = await runCli(['bench', '--db', db, '--profile', 'getppid', '--ops', '500', '--warmups', '0', '--rounds', '2', '--processes', '2', '--inject-seccomp-b', '0', '--design', 'processes', '--json']);
   assert.equal(res.code, 0, res.stderr);
   const docs = JSON.parse(res.stdout) as { run: { label: string; params: { extra: { interleave: { side: string } } } }; rounds: { replicate: number }[] }[];
   assert.deepEqual(docs.map((d) => [d.run.label, d.run.params.extra.interleave.side]), [['A', 'A'], ['B', 'B']]);
@@ -59,7 +59,7 @@ const netns = spawnSync('unshare', ['-n', 'true']).status === 0;
 
 test('a real sysctl (ip_default_ttl in a private network namespace) is switched for B and holds its original value at the end', { skip: netns ? false : 'unshare -n is not permitted here' }, () => {
   const db = join(tempDir(), 'h.db');
-  const script = `cat ${TTL}; "$0" "$1" "$2" "$3" bench --db "$4" --profile getppid --ops 500 --warmups 0 --rounds 2 --processes 1 --switch-file ${TTL}=99 >/dev/null && cat ${TTL}`;
+  const script = `cat ${TTL}; "$0" "$1" "$2" "$3" bench --db "$4" --profile getppid --ops 500 --warmups 0 --rounds 2 --processes 1 --design processes --switch-file ${TTL}=99 >/dev/null && cat ${TTL}`;
   const r = spawnSync('unshare', ['-n', 'sh', '-c', script, process.execPath, ...CLI_FROM_SOURCE, db], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   const [before, after] = r.stdout.trim().split('\n');
@@ -92,6 +92,11 @@ test('bad B-side flags are refused with the flag named and nothing stored', asyn
     [['--switch-file', '/nonexistent/knob=2'], /--switch-file \/nonexistent\/knob: cannot read it \(ENOENT\)/],
     [['--inject-seccomp-b', '1'], /--inject-seccomp-b must be 0 \(no filter\) or at least 2/],
     [['--label', 'X', '--label-b', 'X'], /A and B need different labels/],
+    [['--label-b', 'B', '--design', 'pairs'], /--design must be one of processes, duet, alternation, got 'pairs'/],
+    [['--inject-work-b', '3x'], /--inject-work-b takes N \(0\.\.65536 additions per call\) or PCT% \(e\.g\. 3%\), got '3x'/],
+    [['--label-b', 'B', '--clock', 'tsc'], /--clock must be wall or cpu, got 'tsc'/],
+    [['--switch-file', `${path}=2`, '--design', 'duet'], /--design duet runs A and B at the same time, so a global --switch-file cannot tell them apart/],
+    [['--inject-seccomp-b', '64', '--design', 'alternation'], /--design alternation runs both sides in one probe process/],
   ];
   for (const [args, message] of cases) {
     const res = await runCli(['bench', '--db', db, '--profile', 'getppid', '--rounds', '2', ...args]);

@@ -1,0 +1,119 @@
+/**
+ * Can this machine see a change? A power curve of `hintlab bench --label-b`
+ * with its default flags (one profile, getppid), judged by `hintlab compare`:
+ *
+ * - known work on B (`--inject-work-b PCT%`, N calibrated by the pilot) for
+ *   each PCT of --levels: the share of invocations whose verdict is
+ *   `slower` (detected), and the median change compare reports;
+ * - nothing injected (A/A, the same design): the share whose verdict is
+ *   `faster` or `slower` (false claims);
+ * - a 64-instruction seccomp filter on B (`--inject-seccomp-b 64`).
+ *
+ * The kinds are measured round-robin (one of each in turn), so a change of
+ * the machine's load hits all alike; the load average is read before every
+ * invocation, and each invocation's wall time is kept. Run by hand:
+ *
+ *   npm run build && node --import tsx bench/power.ts [--per-level 20] [--null 40]
+ *        [--seccomp 10] [--levels 1,2,3,5,10] [--profile getppid] [--db FILE]
+ *        [--analyze FILE]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values: o } = parseArgs({
+  options: {
+    'per-level': { type: 'string', default: '20' },
+    null: { type: 'string', default: '40' },
+    seccomp: { type: 'string', default: '10' },
+    levels: { type: 'string', default: '1,2,3,5,10' },
+    profile: { type: 'string', default: 'getppid' },
+    db: { type: 'string' },
+    analyze: { type: 'string' },
+  },
+});
+
+interface Kind {
+  name: string;
+  flags: string[];
+  count: number;
+  /** What a hit is: detected (`slower`) or a false claim (`faster` or `slower`). */
+  hit: (verdict: string) => boolean;
+}
+
+const kinds: Kind[] = [
+  ...o.levels!.split(',').map((p) => ({ name: `work${p}`, flags: ['--inject-work-b', `${p}%`], count: Number(o['per-level']), hit: (v: string) => v === 'slower' })),
+  { name: 'null', flags: [], count: Number(o.null), hit: (v: string) => v === 'faster' || v === 'slower' },
+  { name: 'seccomp64', flags: ['--inject-seccomp-b', '64'], count: Number(o.seccomp), hit: (v: string) => v === 'slower' },
+];
+
+const load1 = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+const hintlab = (args: string[]) => execFileSync(process.execPath, ['bin/hintlab.js', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
+
+interface Outcome {
+  kind: string;
+  verdict: string;
+  changePct: number | null;
+  seconds: number;
+  load: number;
+  design: string;
+}
+
+function judge(db: string, label: string): { verdict: string; changePct: number | null } {
+  const doc = JSON.parse(hintlab(['compare', '--db', db, `${label}-A`, `${label}-B`, '--json'])) as { subjects: { verdict: { verdict: string }; change?: { changePct?: number } }[] };
+  const s = doc.subjects[0];
+  return { verdict: s?.verdict.verdict ?? 'not compared', changePct: s?.change?.changePct ?? null };
+}
+
+function measure(db: string, kind: Kind, i: number): Outcome {
+  const label = `${kind.name}-${i}`;
+  const load = load1();
+  const t0 = Date.now();
+  const out = hintlab(['bench', '--db', db, '--profile', o.profile!, '--label', `${label}-A`, '--label-b', `${label}-B`, ...kind.flags]);
+  const seconds = (Date.now() - t0) / 1000;
+  const design = /^design: (.*?) \(A = /m.exec(out)?.[1] ?? '?';
+  return { kind: kind.name, ...judge(db, label), seconds, load, design };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : NaN;
+};
+
+function summary(outcomes: Outcome[]): void {
+  for (const k of kinds) {
+    const got = outcomes.filter((x) => x.kind === k.name);
+    if (!got.length) continue;
+    const hits = got.filter((x) => k.hit(x.verdict)).length;
+    const changes = got.flatMap((x) => (x.changePct === null ? [] : [x.changePct]));
+    const what = k.name === 'null' ? 'false claims' : 'found slower';
+    console.log(`${k.name.padEnd(10)} ${what} in ${hits} of ${got.length}; median reported change ${median(changes).toFixed(1)} %; ` +
+      `invocation ${Math.min(...got.map((x) => x.seconds)).toFixed(0)}-${Math.max(...got.map((x) => x.seconds)).toFixed(0)} s; load ${Math.min(...got.map((x) => x.load)).toFixed(1)}-${Math.max(...got.map((x) => x.load)).toFixed(1)}`);
+  }
+}
+
+const db = o.db ?? o.analyze ?? join(mkdtempSync(join(tmpdir(), 'power-')), 'power.db');
+const outcomes: Outcome[] = [];
+if (o.analyze) {
+  for (const k of kinds) for (let i = 0; i < k.count; i++) {
+    try {
+      outcomes.push({ kind: k.name, ...judge(db, `${k.name}-${i}`), seconds: NaN, load: NaN, design: '?' });
+    } catch {
+      // not measured
+    }
+  }
+} else {
+  const t0 = Date.now();
+  const rounds = Math.max(...kinds.map((k) => k.count));
+  for (let i = 0; i < rounds; i++) {
+    for (const k of kinds.filter((x) => i < x.count)) {
+      const r = measure(db, k, i);
+      outcomes.push(r);
+      console.log(`${k.name}-${i}: ${r.verdict}, change ${r.changePct?.toFixed(1) ?? '?'} %, ${r.seconds.toFixed(0)} s, load ${r.load}, ${r.design}`);
+    }
+  }
+  console.log(`runs stored in ${db} (${((Date.now() - t0) / 60000).toFixed(1)} min); judge again with --analyze ${db}`);
+}
+summary(outcomes);

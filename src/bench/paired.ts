@@ -1,0 +1,122 @@
+/**
+ * The paired designs on the run driver: duet (./duet.ts) and alternation
+ * (./alternation.ts). Both measure pair after pair until the budget
+ * (./budget.ts) says stop, then record how they measured in both runs:
+ * the design's facts, the order, the pairs, and the stopping rule when a
+ * precision target was watched.
+ */
+import { drive, type DriveStop, type DrivenRun, type SegmentResult } from '../target/driver.ts';
+import { AlternationSession, GoFifo } from './alternation.ts';
+import { budgetState, progressText, stoppingRecord, pairLogRatios, type BudgetState } from './budget.ts';
+import { designLine } from './design.ts';
+import { duetLayout } from './duet.ts';
+import { probeArgs, type CpuPlan } from './probe-run.ts';
+import { interruptedBetween, type BenchDeps } from './runner.ts';
+import { clockArgs, switchRecord, type DesignRecord, type PairedRun, type SideRun } from './sides.ts';
+
+export type { PairedRun } from './sides.ts';
+
+export interface PairedOutcome {
+  stop: DriveStop | null;
+  text: string;
+}
+
+/** Why a side with no failure of its own ends failed: its partner's. */
+export const partnerReason = (sides: [SideRun, SideRun], abort?: AbortSignal) => (st: DriveStop): string =>
+  st.kind === 'failed' ? `stopped with its interleaved partner ${sides[st.run]!.name} (run #${st.runId}): ${st.reason}` : interruptedBetween(abort);
+
+/** Watch the pairs: after each, the budget's state, shown as progress. */
+function watcher(run: PairedRun) {
+  const started = Date.now();
+  let state: BudgetState | null = null;
+  const total = run.budget.secondsPerProfile * run.req.profiles.length;
+  return {
+    check(): BudgetState {
+      const [a, b] = run.sides.map((s) => run.deps.store.getRun(s.runId));
+      const elapsed = (Date.now() - started) / 1000;
+      state = budgetState(pairLogRatios(a!, b!), run.budget, run.req.profiles.length, elapsed);
+      run.deps.onProgress?.(Math.min(total, Math.round(elapsed)), total, progressText(state));
+      return state;
+    },
+    get last(): BudgetState | null {
+      return state;
+    },
+  };
+}
+
+/** Record in both runs how they were measured (contract: interleave.design and its facts, stopping). */
+function record(run: PairedRun, order: string, design: DesignRecord, pairs: number, state: BudgetState | null): void {
+  for (const s of run.sides) {
+    const patch: Record<string, unknown> = { interleave: switchRecord(s.name, run.req, run.files.switches, order, design), processes: pairs };
+    if (run.budget.precisionPct !== null && state) patch.stopping = stoppingRecord(run.budget, state);
+    run.deps.store.mergeParamsExtra(s.runId, patch);
+  }
+}
+
+/** Duet: blocks of two probes at once, added while the budget says go on. */
+export async function runDuet(run: PairedRun, plan: CpuPlan): Promise<PairedOutcome> {
+  const layout = duetLayout(run, plan);
+  const watch = watcher(run);
+  let ended = 0;
+  const onSegmentEnd = (r: SegmentResult): void => {
+    if (r.outcome.state === 'failed' || ++ended % 2 !== 0) return;
+    const pairs = ended / 2;
+    if (!watch.check().stop && !run.deps.abort?.aborted) layout.segments.push(layout.nextBlock(pairs));
+  };
+  let stop: DriveStop | null;
+  try {
+    ({ stop } = await drive({
+      store: run.deps.store,
+      abort: run.deps.abort ?? new AbortController().signal,
+      runs: run.sides.map((s): DrivenRun => ({ open: () => s, createdBefore: true, finalEnvironment: run.ending })),
+      segments: layout.segments,
+      stopOnFailure: true,
+      together: true,
+      interruptedBefore: () => interruptedBetween(run.deps.abort),
+      stoppedReason: partnerReason(run.sides, run.deps.abort),
+      onSegmentEnd,
+    }));
+  } finally {
+    layout.cleanup();
+  }
+  const pairs = Math.floor(ended / 2);
+  record(run, 'duet', { design: 'duet', cpus: layout.cpus, swapEvery: 1 }, pairs, watch.last);
+  return { stop, text: designLine('duet', { cpus: layout.cpus, pairs, clock: run.req.clock ?? 'wall' }) };
+}
+
+/** Alternation: one probe process, blocks in random ABBA order, the files switched between them. */
+export async function runAlternation(run: PairedRun, plan: CpuPlan, seed: number): Promise<PairedOutcome> {
+  const R = run.budget.blockRounds;
+  const go = new GoFifo();
+  const watch = watcher(run);
+  const session = new AlternationSession(run.sides, R, seed, {
+    goOn: () => !watch.check().stop && !run.deps.abort?.aborted,
+    switchTo: (side) => run.files.set(side),
+    send: (c) => go.send(c),
+  });
+  // enough rounds for any budget: the probe stops when hintlab sends 's'
+  const maxBlocks = 2 * 100_000;
+  const args = [...probeArgs({ ...run.req, rounds: maxBlocks * R, injectSeccomp: run.req.a.injectSeccomp }, plan), ...clockArgs(run.req), '--go-fifo', go.path, '--block-rounds', String(R)];
+  const [a, b] = run.sides;
+  let stop: DriveStop | null;
+  try {
+    ({ stop } = await drive({
+      store: run.deps.store,
+      abort: run.deps.abort ?? new AbortController().signal,
+      runs: [{ open: () => ({ runId: a.runId, session }), finalEnvironment: run.ending }],
+      segments: [{ run: 0, target: run.deps.target, what: 'the probe', job: { program: 'probe', args } }],
+      stopOnFailure: true,
+      together: true,
+    }));
+  } finally {
+    go.close();
+  }
+  // B is filled by the same process: it ends as A did
+  run.deps.store.updateEnvironment(b.runId, run.ending());
+  const aRun = run.deps.store.getRun(a.runId);
+  run.deps.store.finishRun(b.runId, aRun.status === 'complete' ? 'complete' : 'failed', aRun.status === 'complete' ? null : `stopped with its interleaved partner A (run #${a.runId}): ${aRun.error ?? 'failed'}`);
+  const pairs = session.pairs;
+  record(run, session.order, { design: 'alternation', blockRounds: R, seed }, pairs, watch.last);
+  return { stop, text: designLine('alternation', { pairs, blockRounds: R, seed, clock: run.req.clock ?? 'wall' }) };
+}
+
