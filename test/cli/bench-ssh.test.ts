@@ -193,7 +193,7 @@ test('Ctrl-C stops the probe on the box, which restores its state; the run is ma
   try {
     h.node.kill('SIGINT');
     assert.equal(await h.exited, 130, h.stderr());
-    assert.match(h.stderr(), /interrupted by signal 15; the probe restored the task's affinity and scheduling parameters/);
+    assert.match(h.stderr(), /interrupted by signal 15 \(SIGTERM\); the probe restored the task's affinity and scheduling parameters/);
     assert.equal(named(await survivorsAfter([...h.there, ...h.here], 10_000)), '');
   } finally {
     h.node.kill('SIGKILL');
