@@ -17,6 +17,7 @@
  * `aliveIntervalSeconds * 3`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -314,13 +315,16 @@ export class SshConnection {
 
   /**
    * Write `data` to `path` on the box (parent directories created), through
-   * a temporary name and a rename, so a reader never sees half a file.
+   * a temporary name and a rename, so a reader never sees half a file. The
+   * temporary name is random and created exclusively (`set -C`: the shell
+   * opens it with O_EXCL), so a file or link another user planted there on
+   * the box is never written through.
    */
   async put(data: Buffer, path: string, mode = 0o644): Promise<void> {
     const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) || '/' : '.';
-    const tmp = `${path}.tmp-hintlab-${process.pid}`;
+    const tmp = `${path}.tmp-hintlab-${randomBytes(8).toString('hex')}`;
     const cmd =
-      `umask 077 && mkdir -p ${remotePath(dir)} && cat > ${remotePath(tmp)} && ` +
+      `umask 077 && set -C && mkdir -p ${remotePath(dir)} && cat > ${remotePath(tmp)} && ` +
       `chmod ${mode.toString(8)} ${remotePath(tmp)} && mv -f ${remotePath(tmp)} ${remotePath(path)}`;
     await this.check(cmd, `writing ${path}`, { input: data });
   }

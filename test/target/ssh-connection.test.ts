@@ -5,7 +5,7 @@
  * connection that drops under a command.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -52,6 +52,19 @@ test('put writes a binary file whole, with its mode, creating its directory unde
   const mode = await conn.check(`stat -c %a "$HOME"/.cache/hintlab-test-${process.pid}/'sub dir'/"f'ile"`, 'stat');
   assert.equal(mode.toString().trim(), '750');
   await conn.check(`rm -r "$HOME"/.cache/hintlab-test-${process.pid}`, 'cleaning up');
+});
+
+test('put never writes through a link planted at a temporary name another hintlab used', { skip }, async () => {
+  // The box is this machine (sshd on localhost), so the planted link and its victim are local files.
+  const dir = tempDir();
+  const victim = join(dir, 'victim');
+  writeFileSync(victim, 'root only\n');
+  const path = join(dir, 'probe');
+  // The name an earlier hintlab wrote through: PATH.tmp-hintlab-PID.
+  symlinkSync(victim, `${path}.tmp-hintlab-${process.pid}`);
+  await conn.put(Buffer.from('probe bytes'), path);
+  assert.equal(readFileSync(victim, 'utf8'), 'root only\n');
+  assert.equal(readFileSync(path, 'utf8'), 'probe bytes');
 });
 
 test('a failing command checked names the box, its stderr and the command to run by hand', { skip }, async () => {
