@@ -20,7 +20,7 @@ export function duetCpus(k: number, cpus: readonly [number, number]): { a: numbe
 }
 
 /** Bytes of the barrier the two probes share (two 32-bit words, padded). */
-const BARRIER_BYTES = 64;
+export const BARRIER_BYTES = 64;
 
 /** Lay out the duet's blocks on the drive: one block now, the next each time a pair ends and the budget says go on. */
 export function duetLayout(run: PairedRun, plan: CpuPlan): { segments: DriverSegment[]; nextBlock(k: number): DriverSegment; cleanup(): void; cpus: [number, number] } {
@@ -31,7 +31,7 @@ export function duetLayout(run: PairedRun, plan: CpuPlan): { segments: DriverSeg
     run: s.name === 'A' ? 0 : 1,
     target: run.deps.target,
     what: `the probe (${s.name})`,
-    job: { program: 'probe', args: [...probeArgs({ ...run.req, rounds: R, injectSeccomp: s.side.injectSeccomp }, { cpu, otherCpu: other }), ...workArgs(s.side), ...clockArgs(run.req), '--barrier', barrier] },
+    job: { program: 'probe', args: [...probeArgs({ ...run.req, rounds: R, injectSeccomp: s.side.injectSeccomp }, { cpu, otherCpu: other }), ...workArgs(s.side, run.req), ...clockArgs(run.req), '--barrier', barrier] },
     begin: () => s.session.startSegment(R),
   });
   const nextBlock = (k: number): DriverSegment => {

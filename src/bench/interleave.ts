@@ -43,7 +43,7 @@ function processSegments(sides: SideRun[], order: SideName[], req: InterleavedRe
       run: name === 'A' ? 0 : 1,
       target: deps.target,
       what: 'the probe',
-      job: { program: 'probe', args: [...probeArgs({ ...req, rounds, injectSeccomp: s.side.injectSeccomp }, plan), ...workArgs(s.side), ...clockArgs(req)] },
+      job: { program: 'probe', args: [...probeArgs({ ...req, rounds, injectSeccomp: s.side.injectSeccomp }, plan), ...workArgs(s.side, req), ...clockArgs(req)] },
       begin: () => {
         files.set(name);
         s.session.startSegment(rounds);
@@ -90,8 +90,8 @@ export async function runInterleaved(req0: InterleavedRequest, deps: BenchDeps):
   let req = design.kind === 'processes' ? req0 : pairedDefaults(req0);
   const workB = req0.workB;
   if (workB) {
-    const injectWork = workB.kind === 'count' ? Object.fromEntries(req.profiles.map((p) => [p.name, workB.n])) : await calibrateWork(req, deps, plan, workB.pct);
-    if (workB.kind === 'percent') notes.push(`--inject-work-b ${workB.pct}%: ${Object.entries(injectWork).map(([p, n]) => `${p} ${n} additions per call`).join(', ')} (from a pilot)`);
+    const injectWork = workB.kind === 'count' ? Object.fromEntries(req.profiles.map((p) => [p.name, workB.n])) : await calibrateWork(req, deps, plan, workB.pct, design.kind === 'duet' ? 'duet' : 'processes');
+    if (workB.kind === 'percent') notes.push(`--inject-work-b ${workB.pct}%: ${Object.entries(injectWork).map(([p, n]) => `${p} ${n} additions per call`).join(', ')} (from a ${design.kind === 'duet' ? 'duet ' : ''}pilot)`);
     req = { ...req, b: { ...req.b, injectWork } };
   }
   const seed = req.seed ?? Math.floor(Math.random() * 2 ** 31);

@@ -161,7 +161,13 @@ export function clockArgs(req: Pick<InterleavedRequest, 'clock'>): string[] {
   return req.clock === 'thread-cpu' ? ['--clock', 'thread-cpu'] : [];
 }
 
-/** The probe arguments that give a side its known work: `--inject-work PROFILE:N` per profile. */
-export function workArgs(side: Side): string[] {
-  return Object.entries(side.injectWork ?? {}).flatMap(([p, n]) => ['--inject-work', `${p}:${n}`]);
+/**
+ * The probe arguments that give a side its known work: `--inject-work PROFILE:N` per profile.
+ * When either side has known work both get `--inject-work 0` first, which fences the work
+ * block on both alike (probes/work.c: without the fences the first additions hide behind the
+ * syscall and a calibrated count buys less than it promised).
+ */
+export function workArgs(side: Side, req: Pick<InterleavedRequest, 'a' | 'b'>): string[] {
+  if (!req.a.injectWork && !req.b.injectWork) return [];
+  return ['--inject-work', '0', ...Object.entries(side.injectWork ?? {}).flatMap(([p, n]) => ['--inject-work', `${p}:${n}`])];
 }

@@ -1,11 +1,26 @@
 /**
  * `--inject-work-b PCT%`: how many dependent additions per call make side B
- * cost PCT % more than A, from a short pilot on the same target: probe
- * processes with no work and with PILOT_ADDS additions, in the order
- * 0 K K 0 (a linear drift cancels), each one warm-up and three rounds. Per
- * profile, A's cost per call a and the cost of one addition s = (t_K - a)/K
- * give N = PCT/100 * a / s.
+ * cost PCT % more than A, from a short pilot on the same target in the
+ * conditions of the measurement. Per profile, A's cost per call a and the
+ * cost of one addition s = (t_K - a)/K give N = PCT/100 * a / s.
+ *
+ * - processes design: probe processes alone with no work and with
+ *   PILOT_ADDS additions, in the order 0 K K 0 (a linear drift cancels).
+ * - duet: pairs of probes at once on the duet's two CPUs, meeting at a
+ *   barrier before every round, as blocks (0,0) (0,K) (K,0) (0,0): a comes
+ *   from the (0,0) blocks, t_K from the K sides. A probe beside a busy
+ *   partner costs more than one alone (on a 2-vCPU guest measured 218 ns
+ *   for a getppid against 170 ns alone, the CPUs share a core's resources)
+ *   while the additions, one dependency chain, cost the same, so a count
+ *   calibrated alone bought about 3/4 of the share it promised in a duet.
+ *
+ * Every pilot probe gets `--inject-work` (0 included): the fenced block
+ * whose cost is linear in N (probes/work.c).
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BARRIER_BYTES, duetCpus } from './duet.ts';
 import { ConsoleLines } from './protocol.ts';
 import { opsFor, probeArgs, type CpuPlan } from './probe-run.ts';
 import { BenchRequestError, type BenchDeps } from './runner.ts';
@@ -16,11 +31,13 @@ export const PILOT_ADDS = 4000;
 /** The most the probe's unrolled block holds (probes/work.c). */
 export const WORK_MAX = 65536;
 
-/** Per profile, the mean ns per call of the measured rounds of one probe process. */
-async function pilotProcess(req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, adds: number): Promise<Map<string, number[]>> {
-  const args = [...probeArgs({ ...req, warmups: 1, rounds: 3, injectSeccomp: req.a.injectSeccomp }, plan), ...(adds ? ['--inject-work', String(adds)] : []), ...clockArgs(req)];
+type Costs = Map<string, number[]>;
+
+/** Per profile, the ns per call of the measured rounds of one probe process. */
+async function pilotProcess(req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, adds: number, barrier?: string): Promise<Costs> {
+  const args = [...probeArgs({ ...req, warmups: 1, rounds: 3, injectSeccomp: req.a.injectSeccomp }, plan), '--inject-work', String(adds), ...clockArgs(req), ...(barrier ? ['--barrier', barrier] : [])];
   const lines = new ConsoleLines();
-  const got = new Map<string, number[]>();
+  const got: Costs = new Map();
   const exit = await deps.target.run({ program: 'probe', args }, (l) => {
     for (const p of lines.push(l)) {
       if (p.kind === 'event' && p.event.type === 'round' && !p.event.warmup) got.set(p.event.profile, [...(got.get(p.event.profile) ?? []), p.event.elapsed / p.event.ops]);
@@ -30,22 +47,51 @@ async function pilotProcess(req: InterleavedRequest, deps: BenchDeps, plan: CpuP
   return got;
 }
 
+/** Processes alone, one after the other: [adds, costs] per process. */
+async function soloPilot(req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan): Promise<[number, Costs][]> {
+  const runs: [number, Costs][] = [];
+  for (const adds of [0, PILOT_ADDS, PILOT_ADDS, 0]) runs.push([adds, await pilotProcess(req, deps, plan, adds)]);
+  return runs;
+}
+
+/** Duet blocks (0,0) (0,K) (K,0) (0,0) on the duet's CPUs, swapped every block: [adds, costs] per process. */
+async function duetPilot(req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan): Promise<[number, Costs][]> {
+  const dir = mkdtempSync(join(tmpdir(), 'hintlab-pilot-'));
+  const runs: [number, Costs][] = [];
+  try {
+    const blocks: [number, number][] = [[0, 0], [0, PILOT_ADDS], [PILOT_ADDS, 0], [0, 0]];
+    for (const [k, [x, y]] of blocks.entries()) {
+      const barrier = join(dir, `barrier-${k}`);
+      writeFileSync(barrier, Buffer.alloc(BARRIER_BYTES));
+      const { a, b } = duetCpus(k, [plan.cpu, plan.otherCpu!] as const);
+      const [cx, cy] = await Promise.all([pilotProcess(req, deps, { cpu: a, otherCpu: b }, x, barrier), pilotProcess(req, deps, { cpu: b, otherCpu: a }, y, barrier)]);
+      runs.push([x, cx], [y, cy]);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return runs;
+}
+
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
-/** N per profile so that B costs `pct` % more than A, from the pilot. */
-export async function calibrateWork(req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, pct: number): Promise<Record<string, number>> {
-  const runs: [number, Map<string, number[]>][] = [];
-  for (const adds of [0, PILOT_ADDS, PILOT_ADDS, 0]) runs.push([adds, await pilotProcess(req, deps, plan, adds)]);
+/** N per profile from the pilot's costs: B costs `pct` % more than A. */
+export function workFromPilot(runs: [number, Costs][], profiles: readonly string[], pct: number, describe: (profile: string) => string): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const p of req.profiles) {
-    const with0 = runs.filter(([k]) => k === 0).flatMap(([, m]) => m.get(p.name) ?? []);
-    const withK = runs.filter(([k]) => k > 0).flatMap(([, m]) => m.get(p.name) ?? []);
-    const a = mean(with0);
-    const perAdd = (mean(withK) - a) / PILOT_ADDS;
+  for (const p of profiles) {
+    const a = mean(runs.filter(([k]) => k === 0).flatMap(([, m]) => m.get(p) ?? []));
+    const perAdd = (mean(runs.filter(([k]) => k > 0).flatMap(([, m]) => m.get(p) ?? [])) - a) / PILOT_ADDS;
     if (!(perAdd > 0) || !(a > 0)) {
-      throw new BenchRequestError(`the --inject-work-b pilot could not see ${PILOT_ADDS} additions per call in ${p.name} (${opsFor(req, p)} calls per round) through the noise; give a count instead (--inject-work-b N)`);
+      throw new BenchRequestError(`the --inject-work-b pilot could not see ${PILOT_ADDS} additions per call in ${describe(p)} through the noise; give a count instead (--inject-work-b N)`);
     }
-    out[p.name] = Math.max(1, Math.min(WORK_MAX, Math.round(((pct / 100) * a) / perAdd)));
+    out[p] = Math.max(1, Math.min(WORK_MAX, Math.round(((pct / 100) * a) / perAdd)));
   }
   return out;
+}
+
+/** N per profile so that B costs `pct` % more than A under `design`, from a pilot in its conditions. */
+export async function calibrateWork(req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, pct: number, design: 'duet' | 'processes'): Promise<Record<string, number>> {
+  const runs = design === 'duet' && plan.otherCpu !== null ? await duetPilot(req, deps, plan) : await soloPilot(req, deps, plan);
+  const byName = new Map(req.profiles.map((p) => [p.name, p]));
+  return workFromPilot(runs, req.profiles.map((p) => p.name), pct, (name) => `${name} (${opsFor(req, byName.get(name)!)} calls per round)`);
 }

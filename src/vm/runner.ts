@@ -281,7 +281,7 @@ function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): 
       // each cost boot writes its own file: one target per boot
       target: cost ? guestTarget({ ...spec, plugin: cost.arg(plan.index) }, opts) : targets.get(label)!,
       what: `the guest (kernel ${label})`,
-      job: { program: 'probe', args: [...args, ...(req.injectWork?.[label] ? ['--inject-work', String(req.injectWork[label])] : [])], timeoutSeconds: req.timeoutSeconds },
+      job: { program: 'probe', args: [...args, ...workArg(req.injectWork, label)], timeoutSeconds: req.timeoutSeconds },
       begin: () => req.poolBoots && open.get(key)!.session.probe.startSegment(req.rounds),
       ended: (_opened, exit) => {
         recordBoot(req, deps, open.get(key)!, exit);
@@ -350,4 +350,9 @@ async function driveBoots(req: VmRequest, deps: VmDeps, accel: AccelChoice, plan
     ...stepReports(plans, deps, steps),
   });
   return { state: result.interrupted ? 'interrupted' : 'finished', accel, unit: vmUnit(accel.accel, req.icount), steps };
+}
+
+/** `--inject-work N` for one boot: every boot of a known-work run gets one (0 where it has none) so all run the same fenced block (probes/work.c). */
+function workArg(work: Record<string, number> | undefined, label: string): string[] {
+  return work && Object.keys(work).length ? ['--inject-work', String(work[label] ?? 0)] : [];
 }

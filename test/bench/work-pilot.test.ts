@@ -1,0 +1,42 @@
+/**
+ * `--inject-work-b PCT%`: the count from a pilot's costs, and a real pilot
+ * run in the conditions of the duet it calibrates.
+ */
+import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { PILOT_ADDS, workFromPilot } from '../../src/bench/work-pilot.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
+
+const costs = (xs: Record<string, number[]>) => new Map(Object.entries(xs));
+
+test('the count makes B cost PCT % of A more, from A and the cost of one addition', () => {
+  // a = 200 ns; 4000 additions cost 1000 ns: 0.25 ns each; 3 % of 200 ns = 6 ns = 24 additions
+  const runs: [number, Map<string, number[]>][] = [
+    [0, costs({ getppid: [198, 202] })],
+    [PILOT_ADDS, costs({ getppid: [1200] })],
+    [0, costs({ getppid: [200] })],
+    [PILOT_ADDS, costs({ getppid: [1200] })],
+  ];
+  assert.deepEqual(workFromPilot(runs, ['getppid'], 3, (p) => p), { getppid: 24 });
+  assert.deepEqual(workFromPilot(runs, ['getppid'], 100, (p) => p), { getppid: 800 });
+});
+
+test('a pilot that cannot see the additions is refused naming the profile and the way out', () => {
+  const runs: [number, Map<string, number[]>][] = [[0, costs({ getppid: [300] })], [PILOT_ADDS, costs({ getppid: [290] })]];
+  assert.throws(() => workFromPilot(runs, ['getppid'], 3, (p) => `${p} (20000 calls per round)`),
+    /could not see 4000 additions per call in getppid \(20000 calls per round\) through the noise; give a count instead \(--inject-work-b N\)/);
+});
+
+test('a real duet pilot calibrates in duet conditions and both sides run the fenced block', { skip: availableParallelism() < 2 && 'the duet needs two CPUs' }, async () => {
+  const db = join(tempDir(), 'w.db');
+  const r = await runCli(['bench', '--db', db, '--profile', 'getppid', '--label-b', 'B', '--inject-work-b', '10%', '--time', '1']);
+  assert.equal(r.code, 0, r.stderr);
+  const m = /note: --inject-work-b 10%: getppid (\d+) additions per call \(from a duet pilot\)/.exec(r.stderr);
+  assert.ok(m, r.stderr);
+  assert.ok(Number(m[1]) >= 1, m[1]);
+  const exp = await runCli(['runs', '--db', db, '--verbose']);
+  assert.equal(exp.code, 0, exp.stderr);
+  assert.match(exp.stdout, new RegExp(`injectWork[^\\n]*getppid=${m[1]}`));
+});
