@@ -7,6 +7,7 @@ import { type Units, meanOfUnitMeans, unitMeans } from '../stats/bootstrap.ts';
 import { type Sample, cvPct, geometricMean, isSample, max, mean, median, min, stdev } from '../stats/descriptive.ts';
 import { studentTQuantile } from '../stats/distributions.ts';
 import { type InsufficientData, insufficient } from '../stats/result.ts';
+import { withExactCounts } from './exact.ts';
 import { runLevelContrast } from './aba.ts';
 import { type RoleRun, checkEnvironment, checkStatus, checkUnits, environmentTable } from './checks.ts';
 import { pairedContrast, unpairedContrast } from './contrast.ts';
@@ -218,6 +219,7 @@ function judgeSubject(d: SubjectDraft, change: Contrast, corrected: { drift: Con
     verdict = withDrift(judge(corrected.vsPooled, d.drift.vsPooled.counts, direction, options, measures), change, corrected.drift);
     judged = corrected.vsPooled;
   }
+  if (measures === 'instructions') verdict = withExactCounts(verdict, d.runs, direction, options);
   if (d.incomplete) verdict = { ...verdict, caveats: [...verdict.caveats, 'incomplete-run'] };
   let power = powerOf(judged, d.runs[0]!, d.runs[1]!, options);
   // Separate runs can claim nothing at any size: their reason already says which design can.

@@ -9,6 +9,8 @@
  *
  * Format history (METRIC_COMPARISON_SCHEMA):
  *   1: first version.
+ *   2: `identicalUnits` became `exact` (the verdict came from the exact
+ *      rule of src/compare/exact.ts: 'identical', or a claim of any size).
  */
 import { COST_COUNTERS, COST_SCOPE, costWords } from '../format/units.ts';
 import type { RunWithRounds } from '../model.ts';
@@ -16,7 +18,7 @@ import { ComparisonRefused } from './checks.ts';
 import { type CompareInput, compare } from './compare.ts';
 import type { Comparison, ComparisonOptions, Contrast, RunRole, SubjectComparison } from './types.ts';
 
-export const METRIC_COMPARISON_SCHEMA = 1;
+export const METRIC_COMPARISON_SCHEMA = 2;
 
 /** One subject's change in one counter, from the contrast its verdict was judged on. */
 export interface MetricSubject {
@@ -32,11 +34,10 @@ export interface MetricSubject {
   verdict: string;
   reason: string;
   /**
-   * Every unit (boot) of every side gave the same mean: the change is exact
-   * for the emulated execution, but with no spread the tests are undefined,
-   * so the verdict stays 'insufficient data'.
+   * Every unit (boot) of every run gave the same value: the verdict came
+   * from the exact rule ('identical', or more/fewer of any size), not a test.
    */
-  identicalUnits: boolean;
+  exact: boolean;
 }
 
 export interface MetricEntry {
@@ -110,7 +111,7 @@ function subjectOf(metric: string, s: SubjectComparison): MetricSubject {
     ciPct: judged.ciPct,
     verdict: verdictIn(metric, s.verdict.verdict),
     reason: s.verdict.reason,
-    identicalUnits: s.runs.every((r) => r.unitMeansInUnit.length >= 2 && r.unitMeansInUnit.every((v) => v === r.unitMeansInUnit[0])),
+    exact: s.verdict.exact === true,
   };
 }
 

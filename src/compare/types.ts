@@ -77,6 +77,8 @@ export type Verdict =
   | 'fewer instructions'
   | 'more instructions'
   | 'no difference proven'
+  /** Instruction counts that every boot of every run repeated exactly, and B's equals A's. */
+  | 'identical'
   | 'insufficient data'
   | 'insufficient units';
 
@@ -198,6 +200,12 @@ export interface VerdictResult {
   /** One sentence saying why, with the numbers that decided it. */
   reason: string;
   caveats: Caveat[];
+  /**
+   * Instruction counts only: every unit (boot) of each run gave the same
+   * count, so the change is exact for the emulated execution and was
+   * judged by the exact rule (src/compare/exact.ts), not by a test.
+   */
+  exact?: true;
 }
 
 /** A/B/A: how far the baseline moved, and B judged against both baselines. */

@@ -38,6 +38,7 @@ const BADGE_CLASS: Record<Verdict, string> = {
   'fewer instructions': 'faster',
   'more instructions': 'slower',
   'no difference proven': 'none',
+  identical: 'none',
   'insufficient data': 'insufficient',
   'insufficient units': 'insufficient',
 };

@@ -24,6 +24,7 @@ const VERDICT_CELL: Record<Verdict, string> = {
   'fewer instructions': 'fewer',
   'more instructions': 'more',
   'no difference proven': 'no difference',
+  identical: 'identical',
   'insufficient data': 'insufficient data',
   'insufficient units': 'too few units',
 };
@@ -45,7 +46,7 @@ const HEADERS = ['subject', 'A', 'B', 'change', '95 % CI, %', 'verdict'];
 function rowCells(s: SubjectComparison): string[] {
   const ch = judgedContrast(s);
   const d = contrastDecimals(ch);
-  const ci = isInterval(ch.ciPct) ? `${signed(ch.ciPct.low, d.ci)} to ${signed(ch.ciPct.high, d.ci)}` : 'n/a';
+  const ci = s.verdict.exact ? 'exact' : isInterval(ch.ciPct) ? `${signed(ch.ciPct.low, d.ci)} to ${signed(ch.ciPct.high, d.ci)}` : 'n/a';
   const marks = s.verdict.caveats.map((c) => CAVEAT_MARK[c].mark).join('');
   const verdict = `${VERDICT_CELL[s.verdict.verdict]}${marks}${s.control ? ' (control)' : ''}`;
   return [s.subject, fixed(ch.baselineMeanInUnit, d.unit), fixed(ch.candidateMeanInUnit, d.unit), `${signed(ch.changePct, d.pct)} %`, ci, verdict];

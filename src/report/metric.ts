@@ -18,7 +18,7 @@ function headers(e: MetricEntry): string[] {
 /** The cells of one subject's row: means, change and its interval, verdict. */
 function cells(s: MetricSubject, unit: string): string[] {
   const d = readableDecimals(decimalsFor(s.baselineMean, s.candidateMean), [s.change]);
-  const ci = s.ciPct.kind === 'ok' ? `${Math.round(s.ciPct.level * 100)} % CI ${formatChangePctRange(s.ciPct.low, s.ciPct.high, ' to ')}` : 'no interval';
+  const ci = s.exact ? 'exact' : s.ciPct.kind === 'ok' ? `${Math.round(s.ciPct.level * 100)} % CI ${formatChangePctRange(s.ciPct.low, s.ciPct.high, ' to ')}` : 'no interval';
   return [
     s.subject,
     `${fixed(s.baselineMean, d)} ${unit}`,
@@ -37,17 +37,11 @@ function header(m: MetricComparison): string[] {
   ];
 }
 
-/** A subject whose every boot gave the same count: the change is exact, but untested. */
-function identicalText(s: MetricSubject, unit: string): string {
-  const d = readableDecimals(decimalsFor(s.baselineMean, s.candidateMean), [s.change]);
-  return `every boot of each side gave the same count: ${plusMinus(s.change, fixed(Math.abs(s.change), d))} ${unit} is exact for the emulated execution; with no boot-to-boot spread there is no test or interval (${s.verdict})`;
-}
-
 function entryText(e: MetricEntry): string[] {
-  const reasons = e.subjects.map((s) => `  ${s.subject}: ${s.identicalUnits ? identicalText(s, e.unit) : `${s.verdict}: ${s.reason}`}`);
+  const reasons = e.subjects.map((s) => `  ${s.subject}: ${s.verdict}: ${s.reason}`);
   const missing = e.notCompared.map((n) => `  ${n.subject}: not compared (only in ${n.presentIn.join(', ')})`);
   return [
-    `${e.metric} (${e.unit}; Holm over ${e.familySize} tested subject${e.familySize === 1 ? '' : 's'})`,
+    `${e.metric} (${e.unit}${e.familySize ? `; Holm over ${e.familySize} tested subject${e.familySize === 1 ? '' : 's'}` : ''})`,
     ...alignColumns([headers(e), ...e.subjects.map((s) => cells(s, e.unit))]).map((l) => `  ${l}`),
     ...reasons,
     ...missing,

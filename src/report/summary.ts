@@ -36,7 +36,7 @@ export function changeText(c: Comparison, s: SubjectComparison): string {
   const ch = judgedContrast(s);
   const d = contrastDecimals(ch);
   const vs = s.judgedOn === 'B vs A+A2' ? ', B vs A+A2' : '';
-  return `${signed(ch.changeInUnit, d.unit)} ${unitWords(c.unit).change} (${signed(ch.changePct, d.pct)} %${vs}, ${ciPctText(ch.ciPct, d.ci)})`;
+  return `${signed(ch.changeInUnit, d.unit)} ${unitWords(c.unit).change} (${signed(ch.changePct, d.pct)} %${vs}, ${s.verdict.exact ? 'exact' : ciPctText(ch.ciPct, d.ci)})`;
 }
 
 /** The one-sentence summary of a subject. */

@@ -95,7 +95,7 @@ export function resultsTable(c: Comparison): Table {
         }),
         signed(judged.changeInUnit, d),
         signed(judged.changePct, pd),
-        ciRange(ci, cd),
+        s.verdict.exact ? 'exact' : ciRange(ci, cd),
         s.runs.map((r) => fixed(r.cvPct, cvd)).join('/'),
         roundsText(s.runs, c.unit),
         pText(judged.test),

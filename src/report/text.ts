@@ -109,7 +109,7 @@ function summaryTable(cmp: Comparison): string[] {
         return run ? meanWithNoise(run, cmp.unit, rowDecimals(s)) : 'not measured';
       }),
       changeCell(judged, cmp.unit, rowDecimals(s)),
-      pctInterval(judged),
+      s.verdict.exact ? 'exact' : pctInterval(judged),
       pOf(judged.test),
       ...(holm ? [adjustedPOf(judged)] : []),
       pOf(judged.rank),

@@ -112,21 +112,25 @@ describe('compare and report --metric: cost counters as subjects', () => {
 });
 
 describe('compare --metric on boots that gave identical counts', () => {
-  it('shows the exact change and says there is no test, rather than claiming', async () => {
+  it('claims the exact change of any size, and calls the same count in every boot identical', async () => {
     const dir = tempDir();
     const db = join(dir, 'results.db');
     const store = Store.open(db);
     // The same rounds in every boot of a side (as the fixed guest clock gives): no boot-to-boot spread.
     for (const i of [1, 2, 3]) {
-      storeBoot(store, `vm-A-${i}`, '6.12.9', { 'taken-branches/call': 47 });
-      storeBoot(store, `vm-B-${i}`, '6.12.9-hl', { 'taken-branches/call': 48 });
+      storeBoot(store, `vm-A-${i}`, '6.12.9', { 'taken-branches/call': 47, 'line-fetches/call': 57.1 });
+      storeBoot(store, `vm-B-${i}`, '6.12.9-hl', { 'taken-branches/call': 48, 'line-fetches/call': 57.1 });
     }
     store.close();
     try {
       const r = await runCli(['compare', A, B, '--metric', 'all', '--db', db]);
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stdout, /\n {2}getppid +47\.00 taken branches\/call +48\.00 +\+1\.00 \(\+2\.13 %\) +no interval +insufficient data\n/);
-      assert.match(r.stdout, /\n {2}getppid: every boot of each side gave the same count: \+1\.00 taken branches\/call is exact for the emulated execution; with no boot-to-boot spread there is no test or interval \(insufficient data\)\n/);
+      assert.match(r.stdout, /\n {2}getppid +47\.00 taken branches\/call +48\.00 +\+1\.00 \(\+2\.13 %\) +exact +more taken branches\n/);
+      assert.match(r.stdout, /\n {2}getppid: more taken branches: exact: every boot gave the same value \(boots: A 3, B 3\): 47 in A, 48 in B, \+1 \(\+2\.13 %\), deterministic for the emulated execution, not a sample\n/);
+      assert.match(r.stdout, /\n {2}getppid: identical: exact: every boot gave the same value \(boots: A 3, B 3\), 57\.1 in A and B alike\n/);
+      const json = JSON.parse((await runCli(['compare', A, B, '--metric', 'all', '--db', db, '--json'])).stdout) as { schema: number; metrics: { metric: string; subjects: { verdict: string; exact: boolean }[] }[] };
+      assert.equal(json.schema, 2);
+      assert.deepEqual(json.metrics.map((m) => [m.metric, m.subjects[0]!.verdict, m.subjects[0]!.exact]), [['taken-branches/call', 'more taken branches', true], ['line-fetches/call', 'identical', true]]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -25,7 +25,7 @@ interface Scenario {
 function simulate(s: Scenario): Record<Verdict, number> {
   const random = mulberry32(s.seed);
   const series = (mean: number) => Array.from({ length: s.rounds }, () => mean * (1 + (s.noisePct / 100) * gaussian(random)));
-  const counts: Record<Verdict, number> = { faster: 0, slower: 0, 'fewer instructions': 0, 'more instructions': 0, 'no difference proven': 0, 'insufficient data': 0, 'insufficient units': 0 };
+  const counts: Record<Verdict, number> = { faster: 0, slower: 0, 'fewer instructions': 0, 'more instructions': 0, 'no difference proven': 0, identical: 0, 'insufficient data': 0, 'insufficient units': 0 };
   for (let i = 0; i < EXPERIMENTS; i++) {
     const a = makeRun({ id: 1, values: { getppid: series(100) } });
     const b = makeRun({ id: 2, values: { getppid: series(100 * (1 + s.shiftPct / 100)) } });

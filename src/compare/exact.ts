@@ -1,0 +1,71 @@
+/**
+ * Instruction counts that repeat exactly. Under qemu -icount with a fixed
+ * guest clock (`vm --icount`, `vm --cost`) a boot's count per call is a
+ * property of the kernel, the probe and the emulator, not a sample: when
+ * every boot of A (and A2) gives the same count, and every boot of B does,
+ * the tests have no spread to work with (t is undefined) and none is
+ * needed. The exact rule then decides:
+ *   - B equals A (and A2): 'identical';
+ *   - B differs by at least EXACT_MIN_PER_CALL per call: 'fewer/more
+ *     instructions' whatever the share (there is no noise for a threshold
+ *     to guard against), the reason saying exact;
+ *   - B differs by less: a few events per round (a timer tick landing
+ *     elsewhere once the loop got shorter), not per call: 'no difference
+ *     proven', with the exact difference said;
+ *   - A2 differs from A: the count did not repeat across runs, so nothing
+ *     is exact and the statistical verdict stands, with that said.
+ * It needs at least `minUnits` units in every run, as any claim does: one
+ * boot cannot show that a count repeats.
+ */
+import { formatChangePct } from '../format/percent.ts';
+import type { Direction } from '../model.ts';
+import type { ComparisonOptions, RunSummary, VerdictResult } from './types.ts';
+import { claimOf } from './verdict.ts';
+
+/** The one value every unit of the run gave, or null when they differ (or there are too few). */
+function repeatedValue(run: RunSummary, minUnits: number): number | null {
+  const xs = run.unitMeansInUnit;
+  return xs.length >= Math.max(2, minUnits) && xs.every((x) => x === xs[0]) ? xs[0]! : null;
+}
+
+const count = (x: number) => String(Number(x.toPrecision(10)));
+
+/** The smallest exact change per call that is claimed: one event in 100 calls. */
+export const EXACT_MIN_PER_CALL = 0.01;
+
+/**
+ * The exact verdict of instruction counts whose units all repeated, or the
+ * statistical `verdict` unchanged when they did not.
+ */
+export function withExactCounts(verdict: VerdictResult, runs: readonly RunSummary[], direction: Direction, options: ComparisonOptions): VerdictResult {
+  const values = new Map(runs.map((r) => [r.role, repeatedValue(r, options.minUnits)]));
+  if ([...values.values()].some((v) => v === null) || !values.has('A') || !values.has('B')) return verdict;
+  const a = values.get('A')!;
+  const b = values.get('B')!;
+  const a2 = values.get('A2') ?? undefined;
+  const boots = runs.map((r) => `${r.role} ${r.units}`).join(', ');
+  if (a2 !== undefined && a2 !== a) {
+    return { ...verdict, reason: `${verdict.reason}; every boot repeated its run's count, but A gave ${count(a)} and A2 ${count(a2)}: the count did not repeat across runs, so the change is not exact` };
+  }
+  const every = `every boot gave the same value (boots: ${boots})`;
+  if (a === b) return { verdict: 'identical', reason: `exact: ${every}, ${count(a)} in A and B alike`, caveats: [], exact: true };
+  const change = b - a;
+  const pct = (100 * change) / a;
+  if (Math.abs(change) < EXACT_MIN_PER_CALL) {
+    const ops = Math.max(...runs.flatMap((r) => r.opsPerRound));
+    return {
+      verdict: 'no difference proven',
+      reason: `exact: ${every}: ${count(a)} in A, ${count(b)} in B, ${change > 0 ? '+' : ''}${count(change)} per call, ${count(Number((Math.abs(change) * ops).toPrecision(3)))} per round of ${ops} calls: ` +
+        `less than one in ${Math.round(1 / EXACT_MIN_PER_CALL)} calls, an event of the round, not a change per call`,
+      caveats: [],
+      exact: true,
+    };
+  }
+  const worse = direction === 'lower-is-better' ? change > 0 : change < 0;
+  return {
+    verdict: claimOf(worse, 'instructions'),
+    reason: `exact: ${every}: ${count(a)} in A, ${count(b)} in B, ${change > 0 ? '+' : ''}${count(change)} (${formatChangePct(pct)}), deterministic for the emulated execution, not a sample`,
+    caveats: [],
+    exact: true,
+  };
+}
