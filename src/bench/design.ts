@@ -1,19 +1,29 @@
 /**
  * Which design measures an A/B invocation (docs/bench.md), chosen from what
  * differs between the sides:
- *   - duet: A and B differ per process (a seccomp filter, known work): an A
- *     and a B probe run at the same time on two CPUs, every round started
- *     together at a barrier, the CPUs swapped every block, a fresh pair of
- *     processes per block (Bulej et al., "Duet Benchmarking", ICPE 2020);
- *   - alternation: the difference is global (a switched file): one
- *     long-lived probe measures many short blocks in random ABBA order, the
- *     file switched between blocks (Abedi and Brecht, ICPE 2017: randomized
- *     multiple interleaved trials);
+ *   - alternation (the default): blocks of a few rounds in random ABBA
+ *     order, pair k the k-th A and the k-th B block (Abedi and Brecht, ICPE
+ *     2017: randomized multiple interleaved trials). A global difference (a
+ *     switched file) runs in one long-lived probe, the file switched
+ *     between blocks; a per-process one (a seccomp filter, known work) in
+ *     an A and a B probe taking turns on one CPU, replaced every few dozen
+ *     pairs (./turns.ts); both together in two processes with the file
+ *     switched too;
+ *   - duet (--design duet): an A and a B probe at the same time on two
+ *     CPUs, every round started together at a barrier, the CPUs swapped
+ *     every block, a fresh pair of processes per block (Bulej et al., "Duet
+ *     Benchmarking", ICPE 2020). It cancels interference from outside only
+ *     when the two CPUs do not slow each other; on the 2-vCPU guests
+ *     hintlab is developed on they do (docs/bench.md), so it is not the
+ *     default;
  *   - processes: whole probe processes A B B A ..., unpaired (the design
  *     before the paired ones; still there with --design processes, and the
- *     one left when a global and a per-process difference come together).
+ *     one left on a box over ssh).
  */
 export type DesignKind = 'processes' | 'duet' | 'alternation';
+
+/** Alternation in two processes (./turns.ts): pairs measured by one pair of processes before both are replaced. */
+export const PAIRS_PER_PROCESS = 25;
 
 export const DESIGNS: readonly DesignKind[] = ['processes', 'duet', 'alternation'];
 
@@ -34,22 +44,20 @@ export type DesignChoice = { ok: true; kind: DesignKind; note: string | null } |
 /** The design for an invocation, or why the one asked for cannot run. */
 export function chooseDesign(d: DesignInput): DesignChoice {
   if (d.asked === 'duet' && d.global) return { ok: false, error: '--design duet runs A and B at the same time, so a global --switch-file cannot tell them apart; use --design alternation or processes' };
-  if (d.asked === 'alternation' && d.perProcess) return { ok: false, error: '--design alternation runs both sides in one probe process, so a per-process difference (--inject-seccomp-b, --inject-work-b) cannot switch between blocks; use --design duet or processes' };
   if (d.asked && d.asked !== 'processes' && !d.onHost) return { ok: false, error: `--design ${d.asked} runs on this machine only; use --design processes with --target` };
   if (d.asked === 'duet' && d.allowedCpus.length < 2) return { ok: false, error: `--design duet needs two allowed CPUs, only ${d.allowedCpus.join(',')} is allowed; use --design alternation or processes` };
   if (d.asked) return { ok: true, kind: d.asked, note: null };
   if (!d.onHost) return { ok: true, kind: 'processes', note: 'the paired designs run on this machine only: whole probe processes A B B A instead' };
-  if (d.global && d.perProcess) return { ok: true, kind: 'processes', note: 'a switched file and a per-process difference together switch only with whole processes: A B B A probe processes, unpaired' };
-  if (d.global) return { ok: true, kind: 'alternation', note: null };
-  if (d.allowedCpus.length < 2 && d.perProcess) return { ok: true, kind: 'processes', note: `only CPU ${d.allowedCpus[0]} is allowed, a duet needs two: fell back to A B B A probe processes, unpaired` };
-  if (d.allowedCpus.length < 2) return { ok: true, kind: 'alternation', note: `only CPU ${d.allowedCpus[0]} is allowed, a duet needs two: fell back to alternation in one probe process` };
-  return { ok: true, kind: 'duet', note: null };
+  return { ok: true, kind: 'alternation', note: null };
 }
 
 /** One line saying how the invocation measured (printed by bench; the comparison prints its own). */
-export function designLine(kind: DesignKind, facts: { pairs?: number; cpus?: [number, number]; blockRounds?: number; seed?: number; order?: string; clock?: string }): string {
+export function designLine(kind: DesignKind, facts: { pairs?: number; cpus?: [number, number]; blockRounds?: number; seed?: number; order?: string; clock?: string; processes?: number; cpu?: number }): string {
   const clock = facts.clock === 'thread-cpu' ? ", rounds timed on each probe thread's CPU clock" : '';
   if (kind === 'duet') return `design: duet: A and B at once on CPUs ${facts.cpus?.[0]} and ${facts.cpus?.[1]}, ${facts.pairs} pairs, CPUs swapped every block${clock}`;
+  if (kind === 'alternation' && facts.processes === 2) {
+    return `design: alternation: an A and a B probe process taking turns on CPU ${facts.cpu}, ${facts.pairs} pairs of ${facts.blockRounds}-round blocks in random ABBA order (seed ${facts.seed}), fresh processes every ${PAIRS_PER_PROCESS} pairs${clock}`;
+  }
   if (kind === 'alternation') return `design: alternation: one probe process, ${facts.pairs} pairs of ${facts.blockRounds}-round blocks in random ABBA order (seed ${facts.seed}), the switch flipped between blocks${clock}`;
   return `design: processes: unpaired probe processes in the order ${facts.order}${clock}`;
 }

@@ -14,7 +14,7 @@ import { parseCpuList } from '../environment/host.ts';
 import { drive, type DriverSegment, type DrivenRun, type DriveStop } from '../target/driver.ts';
 import { DEFAULT_ALPHA, DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE, PAIRED_OPS_DIVISOR, PAIRED_WARMUPS } from './budget.ts';
 import { chooseDesign, designLine, type DesignKind } from './design.ts';
-import { partnerReason, runAlternation, runDuet, type PairedRun } from './paired.ts';
+import { partnerReason, runAlternation, runDuet, runTurns, type PairedRun } from './paired.ts';
 import { probeArgs, splitRounds, type CpuPlan } from './probe-run.ts';
 import { BenchRequestError, benchStart, checkOps, interruptedBetween, type BenchDeps } from './runner.ts';
 import { clockArgs, sharedEnding, startSides, workArgs, type InterleavedRequest, type InterleavedResult, type PairedBudget, type SideName, type SideRun } from './sides.ts';
@@ -53,9 +53,12 @@ function processSegments(sides: SideRun[], order: SideName[], req: InterleavedRe
 }
 
 /** The design, from what differs and what was asked; a request that cannot run is refused before anything is measured. */
+/** A and B differ inside each process (a seccomp filter, known work): they need a process each. */
+const perProcess = (req: InterleavedRequest) => req.a.injectSeccomp !== req.b.injectSeccomp || (req.workB ?? null) !== null || Boolean(req.b.injectWork);
+
 function designFor(req: InterleavedRequest, deps: BenchDeps, allowed: string, plan: CpuPlan): { kind: DesignKind; note: string | null } {
   const choice = chooseDesign({
-    perProcess: req.a.injectSeccomp !== req.b.injectSeccomp || (req.workB ?? null) !== null,
+    perProcess: perProcess(req),
     global: req.files.length > 0,
     allowedCpus: plan.otherCpu === null ? [plan.cpu] : parseCpuList(allowed),
     onHost: deps.target.kind === 'host',
@@ -110,6 +113,7 @@ export async function runInterleaved(req0: InterleavedRequest, deps: BenchDeps):
     sides = startSides({ req, deps, env, plan, files: files.switches, order: order.join('') || design.kind, design: { design: design.kind }, processes, progress });
     const paired: PairedRun = { req, deps, budget, sides, files, ending };
     if (design.kind === 'duet') ({ stop, text } = await runDuet(paired, plan));
+    else if (design.kind === 'alternation' && perProcess(req)) ({ stop, text } = await runTurns(paired, plan, seed));
     else if (design.kind === 'alternation') ({ stop, text } = await runAlternation(paired, plan, seed));
     else ({ stop, text } = await runProcesses(paired, order, plan));
   } finally {

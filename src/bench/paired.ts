@@ -1,18 +1,19 @@
 /**
- * The paired designs on the run driver: duet (./duet.ts) and alternation
- * (./alternation.ts). Both measure pair after pair until the budget
+ * The paired designs on the run driver: duet (./duet.ts) and alternation,
+ * in one process (./alternation.ts) or in two taking turns (./turns.ts). Both measure pair after pair until the budget
  * (./budget.ts) says stop, then record how they measured in both runs:
  * the design's facts, the order, the pairs, and the stopping rule when a
  * precision target was watched.
  */
-import { drive, type DriveStop, type DrivenRun, type SegmentResult } from '../target/driver.ts';
+import { drive, type DriveStop, type DrivenRun, type DriverSegment, type SegmentResult } from '../target/driver.ts';
 import { AlternationSession, GoFifo } from './alternation.ts';
+import { PAIRS_PER_PROCESS, TurnSession, Turns } from './turns.ts';
 import { budgetState, progressText, stoppingRecord, pairLogRatios, type BudgetState } from './budget.ts';
 import { designLine } from './design.ts';
 import { duetLayout } from './duet.ts';
 import { probeArgs, type CpuPlan } from './probe-run.ts';
 import { interruptedBetween, type BenchDeps } from './runner.ts';
-import { clockArgs, switchRecord, type DesignRecord, type PairedRun, type SideRun } from './sides.ts';
+import { clockArgs, switchRecord, workArgs, type DesignRecord, type PairedRun, type SideRun } from './sides.ts';
 
 export type { PairedRun } from './sides.ts';
 
@@ -120,3 +121,66 @@ export async function runAlternation(run: PairedRun, plan: CpuPlan, seed: number
   return { stop, text: designLine('alternation', { pairs, blockRounds: R, seed, clock: run.req.clock ?? 'wall' }) };
 }
 
+
+/** Blocks enough for any budget: the probes stop when hintlab sends 's'. */
+const MAX_BLOCKS = 2 * 100_000;
+
+/**
+ * Alternation in two processes (./turns.ts): an A and a B probe on one CPU
+ * take turns block by block in random ABBA order, replaced by fresh ones
+ * every PAIRS_PER_PROCESS pairs.
+ */
+export async function runTurns(run: PairedRun, plan: CpuPlan, seed: number): Promise<PairedOutcome> {
+  const R = run.budget.blockRounds;
+  const watch = watcher(run);
+  const turns = new Turns(run.sides, R, seed, {
+    goOn: () => !watch.check().stop && !run.deps.abort?.aborted,
+    switchTo: (side) => run.files.set(side),
+  });
+  const sessions = run.sides.map((s) => new TurnSession(s, turns, R)) as [TurnSession, TurnSession];
+  const open: GoFifo[] = [];
+  const generation = (): DriverSegment => {
+    const fifos: [GoFifo, GoFifo] = [new GoFifo(), new GoFifo()];
+    open.push(...fifos);
+    const side = (i: 0 | 1): DriverSegment => ({
+      run: i,
+      target: run.deps.target,
+      what: `the probe (${run.sides[i].name})`,
+      job: { program: 'probe' as const, args: [...probeArgs({ ...run.req, rounds: MAX_BLOCKS * R, injectSeccomp: run.sides[i].side.injectSeccomp }, { cpu: plan.cpu, otherCpu: plan.otherCpu }), ...workArgs(run.sides[i].side, run.req), ...clockArgs(run.req), '--go-fifo', fifos[i].path, '--block-rounds', String(R)] },
+    });
+    return {
+      ...side(0),
+      begin: () => {
+        for (const s of sessions) s.restart();
+        turns.startGeneration(fifos);
+      },
+      alongside: side(1),
+    };
+  };
+  const segments = [generation()];
+  let ended = 0;
+  const onSegmentEnd = (r: SegmentResult): void => {
+    if (r.outcome.state === 'failed' || ++ended % 2 !== 0) return;
+    for (const f of open.splice(0)) f.close();
+    if (!turns.finished && !watch.check().stop && !run.deps.abort?.aborted) segments.push(generation());
+  };
+  let stop: DriveStop | null;
+  try {
+    ({ stop } = await drive({
+      store: run.deps.store,
+      abort: run.deps.abort ?? new AbortController().signal,
+      runs: run.sides.map((s, i): DrivenRun => ({ open: () => ({ runId: s.runId, session: sessions[i]! }), createdBefore: true, finalEnvironment: run.ending })),
+      segments,
+      stopOnFailure: true,
+      together: true,
+      interruptedBefore: () => interruptedBetween(run.deps.abort),
+      stoppedReason: partnerReason(run.sides, run.deps.abort),
+      onSegmentEnd,
+    }));
+  } finally {
+    for (const f of open) f.close();
+  }
+  const pairs = turns.pairs;
+  record(run, turns.order, { design: 'alternation', processes: 2, cpu: plan.cpu, blockRounds: R, seed, pairsPerProcess: PAIRS_PER_PROCESS }, pairs, watch.last);
+  return { stop, text: designLine('alternation', { pairs, blockRounds: R, seed, clock: run.req.clock ?? 'wall', processes: 2, cpu: plan.cpu }) };
+}

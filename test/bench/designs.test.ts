@@ -32,22 +32,24 @@ function request(over: Partial<InterleavedRequest> = {}): InterleavedRequest {
   };
 }
 
-test('the design follows what differs: per process a duet, a global switch an alternation, both whole processes', () => {
+test('the design follows what differs: alternation by default (in two processes for a per-process difference), whole processes on a box', () => {
   const base = { allowedCpus: [0, 1], onHost: true, asked: null };
-  assert.deepEqual(chooseDesign({ ...base, perProcess: true, global: false }), { ok: true, kind: 'duet', note: null });
+  assert.deepEqual(chooseDesign({ ...base, perProcess: true, global: false }), { ok: true, kind: 'alternation', note: null });
   assert.deepEqual(chooseDesign({ ...base, perProcess: false, global: true }), { ok: true, kind: 'alternation', note: null });
-  assert.equal((chooseDesign({ ...base, perProcess: true, global: true }) as { kind: string }).kind, 'processes');
-  const one = chooseDesign({ ...base, perProcess: false, global: false, allowedCpus: [3] });
-  assert.deepEqual([one.ok && one.kind, one.ok && /only CPU 3 is allowed/.test(one.note ?? '')], ['alternation', true]);
-  // a per-process difference cannot switch inside one process: whole processes on the one CPU
-  assert.equal((chooseDesign({ ...base, perProcess: true, global: false, allowedCpus: [3] }) as { kind: string }).kind, 'processes');
+  assert.deepEqual(chooseDesign({ ...base, perProcess: true, global: true }), { ok: true, kind: 'alternation', note: null });
+  // one allowed CPU is all alternation needs
+  assert.deepEqual(chooseDesign({ ...base, perProcess: true, global: false, allowedCpus: [3] }), { ok: true, kind: 'alternation', note: null });
+  assert.deepEqual(chooseDesign({ ...base, perProcess: true, global: false, asked: 'duet' }), { ok: true, kind: 'duet', note: null });
   assert.match((chooseDesign({ ...base, perProcess: false, global: true, asked: 'duet' }) as { error: string }).error, /--design duet .* global --switch-file/);
+  assert.match((chooseDesign({ ...base, perProcess: true, global: false, asked: 'duet', allowedCpus: [3] }) as { error: string }).error, /--design duet needs two allowed CPUs/);
+  const box = chooseDesign({ ...base, perProcess: true, global: false, onHost: false });
+  assert.deepEqual([box.ok && box.kind, box.ok && /this machine only/.test(box.note ?? '')], ['processes', true]);
 });
 
 test('a duet runs A and B at once at one barrier per block, swaps their CPUs every block, and stores pair k as replicate k of both runs', async () => {
   const store = Store.open(':memory:');
   const target = scriptedTarget(({ args }) => steadyScript(args, arg(args, '--inject-seccomp') ? 1100 : 1000));
-  const res = await runInterleaved(request(), { store, target, probe, reader: fakeSys() });
+  const res = await runInterleaved(request({ design: 'duet' }), { store, target, probe, reader: fakeSys() });
   assert.equal(res.state, 'complete');
   // the time budget of 0 s still measures the three pairs a confidence sequence needs
   const jobs = target.jobs.map((j) => ({ side: arg(j.args, '--inject-seccomp') ? 'B' : 'A', cpu: arg(j.args, '--cpu'), barrier: arg(j.args, '--barrier') }));
@@ -70,7 +72,7 @@ test('--precision stops at the first pair where the confidence sequence is narro
   // B is 10 % slower, +-1 % from block to block
   const target = scriptedTarget(({ args }) => steadyScript(args, arg(args, '--inject-seccomp') ? 1100 * (bJobs++ % 2 ? 1.01 : 0.99) : 1000));
   const budget = { secondsPerProfile: 3600, precisionPct: 2, blockRounds: 2, alpha: 0.05 };
-  const res = await runInterleaved(request({ budget }), { store, target, probe, reader: fakeSys() });
+  const res = await runInterleaved(request({ budget, design: 'duet' }), { store, target, probe, reader: fakeSys() });
   assert.equal(res.state, 'complete');
   const xs = Array.from({ length: 40 }, (_, k) => Math.log(1.1 * (k % 2 ? 1.01 : 0.99)));
   const halfWidth = (n: number) => {

@@ -31,7 +31,7 @@ test('a pilot that cannot see the additions is refused naming the profile and th
 
 test('a real duet pilot calibrates in duet conditions and both sides run the fenced block', { skip: availableParallelism() < 2 && 'the duet needs two CPUs' }, async () => {
   const db = join(tempDir(), 'w.db');
-  const r = await runCli(['bench', '--db', db, '--profile', 'getppid', '--label-b', 'B', '--inject-work-b', '10%', '--time', '1']);
+  const r = await runCli(['bench', '--db', db, '--profile', 'getppid', '--label-b', 'B', '--inject-work-b', '10%', '--time', '1', '--design', 'duet']);
   assert.equal(r.code, 0, r.stderr);
   const m = /note: --inject-work-b 10%: getppid (\d+) additions per call \(from a duet pilot\)/.exec(r.stderr);
   assert.ok(m, r.stderr);
