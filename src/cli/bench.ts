@@ -123,7 +123,7 @@ export function registerBench(program: Command, io: CliIO): void {
     .option('--label-b <name>', 'measure a B side in the same invocation (see --design); B\'s run label (default: B)', labelOption('--label-b'))
     .option('--inject-seccomp-b <n>', 'B side: an N-instruction seccomp filter (0 = none, an A/A control); --inject-seccomp is then A\'s', intOption('--inject-seccomp-b', 0, SECCOMP_MAX))
     .option('--switch-file <path=value>', 'B side: write VALUE to PATH before each B process, A\'s value before each A process; always restored (repeatable)', collect, [])
-    .option('--design <kind>', 'with a B side: duet (A and B at once on two CPUs), alternation (blocks in one probe process, for --switch-file) or processes (A B B A probe processes); default: chosen from what differs')
+    .option('--design <kind>', 'with a B side: alternation (short blocks in random ABBA order: one probe process for --switch-file, an A and a B process taking turns on one CPU otherwise; the default on this machine), duet (A and B at once on two CPUs) or processes (A B B A probe processes; the default on a box)')
     .option('--time <seconds>', 'duet and alternation: seconds of measuring per profile (default 20)', intOption('--time', 1))
     .option('--precision <pct>', 'duet and alternation: stop once every profile\'s change is known to +-PCT % (anytime-valid confidence sequence), or at --time', pctOption('--precision', '2%', false))
     .option('--block-rounds <n>', 'duet and alternation: measured rounds per block (default 3)', intOption('--block-rounds', 1))
