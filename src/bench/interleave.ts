@@ -93,8 +93,8 @@ export async function runInterleaved(req0: InterleavedRequest, deps: BenchDeps):
   let req = design.kind === 'processes' ? req0 : pairedDefaults(req0);
   const workB = req0.workB;
   if (workB) {
-    const injectWork = workB.kind === 'count' ? Object.fromEntries(req.profiles.map((p) => [p.name, workB.n])) : await calibrateWork(req, deps, plan, workB.pct, design.kind === 'duet' ? 'duet' : 'processes');
-    if (workB.kind === 'percent') notes.push(`--inject-work-b ${workB.pct}%: ${Object.entries(injectWork).map(([p, n]) => `${p} ${n} additions per call`).join(', ')} (from a ${design.kind === 'duet' ? 'duet ' : ''}pilot)`);
+    const injectWork = workB.kind === 'count' ? Object.fromEntries(req.profiles.map((p) => [p.name, workB.n])) : await calibrateWork(req, deps, plan, workB.pct, design.kind);
+    if (workB.kind === 'percent') notes.push(`--inject-work-b ${workB.pct}%: ${Object.entries(injectWork).map(([p, n]) => `${p} ${n} additions per call`).join(', ')} (from ${{ duet: 'a duet pilot', alternation: 'an alternation pilot', processes: 'a pilot' }[design.kind]})`);
     req = { ...req, b: { ...req.b, injectWork } };
   }
   const seed = req.seed ?? Math.floor(Math.random() * 2 ** 31);

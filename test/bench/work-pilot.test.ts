@@ -40,3 +40,13 @@ test('a real duet pilot calibrates in duet conditions and both sides run the fen
   assert.equal(exp.code, 0, exp.stderr);
   assert.match(exp.stdout, new RegExp(`injectWork[^\\n]*getppid=${m[1]}`));
 });
+
+test('a real alternation pilot hands the turn between a 0 and a K probe and calibrates from both', async () => {
+  const db = join(tempDir(), 'w.db');
+  const r = await runCli(['bench', '--db', db, '--profile', 'getppid', '--label-b', 'B', '--inject-work-b', '10%', '--time', '1']);
+  assert.equal(r.code, 0, r.stderr);
+  const m = /note: --inject-work-b 10%: getppid (\d+) additions per call \(from an? alternation pilot\)/.exec(r.stderr);
+  assert.ok(m, r.stderr);
+  assert.ok(Number(m[1]) >= 1, m[1]);
+  assert.match(r.stdout, /design: alternation: an A and a B probe process taking turns/);
+});
