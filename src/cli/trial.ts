@@ -3,6 +3,7 @@
  * lines on stderr, and the report on stdout (or -o FILE). The work is
  * src/trial/run.ts's runTrial; the words are src/report/trial*.ts's.
  */
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { Store } from '../store/store.ts';
 import type { StepEvent } from '../trial/request.ts';
 import { runTrial } from '../trial/run.ts';
 import { trialCostText } from '../trial/cost.ts';
+import { costByDefault } from '../trial/hint-only.ts';
 import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
 import { VERSION } from '../version.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
@@ -88,6 +90,15 @@ function stepPrinter(io: CliIO, clear: () => void): (e: StepEvent) => void {
   };
 }
 
+/** A patch's text for the cost decision; one that cannot be read decides nothing (the trial's own check names it). */
+function readPatch(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
   if (opts.patch.length === 0) throw new UserError('give the patch B adds to the tree: --patch FILE (repeatable, applied in order)', 2);
   const format = opts.format;
@@ -97,9 +108,11 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
   if (!fake?.launcher) requireQemu();
   const probe = fake?.probe ?? buildProbe({ static: true, env: io.env });
   const profiles = guestProfiles(opts.profile, opts.kvm !== true);
-  if (opts.costModel !== undefined && !opts.cost) throw new UserError('--cost-model sets the model of --cost; add --cost', 2);
+  if (opts.costModel !== undefined && opts.cost === false) throw new UserError('--cost-model sets the model of --cost; drop --no-cost', 2);
   if (opts.cost && opts.kvm) throw new UserError('--cost counts in qemu\'s emulator (TCG plugin), --kvm measures time: choose one', 2);
-  const cost = opts.cost ? parseCostModel(opts.costModel ?? '') : null;
+  const decided = costByDefault(opts.costModel !== undefined ? true : opts.cost, opts.kvm === true, opts.patch.map((p) => readPatch(resolve(io.cwd, p))));
+  if (decided.note) io.stderr(`note: ${decided.note}`);
+  const cost = decided.on ? parseCostModel(opts.costModel ?? '') : null;
   const costPlugin = cost && !fake?.launcher ? buildCostPlugin(io.env) : undefined;
   const scenarios = selectScenarios(opts.scenario, io.cwd);
   const store = Store.open(dbPath);
@@ -182,6 +195,7 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--debug-checks', 'boot the behaviour scenarios on a second pair of kernels with lockdep and friends (never measured)')
     .option('--max-objects <n>', 'objects to disassemble at most when a header reaches many', intOption('--max-objects', 1), 8)
     .option('--threshold <pct>', "compare's noise threshold for the measured verdicts (the whole CI must lie beyond it; e.g. 0.1% for instruction counts)", pctOption('--threshold', '0.1%', true), 1)
+    .option('--no-cost', 'do not run the cost model, even for a patch that only changes branch hints')
     .option('--cost', "also count, in every boot, what each call costs the emulated machine (hintlab's qemu plugin: taken branches, I-cache lines, modelled L1i misses and mispredictions) and which kernel functions changed (see docs/vm.md)")
     .option('--cost-model <model>', "with --cost: the modelled L1i and predictor (default 'l1i=32k,8way,64 predictor=2bit')")
     .option('--timeout <s>', 'seconds one boot may take before qemu is killed', intOption('--timeout', 5), 600)

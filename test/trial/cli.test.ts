@@ -23,7 +23,7 @@ const scenario = join(dir, 'tiny.scn');
 writeFileSync(scenario, 'scenario tiny\nsetpriority pid=self nice=3\n');
 
 const services = (): Services => ({ trial: { services: { buildKernel: miniBuild() }, launcher: scriptedGuest(), probe, cacheDir: dir } });
-const argv = (out: string, extra: string[] = []) => ['trial', '--src', src, '--patch', patch, '--out', join(dir, out), '--db', join(dir, `${out}.db`), '--scenario', scenario, '--profile', 'getppid', '--ops', '1000', ...extra];
+const argv = (out: string, extra: string[] = []) => ['trial', '--src', src, '--patch', patch, '--out', join(dir, out), '--db', join(dir, `${out}.db`), '--scenario', scenario, '--profile', 'getppid', '--ops', '1000', '--no-cost', ...extra];
 
 test('each step is printed as it starts and as it ends with its wall time; the lkml report goes to stdout within 72 columns', { skip }, async () => {
   const r = await runCli(argv('cli'), { services: services() });
