@@ -113,7 +113,8 @@ export async function runInterleaved(req0: InterleavedRequest, deps: BenchDeps):
     sides = startSides({ req, deps, env, plan, files: files.switches, order: order.join('') || design.kind, design: { design: design.kind }, processes, progress });
     const paired: PairedRun = { req, deps, budget, sides, files, ending };
     if (design.kind === 'duet') ({ stop, text } = await runDuet(paired, plan));
-    else if (design.kind === 'alternation' && perProcess(req)) ({ stop, text } = await runTurns(paired, plan, seed));
+    // nothing switched at all (an A/A control) runs as a per-process comparison would: two processes
+    else if (design.kind === 'alternation' && (perProcess(req) || req.files.length === 0)) ({ stop, text } = await runTurns(paired, plan, seed));
     else if (design.kind === 'alternation') ({ stop, text } = await runAlternation(paired, plan, seed));
     else ({ stop, text } = await runProcesses(paired, order, plan));
   } finally {
