@@ -1,0 +1,145 @@
+/**
+ * A trial's stressors over a scripted guest (the real guest path is in
+ * stress-boot.test.ts): the selection checked before anything builds
+ * (unknown name refused with the closest one, what --set sched lacks said
+ * once), the pooled icount boots (one run per kernel, each boot one unit,
+ * bogo-ops per guest second), the comparison with its geometric mean and
+ * regressions, and the lkml block that says the unit as such.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { crc32 } from 'node:zlib';
+import { frameLine } from '../../src/bench/protocol.ts';
+import { compare } from '../../src/compare/compare.ts';
+import { UserError } from '../../src/errors.ts';
+import { fakeExecutor, standardFields, stressNgYamlText } from '../../src/macro/fake.ts';
+import { Store } from '../../src/store/store.ts';
+import type { TrialRequest } from '../../src/trial/request.ts';
+import { planStress, unavailableLine } from '../../src/trial/stress.ts';
+import type { TrialStressors } from '../../src/trial/document.ts';
+import { stressLkml, stressSentences } from '../../src/report/trial-stress.ts';
+import type { TrialDocument } from '../../src/trial/document.ts';
+import type { AccelChoice } from '../../src/vm/accel.ts';
+import type { VmKernel } from '../../src/vm/kernels.ts';
+import { planVmMacro, runVmMacro, type VmMacroRequest } from '../../src/vm/macro.ts';
+import type { BootResult, VmLauncher } from '../../src/vm/qemu.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { unusedProbe } from './fakes.ts';
+
+const dir = tempDir();
+after(() => rmSync(dir, { recursive: true, force: true }));
+const probe = unusedProbe(dir);
+const STRESSORS = readStressors();
+const stressNg = fakeExecutor({ stressors: STRESSORS, step: () => ({ yaml: null, result: { kind: 'exited', code: 0, stderr: '' } }) });
+
+function readStressors(): string[] {
+  // the 0.15.06 list captured on this machine: it lacks cpu-sched, flipflop, mtx, prio-inv and schedmix
+  return readFileSync(new URL('../macro/fixtures/stressors-0.15.06.txt', import.meta.url), 'utf8').split(/\s+/).filter(Boolean);
+}
+
+function request(stress: TrialRequest['stress']): TrialRequest {
+  return { kvm: false, timeoutSeconds: 60, command: 'hintlab trial', invocation: { argv: ['trial'], cwd: dir }, hintlabVersion: '0.0.0-test', stress } as unknown as TrialRequest;
+}
+
+test('--set sched: the named set minus what the installed stress-ng lacks, said once with the names', async () => {
+  const plan = await planStress(request({ stressors: [], sets: ['sched'], instances: '1', seconds: 2, repeats: 2 }), stressNg, planVmMacro);
+  assert.ok(plan);
+  assert.deepEqual(plan.stressors, ['fifo', 'futex', 'mq', 'msg', 'mutex', 'poll', 'pthread', 'race-sched', 'schedpolicy', 'switch', 'tee', 'yield']);
+  assert.deepEqual(plan.instances, [1], 'the -icount guest has one CPU');
+  assert.equal(unavailableLine(plan), 'stress-ng 0.15.06 lacks 5 of the stressors asked for (cpu-sched, flipflop, mtx, prio-inv, schedmix); measuring the other 12');
+  assert.equal(await planStress(request(null), stressNg, planVmMacro), null);
+});
+
+test('an unknown --stressor is refused before anything builds, naming it and the closest known one', async () => {
+  await assert.rejects(planStress(request({ stressors: ['fifo', 'yeld'], sets: [], instances: '1', seconds: 2, repeats: 2 }), stressNg, planVmMacro), (err: unknown) => {
+    assert.ok(err instanceof UserError);
+    assert.equal(err.exitCode, 2);
+    assert.match(err.message, /--stressor yeld: stress-ng 0\.15\.06 has no stressor 'yeld'.*yield/);
+    return true;
+  });
+  await assert.rejects(planStress(request({ stressors: [], sets: ['shced'], instances: '1', seconds: 2, repeats: 2 }), stressNg, planVmMacro), /--set shced: unknown set; known sets: sched/);
+});
+
+/** The probe's framing of one file: a `file` line, then base64 chunks. */
+function fileLines(id: number, path: string, text: string): string[] {
+  const data = Buffer.from(text);
+  const crc = (crc32(data) >>> 0).toString(16).padStart(8, '0');
+  return [frameLine(`@hl1 file id=${id} path=${path} size=${data.length} crc=${crc}`), frameLine(`@hl1 chunk id=${id} off=0 data=${data.toString('base64')}`)];
+}
+
+/** Bogo-ops per guest second of each boot, by kernel image: fifo loses a third on B, yield gains 2 %. */
+const RATES: Record<string, Record<string, number[]>> = {
+  '/boot/A': { fifo: [3000, 3010, 2990, 3005, 2995, 3002], yield: [50000, 50100, 49900, 50050, 49950, 50020] },
+  '/boot/B': { fifo: [2000, 2010, 1990, 2005, 1995, 2002], yield: [51000, 51100, 50900, 51050, 50950, 51020] },
+};
+
+function scriptedGuest(seen: string[][]): VmLauncher {
+  const boots = new Map<string, number>();
+  return {
+    async boot(req): Promise<BootResult> {
+      seen.push(req.argv);
+      const image = req.argv[req.argv.indexOf('-kernel') + 1]!;
+      const n = boots.get(image) ?? 0;
+      boots.set(image, n + 1);
+      const lines = [frameLine('@hl1 hello proto=1 kernel=6.12.57-hl version=%231 machine=x86_64 pid1=1 cpu=-1 ops=0 warmups=0 rounds=0 seccomp=0')];
+      const files: [string, string][] = [];
+      // two repeats per boot, interleaved: fifo, yield, fifo, yield
+      for (const [i, stressor] of ['fifo', 'yield', 'fifo', 'yield'].entries()) {
+        lines.push(frameLine('@hl1 exec path=/usr/bin/stress-ng status=0'));
+        const rate = RATES[image]![stressor]![2 * n + (i >> 1)]!;
+        files.push([`/tmp/hintlab/round-${i}.log`, ''], [`/tmp/hintlab/round-${i}.yaml`, stressNgYamlText(stressor, standardFields(rate, 2))]);
+      }
+      lines.push(frameLine('@hl1 done rounds=0 profiles=0'));
+      files.forEach(([path, text], id) => lines.push(...fileLines(id, path, text)));
+      lines.push(frameLine(`@hl1 files count=${files.length} bytes=${files.reduce((t, [, x]) => t + Buffer.byteLength(x), 0)}`), frameLine('@hl1 poweroff status=0'));
+      for (const l of lines) req.onLine(l);
+      return { end: { kind: 'exited', code: 0, signal: null }, consoleTail: [], stderrTail: [], elapsedMs: 5000 };
+    },
+  };
+}
+
+const kernel = (label: string): VmKernel => ({ label, image: `/boot/${label}`, manifest: null, configHash: { known: false, reason: 'test' } });
+const tcg: AccelChoice = { accel: 'tcg', why: '--icount needs TCG' };
+
+test('pooled icount boots: one run per kernel, each boot one unit, bogo-ops per guest second; B vs A with geometric mean and regressions apart', async () => {
+  const store = Store.open(join(dir, 'stress.db'));
+  const order = ['A', 'B', 'B', 'A', 'A', 'B'];
+  const req: VmMacroRequest = {
+    kernels: [kernel('A'), kernel('B')], steps: order, stressors: ['fifo', 'yield'], sets: [], instances: '1', seconds: 2, repeats: 2,
+    accel: 'tcg', icount: true, poolBoots: true, timeoutSeconds: 60, labelPrefix: 'trial7-stress-', command: 'hintlab trial', hintlabVersion: '0.0.0-test',
+  };
+  const plan = await planVmMacro(req, stressNg);
+  const argv: string[][] = [];
+  const result = await runVmMacro(req, plan, { store, launcher: scriptedGuest(argv), probe, stressNgEntries: [], abort: new AbortController().signal, cacheDir: join(dir, 'cache'), chooseAccel: async () => tcg });
+  assert.equal(result.state, 'finished');
+  assert.equal(result.unit, 'icount-bogo-ops/s');
+  assert.ok(argv.every((a) => a.join(' ').includes('-icount shift=0') && a[a.indexOf('-smp') + 1] === '1'), 'icount, one guest CPU');
+  const runs = [...new Set(result.steps.map((s) => s.runId))];
+  assert.deepEqual(result.steps.map((s) => s.runLabel), ['trial7-stress-A', 'trial7-stress-B', 'trial7-stress-B', 'trial7-stress-A', 'trial7-stress-A', 'trial7-stress-B']);
+  const a = store.getRun(runs[0]!);
+  const b = store.getRun(runs[1]!);
+  assert.deepEqual([a.status, a.unit, a.replicateUnit], ['complete', 'icount-bogo-ops/s', { known: true, value: 'boot' }]);
+  assert.deepEqual(b.rounds.filter((r) => r.subject === 'fifo@1').map((r) => [r.replicate, r.value]), [[0, 2000], [0, 2010], [1, 1990], [1, 2005], [2, 1995], [2, 2002]]);
+  const c = compare({ a, b }, { thresholdPct: 1 });
+  assert.deepEqual(c.regressions, ['fifo@1']);
+  assert.equal(c.geometricMean.kind, 'ok');
+
+  const stressors: TrialStressors = {
+    runs: { A: { id: a.id, label: a.label! }, B: { id: b.id, label: b.label! } }, order, accel: tcg, icount: true, unit: c.unit,
+    stressNgVersion: '0.15.06', stressors: ['fifo', 'yield'], unavailable: [{ stressor: 'mtx', reason: 'not in stress-ng 0.15.06' }], instances: [1], seconds: 2, comparison: c,
+  };
+  const lines = stressLkml({ stressors } as TrialDocument, false);
+  process.stderr.write(`${lines.join('\n')}\n`);
+  assert.ok(lines.every((l) => l.length <= 72), 'the lkml block stays within 72 columns');
+  const text = lines.join(' ').replace(/\s+/g, ' ');
+  assert.match(text, /bogo-ops per guest second/);
+  assert.doesNotMatch(text, /bogo-ops\/s\b/, 'never per second of real time');
+  assert.match(text, /Geometric mean of B\/A over 2 subjects: -1\d(\.\d)? %/);
+  assert.match(text, /Slower \(regressions\): fifo@1\./);
+  const sentences = stressSentences(stressors);
+  assert.match(sentences[0]!, /lacks mtx/);
+  assert.match(sentences[0]!, /runs trial7-stress-A and trial7-stress-B/);
+  store.close();
+});
