@@ -22,7 +22,9 @@ function clockText(s: TrialStressors): string {
 
 /** The lkml caption above the stressors' table. */
 export function stressCaption(s: TrialStressors): string {
-  return `Stressors (stress-ng ${s.stressNgVersion}, ${clockText(s)}), B vs A, ${tableRoundsText(s.comparison)} x ${s.seconds} s, boots ${s.order.join(' ')}:`;
+  const unit = s.icount ? 'bogo-ops per guest second: 10^9 guest instructions, not real time' : unitWords(s.unit).perOp;
+  const how = s.icount ? `qemu ${s.accel.accel} -icount` : s.accel.accel.toUpperCase();
+  return `Stressors (stress-ng ${s.stressNgVersion}, ${how}, ${unit}), B vs A, ${tableRoundsText(s.comparison)} x ${s.seconds} s, boots ${s.order.join(' ')}:`;
 }
 
 /** How the stressors were measured, in one sentence. */

@@ -10,11 +10,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { crc32 } from 'node:zlib';
-import { frameLine } from '../../src/bench/protocol.ts';
 import { compare } from '../../src/compare/compare.ts';
 import { UserError } from '../../src/errors.ts';
-import { fakeExecutor, standardFields, stressNgYamlText } from '../../src/macro/fake.ts';
+import { fakeExecutor } from '../../src/macro/fake.ts';
 import { Store } from '../../src/store/store.ts';
 import type { TrialRequest } from '../../src/trial/request.ts';
 import { planStress, unavailableLine } from '../../src/trial/stress.ts';
@@ -24,9 +22,8 @@ import type { TrialDocument } from '../../src/trial/document.ts';
 import type { AccelChoice } from '../../src/vm/accel.ts';
 import type { VmKernel } from '../../src/vm/kernels.ts';
 import { planVmMacro, runVmMacro, type VmMacroRequest } from '../../src/vm/macro.ts';
-import type { BootResult, VmLauncher } from '../../src/vm/qemu.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { unusedProbe } from './fakes.ts';
+import { stressGuest, unusedProbe } from './fakes.ts';
 
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -62,44 +59,6 @@ test('an unknown --stressor is refused before anything builds, naming it and the
   await assert.rejects(planStress(request({ stressors: [], sets: ['shced'], instances: '1', seconds: 2, repeats: 2 }), stressNg, planVmMacro), /--set shced: unknown set; known sets: sched/);
 });
 
-/** The probe's framing of one file: a `file` line, then base64 chunks. */
-function fileLines(id: number, path: string, text: string): string[] {
-  const data = Buffer.from(text);
-  const crc = (crc32(data) >>> 0).toString(16).padStart(8, '0');
-  return [frameLine(`@hl1 file id=${id} path=${path} size=${data.length} crc=${crc}`), frameLine(`@hl1 chunk id=${id} off=0 data=${data.toString('base64')}`)];
-}
-
-/** Bogo-ops per guest second of each boot, by kernel image: fifo loses a third on B, yield gains 2 %. */
-const RATES: Record<string, Record<string, number[]>> = {
-  '/boot/A': { fifo: [3000, 3010, 2990, 3005, 2995, 3002], yield: [50000, 50100, 49900, 50050, 49950, 50020] },
-  '/boot/B': { fifo: [2000, 2010, 1990, 2005, 1995, 2002], yield: [51000, 51100, 50900, 51050, 50950, 51020] },
-};
-
-function scriptedGuest(seen: string[][]): VmLauncher {
-  const boots = new Map<string, number>();
-  return {
-    async boot(req): Promise<BootResult> {
-      seen.push(req.argv);
-      const image = req.argv[req.argv.indexOf('-kernel') + 1]!;
-      const n = boots.get(image) ?? 0;
-      boots.set(image, n + 1);
-      const lines = [frameLine('@hl1 hello proto=1 kernel=6.12.57-hl version=%231 machine=x86_64 pid1=1 cpu=-1 ops=0 warmups=0 rounds=0 seccomp=0')];
-      const files: [string, string][] = [];
-      // two repeats per boot, interleaved: fifo, yield, fifo, yield
-      for (const [i, stressor] of ['fifo', 'yield', 'fifo', 'yield'].entries()) {
-        lines.push(frameLine('@hl1 exec path=/usr/bin/stress-ng status=0'));
-        const rate = RATES[image]![stressor]![2 * n + (i >> 1)]!;
-        files.push([`/tmp/hintlab/round-${i}.log`, ''], [`/tmp/hintlab/round-${i}.yaml`, stressNgYamlText(stressor, standardFields(rate, 2))]);
-      }
-      lines.push(frameLine('@hl1 done rounds=0 profiles=0'));
-      files.forEach(([path, text], id) => lines.push(...fileLines(id, path, text)));
-      lines.push(frameLine(`@hl1 files count=${files.length} bytes=${files.reduce((t, [, x]) => t + Buffer.byteLength(x), 0)}`), frameLine('@hl1 poweroff status=0'));
-      for (const l of lines) req.onLine(l);
-      return { end: { kind: 'exited', code: 0, signal: null }, consoleTail: [], stderrTail: [], elapsedMs: 5000 };
-    },
-  };
-}
-
 const kernel = (label: string): VmKernel => ({ label, image: `/boot/${label}`, manifest: null, configHash: { known: false, reason: 'test' } });
 const tcg: AccelChoice = { accel: 'tcg', why: '--icount needs TCG' };
 
@@ -112,7 +71,7 @@ test('pooled icount boots: one run per kernel, each boot one unit, bogo-ops per 
   };
   const plan = await planVmMacro(req, stressNg);
   const argv: string[][] = [];
-  const result = await runVmMacro(req, plan, { store, launcher: scriptedGuest(argv), probe, stressNgEntries: [], abort: new AbortController().signal, cacheDir: join(dir, 'cache'), chooseAccel: async () => tcg });
+  const result = await runVmMacro(req, plan, { store, launcher: stressGuest((image) => (image === '/boot/A' ? 'A' : 'B'), argv), probe, stressNgEntries: [], abort: new AbortController().signal, cacheDir: join(dir, 'cache'), chooseAccel: async () => tcg });
   assert.equal(result.state, 'finished');
   assert.equal(result.unit, 'icount-bogo-ops/s');
   assert.ok(argv.every((a) => a.join(' ').includes('-icount shift=0') && a[a.indexOf('-smp') + 1] === '1'), 'icount, one guest CPU');
