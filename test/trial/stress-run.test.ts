@@ -20,7 +20,8 @@ import { Store } from '../../src/store/store.ts';
 import type { TrialDeps, TrialRequest } from '../../src/trial/request.ts';
 import { runTrial } from '../../src/trial/run.ts';
 import type { BootRequest, VmLauncher } from '../../src/vm/qemu.ts';
-import { tempDir } from '../helpers/cli.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
+import { existsSync, writeFileSync } from 'node:fs';
 import { requireTool } from '../helpers/tools.ts';
 import { miniBuild, miniPatch, miniTree, scriptedGuest, stressGuest, unusedProbe } from './fakes.ts';
 
@@ -104,4 +105,24 @@ test('an unknown --stressor stops the trial before anything builds, naming the c
   } finally {
     store.close();
   }
+});
+
+test('the CLI: --set sched says once on stderr what the installed stress-ng lacks, then the stress step runs; --stressor yeld exits 2 before building', { skip }, async () => {
+  const scenario = join(dir, 'tiny.scn');
+  writeFileSync(scenario, 'scenario tiny\nsetpriority pid=self nice=3\n');
+  // a stress-ng that has only fifo and yield of the scheduler set
+  const few = fakeExecutor({ version: '0.15.06', stressors: ['cpu', 'fifo', 'yield'], step: () => ({ yaml: null, result: { kind: 'exited', code: 0, stderr: '' } }) });
+  const services = (name: string) => ({ trial: { services: { buildKernel: miniBuild() }, launcher: launcher(name, []), probe, cacheDir: dir, stressNg: few, stressNgEntries: [] } });
+  const argv = (name: string, extra: string[]) => ['trial', '--src', src, '--patch', hint, '--out', join(dir, name), '--db', join(dir, `${name}.db`), '--scenario', scenario, '--profile', 'getppid', '--ops', '1000', ...extra];
+  const r = await runCli(argv('cli-set', ['--set', 'sched', '--stressor-seconds', '1']), { services: services('cli-set') });
+  assert.equal(r.code, 0, r.stderr);
+  const lacking = 'stress-ng 0.15.06 lacks 15 of the stressors asked for (cpu-sched, flipflop, futex, mq, msg, mtx, mutex, poll, prio-inv, pthread, race-sched, schedmix, schedpolicy, switch, tee); measuring the other 2\n';
+  assert.ok(r.stderr.startsWith(lacking), r.stderr);
+  assert.equal(r.stderr.split(lacking).length, 2, 'said once');
+  assert.match(r.stderr, /\[6\/6\] stress \d+\.\d s: 6 boots \(A B B A A B\), 2 stressors x 1 s, qemu -icount: bogo-ops per guest second; runs trial1-stress-A, trial1-stress-B\n/);
+  assert.match(r.stdout, /Slower \(regressions\): fifo@1\./);
+
+  const bad = await runCli(argv('cli-bad', ['--stressor', 'fifo,yeld']), { services: services('cli-bad') });
+  assert.deepEqual([bad.code, bad.stderr], [2, "hintlab: --stressor yeld: stress-ng 0.15.06 has no stressor 'yeld' (did you mean 'yield'?); 'stress-ng --stressors' lists the ones it has\n"]);
+  assert.equal(existsSync(join(dir, 'cli-bad', 'A')), false, 'nothing built');
 });
