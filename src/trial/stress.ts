@@ -133,12 +133,22 @@ function stressResult(result: VmMacroResult, order: string[], icount: boolean, s
   };
 }
 
+/** The sha256 of what the guests run: the binary copied into them (or the members given instead, in tests). */
+function stressNgHash(deps: TrialDeps): string {
+  if (deps.stressNgEntries) return sha256(Buffer.concat(deps.stressNgEntries.flatMap((e) => (e.kind === 'file' ? [Buffer.from(e.path), e.data] : []))));
+  const binary = deps.stressNgBinary ?? GUEST_STRESS_NG;
+  try {
+    return sha256(readFileSync(binary));
+  } catch (err) {
+    throw new UserError(`cannot read ${binary}, the stress-ng the stressor boots copy into the guest: ${(err as Error).message}; install it (apt-get install -y stress-ng)`);
+  }
+}
+
 /** stress-ng in A/B boots of the measured kernels, or the stored runs of the same images, plan and stress-ng build. */
 export async function stressStep(req: TrialRequest, deps: TrialDeps, services: TrialServices, trialId: number, plan: VmMacroPlan, a: TrialKernel, b: TrialKernel): Promise<StepOutcome<StressStepResult>> {
   const s = req.stress!;
   const image = (k: TrialKernel) => sha256(readFileSync(k.image));
-  const binary = deps.stressNgBinary ?? GUEST_STRESS_NG;
-  const inputs = { stressors: plan.stressors, instances: plan.instances, seconds: s.seconds, repeats: s.repeats, repeat: req.repeat, kvm: req.kvm, stressNg: plan.stressNgVersion, binary: sha256(readFileSync(binary)) };
+  const inputs = { stressors: plan.stressors, instances: plan.instances, seconds: s.seconds, repeats: s.repeats, repeat: req.repeat, kvm: req.kvm, stressNg: plan.stressNgVersion, binary: stressNgHash(deps) };
   const key = stepKey('stress', { a: image(a), b: image(b), ...inputs, probe: deps.probe.buildId });
   const stored = deps.store.trials.findResult('stress', key);
   if (stored && isStressResult(stored.result) && stillComplete(deps, stored.result)) {
