@@ -150,7 +150,7 @@ function macroJob(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacroPlan): Ta
   return { program: 'probe', args: MACRO_PROBE_ARGS, files, timeoutSeconds: req.timeoutSeconds };
 }
 
-/** Boot every step of the order with the macro plan; each boot is its own run, a failed one does not stop the order. */
+/** Boot every step of the order with the macro plan; each boot is its own run and a failed one does not stop the order, or (pooled) each kernel's boots are one run and a failed boot stops them all. */
 export async function runVmMacro(req: VmMacroRequest, plan: VmMacroPlan, deps: VmMacroDeps): Promise<VmMacroResult> {
   const icount = req.icount === true;
   const pooled = req.poolBoots === true;
