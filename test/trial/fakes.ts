@@ -208,7 +208,7 @@ export const STRESS_RATES: Record<'A' | 'B', Record<string, number[]>> = {
  * with the rates of STRESS_RATES for the boot's kernel (`sideOf` the
  * -kernel path) and its n-th boot.
  */
-export function stressGuest(sideOf: (image: string) => 'A' | 'B', argvs: string[][] = []): VmLauncher {
+export function stressGuest(sideOf: (image: string) => 'A' | 'B', argvs: string[][] = [], rates: Record<'A' | 'B', Record<string, number[]>> = STRESS_RATES): VmLauncher {
   const boots = new Map<string, number>();
   return {
     async boot(req: BootRequest): Promise<BootResult> {
@@ -220,7 +220,7 @@ export function stressGuest(sideOf: (image: string) => 'A' | 'B', argvs: string[
       const files: [string, string][] = [];
       for (const [i, stressor] of ['fifo', 'yield', 'fifo', 'yield'].entries()) {
         lines.push(f('exec path=/usr/bin/stress-ng status=0'));
-        const rate = STRESS_RATES[side][stressor]![2 * n + (i >> 1)]!;
+        const rate = rates[side][stressor]![2 * n + (i >> 1)]!;
         files.push([`/tmp/hintlab/round-${i}.log`, ''], [`/tmp/hintlab/round-${i}.yaml`, stressNgYamlText(stressor, standardFields(rate, 2))]);
       }
       lines.push(f('done rounds=0 profiles=0'));

@@ -55,9 +55,10 @@ test('the stress step with the cloud kernel as A and B: six icount boots, bogo-o
     assert.deepEqual([stressors.unit, stressors.icount, stressors.order.join('')], ['icount-bogo-ops/s', true, 'ABBAAB']);
     const c = stressors.comparison;
     assert.deepEqual(c.subjects.map((s) => s.subject), STRESSORS.map((s) => `${s}@1`));
-    assert.ok(c.subjects.every((s) => s.runs.every((r) => r.units === 3)), 'three boots per kernel, each one unit');
+    assert.deepEqual(c.subjects.map((s) => s.runs.map((r) => r.units)), STRESSORS.map(() => [3, 3]), 'three boots per kernel, each one unit');
     assert.deepEqual(c.regressions, [], 'the same kernel cannot regress');
-    for (const s of c.subjects) assert.ok(!['slower', 'faster'].includes(s.verdict.verdict), `${s.subject}: ${s.verdict.verdict}`);
+    // icount repeats a rate exactly boot to boot: the same kernel reads identical (or, were a boot to differ, no difference)
+    for (const s of c.subjects) assert.ok(['identical', 'no difference proven'].includes(s.verdict.verdict), `${s.subject}: ${s.verdict.verdict} (${s.verdict.reason})`);
     assert.ok(block.every((l) => l.length <= 72));
 
     // the same images, plan and stress-ng: the step is reused, nothing boots
