@@ -15,13 +15,14 @@ export type Unit =
   | 'instructions/call' // guest instructions per syscall (qemu -icount)
   | 'emulated-time/call' // TCG guest clock without icount: emulation time, not real time
   | 'bogo-ops/s' // stress-ng throughput (host or KVM guest)
-  | 'emulated-bogo-ops/s'; // stress-ng throughput in a TCG guest: bogo-ops per emulated second
+  | 'emulated-bogo-ops/s' // stress-ng throughput in a TCG guest: bogo-ops per emulated second
+  | 'icount-bogo-ops/s'; // stress-ng throughput under qemu -icount: bogo-ops per guest second (10^9 guest instructions, idle skipped)
 
 /** Whether smaller or larger values of a metric are better. */
 export type Direction = 'lower-is-better' | 'higher-is-better';
 
 export function directionOf(unit: Unit): Direction {
-  return unit === 'bogo-ops/s' || unit === 'emulated-bogo-ops/s' ? 'higher-is-better' : 'lower-is-better';
+  return unit === 'bogo-ops/s' || unit === 'emulated-bogo-ops/s' || unit === 'icount-bogo-ops/s' ? 'higher-is-better' : 'lower-is-better';
 }
 
 /** Where a run's rounds came from. */

@@ -44,6 +44,8 @@ export interface Services {
     probe?: ProbeBuild;
     chooseAccel?: TrialDeps['chooseAccel'];
     cacheDir?: string;
+    stressNg?: TrialDeps['stressNg'];
+    stressNgEntries?: TrialDeps['stressNgEntries'];
   };
 }
 

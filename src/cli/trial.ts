@@ -18,7 +18,7 @@ import { trialLkml, trialText, type TrialReporter } from '../report/trial.ts';
 import { secondsText, stepName } from '../report/trial-words.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
-import type { StepEvent } from '../trial/request.ts';
+import type { StepEvent, TrialRequest } from '../trial/request.ts';
 import { runTrial } from '../trial/run.ts';
 import { trialCostText } from '../trial/cost.ts';
 import { costByDefault } from '../trial/hint-only.ts';
@@ -51,6 +51,11 @@ interface TrialOptions {
   repeat: number;
   kvm?: boolean;
   scenario: string[];
+  stressor: string[];
+  set: string[];
+  stressorSeconds: number;
+  stressorRepeats: number;
+  stressorInstances: string;
   debugChecks?: boolean;
   maxObjects: number;
   threshold: number;
@@ -99,6 +104,14 @@ function readPatch(path: string): string {
   }
 }
 
+/** --stressor/--set as the trial's stress request; null when neither is given. */
+function stressOption(opts: TrialOptions): TrialRequest['stress'] {
+  const stressors = opts.stressor.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  const sets = opts.set.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  if (stressors.length === 0 && sets.length === 0) return null;
+  return { stressors, sets, instances: opts.stressorInstances, seconds: opts.stressorSeconds, repeats: opts.stressorRepeats };
+}
+
 async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
   if (opts.patch.length === 0) throw new UserError('give the patch B adds to the tree: --patch FILE (repeatable, applied in order)', 2);
   const format = opts.format;
@@ -131,6 +144,7 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
           debugChecks: opts.debugChecks === true,
           scenarios,
           scenarioArgs: opts.scenario,
+          stress: stressOption(opts),
           profiles,
           profileArgs: opts.profile,
           ops: opts.ops ?? null,
@@ -156,6 +170,12 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
           ...(fake?.services ? { services: fake.services } : {}),
           ...(fake?.chooseAccel ? { chooseAccel: fake.chooseAccel } : {}),
           ...(fake?.cacheDir ? { cacheDir: fake.cacheDir } : {}),
+          ...(fake?.stressNg ? { stressNg: fake.stressNg } : {}),
+          ...(fake?.stressNgEntries ? { stressNgEntries: fake.stressNgEntries } : {}),
+          onNote: (line) => {
+            progress.clear();
+            io.stderr(`${line}\n`);
+          },
           onStep: stepPrinter(io, progress.clear),
           onDetail: (line) => {
             progress.clear();
@@ -192,6 +212,11 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--repeat <n>', 'boots per kernel, in A B B A A B ... order; each boot is one unit', intOption('--repeat', 2), 3)
     .option('--kvm', 'measure ns under KVM instead of instructions under icount (only where a KVM trial boot works)')
     .option('--scenario <name|file>', "behaviour scenario: built-in name, file, or 'all' (repeatable; default all)", collect, [])
+    .option('--stressor <name>', 'also run this stress-ng stressor in A/B boots of the measured kernels (repeatable, comma-separated)', collect, [])
+    .option('--set <name>', "named stressor set: 'sched' (the sched/core hints thread's 17, minus what the installed stress-ng lacks)", collect, [])
+    .option('--stressor-seconds <s>', 'guest seconds per stressor and boot (under -icount a guest second is 10^9 guest instructions)', intOption('--stressor-seconds', 1), 2)
+    .option('--stressor-repeats <n>', 'invocations of every stressor in each boot (each boot is one unit; compare needs 5 rounds per kernel)', intOption('--stressor-repeats', 1), 2)
+    .option('--stressor-instances <list>', "stressor instances, comma-separated ('all': one per guest CPU; the -icount guest has one)", '1')
     .option('--debug-checks', 'boot the behaviour scenarios on a second pair of kernels with lockdep and friends (never measured)')
     .option('--max-objects <n>', 'objects to disassemble at most when a header reaches many', intOption('--max-objects', 1), 8)
     .option('--threshold <pct>', "compare's noise threshold for the measured verdicts (the whole CI must lie beyond it; e.g. 0.1% for instruction counts)", pctOption('--threshold', '0.1%', true), 1)

@@ -7,7 +7,7 @@ import { type Units, meanOfUnitMeans, unitMeans } from '../stats/bootstrap.ts';
 import { type Sample, cvPct, geometricMean, isSample, max, mean, median, min, stdev } from '../stats/descriptive.ts';
 import { studentTQuantile } from '../stats/distributions.ts';
 import { type InsufficientData, insufficient } from '../stats/result.ts';
-import { withExactCounts } from './exact.ts';
+import { withExactCounts, withExactRates } from './exact.ts';
 import { runLevelContrast } from './aba.ts';
 import { type RoleRun, checkEnvironment, checkStatus, checkUnits, environmentTable } from './checks.ts';
 import { pairedContrast, unpairedContrast } from './contrast.ts';
@@ -198,6 +198,8 @@ interface JudgeContext {
   design: Design;
   /** Seconds one pair of every subject took (paired designs), for the advice; null when unknown. */
   secondsPerPair: number | null;
+  /** The unit repeats exactly boot to boot (stress-ng under icount): the exact rule of rates applies. */
+  exactRates?: boolean;
 }
 
 /** A subject's A/B/A analysis and verdicts, from contrasts that carry their family's adjusted p-values. */
@@ -220,6 +222,7 @@ function judgeSubject(d: SubjectDraft, change: Contrast, corrected: { drift: Con
     judged = corrected.vsPooled;
   }
   if (measures === 'instructions') verdict = withExactCounts(verdict, d.runs, direction, options);
+  else if (ctx.exactRates) verdict = withExactRates(verdict, d.runs, direction, options);
   if (d.incomplete) verdict = { ...verdict, caveats: [...verdict.caveats, 'incomplete-run'] };
   let power = powerOf(judged, d.runs[0]!, d.runs[1]!, options);
   // Separate runs can claim nothing at any size: their reason already says which design can.
@@ -319,7 +322,7 @@ export function compare(input: CompareInput, partial: Partial<ComparisonOptions>
   const measures: Measures = unit === 'instructions/call' ? 'instructions' : 'time';
   const judgedUnits = drafts.map((d) => (d.drift.kind === 'measured' ? d.drift.vsPooled.contrast.units.candidate : d.change.contrast.units.candidate));
   const secondsPerPair = isPaired(design) ? secondsPerUnit(input.a, input.b, judgedUnits) : null;
-  const { subjects, multipleComparisons } = judgeAll(drafts, { direction, options, measures, design, secondsPerPair });
+  const { subjects, multipleComparisons } = judgeAll(drafts, { direction, options, measures, design, secondsPerPair, exactRates: unit === 'icount-bogo-ops/s' });
   const environment = environmentTable(runs, subjects.map((s) => s.subject));
   const mismatchesAllowed = checkEnvironment(environment, options.allowMismatch);
   return {

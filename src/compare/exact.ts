@@ -16,6 +16,13 @@
  *     is exact and the statistical verdict stands, with that said.
  * It needs at least `minUnits` units in every run, as any claim does: one
  * boot cannot show that a count repeats.
+ *
+ * stress-ng's bogo-ops per guest second under icount (a trial's stressors,
+ * 'icount-bogo-ops/s') repeat the same way (`withExactRates`): equal in
+ * every boot of A and of B and equal between them is 'identical'; a
+ * difference every boot repeats is a claim (slower/faster) only beyond the
+ * noise threshold, since a bogo-op count is quantized over its budget,
+ * and 'no difference proven' within it, the exact change said.
  */
 import { formatChangePct } from '../format/percent.ts';
 import type { Direction } from '../model.ts';
@@ -29,6 +36,28 @@ function repeatedValue(run: RunSummary, minUnits: number): number | null {
 }
 
 const count = (x: number) => String(Number(x.toPrecision(10)));
+
+/** The rate every boot of A and of B repeated, or null. */
+function repeatedPair(runs: readonly RunSummary[], minUnits: number): { a: number; b: number; boots: string } | null {
+  const values = new Map(runs.map((r) => [r.role, repeatedValue(r, minUnits)]));
+  const a = values.get('A');
+  const b = values.get('B');
+  if (a == null || b == null || [...values.values()].some((v) => v === null) || (values.has('A2') && values.get('A2') !== a)) return null;
+  return { a, b, boots: runs.map((r) => `${r.role} ${r.units}`).join(', ') };
+}
+
+/** The exact verdict of icount rates whose boots all repeated, or `verdict` unchanged. */
+export function withExactRates(verdict: VerdictResult, runs: readonly RunSummary[], direction: Direction, options: ComparisonOptions): VerdictResult {
+  const r = repeatedPair(runs, options.minUnits);
+  if (!r) return verdict;
+  const every = `every boot gave the same value (boots: ${r.boots})`;
+  if (r.a === r.b) return { verdict: 'identical', reason: `exact: ${every}, ${count(r.a)} in A and B alike`, caveats: [], exact: true };
+  const pct = (100 * (r.b - r.a)) / r.a;
+  const said = `exact: ${every}: ${count(r.a)} in A, ${count(r.b)} in B (${formatChangePct(pct)})`;
+  if (Math.abs(pct) <= options.thresholdPct) return { verdict: 'no difference proven', reason: `${said}, within the ±${options.thresholdPct} % threshold`, caveats: [], exact: true };
+  const worse = direction === 'lower-is-better' ? r.b > r.a : r.b < r.a;
+  return { verdict: claimOf(worse, 'time'), reason: `${said}, beyond the ±${options.thresholdPct} % threshold; deterministic for the emulated execution, not a sample`, caveats: [], exact: true };
+}
 
 /** The smallest exact change per call that is claimed: one event in 100 calls. */
 export const EXACT_MIN_PER_CALL = 0.01;

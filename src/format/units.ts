@@ -50,6 +50,13 @@ const UNIT_WORDS: Record<Unit, UnitWords> = {
     fieldSuffix: 'EmulatedBogoOpsPerSecond',
     caution: 'stress-ng throughput in a TCG guest, per emulated second (not real time): higher is better, useful only as ratios between kernels',
   },
+  'icount-bogo-ops/s': {
+    perOp: 'bogo-ops/guest-s',
+    change: 'bogo-ops/guest-s',
+    ops: 'bogo ops',
+    fieldSuffix: 'BogoOpsPerGuestSecond',
+    caution: 'stress-ng throughput per second of the guest clock under qemu -icount (a guest second is 10^9 guest instructions, idle time skipped): not real time; higher is better, a ratio between kernels',
+  },
 };
 
 export function unitWords(unit: Unit): UnitWords {
@@ -69,6 +76,8 @@ export function unitSuffix(unit: Unit): string {
       return 'bogo-ops/s';
     case 'emulated-bogo-ops/s':
       return 'emu-bogo-ops/s';
+    case 'icount-bogo-ops/s':
+      return 'bogo-ops/guest-s';
   }
 }
 

@@ -26,6 +26,8 @@ export function unitColumns(unit: Unit): { total: string; value: string } {
       return { total: 'bogo_ops', value: 'bogo_ops_per_s' };
     case 'emulated-bogo-ops/s':
       return { total: 'bogo_ops', value: 'bogo_ops_per_emulated_s' };
+    case 'icount-bogo-ops/s':
+      return { total: 'bogo_ops', value: 'bogo_ops_per_guest_s_icount' };
   }
 }
 

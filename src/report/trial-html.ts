@@ -13,6 +13,8 @@ import { escapeXml } from './markup.ts';
 import { codegenTable } from './patch-evidence.ts';
 import { powerTable, resultsTable } from './tables.ts';
 import { measuredSentences, type TrialReportContext } from './trial.ts';
+import { stressSentences } from './trial-stress.ts';
+import type { TrialStressors } from '../trial/document.ts';
 import type { TrialDocument } from '../trial/document.ts';
 import { codegenSentences, headline, hunksTable, kernelSentences, objectsTable, patchSentences, reproduceLines, stepsTable } from './trial-words.ts';
 
@@ -45,6 +47,13 @@ function behaviourBanner(doc: TrialDocument): string {
   return `<p class="regressions" id="behaviour-banner"><strong>${escapeXml(`Behaviour differs: ${behaveHeadline(b).replace(/^behaviour: /, '')}.`)}</strong> <a href="#behaviour">Details</a></p>`;
 }
 
+/** The stressors: how they were measured, their verdicts (regressions first), the geometric mean, the tables. */
+function stressSection(s: TrialStressors | undefined): string {
+  if (!s) return '';
+  const [intro, ...rest] = stressSentences(s);
+  return `<section id="stressors"><h2>Stressors</h2><p>${escapeXml(intro!)}</p>${list(rest)}${htmlTable(resultsTable(s.comparison))}${htmlTable(powerTable(s.comparison))}</section>`;
+}
+
 export function trialHtml(doc: TrialDocument, ctx: TrialReportContext): string {
   const c = doc.measured.comparison;
   const [intro] = measuredSentences(doc);
@@ -58,6 +67,7 @@ export function trialHtml(doc: TrialDocument, ctx: TrialReportContext): string {
     summarySection(c),
     changeSection(c),
     `<section id="tables"><h2>Numbers</h2>${htmlTable(resultsTable(c))}${htmlTable(powerTable(c))}</section>`,
+    stressSection(doc.stressors),
     `<section id="kernels"><h2>How the kernels were built</h2>${list([...kernelSentences(doc), ...patchSentences(doc)])}${doc.patches.some((p) => p.applied) ? htmlTable(hunksTable(doc)) : ''}</section>`,
     `<section id="steps"><h2>Steps</h2>${htmlTable(stepsTable(doc))}</section>`,
     `<section id="environment"><h2>Environment</h2><dl class="facts">${environmentFacts(c).map((f) => `<dt>${escapeXml(f.label)}</dt><dd>${escapeXml(f.text)}</dd>`).join('')}</dl></section>`,

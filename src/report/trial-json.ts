@@ -13,6 +13,7 @@ import { finiteOrText, renameUnitFields } from './json.ts';
 import type { TrialReportContext } from './trial.ts';
 import type { TrialDocument } from '../trial/document.ts';
 import { reproduceLines } from './trial-words.ts';
+import { stressJson } from './trial-stress.ts';
 
 export const TRIAL_JSON_VERSION = 1;
 
@@ -25,6 +26,7 @@ export function trialJson(doc: TrialDocument, ctx: TrialReportContext): string {
     generatedAt: ctx.generatedAt,
     unitFieldSuffix: suffix,
     measured: { ...doc.measured, comparison: renameUnitFields(doc.measured.comparison, suffix) },
+    ...(doc.stressors ? { stressors: stressJson(doc.stressors) } : {}),
     reproduce: doc.reproduce.map((r, i) => ({ ...r, line: lines[i]!.line })),
   };
   return `${JSON.stringify(out, finiteOrText, 2)}\n`;

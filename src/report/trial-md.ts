@@ -8,6 +8,8 @@ import { escapeMarkdown, fence, markdownTable } from './md.ts';
 import { codegenTable } from './patch-evidence.ts';
 import { powerTable, resultsTable } from './tables.ts';
 import { measuredSentences, type TrialReportContext } from './trial.ts';
+import { stressSentences } from './trial-stress.ts';
+import type { TrialStressors } from '../trial/document.ts';
 import type { TrialDocument } from '../trial/document.ts';
 import { codegenSentences, headline, hunksTable, kernelSentences, objectsTable, patchSentences, reproduceLines, stepsTable } from './trial-words.ts';
 
@@ -19,6 +21,12 @@ function codeSection(doc: TrialDocument): string[] {
   if (doc.codegen.objects.length > 0) parts.push(markdownTable(objectsTable(doc)));
   for (const o of doc.codegen.objects) if (o.state === 'compared' && o.result) parts.push(markdownTable(codegenTable(o.result)));
   return parts;
+}
+
+function stressSection(s: TrialStressors | undefined): string[] {
+  if (!s) return [];
+  const [intro, ...rest] = stressSentences(s);
+  return ['## Stressors', escapeMarkdown(intro!), bullets(rest), markdownTable(resultsTable(s.comparison)), markdownTable(powerTable(s.comparison))];
 }
 
 export function trialMarkdown(doc: TrialDocument, ctx: TrialReportContext): string {
@@ -36,6 +44,7 @@ export function trialMarkdown(doc: TrialDocument, ctx: TrialReportContext): stri
     bullets(measured),
     markdownTable(resultsTable(c)),
     markdownTable(powerTable(c)),
+    ...stressSection(doc.stressors),
     '## How the kernels were built',
     bullets([...kernelSentences(doc), ...patchSentences(doc)]),
     ...(doc.patches.some((p) => p.applied) ? [markdownTable(hunksTable(doc))] : []),

@@ -30,6 +30,7 @@ import type { TrialDocument, TrialKernel } from '../trial/document.ts';
 import { alignColumns } from '../format/columns.ts';
 import { codegenSentences, compilerShort, configText, headline, kernelSentences, listText, secondsText, measuredIntro, patchSentences, reproduceLines, stepsSentence } from './trial-words.ts';
 import { lkmlPara } from './wrap.ts';
+import { stressLkml, stressSentences } from './trial-stress.ts';
 
 /** What a trial report needs beyond the document. */
 export interface TrialReportContext {
@@ -118,6 +119,8 @@ export function trialLkml(doc: TrialDocument, ctx: TrialReportContext): string {
     ],
     // A trial's profiles are the whole default set: their geometric mean is not what the patch claims.
     measuredLines(c, trialCaption(doc), { all: ctx.all === true, geometricMean: false }),
+    // the stressors are what the patch claims to improve: their geometric mean and regressions are said
+    ...(doc.stressors ? [stressLkml(doc, ctx.all === true)] : []),
     [...kernelsShort(doc), ...patchShort(doc), ...facts.map((f) => `${f.label}: ${f.text}`)].flatMap((t) => lkmlPara(t)),
     lkmlCommands('Reproduce (each part by hand: the md or text report):', trial.map((r) => r.line)),
   ];
@@ -140,6 +143,7 @@ export function trialText(doc: TrialDocument, ctx: TrialReportContext): string {
   const intro = behaveIntro(doc);
   parts.push('', ...(intro ? [intro] : []), behaveText(doc.behave.document).trimEnd());
   parts.push('', ...measuredSentences(doc).slice(0, 1), '', renderText(doc.measured.comparison).trimEnd());
+  if (doc.stressors) parts.push('', ...stressSentences(doc.stressors).slice(0, 1), '', renderText(doc.stressors.comparison).trimEnd());
   parts.push('', ...kernelSentences(doc), ...patchSentences(doc));
   parts.push('', stepsSentence(doc), '', 'Reproduce (the trial, then each part by hand):');
   for (const r of reproduceLines(doc, ctx.reproduce)) parts.push(...(r.note ? [`  # ${r.note}`] : []), `  ${r.line}`);

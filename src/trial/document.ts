@@ -8,20 +8,21 @@
  * state and wall time, and the commands that reproduce each part.
  *
  * Format history (TRIAL_SCHEMA):
- *   1: first version.
+ *   1: first version; later `stressors` (absent without --stressor/--set).
  */
 import type { BehaveDocument } from '../behave/compare.ts';
 import type { Comparison } from '../compare/types.ts';
 import type { AppliedFile, KernelManifest } from '../kernel/manifest.ts';
 import type { Unit } from '../model.ts';
 import type { AccelChoice } from '../vm/accel.ts';
+import type { UnavailableStressor } from '../macro/stressors.ts';
 import type { TrialCodegen } from './codegen.ts';
 
 export const TRIAL_FORMAT = 'hintlab-trial';
 export const TRIAL_SCHEMA = 1;
 
 /** The steps of a trial, in the order they run (the debug builds only with --debug-checks). */
-export type StepName = 'build-A' | 'build-B' | 'build-A-debug' | 'build-B-debug' | 'codegen' | 'behave' | 'vm';
+export type StepName = 'build-A' | 'build-B' | 'build-A-debug' | 'build-B-debug' | 'codegen' | 'behave' | 'vm' | 'stress';
 
 /** One kernel of the trial as its build manifest records it. */
 export interface TrialKernel {
@@ -72,6 +73,24 @@ export interface TrialMeasured {
   comparison: Comparison;
 }
 
+/** The stressors (--stressor, --set): stress-ng in their own A/B boots of the measured kernels, each boot one unit. */
+export interface TrialStressors {
+  runs: { A: { id: number; label: string }; B: { id: number; label: string } };
+  order: string[];
+  accel: AccelChoice;
+  icount: boolean;
+  /** 'icount-bogo-ops/s' (bogo-ops per guest second) under icount, 'bogo-ops/s' under KVM. */
+  unit: Unit;
+  stressNgVersion: string;
+  stressors: string[];
+  /** Asked for (by --set) but not in the installed stress-ng. */
+  unavailable: UnavailableStressor[];
+  instances: number[];
+  /** Guest seconds per invocation. */
+  seconds: number;
+  comparison: Comparison;
+}
+
 /** A command that reproduces one part: `hintlab` and its arguments (paths absolute, as run). */
 export interface ReproduceCommand {
   /** The step it reproduces (`trial` for the whole). */
@@ -94,6 +113,8 @@ export interface TrialDocument {
   /** The behaviour comparison, on the measured kernels or on the --debug-checks pair. */
   behave: { kernels: 'measured' | 'debug-checks'; document: BehaveDocument };
   measured: TrialMeasured;
+  /** The stressors' verdicts, geometric mean and regressions; absent without --stressor/--set. */
+  stressors?: TrialStressors;
   steps: TrialStep[];
   /** The directory the commands were run in (reproduce paths are shown relative to the reader's). */
   cwd: string;

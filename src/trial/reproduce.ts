@@ -44,9 +44,12 @@ export interface ReproduceInput {
   kernels: { A: TrialKernel; B: TrialKernel; debug?: { A: TrialKernel; B: TrialKernel } };
   codegen: TrialCodegen;
   vm: VmStepResult;
+  /** The stressor runs (--stressor, --set), when the trial had them. */
+  stress?: { runs: VmStepResult['runs'] } | null;
 }
 
-export function reproduceCommands({ req, kernels, codegen, vm }: ReproduceInput): ReproduceCommand[] {
+export function reproduceCommands({ req, kernels, codegen, vm, stress }: ReproduceInput): ReproduceCommand[] {
+  const threshold = req.thresholdPct !== 1 ? ['--threshold', String(req.thresholdPct)] : [];
   const { A, B, debug } = kernels;
   const behaved = debug ?? { A, B };
   const vmArgv = [
@@ -68,6 +71,7 @@ export function reproduceCommands({ req, kernels, codegen, vm }: ReproduceInput)
       argv: ['behave', '--kernel', `A=${behaved.A.dir}`, '--kernel', `B=${behaved.B.dir}`, ...req.scenarioArgs.flatMap((s) => ['--scenario', s]), ...dbArgs(req)],
     },
     { part: 'vm', argv: vmArgv },
-    { part: 'compare', argv: ['compare', vm.runs.A.label, vm.runs.B.label, ...(req.thresholdPct !== 1 ? ['--threshold', String(req.thresholdPct)] : []), ...dbArgs(req)] },
+    { part: 'compare', argv: ['compare', vm.runs.A.label, vm.runs.B.label, ...threshold, ...dbArgs(req)] },
+    ...(stress ? [{ part: 'compare' as const, argv: ['compare', stress.runs.A.label, stress.runs.B.label, ...threshold, ...dbArgs(req)], note: 'the stressors (stored runs, each boot one unit)' }] : []),
   ];
 }

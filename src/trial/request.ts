@@ -16,6 +16,9 @@ import type { RunInvocation } from '../model.ts';
 import type { Store } from '../store/store.ts';
 import type { VmLauncher } from '../vm/qemu.ts';
 import type { VmDeps, VmRequest, VmResult } from '../vm/runner.ts';
+import type { VmMacroDeps, VmMacroPlan, VmMacroRequest, VmMacroResult } from '../vm/macro.ts';
+import type { StressNgExecutor } from '../macro/executor.ts';
+import type { CpioEntry } from '../vm/initramfs.ts';
 import type { CodegenInput, TrialCodegen } from './codegen.ts';
 import type { StepName, TrialStep } from './document.ts';
 
@@ -47,6 +50,8 @@ export interface TrialRequest {
   kvm: boolean;
   /** `--cost`: the boots run hintlab's cost plugin with this model (src/vm/cost-plugin.ts); null without. */
   cost?: CostModel | null;
+  /** stress-ng in A/B boots of the measured kernels (src/trial/stress.ts); null or absent without --stressor/--set. */
+  stress?: TrialStressRequest | null;
   /** Objects disassembled at most in the codegen step. */
   maxObjects: number;
   /** compare's noise threshold in %, for the measured runs' verdicts (default 1; counts under icount allow far less). */
@@ -59,12 +64,26 @@ export interface TrialRequest {
   hintlabVersion: string;
 }
 
+/** What `--stressor`, `--set`, `--stressor-instances` and `--stressor-seconds` asked for. */
+export interface TrialStressRequest {
+  stressors: string[];
+  sets: string[];
+  /** --stressor-instances text (`1`, `1,4`; `all` is one per guest CPU). */
+  instances: string;
+  /** Invocations of every stressor in each boot (compare needs 5 rounds per side: 3 boots x 2). */
+  repeats: number;
+  /** Seconds of the guest clock per invocation (under icount: 10^9 guest instructions each, idle skipped). */
+  seconds: number;
+}
+
 /** The parts a trial runs its steps with; tests replace them. */
 export interface TrialServices {
   buildKernel(req: KernelBuildRequest, deps: KernelBuildDeps): Promise<KernelBuildResult>;
   codegen(input: CodegenInput): Promise<TrialCodegen>;
   runBehave(req: BehaveRequest, deps: BehaveDeps): Promise<BehaveDocument>;
   runVm(req: VmRequest, deps: VmDeps): Promise<VmResult>;
+  planVmMacro(req: VmMacroRequest, stressNg: StressNgExecutor): Promise<VmMacroPlan>;
+  runVmMacro(req: VmMacroRequest, plan: VmMacroPlan, deps: VmMacroDeps): Promise<VmMacroResult>;
 }
 
 /** A step starting, finished, or stopping the trial. */
@@ -83,9 +102,17 @@ export interface TrialDeps {
   chooseAccel?: VmDeps['chooseAccel'];
   /** Where initramfs images are kept (default: next to the probe cache). */
   cacheDir?: string;
+  /** The stress-ng the stressors are checked against (default: the one on PATH). */
+  stressNg?: StressNgExecutor;
+  /** The stress-ng binary copied into the stressor boots (default /usr/bin/stress-ng). */
+  stressNgBinary?: string;
+  /** Overrides stress-ng's archive members in the stressor boots (tests). */
+  stressNgEntries?: CpioEntry[];
   /** The built cost plugin, when the request has `cost`. */
   costPlugin?: CostPlugin;
   onStep?(event: StepEvent): void;
+  /** Said once before the steps (what the installed stress-ng lacks of --set sched). */
+  onNote?(line: string): void;
   /** A step's own progress lines (build phases, boots). */
   onDetail?(line: string): void;
   onCompiled?(count: number, object: string): void;

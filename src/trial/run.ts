@@ -11,7 +11,10 @@
  *   3. behave A vs B;
  *   4. A/B in qemu, boots as units (A B B A A B ...), instructions per call
  *      under icount unless KVM is asked for and works;
- *   5. the comparison of the two runs, and the document.
+ *   5. with --stressor/--set, stress-ng in A/B boots of the same kernels,
+ *      in the same order (./stress.ts), bogo-ops per guest second;
+ *   6. the comparison of the two runs (and of the stressor runs), and the
+ *      document.
  *
  * Every step is recorded in the store as it starts and ends (its key,
  * state, result, wall time). A step whose key matches a stored result is
@@ -31,12 +34,14 @@ import { checkPatchesApply, kernelVersion } from '../kernel/source.ts';
 import { takePidLock } from '../store/owner.ts';
 import { runBehave } from '../behave/run.ts';
 import { runVm } from '../vm/runner.ts';
+import { planVmMacro, runVmMacro, type VmMacroPlan } from '../vm/macro.ts';
+import { measureStress, planStress, stressStep, unavailableLine } from './stress.ts';
 import { TRIAL_FORMAT, TRIAL_SCHEMA, type StepName, type TrialDocument, type TrialKernel, type TrialMeasured, type TrialStep } from './document.ts';
 import { reproduceCommands } from './reproduce.ts';
 import type { TrialDeps, TrialRequest, TrialServices } from './request.ts';
 import { behaveStep, buildStep, codegenStep, vmStep, type StepOutcome, type VmStepResult } from './steps.ts';
 
-const REAL: TrialServices = { buildKernel, codegen: trialCodegen, runBehave, runVm };
+const REAL: TrialServices = { buildKernel, codegen: trialCodegen, runBehave, runVm, planVmMacro, runVmMacro };
 
 /** Runs the steps of one trial, recording each in the store. */
 class Steps {
@@ -111,9 +116,8 @@ function measure(deps: TrialDeps, req: TrialRequest, vm: VmStepResult): TrialMea
 
 const patchWord = (n: number): string => `${n} patch${n === 1 ? '' : 'es'}`;
 
-async function steps(req: TrialRequest, deps: TrialDeps, trialId: number): Promise<TrialDocument> {
-  const services: TrialServices = { ...REAL, ...deps.services };
-  const s = new Steps(deps, trialId, req.debugChecks ? 7 : 5);
+async function steps(req: TrialRequest, deps: TrialDeps, services: TrialServices, trialId: number, plan: VmMacroPlan | null): Promise<TrialDocument> {
+  const s = new Steps(deps, trialId, (req.debugChecks ? 7 : 5) + (plan ? 1 : 0));
   const A = await s.run('build-A', 'build A (the tree as is)', () => buildStep('A', req, deps, services, { patches: false, from: null }));
   const B = await s.run('build-B', `build B (A + ${patchWord(req.patches.length)}, from A's objects)`, () => buildStep('B', req, deps, services, { patches: true, from: A.dir }));
   let debug: { A: TrialKernel; B: TrialKernel } | undefined;
@@ -126,6 +130,9 @@ async function steps(req: TrialRequest, deps: TrialDeps, trialId: number): Promi
   const behaved = debug ?? { A, B };
   const behave = await s.run('behave', `behave A vs B${debug ? ' (the --debug-checks kernels)' : ''}`, () => behaveStep(req, deps, services, [behaved.A, behaved.B]));
   const vm = await s.run('vm', `A/B in VMs (${req.kvm ? 'KVM, ns' : 'qemu -icount, instructions'}; ${req.repeat} boots per kernel)`, () => vmStep(req, deps, services, trialId, A, B));
+  const stress = plan
+    ? await s.run('stress', `stressors A/B in VMs (${req.kvm ? 'KVM, bogo-ops/s' : 'qemu -icount, bogo-ops per guest second'}; ${req.repeat} boots per kernel)`, () => stressStep(req, deps, services, trialId, plan, A, B))
+    : null;
   return {
     format: TRIAL_FORMAT,
     schema: TRIAL_SCHEMA,
@@ -138,10 +145,11 @@ async function steps(req: TrialRequest, deps: TrialDeps, trialId: number): Promi
     codegen,
     behave: { kernels: debug ? 'debug-checks' : 'measured', document: behave },
     measured: measure(deps, req, vm),
+    ...(stress ? { stressors: measureStress(deps, req, stress) } : {}),
     steps: s.done,
     cwd: req.invocation.cwd,
     db: req.db,
-    reproduce: reproduceCommands({ req, kernels: { A, B, ...(debug ? { debug } : {}) }, codegen, vm }),
+    reproduce: reproduceCommands({ req, kernels: { A, B, ...(debug ? { debug } : {}) }, codegen, vm, stress }),
   };
 }
 
@@ -150,10 +158,14 @@ export async function runTrial(req: TrialRequest, deps: TrialDeps): Promise<Tria
   kernelVersion(req.src); // not a kernel tree: said before anything is created
   checkPlaces(req);
   checkPatchesApply(req.src, req.patches); // a patch that cannot apply fails now, not after building A
+  const services: TrialServices = { ...REAL, ...deps.services };
+  const plan = await planStress(req, deps.stressNg, services.planVmMacro); // an unknown stressor too
+  const lacking = plan && unavailableLine(plan);
+  if (lacking) deps.onNote?.(lacking);
   const unlock = lock(req.out);
   const trialId = deps.store.trials.create({ outDir: req.out, request: { ...req, scenarios: req.scenarios.map((x) => x.name), profiles: req.profiles.map((p) => p.name) }, command: req.command });
   try {
-    const doc = await steps(req, deps, trialId);
+    const doc = await steps(req, deps, services, trialId, plan);
     deps.store.trials.finish(trialId, 'complete', null);
     return doc;
   } catch (err) {

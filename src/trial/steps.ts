@@ -104,7 +104,7 @@ export function codegenSummary(r: TrialCodegen): string {
   return parts.join(', ');
 }
 
-function vmKernel(label: string, k: TrialKernel, cwd: string): VmKernel {
+export function vmKernel(label: string, k: TrialKernel, cwd: string): VmKernel {
   return resolveKernel(`${label}=${k.dir}`, cwd);
 }
 
@@ -160,7 +160,7 @@ function stillComplete(deps: TrialDeps, r: VmStepResult): boolean {
 }
 
 /** Every failure of the boots as one message, or null when all completed. */
-function vmFailure(result: VmResult): UserError | null {
+export function vmFailure(result: Pick<VmResult, 'state' | 'steps'>): UserError | null {
   if (result.state === 'interrupted') return new UserError(`interrupted after ${result.steps.length} boots; qemu was stopped and the runs are stored as failed`, 130);
   const failed = result.steps.find((s) => s.state === 'failed');
   if (failed && failed.state === 'failed') return new UserError(`boot ${failed.bootIndex} of kernel ${failed.kernel.label} failed (run #${failed.runId} stored as failed):\n${failed.reason}`);
@@ -168,7 +168,7 @@ function vmFailure(result: VmResult): UserError | null {
 }
 
 /** The boots' callbacks: the accelerator's check (never ns from TCG) and one line per boot. */
-function vmDeps(req: TrialRequest, deps: TrialDeps, boots: number): VmDeps {
+export function vmDeps(req: TrialRequest, deps: TrialDeps, boots: number): VmDeps {
   const accelOf = deps.chooseAccel ?? chooseAccel;
   return {
     store: deps.store,

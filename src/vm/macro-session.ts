@@ -51,6 +51,17 @@ export interface MacroBootRun {
   unit: Unit;
   /** stress-ng's record in the run's environment, to which metrics left out of the rounds are added. */
   stressNg: Record<string, unknown>;
+  /**
+   * Boots as units (a trial's stressors): the 0-based boot of the kernel's
+   * run this session reads. Its rounds are that boot's replicate, after
+   * the rounds of the boots before it. Absent: the boot is its own run.
+   */
+  boot?: number;
+}
+
+/** A round of one boot placed in a run that pools every boot of its kernel: the boot is the unit. */
+export function pooledRound(r: NewRound, boot: number, items: number, repeats: number): NewRound {
+  return { ...r, seq: boot * items + r.seq, index: boot * repeats + r.index, replicate: boot };
 }
 
 /**
@@ -87,7 +98,10 @@ export class MacroGuestSession implements LineSession {
   /** Store the boot's rounds, then say why it is not data, if it is not. */
   outcome(exit: TargetExit): SessionOutcome {
     if (!this.run) throw new Error('a macro session without a run has no outcome');
-    const { rounds, unclassified, failure } = guestRounds(this, this.run.items, this.run.repeats, this.run.unit);
+    const { items, repeats, boot } = this.run;
+    const guest = guestRounds(this, items, repeats, this.run.unit);
+    const { unclassified, failure } = guest;
+    const rounds = boot === undefined ? guest.rounds : guest.rounds.map((r) => pooledRound(r, boot, items.length, repeats));
     if (!this.storeRounds(rounds, unclassified)) return { state: 'failed', reason: this.storeFailed!.message };
     const end = exit.end;
     const reason =
@@ -200,4 +214,45 @@ export function guestRounds(session: MacroGuestSession, items: PlanItem[], repea
     }
   }
   return result(null);
+}
+
+/**
+ * The session of a run that pools every boot of its kernel (boots as
+ * units): each boot is read by a fresh MacroGuestSession whose rounds are
+ * that boot's replicate; `startBoot` is called before each boot.
+ */
+export class PooledMacroSession implements LineSession {
+  private current: MacroGuestSession;
+
+  constructor(
+    private readonly run: MacroBootRun,
+    private readonly onInvocation?: (done: number) => void,
+  ) {
+    this.current = new MacroGuestSession({ ...run, boot: 0 }, onInvocation);
+  }
+
+  /** The 0-based boot of this kernel about to start. */
+  startBoot(boot: number): void {
+    this.current = new MacroGuestSession({ ...this.run, boot }, this.onInvocation);
+  }
+
+  get hello(): MacroGuestSession['hello'] {
+    return this.current.hello;
+  }
+
+  feed(line: string): void {
+    this.current.feed(line);
+  }
+
+  get stopped(): AbortSignal {
+    return this.current.stopped;
+  }
+
+  get storeFailure(): StoreError | null {
+    return this.current.storeFailure;
+  }
+
+  outcome(exit: TargetExit): SessionOutcome {
+    return this.current.outcome(exit);
+  }
 }

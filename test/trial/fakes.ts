@@ -21,6 +21,8 @@ import type { KernelBuildRequest, KernelBuildResult } from '../../src/kernel/bui
 import { existingLayout } from '../../src/kernel/layout.ts';
 import { IMAGE_FILE, MANIFEST_FILE, readManifest, type KernelManifest } from '../../src/kernel/manifest.ts';
 import { applyPatch, linkCopy, readPatch, treeFingerprint } from '../../src/kernel/source.ts';
+import { standardFields, stressNgYamlText } from '../../src/macro/fake.ts';
+import { crc32 } from 'node:zlib';
 import { sha256 } from '../../src/trial/request.ts';
 import type { BootRequest, BootResult, VmLauncher } from '../../src/vm/qemu.ts';
 
@@ -183,6 +185,49 @@ export function scriptedGuest(script: GuestScript = {}): ScriptedGuest {
       const lines = failed?.lines ?? (kind === 'behave' ? behaveLines(script.errno?.(image) ?? '0') : probeLines(script.perCall?.(image) ?? 217, boots.length));
       for (const l of lines) req.onLine(l);
       return { end: failed?.end ?? { kind: 'exited', code: 0, signal: null }, consoleTail: lines.slice(-25), stderrTail: [], elapsedMs: 2000 };
+    },
+  };
+}
+
+/** The probe's framing of one file: a `file` line, then one base64 chunk. */
+function fileLines(id: number, path: string, text: string): string[] {
+  const data = Buffer.from(text);
+  const crc = (crc32(data) >>> 0).toString(16).padStart(8, '0');
+  return [f(`file id=${id} path=${path} size=${data.length} crc=${crc}`), f(`chunk id=${id} off=0 data=${data.toString('base64')}`)];
+}
+
+/** Bogo-ops per guest second of each boot (two invocations per boot) by kernel: fifo loses a third on B, yield gains 2 %. */
+export const STRESS_RATES: Record<'A' | 'B', Record<string, number[]>> = {
+  A: { fifo: [3000, 3010, 2990, 3005, 2995, 3002], yield: [50000, 50100, 49900, 50050, 49950, 50020] },
+  B: { fifo: [2000, 2010, 1990, 2005, 1995, 2002], yield: [51000, 51100, 50900, 51050, 50950, 51020] },
+};
+
+/**
+ * A stressor boot's guest: the probe ran the plan (fifo, yield, fifo,
+ * yield: two repeats interleaved) and sends stress-ng's YAML files back
+ * with the rates of STRESS_RATES for the boot's kernel (`sideOf` the
+ * -kernel path) and its n-th boot.
+ */
+export function stressGuest(sideOf: (image: string) => 'A' | 'B', argvs: string[][] = [], rates: Record<'A' | 'B', Record<string, number[]>> = STRESS_RATES): VmLauncher {
+  const boots = new Map<string, number>();
+  return {
+    async boot(req: BootRequest): Promise<BootResult> {
+      argvs.push(req.argv);
+      const side = sideOf(req.argv[req.argv.indexOf('-kernel') + 1]!);
+      const n = boots.get(side) ?? 0;
+      boots.set(side, n + 1);
+      const lines = [f('hello proto=1 kernel=6.12.99 version=%231 machine=x86_64 pid1=1 cpu=-1 ops=0 warmups=0 rounds=0 seccomp=0')];
+      const files: [string, string][] = [];
+      for (const [i, stressor] of ['fifo', 'yield', 'fifo', 'yield'].entries()) {
+        lines.push(f('exec path=/usr/bin/stress-ng status=0'));
+        const rate = rates[side][stressor]![2 * n + (i >> 1)]!;
+        files.push([`/tmp/hintlab/round-${i}.log`, ''], [`/tmp/hintlab/round-${i}.yaml`, stressNgYamlText(stressor, standardFields(rate, 2))]);
+      }
+      lines.push(f('done rounds=0 profiles=0'));
+      files.forEach(([path, text], id) => lines.push(...fileLines(id, path, text)));
+      lines.push(f(`files count=${files.length} bytes=${files.reduce((t, [, x]) => t + Buffer.byteLength(x), 0)}`), f('poweroff status=0'));
+      for (const l of lines) req.onLine(l);
+      return { end: { kind: 'exited', code: 0, signal: null }, consoleTail: [], stderrTail: [], elapsedMs: 5000 };
     },
   };
 }
