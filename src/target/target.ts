@@ -72,6 +72,23 @@ export interface TargetExit {
    * the way to run it again. Optional: a target that has none leaves it out.
    */
   command?: string[];
+  /** The lab job the run was (a LAVA target, src/target/lava/): stored in the run's environment. */
+  labJob?: LabJob | null;
+}
+
+/** A job a lab (LAVA) ran for hintlab: where, which, and how LAVA says it ended. */
+export interface LabJob {
+  /** The lab's address as stored, without a token (`lava://server:port/qemu`). */
+  server: string;
+  deviceType: string;
+  jobId: number;
+  url: string;
+  /** The device the lab chose, once it had one. */
+  device: string | null;
+  /** LAVA's health of the job: Complete, Incomplete, Canceled. */
+  health: string;
+  /** The qemu command line the lab ran, when its log said. */
+  qemu: string | null;
 }
 
 import type { SysReader } from '../environment/reader.ts';

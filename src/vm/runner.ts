@@ -20,7 +20,7 @@ import { type ProbeSession, startProbeRun } from '../bench/session.ts';
 import { invocationExtra, type RunInvocation, type RunParams, type Unit } from '../model.ts';
 import type { Store } from '../store/store.ts';
 import { drive, type DriverSegment, type DrivenRun, type DriveSpec, type DriveStop, type LineSession, type SessionOutcome } from '../target/driver.ts';
-import { guestTarget, kvmTrial, type GuestOptions } from '../target/guest.ts';
+import { guestTarget, kvmTrial, type GuestOptions, type GuestSpec } from '../target/guest.ts';
 import type { Target, TargetExit } from '../target/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment } from '../environment/guest.ts';
@@ -71,8 +71,12 @@ export interface VmDeps {
   costDir?: string;
   /** Where initramfs images are kept (default: next to the probe cache). */
   cacheDir?: string;
-  /** Overrides the KVM check (tests). */
+  /** Overrides the KVM check (tests; a LAVA lab, whose devices decide). */
   chooseAccel?: typeof chooseAccel;
+  /** Where each kernel boots (default: a qemu guest on this machine; a LAVA lab: src/vm/lava.ts). */
+  targetFor?: (spec: GuestSpec) => Target;
+  /** The kernel command line the target boots with, as stored (default BASE_APPEND, the local guest's). */
+  append?: string;
   onAccel?: (choice: AccelChoice) => void;
   onStepStart?: (step: StepPlan) => void;
   onStepEnd?: (step: StepResult) => void;
@@ -182,13 +186,15 @@ interface OpenRun {
   bootSeconds: number[];
   /** Per boot (`vm --cost`): each subject's functions per call. */
   costFunctions: unknown[];
+  /** Per boot on a LAVA lab: the job it was (id, URL, device). */
+  lavaJobs: unknown[];
 }
 
 function openRun(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel): OpenRun {
   const env: GuestEnvironment = vmEnvironment({
     probe: deps.probe,
     kernel: step.kernel,
-    append: BASE_APPEND,
+    append: deps.append ?? BASE_APPEND,
     facts: { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: req.icount, guestCpus: guestCpus(req.icount) },
   });
   const boots = req.poolBoots ? bootsOf(req, step.kernel.label) : 1;
@@ -208,7 +214,7 @@ function openRun(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel): Op
     { ...probeRunShape(req), rounds: req.rounds * boots, processes: boots },
     (done, total, profile) => deps.onRound?.(step, done, total, profile),
   );
-  return { runId, session: new BootSession(session), env, bootSeconds: [], costFunctions: [] };
+  return { runId, session: new BootSession(session), env, bootSeconds: [], costFunctions: [], lavaJobs: [] };
 }
 
 /** After a boot: the guest's kernel from the probe's hello line, and how long the boot took. */
@@ -216,6 +222,11 @@ function recordBoot(req: VmRequest, deps: VmDeps, run: OpenRun, exit: TargetExit
   const hello = run.session.probe.helloEvent;
   if (hello) deps.store.updateEnvironment(run.runId, { kernel: guestKernel(hello, run.env.kernel) });
   if (!exit) return;
+  if (exit.labJob) {
+    const { server, deviceType, ...job } = exit.labJob;
+    run.lavaJobs.push(job);
+    deps.store.updateEnvironment(run.runId, { lava: { server, deviceType, jobs: run.lavaJobs } });
+  }
   run.bootSeconds.push(exit.elapsedMs / 1000);
   deps.store.updateEnvironment(run.runId, { vm: { ...run.env.vm, bootSeconds: req.poolBoots ? run.bootSeconds : exit.elapsedMs / 1000 } });
 }
@@ -275,7 +286,7 @@ function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): 
     }
     const { label, image } = plan.kernel;
     const spec = { label, image, accel, icount: req.icount, cpus: guestCpus(req.icount), memoryMiB: MEMORY_MIB };
-    if (!targets.has(label)) targets.set(label, guestTarget(spec, opts));
+    if (!targets.has(label)) targets.set(label, deps.targetFor ? deps.targetFor(spec) : guestTarget(spec, opts));
     return {
       run: keys.indexOf(key),
       // each cost boot writes its own file: one target per boot

@@ -1,0 +1,145 @@
+/**
+ * LAVA's REST API (v0.2), the little hintlab needs of it: submit a job,
+ * read its state and its log as it grows, cancel it, and check before a
+ * design starts that the token works and the device type has devices to
+ * run on. Node's fetch; every error names the URL and says what LAVA said.
+ */
+import { parse } from 'yaml';
+import { UserError } from '../../errors.ts';
+import type { LavaAddress } from './address.ts';
+
+/** LAVA's words for where a job is (`state`) and how it ended (`health`). */
+export interface LavaJobStatus {
+  id: number;
+  state: 'Submitted' | 'Scheduling' | 'Scheduled' | 'Running' | 'Canceling' | 'Finished' | string;
+  health: 'Unknown' | 'Complete' | 'Incomplete' | 'Canceled' | string;
+  /** The device it runs on, once scheduled. */
+  device: string | null;
+  failureComment: string | null;
+}
+
+/** One entry of a job's log: `lvl` is LAVA's (target, info, debug, error, results, ...). */
+export interface LavaLogEntry {
+  dt: string;
+  lvl: string;
+  msg: unknown;
+}
+
+export interface LavaDevice {
+  hostname: string;
+  state: string;
+  health: string;
+  tags: unknown[];
+}
+
+/** What a fetch needs; tests give a fake server's address. */
+export class LavaClient {
+  constructor(readonly address: LavaAddress) {}
+
+  /** The page of job `id` in LAVA's web UI (for messages and the run's environment). */
+  jobUrl(id: number): string {
+    return `${this.address.base}/scheduler/job/${id}`;
+  }
+
+  private async request(path: string, init: RequestInit = {}, what = path): Promise<Response> {
+    const url = `${this.address.base}/api/v0.2/${path}`;
+    const headers: Record<string, string> = { Accept: 'application/json', ...(init.headers as Record<string, string> | undefined) };
+    if (this.address.token) headers.Authorization = `Token ${this.address.token}`;
+    let res: Response;
+    try {
+      res = await fetch(url, { ...init, headers, signal: init.signal ?? AbortSignal.timeout(30_000) });
+    } catch (err) {
+      const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
+      throw new UserError(`LAVA server ${this.address.base} did not answer (${what}): ${cause}; check the server in --target`);
+    }
+    if (res.status === 401 || res.status === 403) {
+      throw new UserError(`LAVA server ${this.address.base} refused the token (${what}): ${await lavaWords(res)}; give a valid token (lava://TOKEN@server/TYPE or $HINTLAB_LAVA_TOKEN)`);
+    }
+    return res;
+  }
+
+  private async json(path: string, what: string): Promise<unknown> {
+    const res = await this.request(path, {}, what);
+    if (!res.ok) throw new UserError(`LAVA ${what} failed at ${res.url}: HTTP ${res.status}: ${await lavaWords(res)}`);
+    return res.json();
+  }
+
+  /** The token works (an anonymous request passes too: LAVA then lets anyone submit) and the device type has a usable device. */
+  async checkDeviceType(deviceType: string, tags: string[] = []): Promise<LavaDevice[]> {
+    const page = (await this.json(`devices/?device_type=${encodeURIComponent(deviceType)}&limit=1000`, `listing devices of type ${deviceType}`)) as { results?: LavaDevice[] };
+    const devices = page.results ?? [];
+    const usable = devices.filter((d) => d.health !== 'Retired' && d.health !== 'Maintenance' && d.health !== 'Bad' && tags.every((t) => d.tags.includes(t)));
+    if (!usable.length) {
+      const seen = devices.map((d) => `${d.hostname} (${d.health})`).join(', ') || 'none';
+      throw new UserError(`LAVA server ${this.address.base} has no usable device of type '${deviceType}'${tags.length ? ` with tags ${tags.join(',')}` : ''} (devices: ${seen}); bring one online or name another device type in --target`);
+    }
+    return usable;
+  }
+
+  /** Submit a definition; its job id. */
+  async submit(definition: string, signal?: AbortSignal): Promise<number> {
+    const res = await this.request('jobs/', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ definition }), signal }, 'submitting a job');
+    if (!res.ok) throw new UserError(`LAVA refused the job at ${res.url}: HTTP ${res.status}: ${await lavaWords(res)}`);
+    const body = (await res.json()) as { job_ids?: number[] };
+    const id = body.job_ids?.[0];
+    if (typeof id !== 'number') throw new UserError(`LAVA accepted the job at ${res.url} but named no job id: ${JSON.stringify(body)}`);
+    return id;
+  }
+
+  async status(id: number): Promise<LavaJobStatus> {
+    const job = (await this.json(`jobs/${id}/`, `reading job ${id}`)) as Record<string, unknown>;
+    return {
+      id,
+      state: String(job.state),
+      health: String(job.health),
+      device: typeof job.actual_device === 'string' ? job.actual_device : null,
+      failureComment: typeof job.failure_comment === 'string' && job.failure_comment ? job.failure_comment : null,
+    };
+  }
+
+  /** The log entries from index `start` on (none yet: an empty list). */
+  async logFrom(id: number, start: number): Promise<LavaLogEntry[]> {
+    const res = await this.request(`jobs/${id}/logs/?start=${start}`, {}, `reading job ${id}'s log`);
+    if (res.status === 404) return [];
+    if (!res.ok) throw new UserError(`LAVA log of job ${id} at ${res.url}: HTTP ${res.status}: ${await lavaWords(res)}`);
+    return parseLavaLog(await res.text());
+  }
+
+  /** Ask LAVA to cancel job `id` (it ends as `Canceled` once the worker has stopped it). */
+  async cancel(id: number): Promise<void> {
+    const res = await this.request(`jobs/${id}/cancel/`, {}, `cancelling job ${id}`);
+    if (!res.ok) throw new UserError(`LAVA did not cancel job ${id} at ${res.url}: HTTP ${res.status}: ${await lavaWords(res)}`);
+  }
+}
+
+/** LAVA's own message in an error response (`detail`, `message`), else the start of the body. */
+async function lavaWords(res: Response): Promise<string> {
+  const text = await res.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as { detail?: unknown; message?: unknown };
+    const said = body.detail ?? body.message;
+    if (said !== undefined) return typeof said === 'string' ? said : JSON.stringify(said);
+  } catch {
+    // not JSON: an HTML error page or a proxy's text
+  }
+  return text.replace(/\s+/g, ' ').trim().slice(0, 200) || res.statusText;
+}
+
+/**
+ * A job log as LAVA serves it: one YAML flow mapping a line
+ * (`- {"dt": "...", "lvl": "target", "msg": "..."}`, every scalar double-quoted).
+ * A line that does not parse is kept as an `unparsed` entry rather than dropped.
+ */
+export function parseLavaLog(text: string): LavaLogEntry[] {
+  const entries: LavaLogEntry[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('- ')) continue;
+    try {
+      const v = parse(line.slice(2)) as Partial<LavaLogEntry> | null;
+      entries.push({ dt: String(v?.dt ?? ''), lvl: String(v?.lvl ?? ''), msg: v?.msg ?? null });
+    } catch {
+      entries.push({ dt: '', lvl: 'unparsed', msg: line.slice(2) });
+    }
+  }
+  return entries;
+}

@@ -1,0 +1,67 @@
+/**
+ * `hintlab vm --target lava://...`: the same boot order as `vm` (A B A, or
+ * A B B A ... with --repeat), each boot one LAVA job on a device of the
+ * address's type (src/target/lava/). Before anything is submitted the
+ * server is asked whether the token works and the device type has a usable
+ * device, so a bad token or an empty device type is one message, not a
+ * failed run per boot.
+ *
+ * Only qemu device types for now: their runs are emulated, so the unit is
+ * instructions/call under --icount and emulated-time/call without, never ns
+ * (hintlab cannot see whether a lab's qemu device has KVM).
+ */
+import { UserError } from '../errors.ts';
+import { parseLavaAddress } from '../target/lava/address.ts';
+import { LavaClient } from '../target/lava/client.ts';
+import { LAVA_APPEND } from '../target/lava/job.ts';
+import { lavaTarget, type LavaProgress } from '../target/lava/target.ts';
+import type { AccelChoice } from './accel.ts';
+import { runVm, type StepPlan, type VmDeps, type VmRequest, type VmResult } from './runner.ts';
+
+export interface LavaVmDeps extends Omit<VmDeps, 'launcher' | 'chooseAccel' | 'targetFor' | 'costPlugin'> {
+  /** `lava://[TOKEN@]SERVER[:PORT]/DEVICE_TYPE[?tags=a,b]`. */
+  target: string;
+  env?: NodeJS.ProcessEnv;
+  /** Between two looks at a job (default 2 s). */
+  pollMs?: number;
+  onLavaProgress?: (step: StepPlan | null, p: LavaProgress) => void;
+  onDevices?: (devices: string[]) => void;
+}
+
+const ACCEL: AccelChoice = { accel: 'tcg', why: "a LAVA qemu device: emulated, so no ns are claimed" };
+
+/** Run the request's boot order as LAVA jobs. */
+export async function runVmOnLava(req: VmRequest, deps: LavaVmDeps): Promise<VmResult> {
+  const address = parseLavaAddress(deps.target, deps.env);
+  if (!address.deviceType.startsWith('qemu')) {
+    throw new UserError(`--target ${address.name}: hintlab writes LAVA jobs for qemu device types only so far (the job boots kernel and initramfs with LAVA's qemu method); name a qemu device type`, 2);
+  }
+  if (req.cost) throw new UserError('--cost needs hintlab\'s qemu plugin on this machine; it does not run on a LAVA lab: drop --cost or --target', 2);
+  if (req.accel === 'kvm') throw new UserError('--accel kvm: on a LAVA lab the device decides the accelerator; drop --accel (runs are stored as emulated)', 2);
+  const client = new LavaClient(address);
+  const devices = await client.checkDeviceType(address.deviceType, address.tags);
+  deps.onDevices?.(devices.map((d) => d.hostname));
+  let current: StepPlan | null = null;
+  return runVm(req, {
+    ...deps,
+    launcher: { boot: () => Promise.reject(new Error('internal: a LAVA run boots no local qemu')) },
+    chooseAccel: async () => ACCEL,
+    append: LAVA_APPEND,
+    onStepStart: (s) => {
+      current = s;
+      deps.onStepStart?.(s);
+    },
+    targetFor: (spec) =>
+      lavaTarget(
+        { label: spec.label, image: spec.image, icount: spec.icount, cpus: spec.cpus, memoryMiB: spec.memoryMiB },
+        {
+          client,
+          probe: deps.probe,
+          cacheDir: deps.cacheDir,
+          pollMs: deps.pollMs,
+          jobName: () => `hintlab ${current?.runLabel ?? spec.label} (kernel ${spec.label}, boot ${current ? current.index + 1 : '?'}/${req.steps.length})`,
+          onProgress: (p) => deps.onLavaProgress?.(current, p),
+        },
+      ),
+  });
+}
