@@ -2,8 +2,9 @@
 # A local LAVA lab from Debian's own packages, without systemd: the recipe
 # docs/lava.md describes, as one script the slow tests and users run.
 #
+#   scripts/lava-lab.sh install            install the packages only (postgres first), leave nothing running
 #   scripts/lava-lab.sh up [--devices N]   install (once), start, register N qemu devices (default 1)
-#   scripts/lava-lab.sh down               stop every process `up` started, remove the devices
+#   scripts/lava-lab.sh down               stop every process `up` started, retire the devices
 #
 # Run as root on Debian 12. State (pids, logs, the admin token, the URL)
 # lives in $HINTLAB_LAVA_DIR (default /tmp/hintlab-lava); `up` prints the
@@ -30,8 +31,14 @@ install_packages() {
   export DEBIAN_FRONTEND=noninteractive
   apt-get install -y --no-install-recommends postgresql >&2
   # lava-server's postinst creates its database only when postgres is up
-  pg_ctlcluster "$PG" main start || true
+  local started=
+  if ! pg_online; then pg_ctlcluster "$PG" main start; started=1; fi
   apt-get install -y --no-install-recommends lava-server lava-dispatcher lava-dispatcher-host lava-common lavacli >&2
+  if [ -n "$started" ] && [ -z "${1:-}" ]; then pg_ctlcluster "$PG" main stop; fi
+}
+
+pg_online() {
+  pg_lsclusters -h 2>/dev/null | awk -v v="$PG" '$1 == v && $2 == "main" {print $4}' | grep -q online
 }
 
 # start NAME CMD...: CMD in its own session (so `down` ends its whole group), pid in $DIR/NAME.pid
@@ -82,12 +89,13 @@ up() {
   local t0=$SECONDS
   mkdir -p "$DIR"
   [ -e "$DIR/gunicorn.pid" ] && die "a lab is already up (state in $DIR); run: $0 down"
-  install_packages
   # postgres stays as it was found: `down` stops it only if `up` started it
-  if ! pg_lsclusters -h | awk '$1 == "'"$PG"'" && $2 == "main" {print $4}' | grep -q online; then
-    pg_ctlcluster "$PG" main start
+  if ! pg_online; then
+    install_packages keep-postgres
+    pg_online || pg_ctlcluster "$PG" main start
     touch "$DIR/postgres-started"
   fi
+  install_packages
   manage migrate --noinput >/dev/null
   start gunicorn /usr/bin/gunicorn3 lava_server.wsgi -u lavaserver -g lavaserver --worker-class eventlet --workers 2 --bind "127.0.0.1:$PORT"
   start scheduler "$PY" /usr/bin/lava-server manage lava-scheduler
@@ -137,7 +145,8 @@ down() {
 }
 
 case ${1:-} in
+  install) install_packages ;;
   up) shift; up "$@" ;;
   down) down ;;
-  *) die "usage: $0 up [--devices N] | down" ;;
+  *) die "usage: $0 install | up [--devices N] | down" ;;
 esac

@@ -7,7 +7,8 @@
  *
  * Implementations: the local host (./host.ts), a qemu guest (./guest.ts:
  * every run is one boot of the guest's kernel, the job as /init), a machine
- * over ssh (./ssh.ts). Adding a target is one file plus its tests.
+ * over ssh (./ssh.ts), a LAVA lab (./lava/target.ts: every run is one LAVA
+ * job). Adding a target is one file plus its tests.
  *
  * Invariant: when `run` returns, nothing the job started is still running
  * where it ran (host process group, qemu, the remote process), whatever the
