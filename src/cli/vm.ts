@@ -147,8 +147,8 @@ async function vmLavaAction(opts: VmOptions, io: CliIO, planned: Planned): Promi
         probe,
         abort,
         ...stepCallbacks(io, bar, planned.steps.length),
-        onDevices: (d) => io.stderr(`LAVA devices: ${d.join(', ')}\n`),
-        onLavaProgress: (_s, p) => io.stderr(`  ${lavaProgressLine(p)}\n`),
+        onDevices: (d, parallel) => io.stderr(`LAVA devices: ${d.join(', ')}${parallel > 1 ? ` (boots run ${parallel} at once)` : ''}\n`),
+        onLavaProgress: (p) => io.stderr(`  ${lavaProgressLine(p)}\n`),
       });
       bar.clear();
       reportSteps(io, store, result, planned.steps.length, opts.db, opts.detect);

@@ -83,6 +83,8 @@ export type DriveStop =
 
 export interface SegmentResult {
   index: number;
+  /** The result of the segment's `alongside` partner (same index), not of the segment itself. */
+  alongside?: boolean;
   runId: number;
   outcome: SessionOutcome;
   /** Null when the job could not be started at all. */
@@ -154,8 +156,8 @@ async function runGroup(spec: DriveSpec, runs: Runs, group: DriverSegment[], ind
   const abort = AbortSignal.any([spec.abort, partner.signal]);
   const ended: SegmentResult[] = [];
   await Promise.all(
-    group.map(async (seg) => {
-      const result = await runSegment(spec, runs, seg, index, runs.open(seg.run), abort);
+    group.map(async (seg, k) => {
+      const result: SegmentResult = { ...(await runSegment(spec, runs, seg, index, runs.open(seg.run), abort)), ...(k === 1 ? { alongside: true } : {}) };
       if (result.outcome.state === 'failed') partner.abort();
       ended.push(result);
     }),

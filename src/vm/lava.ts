@@ -16,7 +16,7 @@ import { LavaClient } from '../target/lava/client.ts';
 import { LAVA_APPEND } from '../target/lava/job.ts';
 import { lavaTarget, type LavaProgress } from '../target/lava/target.ts';
 import type { AccelChoice } from './accel.ts';
-import { runVm, type StepPlan, type VmDeps, type VmRequest, type VmResult } from './runner.ts';
+import { runVm, type VmDeps, type VmRequest, type VmResult } from './runner.ts';
 
 export interface LavaVmDeps extends Omit<VmDeps, 'launcher' | 'chooseAccel' | 'targetFor' | 'costPlugin'> {
   /** `lava://[TOKEN@]SERVER[:PORT]/DEVICE_TYPE[?tags=a,b]`. */
@@ -24,8 +24,9 @@ export interface LavaVmDeps extends Omit<VmDeps, 'launcher' | 'chooseAccel' | 't
   env?: NodeJS.ProcessEnv;
   /** Between two looks at a job (default 2 s). */
   pollMs?: number;
-  onLavaProgress?: (step: StepPlan | null, p: LavaProgress) => void;
-  onDevices?: (devices: string[]) => void;
+  onLavaProgress?: (p: LavaProgress) => void;
+  /** The usable devices, and how many boots run at once on them. */
+  onDevices?: (devices: string[], parallel: number) => void;
 }
 
 const ACCEL: AccelChoice = { accel: 'tcg', why: "a LAVA qemu device: emulated, so no ns are claimed" };
@@ -40,28 +41,33 @@ export async function runVmOnLava(req: VmRequest, deps: LavaVmDeps): Promise<VmR
   if (req.accel === 'kvm') throw new UserError('--accel kvm: on a LAVA lab the device decides the accelerator; drop --accel (runs are stored as emulated)', 2);
   const client = new LavaClient(address);
   const devices = await client.checkDeviceType(address.deviceType, address.tags);
-  deps.onDevices?.(devices.map((d) => d.hostname));
-  let current: StepPlan | null = null;
-  return runVm(req, {
-    ...deps,
-    launcher: { boot: () => Promise.reject(new Error('internal: a LAVA run boots no local qemu')) },
-    chooseAccel: async () => ACCEL,
-    append: LAVA_APPEND,
-    onStepStart: (s) => {
-      current = s;
-      deps.onStepStart?.(s);
+  // instruction counts do not depend on what else runs: with two devices, boots go in pairs
+  const parallel = req.icount && devices.length >= 2 ? 2 : 1;
+  deps.onDevices?.(devices.map((d) => d.hostname), parallel);
+  const boots = new Map<string, number>();
+  return runVm(
+    { ...req, parallel },
+    {
+      ...deps,
+      launcher: { boot: () => Promise.reject(new Error('internal: a LAVA run boots no local qemu')) },
+      chooseAccel: async () => ACCEL,
+      append: LAVA_APPEND,
+      targetFor: (spec) =>
+        lavaTarget(
+          { label: spec.label, image: spec.image, icount: spec.icount, cpus: spec.cpus, memoryMiB: spec.memoryMiB },
+          {
+            client,
+            probe: deps.probe,
+            cacheDir: deps.cacheDir,
+            pollMs: deps.pollMs,
+            jobName: () => {
+              const n = (boots.get(spec.label) ?? 0) + 1;
+              boots.set(spec.label, n);
+              return `hintlab ${req.labelPrefix}${spec.label}: kernel ${spec.label}, boot ${n}`;
+            },
+            onProgress: deps.onLavaProgress,
+          },
+        ),
     },
-    targetFor: (spec) =>
-      lavaTarget(
-        { label: spec.label, image: spec.image, icount: spec.icount, cpus: spec.cpus, memoryMiB: spec.memoryMiB },
-        {
-          client,
-          probe: deps.probe,
-          cacheDir: deps.cacheDir,
-          pollMs: deps.pollMs,
-          jobName: () => `hintlab ${current?.runLabel ?? spec.label} (kernel ${spec.label}, boot ${current ? current.index + 1 : '?'}/${req.steps.length})`,
-          onProgress: (p) => deps.onLavaProgress?.(current, p),
-        },
-      ),
-  });
+  );
 }

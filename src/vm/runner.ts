@@ -58,6 +58,12 @@ export interface VmRequest {
   hintlabVersion: string;
   /** `--cost`: the cost plugin runs in every boot with this model (needs TCG and icount). */
   cost?: CostModel | null;
+  /**
+   * Boots at once (default 1): 2 runs consecutive boots of the order in
+   * pairs (A with B, B with A, ...), for a lab with two devices where
+   * instruction counts do not depend on what else runs.
+   */
+  parallel?: number;
 }
 
 export interface VmDeps {
@@ -278,7 +284,7 @@ function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): 
   const opts: GuestOptions = { probe: deps.probe, launcher: deps.launcher, cacheDir: deps.cacheDir };
   const args = guestProbeArgs(req, guestCpus(req.icount));
   const cost = costSetup(req, deps, plans);
-  const segments = plans.map((plan): DriverSegment => {
+  const single = plans.map((plan): DriverSegment => {
     const key = req.poolBoots ? plan.kernel.label : String(plan.index);
     if (!keys.includes(key)) {
       keys.push(key);
@@ -301,18 +307,36 @@ function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): 
       storedReason: (reason) => (req.poolBoots ? `boot ${plan.bootIndex} of kernel ${label}: ${reason}` : reason),
     };
   });
-  return { runs, segments };
+  return { runs, segments: pairSegments(single, req.parallel ?? 1) };
+}
+
+/** With two boots at once, consecutive segments run as pairs (the second alongside the first). */
+function pairSegments(single: DriverSegment[], parallel: number): DriverSegment[] {
+  if (parallel < 2) return single;
+  const paired: DriverSegment[] = [];
+  for (let i = 0; i < single.length; i += 2) paired.push(single[i + 1] ? { ...single[i]!, alongside: single[i + 1] } : single[i]!);
+  return paired;
+}
+
+/** The plans each driver segment runs: one, or a pair when boots run two at once. */
+export function segmentPlans(plans: StepPlan[], parallel = 1): StepPlan[][] {
+  if (parallel < 2) return plans.map((p) => [p]);
+  const groups: StepPlan[][] = [];
+  for (let i = 0; i < plans.length; i += 2) groups.push(plans.slice(i, i + 2));
+  return groups;
 }
 
 /** The driver's segment reports as the steps of a boot order, collected into `steps` and passed to the step callbacks. */
-export function stepReports(plans: StepPlan[], deps: Pick<VmDeps, 'onStepStart' | 'onStepEnd'>, steps: StepResult[]): Pick<DriveSpec, 'onSegmentStart' | 'onSegmentEnd'> {
+export function stepReports(plans: StepPlan[], deps: Pick<VmDeps, 'onStepStart' | 'onStepEnd'>, steps: StepResult[], parallel = 1): Pick<DriveSpec, 'onSegmentStart' | 'onSegmentEnd'> {
+  const groups = segmentPlans(plans, parallel);
   return {
-    onSegmentStart: (i) => deps.onStepStart?.(plans[i]!),
+    onSegmentStart: (i) => groups[i]!.forEach((p) => deps.onStepStart?.(p)),
     onSegmentEnd: (r) => {
+      const plan = groups[r.index]![r.alongside ? 1 : 0]!;
       const step: StepResult =
         r.outcome.state === 'failed'
-          ? { ...plans[r.index]!, state: 'failed', runId: r.runId, reason: r.outcome.reason }
-          : { ...plans[r.index]!, state: 'complete', runId: r.runId, seconds: (r.exit?.elapsedMs ?? 0) / 1000 };
+          ? { ...plan, state: 'failed', runId: r.runId, reason: r.outcome.reason }
+          : { ...plan, state: 'complete', runId: r.runId, seconds: (r.exit?.elapsedMs ?? 0) / 1000 };
       steps.push(step);
       deps.onStepEnd?.(step);
     },
@@ -320,9 +344,12 @@ export function stepReports(plans: StepPlan[], deps: Pick<VmDeps, 'onStepStart' 
 }
 
 /** Why a pooled run with no failure of its own ends failed. */
-function pooledStop(stop: DriveStop, plans: StepPlan[]): string {
-  if (stop.kind === 'interrupted') return `interrupted after ${stop.done} of ${stop.total} boots`;
-  const failed = plans[stop.segment]!;
+function pooledStop(stop: DriveStop, plans: StepPlan[], parallel = 1): string {
+  if (stop.kind === 'interrupted') return `interrupted after ${Math.min(stop.done * Math.max(1, parallel), plans.length)} of ${plans.length} boots`;
+  // pooled runs are keyed by kernel, in the order kernels first boot
+  const labels = [...new Set(plans.map((p) => p.kernel.label))];
+  const group = segmentPlans(plans, parallel)[stop.segment]!;
+  const failed = group.find((p) => labels.indexOf(p.kernel.label) === stop.run) ?? group[0]!;
   return `stopped after boot ${failed.bootIndex} of kernel ${failed.kernel.label} failed (run #${stop.runId})`;
 }
 
@@ -357,8 +384,8 @@ async function driveBoots(req: VmRequest, deps: VmDeps, accel: AccelChoice, plan
     // a pooled run with a failed boot has no complete unit set: stop instead of booting on
     stopOnFailure: pooled,
     together: pooled,
-    stoppedReason: (stop) => pooledStop(stop, plans),
-    ...stepReports(plans, deps, steps),
+    stoppedReason: (stop) => pooledStop(stop, plans, req.parallel),
+    ...stepReports(plans, deps, steps, req.parallel),
   });
   return { state: result.interrupted ? 'interrupted' : 'finished', accel, unit: vmUnit(accel.accel, req.icount), steps };
 }

@@ -3,7 +3,8 @@
  * Submitted -> Running on a device -> Finished one step per status read,
  * their log grows by one entry per read, in LAVA's log format (one YAML flow
  * mapping a line). What a test scripts: the console lines, how the job ends
- * (health, failure comment), the token it accepts. The real server is
+ * (health, failure comment), the token it accepts; jobs run on the devices
+ * in turn (job 1 on the first, job 2 on the second, ...). The real server is
  * test/helpers/lava.ts.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -34,8 +35,10 @@ export interface FakeLava {
   url: string;
   jobs: FakeJob[];
   devices: { hostname: string; health: string; state: string; tags: string[] }[];
-  /** The script of the next submitted job (default: the console of `lines`). */
+  /** The script of the next submitted job (default: no console). */
   next: FakeJobScript[];
+  /** When set, the script of a job from its definition (jobs submitted at once arrive in any order). */
+  scriptFor?: (definition: string) => FakeJobScript;
   close(): Promise<void>;
 }
 
@@ -92,7 +95,7 @@ export async function startFakeLava(token = 'good-token'): Promise<FakeLava> {
       if (path === '/api/v0.2/devices/') return send(200, { count: fake.devices.length, results: fake.devices });
       if (path === '/api/v0.2/jobs/' && req.method === 'POST') {
         const { definition } = JSON.parse(await body(req)) as { definition: string };
-        const job: FakeJob = { id: fake.jobs.length + 1, definition, script: fake.next.shift() ?? { console: [] }, reads: 0, logged: 0, cancelled: false, state: 'Submitted', health: 'Unknown' };
+        const job: FakeJob = { id: fake.jobs.length + 1, definition, script: fake.scriptFor?.(definition) ?? fake.next.shift() ?? { console: [] }, reads: 0, logged: 0, cancelled: false, state: 'Submitted', health: 'Unknown' };
         fake.jobs.push(job);
         return send(201, { message: 'job(s) successfully submitted', job_ids: [job.id] });
       }
@@ -112,7 +115,7 @@ export async function startFakeLava(token = 'good-token'): Promise<FakeLava> {
         return lines.length ? send(200, `${lines.join('\n')}\n`, 'application/yaml') : send(404, { detail: 'Not found.' });
       }
       advance(job);
-      return send(200, { id: job.id, state: job.state, health: job.health, actual_device: job.state === 'Submitted' ? null : 'qemu01', failure_comment: job.state === 'Finished' ? (job.script.failureComment ?? null) : null });
+      return send(200, { id: job.id, state: job.state, health: job.health, actual_device: job.state === 'Submitted' ? null : fake.devices[(job.id - 1) % fake.devices.length]!.hostname, failure_comment: job.state === 'Finished' ? (job.script.failureComment ?? null) : null });
     })();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
