@@ -41,6 +41,7 @@ export interface VmOptions extends VmMacroOptions {
   cost?: boolean;
   costModel?: string;
   target?: string;
+  resume?: boolean;
 }
 
 function accelOption(value: string): AccelRequest {
@@ -83,6 +84,7 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
   const icount = opts.icount === true || opts.cost === true;
   const cost = opts.cost ? parseCostModel(opts.costModel ?? '') : null;
   const profiles = guestProfiles(opts.profile, icount);
+  if (opts.resume && opts.target === undefined) throw new UserError('--resume continues an order on a LAVA lab (--target lava://...); a local vm order is rerun whole', 2);
   if (opts.target !== undefined) return vmLavaAction(opts, io, { kernels, steps, profiles, icount, cost });
   requireQemu();
   const costPlugin = cost ? buildCostPlugin(io.env) : undefined;
@@ -149,6 +151,8 @@ async function vmLavaAction(opts: VmOptions, io: CliIO, planned: Planned): Promi
         ...stepCallbacks(io, bar, planned.steps.length),
         onDevices: (d, parallel) => io.stderr(`LAVA devices: ${d.join(', ')}${parallel > 1 ? ` (boots run ${parallel} at once)` : ''}\n`),
         onLavaProgress: (p) => io.stderr(`  ${lavaProgressLine(p)}\n`),
+        resume: opts.resume === true,
+        onResume: (done) => io.stderr(`resume: ${done.map((s) => s.runLabel).join(', ')} already stored complete; booting the rest\n`),
       });
       bar.clear();
       reportSteps(io, store, result, planned.steps.length, opts.db, opts.detect);
@@ -214,6 +218,7 @@ export function registerVm(program: Command, io: CliIO): void {
     .option('--seconds <s>', 'with --macro: seconds per stress-ng invocation', intOption('--seconds', 1), 5)
     .option('--repeats <n>', 'with --macro: repeats of every stressor and instance count', intOption('--repeats', 1), 5)
     .option('--target <lava-url>', 'boot on a LAVA lab instead of local qemu: lava://[TOKEN@]SERVER[:PORT]/DEVICE_TYPE[?tags=a,b], each boot one LAVA job (token also from $HINTLAB_LAVA_TOKEN; see docs/lava.md)')
+    .option('--resume', 'with --target lava://: boot only what the same order has not stored complete yet (one run per boot; not with --repeat)')
     .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
     .action(async (opts: VmOptions) => vmAction(opts, io));
 }

@@ -16,7 +16,8 @@ import { LavaClient } from '../target/lava/client.ts';
 import { LAVA_APPEND } from '../target/lava/job.ts';
 import { lavaTarget, type LavaProgress } from '../target/lava/target.ts';
 import type { AccelChoice } from './accel.ts';
-import { runVm, type VmDeps, type VmRequest, type VmResult } from './runner.ts';
+import { RunNotFoundError, type Store } from '../store/store.ts';
+import { planSteps, runVm, type StepPlan, type VmDeps, type VmRequest, type VmResult } from './runner.ts';
 
 export interface LavaVmDeps extends Omit<VmDeps, 'launcher' | 'chooseAccel' | 'targetFor' | 'costPlugin'> {
   /** `lava://[TOKEN@]SERVER[:PORT]/DEVICE_TYPE[?tags=a,b]`. */
@@ -25,11 +26,45 @@ export interface LavaVmDeps extends Omit<VmDeps, 'launcher' | 'chooseAccel' | 't
   /** Between two looks at a job (default 2 s). */
   pollMs?: number;
   onLavaProgress?: (p: LavaProgress) => void;
+  /** `--resume`: boots of this order already stored complete are not run again. */
+  resume?: boolean;
+  /** The steps `--resume` found done. */
+  onResume?: (done: StepPlan[]) => void;
   /** The usable devices, and how many boots run at once on them. */
   onDevices?: (devices: string[], parallel: number) => void;
 }
 
 const ACCEL: AccelChoice = { accel: 'tcg', why: "a LAVA qemu device: emulated, so no ns are claimed" };
+
+/**
+ * `--resume`: the steps of this order already stored complete from this lab,
+ * by step index. A step counts as done when the newest run of its label is
+ * complete and was made by the same order, profiles, icount, kernel image
+ * and LAVA server; anything else runs again. One run per boot only: a
+ * --repeat design pools its boots into one run per kernel.
+ */
+export function stepsDone(store: Store, req: VmRequest, server: string): number[] {
+  if (req.poolBoots) throw new UserError('--resume continues an order with one run per boot (--order); a --repeat design pools boots into one run per kernel, so run it again whole', 2);
+  return planSteps(req).flatMap((plan) => {
+    let run;
+    try {
+      run = store.resolveRun(plan.runLabel);
+    } catch (err) {
+      if (err instanceof RunNotFoundError) return [];
+      throw err;
+    }
+    const extra = run.params.extra as { order?: string; icount?: boolean } | undefined;
+    const env = run.environment as { lava?: { server?: string }; vm?: { kernelPath?: string } };
+    const same =
+      run.status === 'complete' &&
+      extra?.order === req.steps.join(',') &&
+      extra.icount === req.icount &&
+      run.params.subjects.join(',') === req.profiles.map((p) => p.name).join(',') &&
+      env.lava?.server === server &&
+      env.vm?.kernelPath === plan.kernel.image;
+    return same ? [plan.index] : [];
+  });
+}
 
 /** Run the request's boot order as LAVA jobs. */
 export async function runVmOnLava(req: VmRequest, deps: LavaVmDeps): Promise<VmResult> {
@@ -45,8 +80,10 @@ export async function runVmOnLava(req: VmRequest, deps: LavaVmDeps): Promise<VmR
   const parallel = req.icount && devices.length >= 2 ? 2 : 1;
   deps.onDevices?.(devices.map((d) => d.hostname), parallel);
   const boots = new Map<string, number>();
+  const skipSteps = deps.resume ? stepsDone(deps.store, req, address.name) : [];
+  if (skipSteps.length) deps.onResume?.(skipSteps.map((i) => planSteps(req)[i]!));
   return runVm(
-    { ...req, parallel },
+    { ...req, parallel, skipSteps },
     {
       ...deps,
       launcher: { boot: () => Promise.reject(new Error('internal: a LAVA run boots no local qemu')) },

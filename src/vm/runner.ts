@@ -64,6 +64,8 @@ export interface VmRequest {
    * instruction counts do not depend on what else runs.
    */
   parallel?: number;
+  /** Step indices already stored complete (`vm --target lava:// --resume`): their boots are not run again. */
+  skipSteps?: number[];
 }
 
 export interface VmDeps {
@@ -364,7 +366,7 @@ export function trialBoot(req: Pick<VmRequest, 'kernels' | 'steps'>, deps: Pick<
 export async function runVm(req: VmRequest, deps: VmDeps): Promise<VmResult> {
   const accel = await (deps.chooseAccel ?? chooseAccel)(req.accel, req.icount, () => trialBoot(req, deps));
   deps.onAccel?.(accel);
-  const plans = planSteps(req);
+  const plans = planSteps(req).filter((p) => !req.skipSteps?.includes(p.index));
   const steps: StepResult[] = [];
   const pooled = req.poolBoots === true;
   // the plugin's output files live only as long as the boots that write them

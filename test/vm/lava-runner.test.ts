@@ -16,7 +16,7 @@ import { findProfile } from '../../src/bench/profiles.ts';
 import { measuredValues } from '../../src/model.ts';
 import { Store } from '../../src/store/store.ts';
 import type { VmKernel } from '../../src/vm/kernels.ts';
-import { runVmOnLava } from '../../src/vm/lava.ts';
+import { runVmOnLava, stepsDone } from '../../src/vm/lava.ts';
 import { repeatOrder, type StepResult, type VmRequest } from '../../src/vm/runner.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { type FakeLava, startFakeLava } from '../helpers/fake-lava.ts';
@@ -56,11 +56,10 @@ function request(over: Partial<VmRequest> = {}): VmRequest {
   return { kernels, steps: ['A', 'B', 'A'], profiles: [findProfile('getppid')!], ops: 1000, warmups: 0, rounds: 2, accel: 'auto', icount: true, timeoutSeconds: 60, labelPrefix: 'vm-', command: 'hintlab vm ...', hintlabVersion: '0.0.0', ...over };
 }
 
-async function onLava(req: VmRequest) {
-  const store = Store.open(':memory:');
+async function onLava(req: VmRequest, store = Store.open(':memory:'), resume = false) {
   const steps: StepResult[] = [];
   let parallel = 0;
-  const result = await runVmOnLava(req, { target: `lava://good-token@${fake.url}/qemu`, env: {}, store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2, onStepEnd: (s) => steps.push(s), onDevices: (_d, p) => (parallel = p) });
+  const result = await runVmOnLava(req, { target: `lava://good-token@${fake.url}/qemu`, env: {}, store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2, resume, onStepEnd: (s) => steps.push(s), onDevices: (_d, p) => (parallel = p) });
   return { store, result, steps, parallel };
 }
 
@@ -129,4 +128,22 @@ test('refused before any job: a device type without usable devices, --cost, --ac
   const store = Store.open(':memory:');
   await assert.rejects(runVmOnLava(request(), { target: `lava://t@${fake.url}/beaglebone-black`, env: {}, store, probe, abort: new AbortController().signal }), /qemu device types only so far/);
   assert.equal(fake.jobs.length, jobs, 'nothing was submitted');
+});
+
+test('--resume boots only what the same order has not stored complete: a failed boot runs again, a complete one does not', async () => {
+  fake.scriptFor = undefined;
+  fake.next.push({ console: console(400_000) }, { console: [], health: 'Canceled', failureComment: 'Canceled by admin' });
+  const first = await onLava(request({ steps: ['A', 'B'] }));
+  assert.deepEqual(first.steps.map((s) => s.state), ['complete', 'failed']);
+  assert.deepEqual(stepsDone(first.store, request({ steps: ['A', 'B'] }), `lava://${fake.url}/qemu`), [0]);
+  // another order, another lab: nothing counts as done
+  assert.deepEqual(stepsDone(first.store, request({ steps: ['A', 'B', 'A'] }), `lava://${fake.url}/qemu`), []);
+  assert.deepEqual(stepsDone(first.store, request({ steps: ['A', 'B'] }), 'lava://elsewhere/qemu'), []);
+  const jobs = fake.jobs.length;
+  fake.next.push({ console: console(300_000) });
+  const again = await onLava(request({ steps: ['A', 'B'] }), first.store, true);
+  assert.deepEqual(again.steps.map((s) => [s.runLabel, s.state]), [['vm-B-1', 'complete']]);
+  assert.equal(fake.jobs.length - jobs, 1, 'one job: B only');
+  assert.deepEqual(measuredValues(first.store.resolveRun('vm-B-1'), 'getppid'), [300, 300]);
+  assert.throws(() => stepsDone(first.store, request({ steps: repeatOrder(['A', 'B'], 2), poolBoots: true }), 'x'), /--resume continues an order with one run per boot/);
 });
