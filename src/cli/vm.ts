@@ -11,7 +11,7 @@ import { parseOrder, resolveKernel } from '../vm/kernels.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { repeatOrder, runVm, type VmRequest } from '../vm/runner.ts';
 import { runVmOnLava } from '../vm/lava.ts';
-import { redactLavaTokens } from '../target/lava/address.ts';
+import { parseLavaAddress, redactLavaTokens } from '../target/lava/address.ts';
 import type { LavaProgress } from '../target/lava/target.ts';
 import { shellLine } from '../shell.ts';
 import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
@@ -137,6 +137,7 @@ function vmRequest(opts: VmOptions, io: CliIO, planned: Planned): VmRequest {
 
 /** `vm --target lava://...`: the same order as LAVA jobs (src/vm/lava.ts). */
 async function vmLavaAction(opts: VmOptions, io: CliIO, planned: Planned): Promise<void> {
+  parseLavaAddress(opts.target!, io.env); // a malformed address is refused before the probe is built
   const probe = buildProbe({ static: true, env: io.env });
   const store = Store.open(dbPathFrom(opts.db, io.env));
   const bar = progressBar(io);
