@@ -150,6 +150,7 @@ async function vmLavaAction(opts: VmOptions, io: CliIO, planned: Planned): Promi
         probe,
         abort,
         ...stepCallbacks(io, bar, planned.steps.length),
+        onRound: (s, d, t, p) => bar.update(d, t, `${s.runLabel} ${p}`),
         onDevices: (d, parallel) => io.stderr(`LAVA devices: ${d.join(', ')}${parallel > 1 ? ` (boots run ${parallel} at once)` : ''}\n`),
         onLavaProgress: (p) => io.stderr(`  ${lavaProgressLine(p)}\n`),
         resume: opts.resume === true,

@@ -20,8 +20,12 @@ const ICOUNT_OPTIONS = ['-icount shift=0,sleep=off', '-rtc base=2020-01-01T00:00
  */
 export const LAVA_APPEND = 'console=ttyS0,115200 panic=-1 loglevel=6 nokaslr';
 
-/** LAVA's prompt for the end of a boot: the probe's last line as PID 1 (`@hl1 poweroff status=N`). */
-export const END_PROMPT = '@hl1 poweroff status=';
+/**
+ * LAVA's prompt for the end of a boot (a regular expression): the probe's
+ * last line as PID 1, `@hl1 poweroff status=N #crc32`, up to its line end,
+ * so the whole line is in the log before LAVA ends the job and stops qemu.
+ */
+export const END_PROMPT = '@hl1 poweroff status=[0-9]+ #[0-9a-f]{8}\\r?\\n';
 
 export interface LavaBootJob {
   /** Shown in LAVA's job list: `hintlab vm-A-1 (kernel A, boot 1/6)`. */
