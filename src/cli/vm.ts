@@ -12,7 +12,7 @@ import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { repeatOrder, runVm, type VmRequest } from '../vm/runner.ts';
 import { runVmOnLava } from '../vm/lava.ts';
 import { parseLavaAddress, redactLavaTokens } from '../target/lava/address.ts';
-import type { LavaProgress } from '../target/lava/target.ts';
+import { describeLavaProgress } from '../target/lava/target.ts';
 import { shellLine } from '../shell.ts';
 import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
 import { costReport } from '../vm/cost-summary.ts';
@@ -152,7 +152,7 @@ async function vmLavaAction(opts: VmOptions, io: CliIO, planned: Planned): Promi
         ...stepCallbacks(io, bar, planned.steps.length),
         onRound: (s, d, t, p) => bar.update(d, t, `${s.runLabel} ${p}`),
         onDevices: (d, parallel) => io.stderr(`LAVA devices: ${d.join(', ')}${parallel > 1 ? ` (boots run ${parallel} at once)` : ''}\n`),
-        onLavaProgress: (p) => io.stderr(`  ${lavaProgressLine(p)}\n`),
+        onLavaProgress: (p) => io.stderr(`  ${describeLavaProgress(p)}\n`),
         resume: opts.resume === true,
         onResume: (done) => io.stderr(`resume: ${done.map((s) => s.runLabel).join(', ')} already stored complete; booting the rest\n`),
       });
@@ -163,12 +163,6 @@ async function vmLavaAction(opts: VmOptions, io: CliIO, planned: Planned): Promi
     bar.clear();
     store.close();
   }
-}
-
-function lavaProgressLine(p: LavaProgress): string {
-  if (p.kind === 'submitted') return `LAVA job ${p.jobId} queued: ${p.url}`;
-  if (p.kind === 'running') return `LAVA job ${p.jobId} running on ${p.device}`;
-  return `LAVA job ${p.jobId} finished: ${p.health}${p.device ? ` on ${p.device}` : ''}`;
 }
 
 /** The runs of the boots just made, grouped by kernel label in boot order (pooled boots share a run). */

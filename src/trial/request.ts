@@ -16,6 +16,7 @@ import type { RunInvocation } from '../model.ts';
 import type { Store } from '../store/store.ts';
 import type { VmLauncher } from '../vm/qemu.ts';
 import type { VmDeps, VmRequest, VmResult } from '../vm/runner.ts';
+import type { LavaVmDeps } from '../vm/lava.ts';
 import type { CodegenInput, TrialCodegen } from './codegen.ts';
 import type { StepName, TrialStep } from './document.ts';
 
@@ -45,6 +46,8 @@ export interface TrialRequest {
   repeat: number;
   /** Time in ns under KVM (only where a KVM trial boot works) instead of instructions under icount. */
   kvm: boolean;
+  /** `--target lava://...`: the measured boots run as LAVA jobs (src/vm/lava.ts); null or absent: qemu here. */
+  lava?: string | null;
   /** `--cost`: the boots run hintlab's cost plugin with this model (src/vm/cost-plugin.ts); null without. */
   cost?: CostModel | null;
   /** Objects disassembled at most in the codegen step. */
@@ -65,6 +68,7 @@ export interface TrialServices {
   codegen(input: CodegenInput): Promise<TrialCodegen>;
   runBehave(req: BehaveRequest, deps: BehaveDeps): Promise<BehaveDocument>;
   runVm(req: VmRequest, deps: VmDeps): Promise<VmResult>;
+  runVmOnLava(req: VmRequest, deps: LavaVmDeps): Promise<VmResult>;
 }
 
 /** A step starting, finished, or stopping the trial. */
@@ -89,6 +93,8 @@ export interface TrialDeps {
   /** A step's own progress lines (build phases, boots). */
   onDetail?(line: string): void;
   onCompiled?(count: number, object: string): void;
+  /** Where a LAVA token may come from ($HINTLAB_LAVA_TOKEN). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');

@@ -31,12 +31,13 @@ import { checkPatchesApply, kernelVersion } from '../kernel/source.ts';
 import { takePidLock } from '../store/owner.ts';
 import { runBehave } from '../behave/run.ts';
 import { runVm } from '../vm/runner.ts';
+import { runVmOnLava } from '../vm/lava.ts';
 import { TRIAL_FORMAT, TRIAL_SCHEMA, type StepName, type TrialDocument, type TrialKernel, type TrialMeasured, type TrialStep } from './document.ts';
 import { reproduceCommands } from './reproduce.ts';
 import type { TrialDeps, TrialRequest, TrialServices } from './request.ts';
 import { behaveStep, buildStep, codegenStep, vmStep, type StepOutcome, type VmStepResult } from './steps.ts';
 
-const REAL: TrialServices = { buildKernel, codegen: trialCodegen, runBehave, runVm };
+const REAL: TrialServices = { buildKernel, codegen: trialCodegen, runBehave, runVm, runVmOnLava };
 
 /** Runs the steps of one trial, recording each in the store. */
 class Steps {

@@ -36,6 +36,13 @@ export type LavaProgress =
   | { kind: 'running'; jobId: number; url: string; device: string }
   | { kind: 'finished'; jobId: number; url: string; device: string | null; health: string };
 
+/** A job's progress in one line: `LAVA job 12 running on qemu01`. */
+export function describeLavaProgress(p: LavaProgress): string {
+  if (p.kind === 'submitted') return `LAVA job ${p.jobId} queued: ${p.url}`;
+  if (p.kind === 'running') return `LAVA job ${p.jobId} running on ${p.device}`;
+  return `LAVA job ${p.jobId} finished: ${p.health}${p.device ? ` on ${p.device}` : ''}`;
+}
+
 export interface LavaTargetOptions {
   client: LavaClient;
   probe: Pick<ProbeBuild, 'path'>;
