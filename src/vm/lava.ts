@@ -15,6 +15,7 @@ import { parseLavaAddress } from '../target/lava/address.ts';
 import { LavaClient } from '../target/lava/client.ts';
 import { LAVA_APPEND } from '../target/lava/job.ts';
 import { lavaTarget, type LavaProgress } from '../target/lava/target.ts';
+import { type FileServer, serveFiles } from '../target/lava/serve.ts';
 import type { AccelChoice } from './accel.ts';
 import { RunNotFoundError, type Store } from '../store/store.ts';
 import { planSteps, runVm, type StepPlan, type VmDeps, type VmRequest, type VmResult } from './runner.ts';
@@ -80,6 +81,24 @@ export async function runVmOnLava(req: VmRequest, deps: LavaVmDeps): Promise<VmR
   const parallel = req.icount && devices.length >= 2 ? 2 : 1;
   deps.onDevices?.(devices.map((d) => d.hostname), parallel);
   const boots = new Map<string, number>();
+  // a worker on another machine downloads the kernels from hintlab; one on this machine reads file:// URLs
+  const files = address.serve ? await serveFiles(address.serve) : null;
+  try {
+    return await runOnLab(req, deps, { client, parallel, files, boots });
+  } finally {
+    await files?.close();
+  }
+}
+
+interface Lab {
+  client: LavaClient;
+  parallel: number;
+  files: FileServer | null;
+  boots: Map<string, number>;
+}
+
+function runOnLab(req: VmRequest, deps: LavaVmDeps, { client, parallel, files, boots }: Lab): Promise<VmResult> {
+  const address = client.address;
   const skipSteps = deps.resume ? stepsDone(deps.store, req, address.name) : [];
   if (skipSteps.length) deps.onResume?.(skipSteps.map((i) => planSteps(req)[i]!));
   return runVm(
@@ -97,6 +116,7 @@ export async function runVmOnLava(req: VmRequest, deps: LavaVmDeps): Promise<VmR
             probe: deps.probe,
             cacheDir: deps.cacheDir,
             pollMs: deps.pollMs,
+            ...(files ? { urlOf: (p: string) => files.url(p) } : {}),
             jobName: () => {
               const n = (boots.get(spec.label) ?? 0) + 1;
               boots.set(spec.label, n);

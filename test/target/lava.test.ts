@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import { parseLavaAddress, redactLavaTokens } from '../../src/target/lava/address.ts';
 import { LavaClient, parseLavaLog } from '../../src/target/lava/client.ts';
 import { END_PROMPT, lavaJobDefinition } from '../../src/target/lava/job.ts';
+import { serveFiles } from '../../src/target/lava/serve.ts';
 import { lavaTarget, type LavaProgress } from '../../src/target/lava/target.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { type FakeLava, startFakeLava } from '../helpers/fake-lava.ts';
@@ -39,13 +40,15 @@ function target(token = 'good-token', progress: LavaProgress[] = []) {
 
 test('a LAVA address: server, device type, tags, a token from the URL or the environment, never in its name', () => {
   const a = parseLavaAddress('lava://s3cret@lab.example:8080/qemu?tags=icount,big', {});
-  assert.deepEqual(a, { base: 'http://lab.example:8080', name: 'lava://lab.example:8080/qemu?tags=icount,big', token: 's3cret', deviceType: 'qemu', tags: ['icount', 'big'] });
+  assert.deepEqual(a, { base: 'http://lab.example:8080', name: 'lava://lab.example:8080/qemu?tags=icount,big', token: 's3cret', deviceType: 'qemu', tags: ['icount', 'big'], serve: null });
+  assert.equal(parseLavaAddress('lava://lab/qemu?serve=10.0.0.5:8765&tags=x', {}).serve, '10.0.0.5:8765');
+  assert.equal(parseLavaAddress('lava://lab/qemu?serve=10.0.0.5:8765', {}).name, 'lava://lab/qemu', 'where files are served is no part of the lab\'s name');
   assert.equal(parseLavaAddress('lava+https://admin:t0k@lab/qemu', {}).base, 'https://lab');
   assert.equal(parseLavaAddress('lava+https://admin:t0k@lab/qemu', {}).token, 't0k');
   assert.equal(parseLavaAddress('lava://lab/qemu', { HINTLAB_LAVA_TOKEN: 'envtok' }).token, 'envtok');
   assert.throws(() => parseLavaAddress('lava://lab/', {}), /device type is missing/);
   assert.throws(() => parseLavaAddress('ssh://root@box', {}), /not a LAVA address; use lava:\/\//);
-  assert.throws(() => parseLavaAddress('lava://lab/qemu?device=x', {}), /unknown LAVA option 'device'/);
+  assert.throws(() => parseLavaAddress('lava://lab/qemu?device=x', {}), /unknown LAVA option 'device' \(tags=a,b or serve=HOST:PORT\)/);
   assert.deepEqual(redactLavaTokens(['vm', '--target', 'lava://s3cret@lab/qemu', '--target=lava://a:b@lab/qemu']), ['vm', '--target', 'lava://***@lab/qemu', '--target=lava://***@lab/qemu']);
 });
 
@@ -134,4 +137,16 @@ test('a device type with no usable device is one message listing what LAVA has',
   }
   const nobody = new LavaClient(parseLavaAddress('lava://t@127.0.0.1:1/qemu', {}));
   await assert.rejects(nobody.checkDeviceType('qemu'), /LAVA server http:\/\/127\.0\.0\.1:1 did not answer \(listing devices of type qemu\): .*check the server in --target/);
+});
+
+test('files served for a worker on another machine: only the ones a job names, by content, until closed', async () => {
+  const files = await serveFiles('127.0.0.1:0');
+  const url = files.url(kernel);
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{16}\/vmlinuz$/);
+  assert.equal(await (await fetch(url)).text(), 'KERNEL');
+  assert.equal((await fetch(url.replace(/\/vmlinuz$/, '/probe'))).status, 404);
+  assert.equal((await fetch(new URL('/etc/passwd', url))).status, 404);
+  await files.close();
+  await assert.rejects(fetch(url));
+  await assert.rejects(serveFiles('nohostport'), /serve=nohostport: give HOST:PORT/);
 });

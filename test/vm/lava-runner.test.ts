@@ -147,3 +147,15 @@ test('--resume boots only what the same order has not stored complete: a failed 
   assert.deepEqual(measuredValues(first.store.resolveRun('vm-B-1'), 'getppid'), [300, 300]);
   assert.throws(() => stepsDone(first.store, request({ steps: repeatOrder(['A', 'B'], 2), poolBoots: true }), 'x'), /--resume continues an order with one run per boot/);
 });
+
+test('serve=HOST:PORT: the jobs name http:// URLs hintlab serves while the order runs, and the server is gone after', async () => {
+  fake.scriptFor = byKernel;
+  const store = Store.open(':memory:');
+  await runVmOnLava(request({ steps: ['A'] }), { target: `lava://good-token@${fake.url}/qemu?serve=127.0.0.1:0`, env: {}, store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2 });
+  const def = JSON.parse(fake.jobs.at(-1)!.definition);
+  const kernelUrl: string = def.actions[0].deploy.images.kernel.url;
+  assert.match(kernelUrl, /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{16}\/vmlinuz-A$/);
+  assert.match(def.actions[0].deploy.images.ramdisk.url, /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{16}\/[0-9a-f]{16}\.cpio\.gz$/);
+  await assert.rejects(fetch(kernelUrl), 'nothing serves after the order');
+  assert.equal(store.resolveRun('vm-A-1').status, 'complete');
+});

@@ -1,7 +1,9 @@
 /**
- * `--target lava://[TOKEN@]SERVER[:PORT]/DEVICE_TYPE[?tags=a,b]`: a LAVA
- * server's REST API over http (`lava+https://` for https), the device type
- * the jobs ask for, and the device tags they require. The token may instead
+ * `--target lava://[TOKEN@]SERVER[:PORT]/DEVICE_TYPE[?tags=a,b&serve=HOST:PORT]`:
+ * a LAVA server's REST API over http (`lava+https://` for https), the device
+ * type the jobs ask for, the device tags they require, and, for a worker on
+ * another machine, where hintlab serves the kernels over HTTP (without it
+ * the jobs name file:// URLs, for a worker on this machine). The token may instead
  * come from $HINTLAB_LAVA_TOKEN, so it stays out of shell history; it is
  * never part of the address's name, which is what runs store.
  */
@@ -15,13 +17,15 @@ export interface LavaAddress {
   token: string | null;
   deviceType: string;
   tags: string[];
+  /** `serve=HOST:PORT`: hintlab serves the files there (./serve.ts); null: file:// URLs. */
+  serve: string | null;
 }
 
 export function isLavaTarget(value: string): boolean {
   return /^lava(\+https)?:\/\//.test(value);
 }
 
-const FORM = 'lava://[TOKEN@]SERVER[:PORT]/DEVICE_TYPE[?tags=a,b]';
+const FORM = 'lava://[TOKEN@]SERVER[:PORT]/DEVICE_TYPE[?tags=a,b&serve=HOST:PORT]';
 
 export function parseLavaAddress(value: string, env: NodeJS.ProcessEnv = process.env): LavaAddress {
   const m = /^lava(\+https)?:\/\/(?:([^@/]*)@)?([^/?#@]+)\/([^/?#]*)(?:\?(.*))?$/.exec(value);
@@ -29,7 +33,7 @@ export function parseLavaAddress(value: string, env: NodeJS.ProcessEnv = process
   const [, https, userinfo, host, deviceType, query] = m;
   if (!deviceType) throw new UserError(`--target ${FORM}: the device type is missing after the server (e.g. lava://${host}/qemu)`, 2);
   if (!/^[A-Za-z0-9_.-]+$/.test(deviceType)) throw new UserError(`--target: '${deviceType}' is not a LAVA device type name (letters, digits, _ . -)`, 2);
-  const tags = parseQuery(query ?? '');
+  const { tags, serve } = parseQuery(query ?? '');
   // user:token or token alone; LAVA's REST API needs only the token
   const token = userinfo ? decodeURIComponent(userinfo.includes(':') ? userinfo.slice(userinfo.indexOf(':') + 1) : userinfo) : (env.HINTLAB_LAVA_TOKEN || null);
   const scheme = https ? 'https' : 'http';
@@ -39,18 +43,20 @@ export function parseLavaAddress(value: string, env: NodeJS.ProcessEnv = process
     token,
     deviceType,
     tags,
+    serve,
   };
 }
 
-function parseQuery(query: string): string[] {
-  if (!query) return [];
+function parseQuery(query: string): { tags: string[]; serve: string | null } {
   const tags: string[] = [];
-  for (const part of query.split('&')) {
+  let serve: string | null = null;
+  for (const part of query ? query.split('&') : []) {
     const [key, value = ''] = part.split('=');
-    if (key !== 'tags') throw new UserError(`--target: unknown LAVA option '${key}' (only tags=a,b)`, 2);
-    tags.push(...value.split(',').filter(Boolean).map(decodeURIComponent));
+    if (key === 'tags') tags.push(...value.split(',').filter(Boolean).map(decodeURIComponent));
+    else if (key === 'serve') serve = decodeURIComponent(value);
+    else throw new UserError(`--target: unknown LAVA option '${key}' (tags=a,b or serve=HOST:PORT)`, 2);
   }
-  return tags;
+  return { tags, serve };
 }
 
 /** The arguments with the token of any LAVA address masked, for the command line a run stores. */
