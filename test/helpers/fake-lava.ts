@@ -34,7 +34,8 @@ export interface FakeJob {
 export interface FakeLava {
   url: string;
   jobs: FakeJob[];
-  devices: { hostname: string; health: string; state: string; tags: string[] }[];
+  devices: { hostname: string; health: string; state: string; tags: string[]; worker_host: string }[];
+  workers: { hostname: string; state: string }[];
   /** The script of the next submitted job (default: no console). */
   next: FakeJobScript[];
   /** When set, the script of a job from its definition (jobs submitted at once arrive in any order). */
@@ -82,7 +83,7 @@ async function body(req: IncomingMessage): Promise<string> {
 }
 
 export async function startFakeLava(token = 'good-token'): Promise<FakeLava> {
-  const fake: FakeLava = { url: '', jobs: [], devices: [{ hostname: 'qemu01', health: 'Good', state: 'Idle', tags: [] }], next: [], close: async () => {} };
+  const fake: FakeLava = { url: '', jobs: [], devices: [{ hostname: 'qemu01', health: 'Good', state: 'Idle', tags: [], worker_host: 'w1' }], workers: [{ hostname: 'w1', state: 'Online' }], next: [], close: async () => {} };
   const server: Server = createServer((req, res) => {
     void (async () => {
       const send = (status: number, data: unknown, type = 'application/json') => {
@@ -93,6 +94,7 @@ export async function startFakeLava(token = 'good-token'): Promise<FakeLava> {
       const url = new URL(req.url ?? '/', 'http://x');
       const path = url.pathname;
       if (path === '/api/v0.2/devices/') return send(200, { count: fake.devices.length, results: fake.devices });
+      if (path === '/api/v0.2/workers/') return send(200, { count: fake.workers.length, results: fake.workers });
       if (path === '/api/v0.2/jobs/' && req.method === 'POST') {
         const { definition } = JSON.parse(await body(req)) as { definition: string };
         const job: FakeJob = { id: fake.jobs.length + 1, definition, script: fake.scriptFor?.(definition) ?? fake.next.shift() ?? { console: [] }, reads: 0, logged: 0, cancelled: false, state: 'Submitted', health: 'Unknown' };

@@ -135,6 +135,12 @@ test('a device type with no usable device is one message listing what LAVA has',
   } finally {
     fake.devices[0]!.health = 'Good';
   }
+  fake.workers[0]!.state = 'Offline';
+  try {
+    await assert.rejects(client.checkDeviceType('qemu'), /no usable device of type 'qemu' \(devices: qemu01 \(Good, worker w1 offline\)\)/);
+  } finally {
+    fake.workers[0]!.state = 'Online';
+  }
   const nobody = new LavaClient(parseLavaAddress('lava://t@127.0.0.1:1/qemu', {}));
   await assert.rejects(nobody.checkDeviceType('qemu'), /LAVA server http:\/\/127\.0\.0\.1:1 did not answer \(listing devices of type qemu\): .*check the server in --target/);
 });
@@ -149,4 +155,21 @@ test('files served for a worker on another machine: only the ones a job names, b
   await files.close();
   await assert.rejects(fetch(url));
   await assert.rejects(serveFiles('nohostport'), /serve=nohostport: give HOST:PORT/);
+});
+
+test('a queued job whose devices all went away is cancelled, in LAVA\'s words, instead of waiting for ever', async () => {
+  fake.next.push({ console: [], queued: 1_000_000 });
+  const client = new LavaClient(parseLavaAddress(`lava://good-token@${fake.url}/qemu`, {}));
+  const t = lavaTarget(spec, { client, probe, cacheDir: dir, pollMs: 5, queueCheckMs: 20 });
+  const running = t.run(job, () => {}, new AbortController().signal);
+  await new Promise((r) => setTimeout(r, 30));
+  fake.devices[0]!.health = 'Maintenance';
+  try {
+    const exit = await running;
+    assert.equal(exit.end.kind, 'lost');
+    assert.match((exit.end as { reason: string }).reason, /^LAVA job http:\/\/\S+\/scheduler\/job\/\d+ was cancelled while queued: LAVA server \S+ has no usable device of type 'qemu' \(devices: qemu01 \(Maintenance\)\)/);
+    assert.equal(fake.jobs.at(-1)!.cancelled, true);
+  } finally {
+    fake.devices[0]!.health = 'Good';
+  }
 });

@@ -89,7 +89,7 @@ test('A B A as three LAVA jobs on one device: three runs in instructions/call, e
 
 test('two devices under icount: A B B A A B runs in pairs, every boot reported as its own step, pooled runs as boots', async () => {
   fake.scriptFor = byKernel;
-  fake.devices.push({ hostname: 'qemu02', health: 'Good', state: 'Idle', tags: [] });
+  fake.devices.push({ hostname: 'qemu02', health: 'Good', state: 'Idle', tags: [], worker_host: 'w1' });
   try {
     const { store, steps, parallel } = await onLava(request({ steps: repeatOrder(['A', 'B'], 3), poolBoots: true }));
     assert.equal(parallel, 2);

@@ -30,7 +30,11 @@ export interface LavaDevice {
   state: string;
   health: string;
   tags: unknown[];
+  worker_host?: string | null;
 }
+
+/** Device healths a job can be scheduled on (LAVA runs health checks on Unknown ones first). */
+const SCHEDULABLE = new Set(['Good', 'Unknown']);
 
 /** What a fetch needs; tests give a fake server's address. */
 export class LavaClient {
@@ -64,13 +68,19 @@ export class LavaClient {
     return res.json();
   }
 
-  /** The token works (an anonymous request passes too: LAVA then lets anyone submit) and the device type has a usable device. */
+  /**
+   * The token works (an anonymous request passes too: LAVA then lets anyone
+   * submit) and the device type has a device a job can run on: healthy, with
+   * the tags, on a worker that is online. Otherwise a message in LAVA's words.
+   */
   async checkDeviceType(deviceType: string, tags: string[] = []): Promise<LavaDevice[]> {
     const page = (await this.json(`devices/?device_type=${encodeURIComponent(deviceType)}&limit=1000`, `listing devices of type ${deviceType}`)) as { results?: LavaDevice[] };
     const devices = page.results ?? [];
-    const usable = devices.filter((d) => d.health !== 'Retired' && d.health !== 'Maintenance' && d.health !== 'Bad' && tags.every((t) => d.tags.includes(t)));
+    const workers = (await this.json('workers/?limit=1000', 'listing workers')) as { results?: { hostname: string; state: string }[] };
+    const offline = new Set((workers.results ?? []).filter((w) => w.state !== 'Online').map((w) => w.hostname));
+    const usable = devices.filter((d) => SCHEDULABLE.has(d.health) && !offline.has(d.worker_host ?? '') && tags.every((t) => d.tags.includes(t)));
     if (!usable.length) {
-      const seen = devices.map((d) => `${d.hostname} (${d.health})`).join(', ') || 'none';
+      const seen = devices.map((d) => `${d.hostname} (${d.health}${offline.has(d.worker_host ?? '') ? `, worker ${d.worker_host} offline` : ''})`).join(', ') || 'none';
       throw new UserError(`LAVA server ${this.address.base} has no usable device of type '${deviceType}'${tags.length ? ` with tags ${tags.join(',')}` : ''} (devices: ${seen}); bring one online or name another device type in --target`);
     }
     return usable;

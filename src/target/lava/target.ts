@@ -18,6 +18,7 @@ import { initramfsFile, jobEntries, readableTail } from '../guest.ts';
 import type { LabJob, Target, TargetEnd, TargetExit } from '../target.ts';
 import type { LavaClient, LavaJobStatus, LavaLogEntry } from './client.ts';
 import { lavaJobDefinition } from './job.ts';
+import { UserError } from '../../errors.ts';
 
 /** What a LAVA boot runs. */
 export interface LavaGuestSpec {
@@ -53,6 +54,8 @@ export interface LavaTargetOptions {
   pollMs?: number;
   /** After a cancel, how long to wait for LAVA to say the job is over (default 120 s). */
   cancelWaitMs?: number;
+  /** While a job is queued, how often to check that a device can still take it (default 30 s). */
+  queueCheckMs?: number;
   jobName?: (spec: LavaGuestSpec) => string;
   onProgress?: (p: LavaProgress) => void;
 }
@@ -146,6 +149,7 @@ async function follow(opts: LavaTargetOptions, id: number, log: LogReader, abort
   let cancelledAt = 0;
   let runningSince = 0;
   let device: string | null = null;
+  let queueChecked = Date.now();
   for (;;) {
     const status = await client.status(id);
     log.take(await client.logFrom(id, log.next));
@@ -162,12 +166,29 @@ async function follow(opts: LavaTargetOptions, id: number, log: LogReader, abort
     if (forced && Date.now() - cancelledAt > (opts.cancelWaitMs ?? 120_000)) return { status, end: forced };
     // LAVA times the job itself; hintlab's bound starts when a device has it, plus a grace for LAVA's own ending
     const overdue = runningSince && Date.now() - runningSince > (timeoutSeconds + 120) * 1000;
-    if (!forced && (abort.aborted || overdue)) {
-      forced = abort.aborted ? { kind: 'aborted' } : { kind: 'timeout', seconds: timeoutSeconds };
+    // a queued job waits for ever once no device of its type can run it (offline, retired, its worker gone)
+    let stranded: string | null = null;
+    if (!forced && !device && Date.now() - queueChecked > (opts.queueCheckMs ?? 30_000)) {
+      queueChecked = Date.now();
+      stranded = await noDevice(client);
+    }
+    if (!forced && (abort.aborted || overdue || stranded)) {
+      forced = abort.aborted ? { kind: 'aborted' } : stranded ? { kind: 'lost', reason: `LAVA job ${client.jobUrl(id)} was cancelled while queued: ${stranded}` } : { kind: 'timeout', seconds: timeoutSeconds };
       cancelledAt = Date.now();
       await client.cancel(id);
     }
     await sleep(pollMs, forced ? undefined : abort);
+  }
+}
+
+/** Why no device of the address's type can take a job now, or null when one can. */
+async function noDevice(client: LavaClient): Promise<string | null> {
+  try {
+    await client.checkDeviceType(client.address.deviceType, client.address.tags);
+    return null;
+  } catch (err) {
+    if (err instanceof UserError && /has no usable device/.test(err.message)) return err.message;
+    throw err;
   }
 }
 
