@@ -81,8 +81,9 @@ class LogReader {
         this.onLine(line);
       } else if (e.lvl === 'error') {
         this.errors.push(e.msg);
-      } else if (this.qemu === null && /^qemu-system-\S+ /.test(e.msg.trim())) {
-        this.qemu = e.msg.trim();
+      } else if (this.qemu === null) {
+        // LAVA 2023.01 says `Boot command: qemu-system-x86_64 ...`
+        this.qemu = /^(?:Boot command: )?(qemu-system-\S+ .*)$/.exec(e.msg.trim())?.[1] ?? null;
       }
     }
   }
