@@ -49,7 +49,8 @@ function logLines(job: FakeJob): string[] {
   const entries = [
     `- {"dt": "2026-01-01T00:00:00", "lvl": "info", "msg": ${yamlStr('start: 1.1 deployimages')}}`,
     `- {"dt": "2026-01-01T00:00:01", "lvl": "info", "msg": ${yamlStr('Boot command: qemu-system-x86_64 -cpu qemu64 -nographic -m 256 -kernel /k -initrd /i')}}`,
-    ...job.script.console.map((l) => `- {"dt": "2026-01-01T00:00:02", "lvl": "target", "msg": ${yamlStr(l)}}`),
+    // as LAVA's ShellLogger: every `"` of the console logged as `\"`
+    ...job.script.console.map((l) => `- {"dt": "2026-01-01T00:00:02", "lvl": "target", "msg": ${yamlStr(l.replace(/"/g, '\\"'))}}`),
     ...(job.script.errors ?? []).map((e) => `- {"dt": "2026-01-01T00:00:03", "lvl": "error", "msg": ${yamlStr(e)}}`),
     `- {"dt": "2026-01-01T00:00:04", "lvl": "results", "msg": {"case": "job", "definition": "lava", "result": "pass"}}`,
   ];

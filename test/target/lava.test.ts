@@ -82,12 +82,12 @@ test("LAVA's log lines: YAML flow mappings with double-quoted escapes; a result 
 });
 
 test('a complete job: queued, running on its device, the console streamed in order, the job stored as facts', async () => {
-  fake.next.push({ console: ['Linux version 6.1.0', '@hl1 hello proto=1', '@hl1 poweroff status=0'], queued: 2 });
+  fake.next.push({ console: ['Linux version 6.1.0', 'init: "quoted" and \\" kept', '@hl1 hello proto=1', '@hl1 poweroff status=0'], queued: 2 });
   const progress: LavaProgress[] = [];
   const lines: string[] = [];
   const exit = await target('good-token', progress).run(job, (l) => lines.push(l), new AbortController().signal);
   const id = fake.jobs.at(-1)!.id;
-  assert.deepEqual(lines, ['Linux version 6.1.0', '@hl1 hello proto=1', '@hl1 poweroff status=0']);
+  assert.deepEqual(lines, ['Linux version 6.1.0', 'init: "quoted" and \\" kept', '@hl1 hello proto=1', '@hl1 poweroff status=0']);
   assert.deepEqual(exit.end, { kind: 'exited', code: 0, signal: null });
   assert.deepEqual(exit.labJob, { server: `lava://${fake.url}/qemu`, deviceType: 'qemu', jobId: id, url: `http://${fake.url}/scheduler/job/${id}`, device: 'qemu01', health: 'Complete', qemu: 'qemu-system-x86_64 -cpu qemu64 -nographic -m 256 -kernel /k -initrd /i' });
   assert.deepEqual(progress.map((p) => p.kind), ['submitted', 'running', 'finished']);

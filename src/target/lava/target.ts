@@ -75,7 +75,8 @@ class LogReader {
     for (const e of entries) {
       if (typeof e.msg !== 'string') continue;
       if (e.lvl === 'target') {
-        const line = e.msg.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1bc/g, '').replace(/\r/g, '');
+        // LAVA's ShellLogger writes every `"` of the console as `\"` (and drops ESC and CR); undo the quotes
+        const line = e.msg.replace(/\\"/g, '"').replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1bc/g, '').replace(/\r/g, '');
         this.consoleTail.push(line.trimEnd());
         if (this.consoleTail.length > TAIL_LINES) this.consoleTail.shift();
         this.onLine(line);
