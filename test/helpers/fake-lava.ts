@@ -18,6 +18,8 @@ export interface FakeJobScript {
   errors?: string[];
   /** Status reads the job stays Submitted (queued) before it runs. */
   queued?: number;
+  /** After this many status reads, the status answers HTTP 500 (a server in trouble). */
+  brokenAfter?: number;
 }
 
 export interface FakeJob {
@@ -117,6 +119,7 @@ export async function startFakeLava(token = 'good-token'): Promise<FakeLava> {
         const lines = logLines(job).slice(start, job.logged);
         return lines.length ? send(200, `${lines.join('\n')}\n`, 'application/yaml') : send(404, { detail: 'Not found.' });
       }
+      if (job.script.brokenAfter !== undefined && job.reads >= job.script.brokenAfter) return send(500, '<h1>Server Error (500)</h1>', 'text/html');
       advance(job);
       return send(200, { id: job.id, state: job.state, health: job.health, actual_device: job.state === 'Submitted' ? null : fake.devices[(job.id - 1) % fake.devices.length]!.hostname, failure_comment: job.state === 'Finished' ? (job.script.failureComment ?? null) : null });
     })();

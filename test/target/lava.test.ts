@@ -173,3 +173,9 @@ test('a queued job whose devices all went away is cancelled, in LAVA\'s words, i
     fake.devices[0]!.health = 'Good';
   }
 });
+
+test('a server that stops answering mid-job: the run fails with its words, and the job is asked to cancel', async () => {
+  fake.next.push({ console: Array.from({ length: 20 }, (_, i) => `line ${i}`), brokenAfter: 3 });
+  await assert.rejects(target().run(job, () => {}, new AbortController().signal), /LAVA reading job \d+ failed at http:\/\/\S+\/api\/v0\.2\/jobs\/\d+\/: HTTP 500: Server Error \(500\) \(LAVA job http:\/\/\S+\/scheduler\/job\/\d+ was asked to cancel\)/);
+  assert.equal(fake.jobs.at(-1)!.cancelled, true);
+});

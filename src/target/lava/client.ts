@@ -132,7 +132,8 @@ async function lavaWords(res: Response): Promise<string> {
   } catch {
     // not JSON: an HTML error page or a proxy's text
   }
-  return text.replace(/\s+/g, ' ').trim().slice(0, 200) || res.statusText;
+  // an HTML error page says it between its tags
+  return text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200) || res.statusText;
 }
 
 /**

@@ -134,7 +134,15 @@ export function lavaTarget(spec: LavaGuestSpec, opts: LavaTargetOptions): Target
       const url = client.jobUrl(id);
       opts.onProgress?.({ kind: 'submitted', jobId: id, url });
       const log = new LogReader(onLine);
-      const { status, end } = await follow(opts, id, log, abort, timeoutSeconds);
+      let followed;
+      try {
+        followed = await follow(opts, id, log, abort, timeoutSeconds);
+      } catch (err) {
+        // the server stopped answering: the job must not keep a device busy once hintlab gives up on it
+        await client.cancel(id).catch(() => {});
+        throw new Error(`${(err as Error).message} (LAVA job ${url} was asked to cancel)`);
+      }
+      const { status, end } = followed;
       const facts: LabJob = { server: address.name, deviceType: address.deviceType, jobId: id, url, device: status.device, health: status.health, qemu: log.qemu };
       opts.onProgress?.({ kind: 'finished', jobId: id, url, device: status.device, health: status.health });
       return exitOf(end ?? endOf(client, status, log), log, facts, started, client, spec);
