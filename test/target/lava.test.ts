@@ -52,7 +52,7 @@ test('a LAVA address: server, device type, tags, a token from the URL or the env
   assert.deepEqual(redactLavaTokens(['vm', '--target', 'lava://s3cret@lab/qemu', '--target=lava://a:b@lab/qemu']), ['vm', '--target', 'lava://***@lab/qemu', '--target=lava://***@lab/qemu']);
 });
 
-test('the job boots kernel and initramfs with the qemu method, ends at the probe\'s poweroff line, and carries icount in its qemu context', () => {
+test("the job boots kernel and initramfs with the qemu method, ends at the kernel's reboot line after the probe's last, and carries icount in its qemu context", () => {
   const def = JSON.parse(lavaJobDefinition({ name: 'hintlab vm-A-1', deviceType: 'qemu', tags: ['x'], kernelUrl: 'file:///k', initrdUrl: 'file:///i', icount: true, cpus: 1, memoryMiB: 256, timeoutSeconds: 600 }));
   assert.deepEqual(def.context.extra_options, ['-no-reboot', '-smp 1', '-icount shift=0,sleep=off', '-rtc base=2020-01-01T00:00:00,clock=vm']);
   assert.equal(def.context.memory, 256);

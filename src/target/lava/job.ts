@@ -1,9 +1,9 @@
 /**
  * The LAVA job of one boot: deploy hintlab's kernel and its initramfs (the
  * static probe as /init, its arguments in /hintlab.args) to tmpfs, boot them
- * with LAVA's `qemu` method, and wait for the probe's `poweroff` line as the
- * boot's "prompt". There is no test action: the probe is the whole guest, and
- * its checksummed lines (every round with its unit, docs/probe-protocol.md)
+ * with LAVA's `qemu` method, and wait for the kernel's reboot line (after
+ * the probe's last line) as the boot's "prompt". There is no test action:
+ * the probe is the whole guest, and its checksummed lines (every round with its unit, docs/probe-protocol.md)
  * come back in the job's log as LAVA's `target` lines. Without a test action
  * LAVA builds no overlay, so no libguestfs and no shell in the guest.
  *
@@ -21,11 +21,13 @@ const ICOUNT_OPTIONS = ['-icount shift=0,sleep=off', '-rtc base=2020-01-01T00:00
 export const LAVA_APPEND = 'console=ttyS0,115200 panic=-1 loglevel=6 nokaslr';
 
 /**
- * LAVA's prompt for the end of a boot (a regular expression): the probe's
- * last line as PID 1, `@hl1 poweroff status=N #crc32`, up to its line end,
- * so the whole line is in the log before LAVA ends the job and stops qemu.
+ * LAVA's prompt for the end of a boot (a regular expression): the kernel's
+ * own words once the probe, after its last line (`@hl1 poweroff status=N`),
+ * has called reboot(). Matching the kernel's line rather than the probe's
+ * means the probe's line has come through whole, line end included (the
+ * console reaches LAVA byte by byte, its line ends as `\r\r\n`).
  */
-export const END_PROMPT = '@hl1 poweroff status=[0-9]+ #[0-9a-f]{8}\\r?\\n';
+export const END_PROMPT = 'reboot: (Restarting system|Power down|System halted)';
 
 export interface LavaBootJob {
   /** Shown in LAVA's job list: `hintlab vm-A-1 (kernel A, boot 1/6)`. */

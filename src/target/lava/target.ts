@@ -92,8 +92,13 @@ class LogReader {
 
 const sleep = (ms: number, abort?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    abort?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    const done = () => {
+      clearTimeout(t);
+      abort?.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    abort?.addEventListener('abort', done, { once: true });
   });
 
 /** LAVA's reason for a job that did not complete, in its words. */
