@@ -50,7 +50,8 @@ const yamlStr = (s: string) => JSON.stringify(s);
 function logLines(job: FakeJob): string[] {
   const entries = [
     `- {"dt": "2026-01-01T00:00:00", "lvl": "info", "msg": ${yamlStr('start: 1.1 deployimages')}}`,
-    `- {"dt": "2026-01-01T00:00:01", "lvl": "info", "msg": ${yamlStr('Boot command: qemu-system-x86_64 -cpu qemu64 -nographic -m 256 -kernel /k -initrd /i')}}`,
+    `- {"dt": "2026-01-01T00:00:01", "lvl": "info", "msg": ${yamlStr('qemu-system-x86, installed at version: 1:7.2+dfsg-7+deb12u18+b3, host architecture: amd64')}}`,
+    `- {"dt": "2026-01-01T00:00:01", "lvl": "info", "msg": ${yamlStr('Boot command: /usr/bin/qemu-system-x86_64 -cpu qemu64 -nographic -m 256 -kernel /k -initrd /i')}}`,
     // as LAVA's ShellLogger: every `"` of the console logged as `\"`
     ...job.script.console.map((l) => `- {"dt": "2026-01-01T00:00:02", "lvl": "target", "msg": ${yamlStr(l.replace(/"/g, '\\"'))}}`),
     ...(job.script.errors ?? []).map((e) => `- {"dt": "2026-01-01T00:00:03", "lvl": "error", "msg": ${yamlStr(e)}}`),

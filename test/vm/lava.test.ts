@@ -72,8 +72,11 @@ test('kernel A then kernel B as LAVA jobs on a qemu device under icount: stored 
 test('a job that cannot boot its image is stored failed with the job URL and LAVA\'s error; the token never reaches the store', { skip, timeout: 600_000 }, async () => {
   assert.ok(lab);
   const db = join(dir, 'fail.db');
+  // a bzImage header and nothing behind it: hintlab takes it, qemu on the worker cannot boot it
   const bogus = join(dir, 'vmlinuz-bogus');
-  writeFileSync(bogus, 'not a kernel\n');
+  const image = Buffer.alloc(0x300);
+  image.write('HdrS', 0x202, 'latin1');
+  writeFileSync(bogus, image);
   const target = lab.target.replace('lava://', `lava://${lab.token}@`);
   const r = await runCli(['vm', '--target', target, '--kernel', `X=${bogus}`, '--order', 'X', '--profile', 'getppid', '--rounds', '1', '--warmups', '0', '--db', db]);
   assert.notEqual(r.code, 0, r.stderr);

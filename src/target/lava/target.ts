@@ -83,8 +83,8 @@ class LogReader {
       } else if (e.lvl === 'error') {
         this.errors.push(e.msg);
       } else if (this.qemu === null) {
-        // LAVA 2023.01 says `Boot command: qemu-system-x86_64 ...`
-        this.qemu = /^(?:Boot command: )?(qemu-system-\S+ .*)$/.exec(e.msg.trim())?.[1] ?? null;
+        // LAVA 2023.01 says `Boot command: /usr/bin/qemu-system-x86_64 ...`
+        this.qemu = /^Boot command: (\S*qemu-system-\S+ .*)$/.exec(e.msg.trim())?.[1] ?? null;
       }
     }
   }
