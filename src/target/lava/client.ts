@@ -4,6 +4,8 @@
  * design starts that the token works and the device type has devices to
  * run on. Node's fetch; every error names the URL and says what LAVA said.
  */
+import http from 'node:http';
+import https from 'node:https';
 import { parse } from 'yaml';
 import { UserError } from '../../errors.ts';
 import type { LavaAddress } from './address.ts';
@@ -45,27 +47,34 @@ export class LavaClient {
     return `${this.address.base}/scheduler/job/${id}`;
   }
 
-  private async request(path: string, init: RequestInit = {}, what = path): Promise<Response> {
+  private async request(path: string, init: { method?: string; body?: string } = {}, what = path): Promise<Reply> {
     const url = `${this.address.base}/api/v0.2/${path}`;
-    const headers: Record<string, string> = { Accept: 'application/json', ...(init.headers as Record<string, string> | undefined) };
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (init.body !== undefined) headers['Content-Type'] = 'application/json';
     if (this.address.token) headers.Authorization = `Token ${this.address.token}`;
-    let res: Response;
-    try {
-      res = await fetch(url, { ...init, headers, signal: init.signal ?? AbortSignal.timeout(30_000) });
-    } catch (err) {
-      const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
-      throw new UserError(`LAVA server ${this.address.base} did not answer (${what}): ${cause}; check the server in --target`);
+    const method = init.method ?? 'GET';
+    let res: Reply | null = null;
+    // a look (GET) is tried again after a network error; a submission never is, so no job is submitted twice
+    for (let attempt = 1; res === null; attempt++) {
+      try {
+        res = await send(url, method, headers, init.body);
+      } catch (err) {
+        if (method !== 'GET' || attempt >= GET_ATTEMPTS) {
+          throw new UserError(`LAVA server ${this.address.base} did not answer (${what}${attempt > 1 ? `, ${attempt} tries` : ''}): ${(err as Error).message}; check the server in --target`);
+        }
+        await new Promise((r) => setTimeout(r, RETRY_MS));
+      }
     }
     if (res.status === 401 || res.status === 403) {
-      throw new UserError(`LAVA server ${this.address.base} refused the token (${what}): ${await lavaWords(res)}; give a valid token (lava://TOKEN@server/TYPE or $HINTLAB_LAVA_TOKEN)`);
+      throw new UserError(`LAVA server ${this.address.base} refused the token (${what}): ${lavaWords(res)}; give a valid token (lava://TOKEN@server/TYPE or $HINTLAB_LAVA_TOKEN)`);
     }
     return res;
   }
 
   private async json(path: string, what: string): Promise<unknown> {
     const res = await this.request(path, {}, what);
-    if (!res.ok) throw new UserError(`LAVA ${what} failed at ${res.url}: HTTP ${res.status}: ${await lavaWords(res)}`);
-    return res.json();
+    if (!res.ok) throw new UserError(`LAVA ${what} failed at ${res.url}: HTTP ${res.status}: ${lavaWords(res)}`);
+    return JSON.parse(res.text);
   }
 
   /**
@@ -87,10 +96,10 @@ export class LavaClient {
   }
 
   /** Submit a definition; its job id. */
-  async submit(definition: string, signal?: AbortSignal): Promise<number> {
-    const res = await this.request('jobs/', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ definition }), signal }, 'submitting a job');
-    if (!res.ok) throw new UserError(`LAVA refused the job at ${res.url}: HTTP ${res.status}: ${await lavaWords(res)}`);
-    const body = (await res.json()) as { job_ids?: number[] };
+  async submit(definition: string): Promise<number> {
+    const res = await this.request('jobs/', { method: 'POST', body: JSON.stringify({ definition }) }, 'submitting a job');
+    if (!res.ok) throw new UserError(`LAVA refused the job at ${res.url}: HTTP ${res.status}: ${lavaWords(res)}`);
+    const body = JSON.parse(res.text) as { job_ids?: number[] };
     const id = body.job_ids?.[0];
     if (typeof id !== 'number') throw new UserError(`LAVA accepted the job at ${res.url} but named no job id: ${JSON.stringify(body)}`);
     return id;
@@ -111,29 +120,63 @@ export class LavaClient {
   async logFrom(id: number, start: number): Promise<LavaLogEntry[]> {
     const res = await this.request(`jobs/${id}/logs/?start=${start}`, {}, `reading job ${id}'s log`);
     if (res.status === 404) return [];
-    if (!res.ok) throw new UserError(`LAVA log of job ${id} at ${res.url}: HTTP ${res.status}: ${await lavaWords(res)}`);
-    return parseLavaLog(await res.text());
+    if (!res.ok) throw new UserError(`LAVA log of job ${id} at ${res.url}: HTTP ${res.status}: ${lavaWords(res)}`);
+    return parseLavaLog(res.text);
   }
 
   /** Ask LAVA to cancel job `id` (it ends as `Canceled` once the worker has stopped it). */
   async cancel(id: number): Promise<void> {
     const res = await this.request(`jobs/${id}/cancel/`, {}, `cancelling job ${id}`);
-    if (!res.ok) throw new UserError(`LAVA did not cancel job ${id} at ${res.url}: HTTP ${res.status}: ${await lavaWords(res)}`);
+    if (!res.ok) throw new UserError(`LAVA did not cancel job ${id} at ${res.url}: HTTP ${res.status}: ${lavaWords(res)}`);
   }
 }
 
+/** An HTTP answer, read whole. */
+interface Reply {
+  url: string;
+  status: number;
+  ok: boolean;
+  text: string;
+}
+
+const REQUEST_TIMEOUT_MS = 30_000;
+const GET_ATTEMPTS = 3;
+const RETRY_MS = 1000;
+
+/**
+ * One request on a connection of its own (no keep-alive: LAVA's gunicorn
+ * closes idle connections after 2 s, about when the next look at a job
+ * would reuse one, and a request on a closed connection fails).
+ */
+function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
+  const lib = url.startsWith('https:') ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = lib.request(url, { method, headers: { ...headers, ...(body !== undefined ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) }, agent: false, timeout: REQUEST_TIMEOUT_MS }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        resolve({ url, status, ok: status >= 200 && status < 300, text: Buffer.concat(chunks).toString('utf8') });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
+    req.on('error', (err: NodeJS.ErrnoException) => reject(new Error(err.code ? `${err.code}${err.message.includes(err.code) ? '' : `: ${err.message}`}` : err.message)));
+    req.end(body);
+  });
+}
+
 /** LAVA's own message in an error response (`detail`, `message`), else the start of the body. */
-async function lavaWords(res: Response): Promise<string> {
-  const text = await res.text().catch(() => '');
+function lavaWords(res: Reply): string {
   try {
-    const body = JSON.parse(text) as { detail?: unknown; message?: unknown };
+    const body = JSON.parse(res.text) as { detail?: unknown; message?: unknown };
     const said = body.detail ?? body.message;
     if (said !== undefined) return typeof said === 'string' ? said : JSON.stringify(said);
   } catch {
     // not JSON: an HTML error page or a proxy's text
   }
   // an HTML error page says it between its tags
-  return text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200) || res.statusText;
+  return res.text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200) || `HTTP ${res.status}`;
 }
 
 /**
