@@ -16,6 +16,8 @@ export interface FakeJobScript {
   failureComment?: string;
   /** LAVA `error` entries logged before the end. */
   errors?: string[];
+  /** LAVA's result of the job when it failed (the `job` case of the `lava` suite). */
+  jobError?: { error_type: string; error_msg: string };
   /** Status reads the job stays Submitted (queued) before it runs. */
   queued?: number;
   /** After this many status reads, the status answers HTTP 500 (a server in trouble). */
@@ -55,7 +57,9 @@ function logLines(job: FakeJob): string[] {
     // as LAVA's ShellLogger: every `"` of the console logged as `\"`
     ...job.script.console.map((l) => `- {"dt": "2026-01-01T00:00:02", "lvl": "target", "msg": ${yamlStr(l.replace(/"/g, '\\"'))}}`),
     ...(job.script.errors ?? []).map((e) => `- {"dt": "2026-01-01T00:00:03", "lvl": "error", "msg": ${yamlStr(e)}}`),
-    `- {"dt": "2026-01-01T00:00:04", "lvl": "results", "msg": {"case": "job", "definition": "lava", "result": "pass"}}`,
+    job.script.jobError
+      ? `- {"dt": "2026-01-01T00:00:04", "lvl": "results", "msg": {"case": "job", "definition": "lava", "error_msg": ${yamlStr(job.script.jobError.error_msg)}, "error_type": ${yamlStr(job.script.jobError.error_type)}, "result": "fail"}}`
+      : `- {"dt": "2026-01-01T00:00:04", "lvl": "results", "msg": {"case": "job", "definition": "lava", "result": "pass"}}`,
   ];
   return entries;
 }

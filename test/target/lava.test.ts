@@ -98,6 +98,7 @@ test('a complete job: queued, running on its device, the console streamed in ord
 
 test('an incomplete job ends as a target gone away, in LAVA\'s words, with the job URL and the console', async () => {
   fake.next.push({ console: ['Linux version 6.1.0', 'Kernel panic - not syncing: VFS'], health: 'Incomplete', failureComment: 'kernel-messages: Kernel panic', errors: ['Job error: kernel panic'] });
+  fake.next.push({ console: ['qemu: linux kernel too old to load a ram disk'], health: 'Incomplete', failureComment: 'InfrastructureError: The Infrastructure is not working correctly.', jobError: { error_type: 'Infrastructure', error_msg: 'Connection closed' } });
   const exit = await target().run(job, () => {}, new AbortController().signal);
   const id = fake.jobs.at(-1)!.id;
   assert.deepEqual(exit.end, { kind: 'lost', reason: `LAVA job http://${fake.url}/scheduler/job/${id} on qemu01 ended Incomplete: kernel-messages: Kernel panic` });
@@ -105,6 +106,9 @@ test('an incomplete job ends as a target gone away, in LAVA\'s words, with the j
   assert.match(text, new RegExp(`LAVA job: http://${fake.url.replace('.', '\\.')}/scheduler/job/${id} \\(device qemu01, Incomplete\\)`));
   assert.match(text, /\| Kernel panic - not syncing: VFS/);
   assert.match(text, /LAVA said:\n {2}\| Job error: kernel panic/);
+  // LAVA's verdict on the job comes before its generic failure comment
+  const infra = await target().run(job, () => {}, new AbortController().signal);
+  assert.match((infra.end as { reason: string }).reason, /^LAVA job \S+ on qemu01 ended Incomplete: Infrastructure: Connection closed$/);
 });
 
 test('a job cancelled in LAVA says so; a Ctrl-C cancels the job in LAVA and waits until it is over', async () => {

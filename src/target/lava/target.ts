@@ -62,17 +62,31 @@ export interface LavaTargetOptions {
 
 const TAIL_LINES = 25;
 
+/** LAVA's result of the whole job, when it names an error. */
+function jobErrorOf(msg: unknown): string | null {
+  const r = msg as { case?: unknown; definition?: unknown; error_msg?: unknown; error_type?: unknown } | null;
+  if (!r || r.case !== 'job' || r.definition !== 'lava' || typeof r.error_msg !== 'string') return null;
+  return typeof r.error_type === 'string' ? `${r.error_type}: ${r.error_msg}` : r.error_msg;
+}
+
 /** The job's log, read as it grows: console lines to the session, LAVA's errors and qemu's command kept. */
 class LogReader {
   next = 0;
   readonly consoleTail: string[] = [];
   readonly errors: string[] = [];
+  /** LAVA's own verdict on the job (its `job` result): `Infrastructure: Connection closed`. */
+  jobError: string | null = null;
   qemu: string | null = null;
   constructor(private readonly onLine: (line: string) => void) {}
+
+  takeResult(msg: unknown): void {
+    this.jobError = jobErrorOf(msg) ?? this.jobError;
+  }
 
   take(entries: LavaLogEntry[]): void {
     this.next += entries.length;
     for (const e of entries) {
+      if (e.lvl === 'results') this.takeResult(e.msg);
       if (typeof e.msg !== 'string') continue;
       if (e.lvl === 'target') {
         // LAVA's ShellLogger writes every `"` of the console as `\"` (and drops ESC and CR); undo the quotes
@@ -104,7 +118,7 @@ const sleep = (ms: number, abort?: AbortSignal) =>
 /** LAVA's reason for a job that did not complete, in its words. */
 function lavaReason(client: LavaClient, status: LavaJobStatus, log: LogReader): string {
   const url = client.jobUrl(status.id);
-  const said = status.failureComment ?? log.errors.at(-1) ?? 'LAVA gave no reason';
+  const said = log.jobError ?? status.failureComment ?? log.errors.at(-1) ?? 'LAVA gave no reason';
   const where = status.device ? ` on ${status.device}` : '';
   if (status.health === 'Canceled') return `LAVA job ${url}${where} was cancelled in LAVA${status.failureComment ? `: ${status.failureComment}` : ''}`;
   return `LAVA job ${url}${where} ended ${status.health}: ${said}`;
