@@ -74,6 +74,8 @@ export interface DriverSegment {
    * other, and the first failure is the drive's.
    */
   alongside?: DriverSegment;
+  /** The `alongside` partner is another experiment's unit (two boots on two lab devices): a failure of one does not stop the other. */
+  independent?: boolean;
 }
 
 /** Why a drive stopped before its last segment. */
@@ -158,7 +160,7 @@ async function runGroup(spec: DriveSpec, runs: Runs, group: DriverSegment[], ind
   await Promise.all(
     group.map(async (seg, k) => {
       const result: SegmentResult = { ...(await runSegment(spec, runs, seg, index, runs.open(seg.run), abort)), ...(k === 1 ? { alongside: true } : {}) };
-      if (result.outcome.state === 'failed') partner.abort();
+      if (result.outcome.state === 'failed' && !group[0]!.independent) partner.abort();
       ended.push(result);
     }),
   );

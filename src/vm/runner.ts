@@ -316,7 +316,8 @@ function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): 
 function pairSegments(single: DriverSegment[], parallel: number): DriverSegment[] {
   if (parallel < 2) return single;
   const paired: DriverSegment[] = [];
-  for (let i = 0; i < single.length; i += 2) paired.push(single[i + 1] ? { ...single[i]!, alongside: single[i + 1] } : single[i]!);
+  // each boot is its own unit: a failed boot does not stop the one beside it
+  for (let i = 0; i < single.length; i += 2) paired.push(single[i + 1] ? { ...single[i]!, alongside: single[i + 1], independent: true } : single[i]!);
   return paired;
 }
 

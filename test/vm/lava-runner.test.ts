@@ -159,3 +159,15 @@ test('serve=HOST:PORT: the jobs name http:// URLs hintlab serves while the order
   await assert.rejects(fetch(kernelUrl), 'nothing serves after the order');
   assert.equal(store.resolveRun('vm-A-1').status, 'complete');
 });
+
+test('two devices: a boot that fails does not stop the boot beside it', async () => {
+  fake.scriptFor = (definition) => (definition.includes('kernel A') ? { console: ['qemu: linux kernel too old to load a ram disk'], health: 'Incomplete', failureComment: 'Connection closed' } : byKernel(definition));
+  fake.devices.push({ hostname: 'qemu02', health: 'Good', state: 'Idle', tags: [], worker_host: 'w1' });
+  try {
+    const { steps, parallel } = await onLava(request({ steps: ['A', 'B'] }));
+    assert.equal(parallel, 2);
+    assert.deepEqual(steps.map((s) => `${s.runLabel}:${s.state}`).sort(), ['vm-A-1:failed', 'vm-B-1:complete']);
+  } finally {
+    fake.devices.pop();
+  }
+});
