@@ -26,7 +26,9 @@ import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
 import { VERSION } from '../version.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { interruptible } from './interrupt.ts';
-import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
+import { type CliIO, invocationOf, UserError } from './io.ts';
+import { parseLavaAddress, redactLavaTokens } from '../target/lava/address.ts';
+import { shellLine } from '../shell.ts';
 import { compileProgress, configBase, optLevel } from './kernel.ts';
 import { collect, intOption, pctOption } from './options.ts';
 import { reproduceContext } from './report.ts';
@@ -50,6 +52,7 @@ interface TrialOptions {
   warmups: number;
   repeat: number;
   kvm?: boolean;
+  target?: string;
   scenario: string[];
   stressor: string[];
   set: string[];
@@ -123,7 +126,11 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
   const profiles = guestProfiles(opts.profile, opts.kvm !== true);
   if (opts.costModel !== undefined && opts.cost === false) throw new UserError('--cost-model sets the model of --cost; drop --no-cost', 2);
   if (opts.cost && opts.kvm) throw new UserError('--cost counts in qemu\'s emulator (TCG plugin), --kvm measures time: choose one', 2);
-  const decided = costByDefault(opts.costModel !== undefined ? true : opts.cost, opts.kvm === true, opts.patch.map((p) => readPatch(resolve(io.cwd, p))));
+  if (opts.target !== undefined) {
+    parseLavaAddress(opts.target, io.env);
+    if (opts.kvm) throw new UserError('--kvm: on a LAVA lab (--target) the device decides the accelerator; drop --kvm to count instructions under icount there', 2);
+  }
+  const decided = costByDefault(opts.costModel !== undefined ? true : opts.cost, opts.kvm === true || opts.target !== undefined, opts.patch.map((p) => readPatch(resolve(io.cwd, p))));
   if (decided.note) io.stderr(`note: ${decided.note}`);
   const cost = decided.on ? parseCostModel(opts.costModel ?? '') : null;
   const costPlugin = cost && !fake?.launcher ? buildCostPlugin(io.env) : undefined;
@@ -156,8 +163,10 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
           maxObjects: opts.maxObjects,
           thresholdPct: opts.threshold,
           timeoutSeconds: opts.timeout,
-          command: commandLine(io),
-          invocation: invocationOf(io),
+          lava: opts.target ?? null,
+          // a LAVA token typed in --target stays out of the store and the report
+          command: shellLine(['hintlab', ...redactLavaTokens(io.argv ?? [])]),
+          invocation: { ...invocationOf(io), argv: redactLavaTokens(io.argv ?? []) },
           db: opts.db ?? (io.env.HINTLAB_DB || null),
           hintlabVersion: VERSION,
         },
@@ -182,6 +191,7 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
             io.stderr(`      ${line}\n`);
           },
           onCompiled: (n, obj) => progress.update(n, obj),
+          env: io.env,
         },
       ),
     );
@@ -224,6 +234,7 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--cost', "also count, in every boot, what each call costs the emulated machine (hintlab's qemu plugin: taken branches, I-cache lines, modelled L1i misses and mispredictions) and which kernel functions changed (see docs/vm.md)")
     .option('--cost-model <model>', "with --cost: the modelled L1i and predictor (default 'l1i=32k,8way,64 predictor=2bit')")
     .option('--timeout <s>', 'seconds one boot may take before qemu is killed', intOption('--timeout', 5), 600)
+    .option('--target <lava-url>', "run the measured boots as LAVA jobs: lava://[TOKEN@]SERVER[:PORT]/DEVICE_TYPE (builds, codegen and behave stay here; see docs/lava.md)")
     .option('--format <fmt>', `report format: ${Object.keys(REPORTERS).join(', ')}`, formatOption, 'lkml')
     .option('-o, --output <file>', 'write the report to FILE (atomically) instead of stdout')
     .option('--all', 'lkml: a table row for every profile (default: the ones with no proven change in one line)')

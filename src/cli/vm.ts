@@ -9,10 +9,14 @@ import { VERSION } from '../version.ts';
 import type { AccelRequest } from '../vm/accel.ts';
 import { parseOrder, resolveKernel } from '../vm/kernels.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
-import { repeatOrder, runVm } from '../vm/runner.ts';
+import { repeatOrder, runVm, type VmRequest } from '../vm/runner.ts';
+import { runVmOnLava } from '../vm/lava.ts';
+import { parseLavaAddress, redactLavaTokens } from '../target/lava/address.ts';
+import { describeLavaProgress } from '../target/lava/target.ts';
+import { shellLine } from '../shell.ts';
 import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
 import { costReport } from '../vm/cost-summary.ts';
-import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
+import { type CliIO, invocationOf, UserError } from './io.ts';
 import { reportSteps, stepCallbacks } from './vm-report.ts';
 import { vmMacroAction, type VmMacroOptions } from './vm-macro.ts';
 import { interruptible } from './interrupt.ts';
@@ -36,6 +40,8 @@ export interface VmOptions extends VmMacroOptions {
   detect: number;
   cost?: boolean;
   costModel?: string;
+  target?: string;
+  resume?: boolean;
 }
 
 function accelOption(value: string): AccelRequest {
@@ -70,6 +76,7 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
   if (opts.repeat !== undefined && opts.macro) throw new UserError('--repeat pools boots of probe profiles; it does not work with --macro yet: use --order', 2);
   const defaultOrder = labels.length === 2 ? `${labels[0]},${labels[1]},${labels[0]}` : labels.join(',');
   const steps = opts.repeat !== undefined ? repeatOrder(labels, opts.repeat) : parseOrder(opts.order ?? defaultOrder, labels);
+  if (opts.target !== undefined && opts.macro) throw new UserError('--macro does not run on a LAVA lab yet; drop --target or --macro', 2);
   if (opts.macro) return vmMacroAction(opts, io, kernels, steps);
   if (opts.costModel !== undefined && !opts.cost) throw new UserError('--cost-model sets the model of --cost; add --cost', 2);
   if (opts.cost && opts.accel === 'kvm') throw new UserError('--cost counts in qemu\'s emulator (TCG plugin): use --accel tcg (or auto), or drop --cost for KVM timings', 2);
@@ -77,6 +84,8 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
   const icount = opts.icount === true || opts.cost === true;
   const cost = opts.cost ? parseCostModel(opts.costModel ?? '') : null;
   const profiles = guestProfiles(opts.profile, icount);
+  if (opts.resume && opts.target === undefined) throw new UserError('--resume continues an order on a LAVA lab (--target lava://...); a local vm order is rerun whole', 2);
+  if (opts.target !== undefined) return vmLavaAction(opts, io, { kernels, steps, profiles, icount, cost });
   requireQemu();
   const costPlugin = cost ? buildCostPlugin(io.env) : undefined;
   const probe = buildProbe({ static: true, env: io.env });
@@ -85,24 +94,7 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
   try {
     await interruptible(async (abort) => {
       const result = await runVm(
-        {
-          kernels,
-          steps,
-          profiles,
-          ops: opts.ops ?? null,
-          warmups: opts.warmups,
-          rounds: opts.rounds,
-          accel: opts.accel,
-          icount,
-          cost,
-          timeoutSeconds: opts.timeout ?? 600,
-          labelPrefix: opts.labelPrefix,
-          poolBoots: opts.repeat !== undefined,
-          injectWork: parseInjectWork(opts.injectWork, labels),
-          command: commandLine(io),
-          invocation: invocationOf(io),
-          hintlabVersion: VERSION,
-        },
+        vmRequest(opts, io, { kernels, steps, profiles, icount, cost }),
         {
           store,
           launcher: qemuLauncher(),
@@ -116,6 +108,56 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
       bar.clear();
       reportSteps(io, store, result, steps.length, opts.db, opts.detect);
       if (cost) io.stdout(costReport(costRunsByKernel(store, result.steps)));
+    });
+  } finally {
+    bar.clear();
+    store.close();
+  }
+}
+
+type Planned = Pick<VmRequest, 'kernels' | 'steps' | 'profiles' | 'icount' | 'cost'>;
+
+function vmRequest(opts: VmOptions, io: CliIO, planned: Planned): VmRequest {
+  return {
+    ...planned,
+    ops: opts.ops ?? null,
+    warmups: opts.warmups,
+    rounds: opts.rounds,
+    accel: opts.accel,
+    timeoutSeconds: opts.timeout ?? 600,
+    labelPrefix: opts.labelPrefix,
+    poolBoots: opts.repeat !== undefined,
+    injectWork: parseInjectWork(opts.injectWork, planned.kernels.map((k) => k.label)),
+    // a LAVA token typed in --target stays out of the store
+    command: shellLine(['hintlab', ...redactLavaTokens(io.argv ?? [])]),
+    invocation: { ...invocationOf(io), argv: redactLavaTokens(io.argv ?? []) },
+    hintlabVersion: VERSION,
+  };
+}
+
+/** `vm --target lava://...`: the same order as LAVA jobs (src/vm/lava.ts). */
+async function vmLavaAction(opts: VmOptions, io: CliIO, planned: Planned): Promise<void> {
+  parseLavaAddress(opts.target!, io.env); // a malformed address is refused before the probe is built
+  const probe = buildProbe({ static: true, env: io.env });
+  const store = Store.open(dbPathFrom(opts.db, io.env));
+  const bar = progressBar(io);
+  try {
+    await interruptible(async (abort) => {
+      const result = await runVmOnLava(vmRequest(opts, io, planned), {
+        target: opts.target!,
+        env: io.env,
+        store,
+        probe,
+        abort,
+        ...stepCallbacks(io, bar, planned.steps.length),
+        onRound: (s, d, t, p) => bar.update(d, t, `${s.runLabel} ${p}`),
+        onDevices: (d, parallel) => io.stderr(`LAVA devices: ${d.join(', ')}${parallel > 1 ? ` (boots run ${parallel} at once)` : ''}\n`),
+        onLavaProgress: (p) => io.stderr(`  ${describeLavaProgress(p)}\n`),
+        resume: opts.resume === true,
+        onResume: (done) => io.stderr(`resume: ${done.map((s) => s.runLabel).join(', ')} already stored complete; booting the rest\n`),
+      });
+      bar.clear();
+      reportSteps(io, store, result, planned.steps.length, opts.db, opts.detect);
     });
   } finally {
     bar.clear();
@@ -171,6 +213,8 @@ export function registerVm(program: Command, io: CliIO): void {
     .option('--instances <list>', "with --macro: instance counts, comma-separated; 'all' = one per guest CPU", '1')
     .option('--seconds <s>', 'with --macro: seconds per stress-ng invocation', intOption('--seconds', 1), 5)
     .option('--repeats <n>', 'with --macro: repeats of every stressor and instance count', intOption('--repeats', 1), 5)
+    .option('--target <lava-url>', 'boot on a LAVA lab instead of local qemu: lava://[TOKEN@]SERVER[:PORT]/DEVICE_TYPE[?tags=a,b], each boot one LAVA job (token also from $HINTLAB_LAVA_TOKEN; see docs/lava.md)')
+    .option('--resume', 'with --target lava://: boot only what the same order has not stored complete yet (one run per boot; not with --repeat)')
     .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
     .action(async (opts: VmOptions) => vmAction(opts, io));
 }

@@ -74,6 +74,8 @@ export interface DriverSegment {
    * other, and the first failure is the drive's.
    */
   alongside?: DriverSegment;
+  /** The `alongside` partner is another experiment's unit (two boots on two lab devices): a failure of one does not stop the other. */
+  independent?: boolean;
 }
 
 /** Why a drive stopped before its last segment. */
@@ -83,6 +85,8 @@ export type DriveStop =
 
 export interface SegmentResult {
   index: number;
+  /** The result of the segment's `alongside` partner (same index), not of the segment itself. */
+  alongside?: boolean;
   runId: number;
   outcome: SessionOutcome;
   /** Null when the job could not be started at all. */
@@ -154,9 +158,9 @@ async function runGroup(spec: DriveSpec, runs: Runs, group: DriverSegment[], ind
   const abort = AbortSignal.any([spec.abort, partner.signal]);
   const ended: SegmentResult[] = [];
   await Promise.all(
-    group.map(async (seg) => {
-      const result = await runSegment(spec, runs, seg, index, runs.open(seg.run), abort);
-      if (result.outcome.state === 'failed') partner.abort();
+    group.map(async (seg, k) => {
+      const result: SegmentResult = { ...(await runSegment(spec, runs, seg, index, runs.open(seg.run), abort)), ...(k === 1 ? { alongside: true } : {}) };
+      if (result.outcome.state === 'failed' && !group[0]!.independent) partner.abort();
       ended.push(result);
     }),
   );

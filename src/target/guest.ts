@@ -66,7 +66,7 @@ export function describeBootFailure(what: string, boot: { consoleTail: string[];
 }
 
 /** The console tail without the base64 chunk lines of a file transfer, which say nothing to a reader. */
-function readableTail(tail: string[]): string[] {
+export function readableTail(tail: string[]): string[] {
   const kept = tail.filter((l) => !l.includes('@hl1 chunk '));
   const hidden = tail.length - kept.length;
   return hidden ? [...kept, `(${hidden} file transfer chunk lines not shown)`] : kept;
@@ -88,7 +88,7 @@ export function initramfsFile(probe: Pick<ProbeBuild, 'path'>, args: string[], c
 }
 
 /** The job's files as archive members, with the directories above them; /sys for the probe to mount sysfs on. */
-function jobEntries(job: TargetJob): CpioEntry[] {
+export function jobEntries(job: TargetJob): CpioEntry[] {
   const files = (job.files ?? []).map((f): CpioEntry => ({ kind: 'file', path: f.path.replace(/^\/+/, ''), data: f.data, mode: f.mode }));
   const dirs = parentDirs(files.map((f) => `/${f.path}`)).filter((d) => d !== 'sys');
   return [{ kind: 'dir', path: 'sys' }, ...dirs.map((d): CpioEntry => ({ kind: 'dir', path: d })), ...files];

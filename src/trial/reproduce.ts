@@ -9,6 +9,7 @@ import type { TrialCodegen } from './codegen.ts';
 import type { ReproduceCommand, TrialKernel } from './document.ts';
 import type { TrialRequest } from './request.ts';
 import type { VmStepResult } from './steps.ts';
+import { parseLavaAddress } from '../target/lava/address.ts';
 
 function baseArgs(base: ConfigBase): string[] {
   if (typeof base === 'string') return base === 'tinyconfig' ? [] : ['--base', base];
@@ -58,7 +59,10 @@ export function reproduceCommands({ req, kernels, codegen, vm, stress }: Reprodu
     // no --profile given: vm's default set under icount is the trial's (every one-CPU profile)
     ...(req.profileArgs.length ? ['--profile', req.profileArgs.join(',')] : []), '--rounds', String(req.rounds), '--warmups', String(req.warmups),
     ...(req.ops === null ? [] : ['--ops', String(req.ops)]),
-    '--label-prefix', vm.runs.A.label.slice(0, -1), ...dbArgs(req),
+    '--label-prefix', vm.runs.A.label.slice(0, -1),
+    // the lab's address without its token ($HINTLAB_LAVA_TOKEN gives it)
+    ...(req.lava ? ['--target', parseLavaAddress(req.lava, {}).name] : []),
+    ...dbArgs(req),
   ];
   return [
     { part: 'trial', argv: [...req.invocation.argv] },

@@ -19,6 +19,7 @@ import type { VmDeps, VmRequest, VmResult } from '../vm/runner.ts';
 import type { VmMacroDeps, VmMacroPlan, VmMacroRequest, VmMacroResult } from '../vm/macro.ts';
 import type { StressNgExecutor } from '../macro/executor.ts';
 import type { CpioEntry } from '../vm/initramfs.ts';
+import type { LavaVmDeps } from '../vm/lava.ts';
 import type { CodegenInput, TrialCodegen } from './codegen.ts';
 import type { StepName, TrialStep } from './document.ts';
 
@@ -48,6 +49,8 @@ export interface TrialRequest {
   repeat: number;
   /** Time in ns under KVM (only where a KVM trial boot works) instead of instructions under icount. */
   kvm: boolean;
+  /** `--target lava://...`: the measured boots run as LAVA jobs (src/vm/lava.ts); null or absent: qemu here. */
+  lava?: string | null;
   /** `--cost`: the boots run hintlab's cost plugin with this model (src/vm/cost-plugin.ts); null without. */
   cost?: CostModel | null;
   /** stress-ng in A/B boots of the measured kernels (src/trial/stress.ts); null or absent without --stressor/--set. */
@@ -84,6 +87,7 @@ export interface TrialServices {
   runVm(req: VmRequest, deps: VmDeps): Promise<VmResult>;
   planVmMacro(req: VmMacroRequest, stressNg: StressNgExecutor): Promise<VmMacroPlan>;
   runVmMacro(req: VmMacroRequest, plan: VmMacroPlan, deps: VmMacroDeps): Promise<VmMacroResult>;
+  runVmOnLava(req: VmRequest, deps: LavaVmDeps): Promise<VmResult>;
 }
 
 /** A step starting, finished, or stopping the trial. */
@@ -116,6 +120,8 @@ export interface TrialDeps {
   /** A step's own progress lines (build phases, boots). */
   onDetail?(line: string): void;
   onCompiled?(count: number, object: string): void;
+  /** Where a LAVA token may come from ($HINTLAB_LAVA_TOKEN). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');

@@ -36,12 +36,13 @@ import { runBehave } from '../behave/run.ts';
 import { runVm } from '../vm/runner.ts';
 import { planVmMacro, runVmMacro, type VmMacroPlan } from '../vm/macro.ts';
 import { measureStress, planStress, stressStep, unavailableLine } from './stress.ts';
+import { runVmOnLava } from '../vm/lava.ts';
 import { TRIAL_FORMAT, TRIAL_SCHEMA, type StepName, type TrialDocument, type TrialKernel, type TrialMeasured, type TrialStep } from './document.ts';
 import { reproduceCommands } from './reproduce.ts';
 import type { TrialDeps, TrialRequest, TrialServices } from './request.ts';
 import { behaveStep, buildStep, codegenStep, vmStep, type StepOutcome, type VmStepResult } from './steps.ts';
 
-const REAL: TrialServices = { buildKernel, codegen: trialCodegen, runBehave, runVm, planVmMacro, runVmMacro };
+const REAL: TrialServices = { buildKernel, codegen: trialCodegen, runBehave, runVm, planVmMacro, runVmMacro, runVmOnLava };
 
 /** Runs the steps of one trial, recording each in the store. */
 class Steps {

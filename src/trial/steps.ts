@@ -18,7 +18,9 @@ import { existingLayout } from '../kernel/layout.ts';
 import type { NamedFragment } from '../kernel/config.ts';
 import { chooseAccel, type AccelChoice } from '../vm/accel.ts';
 import { resolveKernel, type VmKernel } from '../vm/kernels.ts';
-import { repeatOrder, type VmDeps, type VmResult } from '../vm/runner.ts';
+import { repeatOrder, type VmDeps, type VmRequest, type VmResult } from '../vm/runner.ts';
+import { parseLavaAddress } from '../target/lava/address.ts';
+import { describeLavaProgress } from '../target/lava/target.ts';
 import type { Unit } from '../model.ts';
 import type { BehaveDocument } from '../behave/compare.ts';
 import type { TrialCodegen } from './codegen.ts';
@@ -208,30 +210,33 @@ export async function vmStep(req: TrialRequest, deps: TrialDeps, services: Trial
   const image = (k: TrialKernel) => sha256(readFileSync(k.image));
   const plan = { profiles: req.profiles.map((p) => p.name), ops: req.ops, rounds: req.rounds, warmups: req.warmups, repeat: req.repeat };
   const cost = req.cost ? { model: describeCostModel(req.cost), plugin: deps.costPlugin?.buildId } : null;
-  const key = stepKey('vm', { a: image(a), b: image(b), ...plan, kvm: req.kvm, probe: deps.probe.buildId, ...(cost ? { cost } : {}) });
+  // a lab's boots are another measurement than this machine's: its address (never the token) is in the key
+  const lab = req.lava ? { lava: parseLavaAddress(req.lava, deps.env).name } : {};
+  const key = stepKey('vm', { a: image(a), b: image(b), ...plan, kvm: req.kvm, probe: deps.probe.buildId, ...(cost ? { cost } : {}), ...lab });
   const stored = deps.store.trials.findResult('vm', key);
   if (stored && isVmResult(stored.result) && stillComplete(deps, stored.result)) {
     return { key, state: 'reused', result: stored.result, summary: `reused: ${describeVm(stored.result)}`, earlierSeconds: stored.result.bootSeconds };
   }
   const order = repeatOrder(['A', 'B'], req.repeat);
-  const result = await services.runVm(
-    {
-      kernels: [vmKernel('A', a, req.invocation.cwd), vmKernel('B', b, req.invocation.cwd)],
-      steps: order,
-      ...plan,
-      profiles: req.profiles,
-      accel: req.kvm ? 'auto' : 'tcg',
-      icount: !req.kvm,
-      cost: req.cost ?? null,
-      timeoutSeconds: req.timeoutSeconds,
-      labelPrefix: `trial${trialId}-`,
-      poolBoots: true,
-      command: req.command,
-      invocation: req.invocation,
-      hintlabVersion: req.hintlabVersion,
-    },
-    vmDeps(req, deps, order.length),
-  );
+  const vmReq: VmRequest = {
+    kernels: [vmKernel('A', a, req.invocation.cwd), vmKernel('B', b, req.invocation.cwd)],
+    steps: order,
+    ...plan,
+    profiles: req.profiles,
+    accel: req.kvm ? 'auto' : 'tcg',
+    icount: !req.kvm,
+    cost: req.cost ?? null,
+    timeoutSeconds: req.timeoutSeconds,
+    labelPrefix: `trial${trialId}-`,
+    poolBoots: true,
+    command: req.command,
+    invocation: req.invocation,
+    hintlabVersion: req.hintlabVersion,
+  };
+  const vmd = vmDeps(req, deps, order.length);
+  const result = req.lava
+    ? await services.runVmOnLava(vmReq, { ...vmd, target: req.lava, env: deps.env, onLavaProgress: (p) => deps.onDetail?.(`  ${describeLavaProgress(p)}`) })
+    : await services.runVm(vmReq, vmd);
   const failure = vmFailure(result);
   if (failure) throw failure;
   const r = vmStepResult(result, order, !req.kvm);

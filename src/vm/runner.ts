@@ -20,7 +20,7 @@ import { type ProbeSession, startProbeRun } from '../bench/session.ts';
 import { invocationExtra, type RunInvocation, type RunParams, type Unit } from '../model.ts';
 import type { Store } from '../store/store.ts';
 import { drive, type DriverSegment, type DrivenRun, type DriveSpec, type DriveStop, type LineSession, type SessionOutcome } from '../target/driver.ts';
-import { guestTarget, kvmTrial, type GuestOptions } from '../target/guest.ts';
+import { guestTarget, kvmTrial, type GuestOptions, type GuestSpec } from '../target/guest.ts';
 import type { Target, TargetExit } from '../target/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment } from '../environment/guest.ts';
@@ -58,6 +58,14 @@ export interface VmRequest {
   hintlabVersion: string;
   /** `--cost`: the cost plugin runs in every boot with this model (needs TCG and icount). */
   cost?: CostModel | null;
+  /**
+   * Boots at once (default 1): 2 runs consecutive boots of the order in
+   * pairs (A with B, B with A, ...), for a lab with two devices where
+   * instruction counts do not depend on what else runs.
+   */
+  parallel?: number;
+  /** Step indices already stored complete (`vm --target lava:// --resume`): their boots are not run again. */
+  skipSteps?: number[];
 }
 
 export interface VmDeps {
@@ -71,8 +79,12 @@ export interface VmDeps {
   costDir?: string;
   /** Where initramfs images are kept (default: next to the probe cache). */
   cacheDir?: string;
-  /** Overrides the KVM check (tests). */
+  /** Overrides the KVM check (tests; a LAVA lab, whose devices decide). */
   chooseAccel?: typeof chooseAccel;
+  /** Where each kernel boots (default: a qemu guest on this machine; a LAVA lab: src/vm/lava.ts). */
+  targetFor?: (spec: GuestSpec) => Target;
+  /** The kernel command line the target boots with, as stored (default BASE_APPEND, the local guest's). */
+  append?: string;
   onAccel?: (choice: AccelChoice) => void;
   onStepStart?: (step: StepPlan) => void;
   onStepEnd?: (step: StepResult) => void;
@@ -182,13 +194,15 @@ interface OpenRun {
   bootSeconds: number[];
   /** Per boot (`vm --cost`): each subject's functions per call. */
   costFunctions: unknown[];
+  /** Per boot on a LAVA lab: the job it was (id, URL, device). */
+  lavaJobs: unknown[];
 }
 
 function openRun(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel): OpenRun {
   const env: GuestEnvironment = vmEnvironment({
     probe: deps.probe,
     kernel: step.kernel,
-    append: BASE_APPEND,
+    append: deps.append ?? BASE_APPEND,
     facts: { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: req.icount, guestCpus: guestCpus(req.icount) },
   });
   const boots = req.poolBoots ? bootsOf(req, step.kernel.label) : 1;
@@ -208,7 +222,7 @@ function openRun(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel): Op
     { ...probeRunShape(req), rounds: req.rounds * boots, processes: boots },
     (done, total, profile) => deps.onRound?.(step, done, total, profile),
   );
-  return { runId, session: new BootSession(session), env, bootSeconds: [], costFunctions: [] };
+  return { runId, session: new BootSession(session), env, bootSeconds: [], costFunctions: [], lavaJobs: [] };
 }
 
 /** After a boot: the guest's kernel from the probe's hello line, and how long the boot took. */
@@ -216,6 +230,11 @@ function recordBoot(req: VmRequest, deps: VmDeps, run: OpenRun, exit: TargetExit
   const hello = run.session.probe.helloEvent;
   if (hello) deps.store.updateEnvironment(run.runId, { kernel: guestKernel(hello, run.env.kernel) });
   if (!exit) return;
+  if (exit.labJob) {
+    const { server, deviceType, ...job } = exit.labJob;
+    run.lavaJobs.push(job);
+    deps.store.updateEnvironment(run.runId, { lava: { server, deviceType, jobs: run.lavaJobs } });
+  }
   run.bootSeconds.push(exit.elapsedMs / 1000);
   deps.store.updateEnvironment(run.runId, { vm: { ...run.env.vm, bootSeconds: req.poolBoots ? run.bootSeconds : exit.elapsedMs / 1000 } });
 }
@@ -267,7 +286,7 @@ function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): 
   const opts: GuestOptions = { probe: deps.probe, launcher: deps.launcher, cacheDir: deps.cacheDir };
   const args = guestProbeArgs(req, guestCpus(req.icount));
   const cost = costSetup(req, deps, plans);
-  const segments = plans.map((plan): DriverSegment => {
+  const single = plans.map((plan): DriverSegment => {
     const key = req.poolBoots ? plan.kernel.label : String(plan.index);
     if (!keys.includes(key)) {
       keys.push(key);
@@ -275,7 +294,7 @@ function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): 
     }
     const { label, image } = plan.kernel;
     const spec = { label, image, accel, icount: req.icount, cpus: guestCpus(req.icount), memoryMiB: MEMORY_MIB };
-    if (!targets.has(label)) targets.set(label, guestTarget(spec, opts));
+    if (!targets.has(label)) targets.set(label, deps.targetFor ? deps.targetFor(spec) : guestTarget(spec, opts));
     return {
       run: keys.indexOf(key),
       // each cost boot writes its own file: one target per boot
@@ -290,18 +309,37 @@ function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): 
       storedReason: (reason) => (req.poolBoots ? `boot ${plan.bootIndex} of kernel ${label}: ${reason}` : reason),
     };
   });
-  return { runs, segments };
+  return { runs, segments: pairSegments(single, req.parallel ?? 1) };
+}
+
+/** With two boots at once, consecutive segments run as pairs (the second alongside the first). */
+function pairSegments(single: DriverSegment[], parallel: number): DriverSegment[] {
+  if (parallel < 2) return single;
+  const paired: DriverSegment[] = [];
+  // each boot is its own unit: a failed boot does not stop the one beside it
+  for (let i = 0; i < single.length; i += 2) paired.push(single[i + 1] ? { ...single[i]!, alongside: single[i + 1], independent: true } : single[i]!);
+  return paired;
+}
+
+/** The plans each driver segment runs: one, or a pair when boots run two at once. */
+export function segmentPlans(plans: StepPlan[], parallel = 1): StepPlan[][] {
+  if (parallel < 2) return plans.map((p) => [p]);
+  const groups: StepPlan[][] = [];
+  for (let i = 0; i < plans.length; i += 2) groups.push(plans.slice(i, i + 2));
+  return groups;
 }
 
 /** The driver's segment reports as the steps of a boot order, collected into `steps` and passed to the step callbacks. */
-export function stepReports(plans: StepPlan[], deps: Pick<VmDeps, 'onStepStart' | 'onStepEnd'>, steps: StepResult[]): Pick<DriveSpec, 'onSegmentStart' | 'onSegmentEnd'> {
+export function stepReports(plans: StepPlan[], deps: Pick<VmDeps, 'onStepStart' | 'onStepEnd'>, steps: StepResult[], parallel = 1): Pick<DriveSpec, 'onSegmentStart' | 'onSegmentEnd'> {
+  const groups = segmentPlans(plans, parallel);
   return {
-    onSegmentStart: (i) => deps.onStepStart?.(plans[i]!),
+    onSegmentStart: (i) => groups[i]!.forEach((p) => deps.onStepStart?.(p)),
     onSegmentEnd: (r) => {
+      const plan = groups[r.index]![r.alongside ? 1 : 0]!;
       const step: StepResult =
         r.outcome.state === 'failed'
-          ? { ...plans[r.index]!, state: 'failed', runId: r.runId, reason: r.outcome.reason }
-          : { ...plans[r.index]!, state: 'complete', runId: r.runId, seconds: (r.exit?.elapsedMs ?? 0) / 1000 };
+          ? { ...plan, state: 'failed', runId: r.runId, reason: r.outcome.reason }
+          : { ...plan, state: 'complete', runId: r.runId, seconds: (r.exit?.elapsedMs ?? 0) / 1000 };
       steps.push(step);
       deps.onStepEnd?.(step);
     },
@@ -309,9 +347,12 @@ export function stepReports(plans: StepPlan[], deps: Pick<VmDeps, 'onStepStart' 
 }
 
 /** Why a pooled run with no failure of its own ends failed. */
-function pooledStop(stop: DriveStop, plans: StepPlan[]): string {
-  if (stop.kind === 'interrupted') return `interrupted after ${stop.done} of ${stop.total} boots`;
-  const failed = plans[stop.segment]!;
+function pooledStop(stop: DriveStop, plans: StepPlan[], parallel = 1): string {
+  if (stop.kind === 'interrupted') return `interrupted after ${Math.min(stop.done * Math.max(1, parallel), plans.length)} of ${plans.length} boots`;
+  // pooled runs are keyed by kernel, in the order kernels first boot
+  const labels = [...new Set(plans.map((p) => p.kernel.label))];
+  const group = segmentPlans(plans, parallel)[stop.segment]!;
+  const failed = group.find((p) => labels.indexOf(p.kernel.label) === stop.run) ?? group[0]!;
   return `stopped after boot ${failed.bootIndex} of kernel ${failed.kernel.label} failed (run #${stop.runId})`;
 }
 
@@ -326,7 +367,7 @@ export function trialBoot(req: Pick<VmRequest, 'kernels' | 'steps'>, deps: Pick<
 export async function runVm(req: VmRequest, deps: VmDeps): Promise<VmResult> {
   const accel = await (deps.chooseAccel ?? chooseAccel)(req.accel, req.icount, () => trialBoot(req, deps));
   deps.onAccel?.(accel);
-  const plans = planSteps(req);
+  const plans = planSteps(req).filter((p) => !req.skipSteps?.includes(p.index));
   const steps: StepResult[] = [];
   const pooled = req.poolBoots === true;
   // the plugin's output files live only as long as the boots that write them
@@ -346,8 +387,8 @@ async function driveBoots(req: VmRequest, deps: VmDeps, accel: AccelChoice, plan
     // a pooled run with a failed boot has no complete unit set: stop instead of booting on
     stopOnFailure: pooled,
     together: pooled,
-    stoppedReason: (stop) => pooledStop(stop, plans),
-    ...stepReports(plans, deps, steps),
+    stoppedReason: (stop) => pooledStop(stop, plans, req.parallel),
+    ...stepReports(plans, deps, steps, req.parallel),
   });
   return { state: result.interrupted ? 'interrupted' : 'finished', accel, unit: vmUnit(accel.accel, req.icount), steps };
 }

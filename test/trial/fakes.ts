@@ -146,7 +146,7 @@ function behaveLines(errno: string): string[] {
 }
 
 /** A probe boot: getppid, 1 warm-up and 5 rounds of 1000 calls, `perCall` instructions each plus a little per boot and round. */
-function probeLines(perCall: number, boot: number): string[] {
+export function probeLines(perCall: number, boot: number): string[] {
   const rounds = Array.from({ length: 5 }, (_, i) => f(`round profile=getppid idx=${i} warmup=0 ops=1000 elapsed=${perCall * 1000 + boot * 3 + i} cpu=0`));
   return [
     f('hello proto=1 kernel=6.12.99 version=%231 machine=x86_64 pid1=1 cpu=0 ops=1000 warmups=1 rounds=5 seccomp=0'),

@@ -1,0 +1,248 @@
+/**
+ * A LAVA lab as a target: every run is one LAVA job that boots the kernel
+ * with hintlab's initramfs (the static probe as /init, src/target/guest.ts's
+ * image) on a device of the address's type. hintlab writes the job, submits
+ * it, follows it (queued, running on DEVICE, finished) and streams the
+ * guest's console from the job's log to the session as it grows; LAVA owns
+ * the queue, the choice of device, power and boot.
+ *
+ * How a job ended, in LAVA's words: Complete is the guest's end (the probe's
+ * own lines say whether it measured everything); Incomplete and Canceled are
+ * a target gone away with the job's URL and LAVA's error; a Ctrl-C cancels
+ * the job in LAVA and waits (bounded) until LAVA says it is over, so nothing
+ * hintlab submitted keeps a device busy after it.
+ */
+import { pathToFileURL } from 'node:url';
+import type { ProbeBuild } from '../../bench/build.ts';
+import { initramfsFile, jobEntries, readableTail } from '../guest.ts';
+import type { LabJob, Target, TargetEnd, TargetExit } from '../target.ts';
+import type { LavaClient, LavaJobStatus, LavaLogEntry } from './client.ts';
+import { lavaJobDefinition } from './job.ts';
+import { UserError } from '../../errors.ts';
+
+/** What a LAVA boot runs. */
+export interface LavaGuestSpec {
+  /** The kernel's label (A, B). */
+  label: string;
+  /** bzImage or vmlinuz on this machine. */
+  image: string;
+  icount: boolean;
+  cpus: number;
+  memoryMiB: number;
+}
+
+/** Where a job stands, for progress lines. */
+export type LavaProgress =
+  | { kind: 'submitted'; jobId: number; url: string }
+  | { kind: 'running'; jobId: number; url: string; device: string }
+  | { kind: 'finished'; jobId: number; url: string; device: string | null; health: string };
+
+/** A job's progress in one line: `LAVA job 12 running on qemu01`. */
+export function describeLavaProgress(p: LavaProgress): string {
+  if (p.kind === 'submitted') return `LAVA job ${p.jobId} queued: ${p.url}`;
+  if (p.kind === 'running') return `LAVA job ${p.jobId} running on ${p.device}`;
+  return `LAVA job ${p.jobId} finished: ${p.health}${p.device ? ` on ${p.device}` : ''}`;
+}
+
+export interface LavaTargetOptions {
+  client: LavaClient;
+  probe: Pick<ProbeBuild, 'path'>;
+  cacheDir?: string;
+  /** The URL the worker downloads a local file from (default file://, for a worker on this machine). */
+  urlOf?: (path: string) => string;
+  /** Between two looks at the job (default 2 s). */
+  pollMs?: number;
+  /** After a cancel, how long to wait for LAVA to say the job is over (default 120 s). */
+  cancelWaitMs?: number;
+  /** While a job is queued, how often to check that a device can still take it (default 30 s). */
+  queueCheckMs?: number;
+  jobName?: (spec: LavaGuestSpec) => string;
+  onProgress?: (p: LavaProgress) => void;
+}
+
+const TAIL_LINES = 25;
+
+/** LAVA's result of the whole job, when it names an error. */
+function jobErrorOf(msg: unknown): string | null {
+  const r = msg as { case?: unknown; definition?: unknown; error_msg?: unknown; error_type?: unknown } | null;
+  if (!r || r.case !== 'job' || r.definition !== 'lava' || typeof r.error_msg !== 'string') return null;
+  return typeof r.error_type === 'string' ? `${r.error_type}: ${r.error_msg}` : r.error_msg;
+}
+
+/** The job's log, read as it grows: console lines to the session, LAVA's errors and qemu's command kept. */
+class LogReader {
+  next = 0;
+  readonly consoleTail: string[] = [];
+  readonly errors: string[] = [];
+  /** LAVA's own verdict on the job (its `job` result): `Infrastructure: Connection closed`. */
+  jobError: string | null = null;
+  qemu: string | null = null;
+  constructor(private readonly onLine: (line: string) => void) {}
+
+  takeResult(msg: unknown): void {
+    this.jobError = jobErrorOf(msg) ?? this.jobError;
+  }
+
+  take(entries: LavaLogEntry[]): void {
+    this.next += entries.length;
+    for (const e of entries) {
+      if (e.lvl === 'results') this.takeResult(e.msg);
+      if (typeof e.msg !== 'string') continue;
+      if (e.lvl === 'target') {
+        // LAVA's ShellLogger writes every `"` of the console as `\"` (and drops ESC and CR); undo the quotes
+        const line = e.msg.replace(/\\"/g, '"').replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1bc/g, '').replace(/\r/g, '');
+        this.consoleTail.push(line.trimEnd());
+        if (this.consoleTail.length > TAIL_LINES) this.consoleTail.shift();
+        this.onLine(line);
+      } else if (e.lvl === 'error') {
+        this.errors.push(e.msg);
+      } else if (this.qemu === null) {
+        // LAVA 2023.01 says `Boot command: /usr/bin/qemu-system-x86_64 ...`
+        this.qemu = /^Boot command: (\S*qemu-system-\S+ .*)$/.exec(e.msg.trim())?.[1] ?? null;
+      }
+    }
+  }
+}
+
+const sleep = (ms: number, abort?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      abort?.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    abort?.addEventListener('abort', done, { once: true });
+  });
+
+/** LAVA's reason for a job that did not complete, in its words. */
+function lavaReason(client: LavaClient, status: LavaJobStatus, log: LogReader): string {
+  const url = client.jobUrl(status.id);
+  const said = log.jobError ?? status.failureComment ?? log.errors.at(-1) ?? 'LAVA gave no reason';
+  const where = status.device ? ` on ${status.device}` : '';
+  if (status.health === 'Canceled') return `LAVA job ${url}${where} was cancelled in LAVA${status.failureComment ? `: ${status.failureComment}` : ''}`;
+  return `LAVA job ${url}${where} ended ${status.health}: ${said}`;
+}
+
+/** The device type's LAVA boots of `spec`: each run is one job. */
+export function lavaTarget(spec: LavaGuestSpec, opts: LavaTargetOptions): Target {
+  const { client } = opts;
+  const address = client.address;
+  return {
+    kind: 'guest',
+    name: `${address.name} (kernel ${spec.label}${spec.icount ? ', icount' : ''})`,
+    async run(job, onLine, abort): Promise<TargetExit> {
+      if (job.program !== 'probe') throw new Error(`a LAVA boot runs the probe as /init, not ${job.program.path}`);
+      const started = Date.now();
+      const initrd = initramfsFile(opts.probe, job.args, opts.cacheDir, jobEntries(job));
+      const urlOf = opts.urlOf ?? ((p: string) => pathToFileURL(p).href);
+      const timeoutSeconds = job.timeoutSeconds ?? 600;
+      const definition = lavaJobDefinition({
+        name: opts.jobName?.(spec) ?? `hintlab kernel ${spec.label}`,
+        deviceType: address.deviceType,
+        tags: address.tags,
+        kernelUrl: urlOf(spec.image),
+        initrdUrl: urlOf(initrd),
+        icount: spec.icount,
+        cpus: spec.cpus,
+        memoryMiB: spec.memoryMiB,
+        timeoutSeconds,
+      });
+      if (abort.aborted) return exitOf({ kind: 'aborted' }, new LogReader(onLine), null, started, client, spec);
+      const id = await client.submit(definition);
+      const url = client.jobUrl(id);
+      opts.onProgress?.({ kind: 'submitted', jobId: id, url });
+      const log = new LogReader(onLine);
+      let followed;
+      try {
+        followed = await follow(opts, id, log, abort, timeoutSeconds);
+      } catch (err) {
+        // the server stopped answering: the job must not keep a device busy once hintlab gives up on it
+        await client.cancel(id).catch(() => {});
+        throw new Error(`${(err as Error).message} (LAVA job ${url} was asked to cancel)`);
+      }
+      const { status, end } = followed;
+      const facts: LabJob = { server: address.name, deviceType: address.deviceType, jobId: id, url, device: status.device, health: status.health, qemu: log.qemu };
+      opts.onProgress?.({ kind: 'finished', jobId: id, url, device: status.device, health: status.health });
+      return exitOf(end ?? endOf(client, status, log), log, facts, started, client, spec);
+    },
+    async close() {},
+  };
+}
+
+/** Look at the job until LAVA says it is finished; on abort or timeout, cancel it and wait for that. */
+async function follow(opts: LavaTargetOptions, id: number, log: LogReader, abort: AbortSignal, timeoutSeconds: number): Promise<{ status: LavaJobStatus; end: TargetEnd | null }> {
+  const { client } = opts;
+  const pollMs = opts.pollMs ?? 2000;
+  let forced: TargetEnd | null = null;
+  let cancelledAt = 0;
+  let runningSince = 0;
+  let device: string | null = null;
+  let queueChecked = Date.now();
+  for (;;) {
+    const status = await client.status(id);
+    log.take(await client.logFrom(id, log.next));
+    if (status.state === 'Running' && status.device && device === null) {
+      device = status.device;
+      runningSince = Date.now();
+      opts.onProgress?.({ kind: 'running', jobId: id, url: client.jobUrl(id), device });
+    }
+    if (status.state === 'Finished') {
+      // the last lines can land between the status and the log read
+      log.take(await client.logFrom(id, log.next));
+      return { status, end: forced };
+    }
+    if (forced && Date.now() - cancelledAt > (opts.cancelWaitMs ?? 120_000)) return { status, end: forced };
+    // LAVA times the job itself; hintlab's bound starts when a device has it, plus a grace for LAVA's own ending
+    const overdue = runningSince && Date.now() - runningSince > (timeoutSeconds + 120) * 1000;
+    // a queued job waits for ever once no device of its type can run it (offline, retired, its worker gone)
+    let stranded: string | null = null;
+    if (!forced && !device && Date.now() - queueChecked > (opts.queueCheckMs ?? 30_000)) {
+      queueChecked = Date.now();
+      stranded = await noDevice(client);
+    }
+    if (!forced && (abort.aborted || overdue || stranded)) {
+      forced = abort.aborted ? { kind: 'aborted' } : stranded ? { kind: 'lost', reason: `LAVA job ${client.jobUrl(id)} was cancelled while queued: ${stranded}` } : { kind: 'timeout', seconds: timeoutSeconds };
+      cancelledAt = Date.now();
+      await client.cancel(id);
+    }
+    await sleep(pollMs, forced ? undefined : abort);
+  }
+}
+
+/** Why no device of the address's type can take a job now, or null when one can. */
+async function noDevice(client: LavaClient): Promise<string | null> {
+  try {
+    await client.checkDeviceType(client.address.deviceType, client.address.tags);
+    return null;
+  } catch (err) {
+    if (err instanceof UserError && /has no usable device/.test(err.message)) return err.message;
+    throw err;
+  }
+}
+
+function endOf(client: LavaClient, status: LavaJobStatus, log: LogReader): TargetEnd {
+  if (status.health === 'Complete') return { kind: 'exited', code: 0, signal: null };
+  if (status.state !== 'Finished') return { kind: 'lost', reason: `LAVA job ${client.jobUrl(status.id)} is still ${status.state}` };
+  return { kind: 'lost', reason: lavaReason(client, status, log) };
+}
+
+function exitOf(end: TargetEnd, log: LogReader, lava: LabJob | null, started: number, client: LavaClient, spec: LavaGuestSpec): TargetExit {
+  const console = readableTail(log.consoleTail.filter(Boolean));
+  return {
+    end,
+    outputTail: console,
+    stderrTail: log.errors.slice(-5),
+    elapsedMs: Date.now() - started,
+    collected: new Map(),
+    labJob: lava,
+    describe: (what) => {
+      const lines = [what];
+      if (lava) lines.push(`LAVA job: ${lava.url} (device ${lava.device ?? 'none'}, ${lava.health})`);
+      lines.push('last console lines:', ...(console.length ? console.slice(-12).map((l) => `  | ${l}`) : ['  (the guest printed nothing)']));
+      if (log.errors.length) lines.push('LAVA said:', ...log.errors.slice(-5).map((l) => `  | ${l}`));
+      if (!lava) lines.push(`(kernel ${spec.label} on ${client.address.name}: no job was submitted)`);
+      return lines.join('\n');
+    },
+  };
+}

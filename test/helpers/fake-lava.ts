@@ -1,0 +1,136 @@
+/**
+ * A fake LAVA REST server (node:http) for the client's logic: jobs walk
+ * Submitted -> Running on a device -> Finished one step per status read,
+ * their log grows by one entry per read, in LAVA's log format (one YAML flow
+ * mapping a line). What a test scripts: the console lines, how the job ends
+ * (health, failure comment), the token it accepts; jobs run on the devices
+ * in turn (job 1 on the first, job 2 on the second, ...). The real server is
+ * test/helpers/lava.ts.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeJobScript {
+  console: string[];
+  health?: 'Complete' | 'Incomplete' | 'Canceled';
+  failureComment?: string;
+  /** LAVA `error` entries logged before the end. */
+  errors?: string[];
+  /** LAVA's result of the job when it failed (the `job` case of the `lava` suite). */
+  jobError?: { error_type: string; error_msg: string };
+  /** Status reads the job stays Submitted (queued) before it runs. */
+  queued?: number;
+  /** After this many status reads, the status answers HTTP 500 (a server in trouble). */
+  brokenAfter?: number;
+}
+
+export interface FakeJob {
+  id: number;
+  definition: string;
+  script: FakeJobScript;
+  reads: number;
+  logged: number;
+  cancelled: boolean;
+  state: string;
+  health: string;
+}
+
+export interface FakeLava {
+  url: string;
+  jobs: FakeJob[];
+  devices: { hostname: string; health: string; state: string; tags: string[]; worker_host: string }[];
+  workers: { hostname: string; state: string }[];
+  /** The script of the next submitted job (default: no console). */
+  next: FakeJobScript[];
+  /** When set, the script of a job from its definition (jobs submitted at once arrive in any order). */
+  scriptFor?: (definition: string) => FakeJobScript;
+  close(): Promise<void>;
+}
+
+const yamlStr = (s: string) => JSON.stringify(s);
+
+function logLines(job: FakeJob): string[] {
+  const entries = [
+    `- {"dt": "2026-01-01T00:00:00", "lvl": "info", "msg": ${yamlStr('start: 1.1 deployimages')}}`,
+    `- {"dt": "2026-01-01T00:00:01", "lvl": "info", "msg": ${yamlStr('qemu-system-x86, installed at version: 1:7.2+dfsg-7+deb12u18+b3, host architecture: amd64')}}`,
+    `- {"dt": "2026-01-01T00:00:01", "lvl": "info", "msg": ${yamlStr('Boot command: /usr/bin/qemu-system-x86_64 -cpu qemu64 -nographic -m 256 -kernel /k -initrd /i')}}`,
+    // as LAVA's ShellLogger: every `"` of the console logged as `\"`
+    ...job.script.console.map((l) => `- {"dt": "2026-01-01T00:00:02", "lvl": "target", "msg": ${yamlStr(l.replace(/"/g, '\\"'))}}`),
+    ...(job.script.errors ?? []).map((e) => `- {"dt": "2026-01-01T00:00:03", "lvl": "error", "msg": ${yamlStr(e)}}`),
+    job.script.jobError
+      ? `- {"dt": "2026-01-01T00:00:04", "lvl": "results", "msg": {"case": "job", "definition": "lava", "error_msg": ${yamlStr(job.script.jobError.error_msg)}, "error_type": ${yamlStr(job.script.jobError.error_type)}, "result": "fail"}}`
+      : `- {"dt": "2026-01-01T00:00:04", "lvl": "results", "msg": {"case": "job", "definition": "lava", "result": "pass"}}`,
+  ];
+  return entries;
+}
+
+function advance(job: FakeJob): void {
+  job.reads++;
+  if (job.state === 'Finished') return;
+  if (job.cancelled) {
+    job.state = 'Finished';
+    job.health = 'Canceled';
+    return;
+  }
+  const queued = job.script.queued ?? 0;
+  if (job.reads <= queued) return;
+  if (job.state === 'Submitted') {
+    job.state = 'Running';
+    return;
+  }
+  if (job.logged >= logLines(job).length) {
+    job.state = 'Finished';
+    job.health = job.script.health ?? 'Complete';
+  }
+}
+
+async function body(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startFakeLava(token = 'good-token'): Promise<FakeLava> {
+  const fake: FakeLava = { url: '', jobs: [], devices: [{ hostname: 'qemu01', health: 'Good', state: 'Idle', tags: [], worker_host: 'w1' }], workers: [{ hostname: 'w1', state: 'Online' }], next: [], close: async () => {} };
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const send = (status: number, data: unknown, type = 'application/json') => {
+        res.writeHead(status, { 'Content-Type': type });
+        res.end(typeof data === 'string' ? data : JSON.stringify(data));
+      };
+      if (req.headers.authorization !== `Token ${token}`) return send(401, { detail: 'Invalid token.' });
+      const url = new URL(req.url ?? '/', 'http://x');
+      const path = url.pathname;
+      if (path === '/api/v0.2/devices/') return send(200, { count: fake.devices.length, results: fake.devices });
+      if (path === '/api/v0.2/workers/') return send(200, { count: fake.workers.length, results: fake.workers });
+      if (path === '/api/v0.2/jobs/' && req.method === 'POST') {
+        const { definition } = JSON.parse(await body(req)) as { definition: string };
+        const job: FakeJob = { id: fake.jobs.length + 1, definition, script: fake.scriptFor?.(definition) ?? fake.next.shift() ?? { console: [] }, reads: 0, logged: 0, cancelled: false, state: 'Submitted', health: 'Unknown' };
+        fake.jobs.push(job);
+        return send(201, { message: 'job(s) successfully submitted', job_ids: [job.id] });
+      }
+      const m = /^\/api\/v0\.2\/jobs\/(\d+)\/(logs\/|cancel\/)?$/.exec(path);
+      const job = m ? fake.jobs[Number(m[1]) - 1] : undefined;
+      if (!job) return send(404, { detail: 'Not found.' });
+      if (m![2] === 'cancel/') {
+        job.cancelled = true;
+        return send(200, { message: 'Job cancel signal sent.' });
+      }
+      if (m![2] === 'logs/') {
+        const start = Number(url.searchParams.get('start') ?? 0);
+        // the log grows by one entry per read while the job runs
+        if (job.state === 'Running') job.logged = Math.min(job.logged + 1, logLines(job).length);
+        if (job.state === 'Finished' && job.health !== 'Canceled') job.logged = logLines(job).length;
+        const lines = logLines(job).slice(start, job.logged);
+        return lines.length ? send(200, `${lines.join('\n')}\n`, 'application/yaml') : send(404, { detail: 'Not found.' });
+      }
+      if (job.script.brokenAfter !== undefined && job.reads >= job.script.brokenAfter) return send(500, '<h1>Server Error (500)</h1>', 'text/html');
+      advance(job);
+      return send(200, { id: job.id, state: job.state, health: job.health, actual_device: job.state === 'Submitted' ? null : fake.devices[(job.id - 1) % fake.devices.length]!.hostname, failure_comment: job.state === 'Finished' ? (job.script.failureComment ?? null) : null });
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fake.url = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return fake;
+}

@@ -1,0 +1,173 @@
+/**
+ * `vm` on a LAVA lab over the fake REST server (test/helpers/fake-lava.ts):
+ * the boot order as jobs, each boot stored as a run with its job (id, URL,
+ * device) and LAVA's kernel command line; with two devices under icount,
+ * boots go in pairs and every step is still reported as its own boot; a
+ * device type without devices, or a job LAVA ends Incomplete, fail in
+ * LAVA's words. The real server is test/vm/lava.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { ProbeBuild } from '../../src/bench/build.ts';
+import { frameLine } from '../../src/bench/protocol.ts';
+import { findProfile } from '../../src/bench/profiles.ts';
+import { measuredValues } from '../../src/model.ts';
+import { Store } from '../../src/store/store.ts';
+import type { VmKernel } from '../../src/vm/kernels.ts';
+import { runVmOnLava, stepsDone } from '../../src/vm/lava.ts';
+import { repeatOrder, type StepResult, type VmRequest } from '../../src/vm/runner.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { type FakeLava, startFakeLava } from '../helpers/fake-lava.ts';
+
+const dir = tempDir();
+const probePath = join(dir, 'probe');
+writeFileSync(probePath, 'not a real binary: the fake lab never runs it');
+const probe: ProbeBuild = { path: probePath, static: true, buildId: 'feedfacefeedface', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-static'] };
+const kernel = (label: string): VmKernel => {
+  const image = join(dir, `vmlinuz-${label}`);
+  writeFileSync(image, `kernel ${label}`);
+  return { label, image, manifest: null, configHash: { known: false, reason: 'test' } };
+};
+const kernels = [kernel('A'), kernel('B')];
+let fake: FakeLava;
+before(async () => {
+  fake = await startFakeLava();
+});
+after(async () => {
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A probe that measures getppid at `elapsed` per round of 1000 calls. */
+function console(elapsed: number): string[] {
+  return [
+    'Linux version 6.1.0',
+    frameLine('@hl1 hello proto=1 kernel=6.1.0 version=%231 machine=x86_64 pid1=1 cpu=0 ops=1000 warmups=0 rounds=2 seccomp=0'),
+    frameLine('@hl1 prepared profile=getppid params='),
+    ...[0, 1].map((i) => frameLine(`@hl1 round profile=getppid idx=${i} warmup=0 ops=1000 elapsed=${elapsed} cpu=0`)),
+    frameLine('@hl1 done rounds=2 profiles=1'),
+    frameLine('@hl1 poweroff status=0'),
+  ];
+}
+
+function request(over: Partial<VmRequest> = {}): VmRequest {
+  return { kernels, steps: ['A', 'B', 'A'], profiles: [findProfile('getppid')!], ops: 1000, warmups: 0, rounds: 2, accel: 'auto', icount: true, timeoutSeconds: 60, labelPrefix: 'vm-', command: 'hintlab vm ...', hintlabVersion: '0.0.0', ...over };
+}
+
+async function onLava(req: VmRequest, store = Store.open(':memory:'), resume = false) {
+  const steps: StepResult[] = [];
+  let parallel = 0;
+  const result = await runVmOnLava(req, { target: `lava://good-token@${fake.url}/qemu`, env: {}, store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2, resume, onStepEnd: (s) => steps.push(s), onDevices: (_d, p) => (parallel = p) });
+  return { store, result, steps, parallel };
+}
+
+// kernel A's boots measure 400 000 per round (400 instructions a call), B's 300 000
+const byKernel = (definition: string) => ({ console: console(definition.includes('kernel A') ? 400_000 : 300_000) });
+
+test('A B A as three LAVA jobs on one device: three runs in instructions/call, each with its job', async () => {
+  fake.scriptFor = byKernel;
+  const before = fake.jobs.length;
+  const { store, result, steps, parallel } = await onLava(request());
+  assert.equal(parallel, 1);
+  assert.equal(result.unit, 'instructions/call');
+  assert.deepEqual(steps.map((s) => [s.runLabel, s.state]), [['vm-A-1', 'complete'], ['vm-B-1', 'complete'], ['vm-A-2', 'complete']]);
+  for (const [label, value] of [['vm-A-1', 400], ['vm-B-1', 300], ['vm-A-2', 400]] as const) {
+    const run = store.resolveRun(label)!;
+    assert.deepEqual(measuredValues(run, 'getppid'), [value, value]);
+    const env = run.environment as { lava: { server: string; jobs: { jobId: number; url: string; device: string; health: string }[] }; kernel: { cmdline: { value: string } } };
+    assert.equal(env.lava.server, `lava://${fake.url}/qemu`);
+    assert.equal(env.lava.jobs.length, 1);
+    assert.equal(env.lava.jobs[0]!.url, `http://${fake.url}/scheduler/job/${env.lava.jobs[0]!.jobId}`);
+    assert.equal(env.lava.jobs[0]!.health, 'Complete');
+    assert.equal(env.kernel.cmdline.value, 'console=ttyS0,115200 panic=-1 loglevel=6 nokaslr');
+  }
+  assert.equal(fake.jobs.length - before, 3);
+  assert.match(JSON.parse(fake.jobs.at(-1)!.definition).job_name, /^hintlab vm-A: kernel A, boot 2$/);
+});
+
+test('two devices under icount: A B B A A B runs in pairs, every boot reported as its own step, pooled runs as boots', async () => {
+  fake.scriptFor = byKernel;
+  fake.devices.push({ hostname: 'qemu02', health: 'Good', state: 'Idle', tags: [], worker_host: 'w1' });
+  try {
+    const { store, steps, parallel } = await onLava(request({ steps: repeatOrder(['A', 'B'], 3), poolBoots: true }));
+    assert.equal(parallel, 2);
+    assert.deepEqual(steps.map((s) => `${s.runLabel}#${s.bootIndex}:${s.state}`).sort(), ['vm-A#1:complete', 'vm-A#2:complete', 'vm-A#3:complete', 'vm-B#1:complete', 'vm-B#2:complete', 'vm-B#3:complete']);
+    const a = store.resolveRun('vm-A')!;
+    const b = store.resolveRun('vm-B')!;
+    assert.equal(a.status, 'complete');
+    assert.deepEqual(measuredValues(b, 'getppid'), [300, 300, 300, 300, 300, 300]);
+    const devices = (a.environment as { lava: { jobs: { device: string }[] } }).lava.jobs.map((j) => j.device);
+    assert.equal(devices.length, 3);
+    assert.ok(devices.every((d) => d === 'qemu01' || d === 'qemu02'));
+  } finally {
+    fake.devices.pop();
+  }
+});
+
+test('a job LAVA ends Incomplete fails its run with the job URL and LAVA\'s words; the next boot still runs', async () => {
+  fake.scriptFor = undefined;
+  fake.next.push({ console: ['Linux version 6.1.0'], health: 'Incomplete', failureComment: 'Unable to download file:///nowhere/vmlinuz' }, { console: console(300_000) });
+  const { store, steps } = await onLava(request({ steps: ['A', 'B'] }));
+  assert.deepEqual(steps.map((s) => s.state), ['failed', 'complete']);
+  const failed = store.resolveRun('vm-A-1')!;
+  assert.equal(failed.status, 'failed');
+  assert.match(failed.error ?? '', /the target went away under the probe: LAVA job http:\/\/\S+\/scheduler\/job\/\d+ on qemu01 ended Incomplete: Unable to download file:\/\/\/nowhere\/vmlinuz/);
+});
+
+test('refused before any job: a device type without usable devices, --cost, --accel kvm, a real board type', async () => {
+  const jobs = fake.jobs.length;
+  fake.devices[0]!.health = 'Maintenance';
+  try {
+    await assert.rejects(onLava(request()), /no usable device of type 'qemu' \(devices: qemu01 \(Maintenance\)\)/);
+  } finally {
+    fake.devices[0]!.health = 'Good';
+  }
+  await assert.rejects(onLava(request({ accel: 'kvm' })), /--accel kvm: on a LAVA lab the device decides/);
+  const store = Store.open(':memory:');
+  await assert.rejects(runVmOnLava(request(), { target: `lava://t@${fake.url}/beaglebone-black`, env: {}, store, probe, abort: new AbortController().signal }), /qemu device types only so far/);
+  assert.equal(fake.jobs.length, jobs, 'nothing was submitted');
+});
+
+test('--resume boots only what the same order has not stored complete: a failed boot runs again, a complete one does not', async () => {
+  fake.scriptFor = undefined;
+  fake.next.push({ console: console(400_000) }, { console: [], health: 'Canceled', failureComment: 'Canceled by admin' });
+  const first = await onLava(request({ steps: ['A', 'B'] }));
+  assert.deepEqual(first.steps.map((s) => s.state), ['complete', 'failed']);
+  assert.deepEqual(stepsDone(first.store, request({ steps: ['A', 'B'] }), `lava://${fake.url}/qemu`), [0]);
+  // another order, another lab: nothing counts as done
+  assert.deepEqual(stepsDone(first.store, request({ steps: ['A', 'B', 'A'] }), `lava://${fake.url}/qemu`), []);
+  assert.deepEqual(stepsDone(first.store, request({ steps: ['A', 'B'] }), 'lava://elsewhere/qemu'), []);
+  const jobs = fake.jobs.length;
+  fake.next.push({ console: console(300_000) });
+  const again = await onLava(request({ steps: ['A', 'B'] }), first.store, true);
+  assert.deepEqual(again.steps.map((s) => [s.runLabel, s.state]), [['vm-B-1', 'complete']]);
+  assert.equal(fake.jobs.length - jobs, 1, 'one job: B only');
+  assert.deepEqual(measuredValues(first.store.resolveRun('vm-B-1'), 'getppid'), [300, 300]);
+  assert.throws(() => stepsDone(first.store, request({ steps: repeatOrder(['A', 'B'], 2), poolBoots: true }), 'x'), /--resume continues an order with one run per boot/);
+});
+
+test('serve=HOST:PORT: the jobs name http:// URLs hintlab serves while the order runs, and the server is gone after', async () => {
+  fake.scriptFor = byKernel;
+  const store = Store.open(':memory:');
+  await runVmOnLava(request({ steps: ['A'] }), { target: `lava://good-token@${fake.url}/qemu?serve=127.0.0.1:0`, env: {}, store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2 });
+  const def = JSON.parse(fake.jobs.at(-1)!.definition);
+  const kernelUrl: string = def.actions[0].deploy.images.kernel.url;
+  assert.match(kernelUrl, /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{16}\/vmlinuz-A$/);
+  assert.match(def.actions[0].deploy.images.ramdisk.url, /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{16}\/[0-9a-f]{16}\.cpio\.gz$/);
+  await assert.rejects(fetch(kernelUrl), 'nothing serves after the order');
+  assert.equal(store.resolveRun('vm-A-1').status, 'complete');
+});
+
+test('two devices: a boot that fails does not stop the boot beside it', async () => {
+  fake.scriptFor = (definition) => (definition.includes('kernel A') ? { console: ['qemu: linux kernel too old to load a ram disk'], health: 'Incomplete', failureComment: 'Connection closed' } : byKernel(definition));
+  fake.devices.push({ hostname: 'qemu02', health: 'Good', state: 'Idle', tags: [], worker_host: 'w1' });
+  try {
+    const { steps, parallel } = await onLava(request({ steps: ['A', 'B'] }));
+    assert.equal(parallel, 2);
+    assert.deepEqual(steps.map((s) => `${s.runLabel}:${s.state}`).sort(), ['vm-A-1:failed', 'vm-B-1:complete']);
+  } finally {
+    fake.devices.pop();
+  }
+});
