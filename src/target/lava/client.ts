@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { parse } from 'yaml';
+import { createRequire } from 'node:module';
 import { UserError } from '../../errors.ts';
 import type { LavaAddress } from './address.ts';
 
@@ -185,6 +185,8 @@ function lavaWords(res: Reply): string {
  * A line that does not parse is kept as an `unparsed` entry rather than dropped.
  */
 export function parseLavaLog(text: string): LavaLogEntry[] {
+  // loaded on first use: `hintlab --help` and every other command stay free of it
+  const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   const entries: LavaLogEntry[] = [];
   for (const line of text.split('\n')) {
     if (!line.startsWith('- ')) continue;
