@@ -113,7 +113,7 @@ test('the CLI: --set sched says once on stderr what the installed stress-ng lack
   // a stress-ng that has only fifo and yield of the scheduler set
   const few = fakeExecutor({ version: '0.15.06', stressors: ['cpu', 'fifo', 'yield'], step: () => ({ yaml: null, result: { kind: 'exited', code: 0, stderr: '' } }) });
   const services = (name: string) => ({ trial: { services: { buildKernel: miniBuild() }, launcher: launcher(name, []), probe, cacheDir: dir, stressNg: few, stressNgEntries: [] } });
-  const argv = (name: string, extra: string[]) => ['trial', '--src', src, '--patch', hint, '--out', join(dir, name), '--db', join(dir, `${name}.db`), '--scenario', scenario, '--profile', 'getppid', '--ops', '1000', ...extra];
+  const argv = (name: string, extra: string[]) => ['trial', '--src', src, '--patch', hint, '--out', join(dir, name), '--db', join(dir, `${name}.db`), '--scenario', scenario, '--profile', 'getppid', '--ops', '1000', '--no-cost', ...extra];
   const r = await runCli(argv('cli-set', ['--set', 'sched', '--stressor-seconds', '1']), { services: services('cli-set') });
   assert.equal(r.code, 0, r.stderr);
   const lacking = 'stress-ng 0.15.06 lacks 15 of the stressors asked for (cpu-sched, flipflop, futex, mq, msg, mtx, mutex, poll, prio-inv, pthread, race-sched, schedmix, schedpolicy, switch, tee); measuring the other 2\n';
