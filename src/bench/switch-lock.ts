@@ -68,9 +68,16 @@ export function readRecord(lock: string): SwitchRecord | null {
 
 /** Whether the lock is free now (a non-blocking flock that is given up at once). */
 export function lockFree(lock: string): boolean {
-  const r = spawnSync('flock', ['-n', '-E', String(CONFLICT_BASE), lock, 'true'], { stdio: 'ignore' });
-  if (r.error) throw new SwitchError(`cannot run flock (util-linux), which holds the switch locks: ${r.error.message}`);
-  return r.status === 0;
+  // only flock's conflict status means held; anything else (a signal, another failure) is asked again
+  let last = '';
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const r = spawnSync('flock', ['-n', '-E', String(CONFLICT_BASE), lock, 'true'], { stdio: 'ignore' });
+    if (r.error) throw new SwitchError(`cannot run flock (util-linux), which holds the switch locks: ${r.error.message}`);
+    if (r.status === 0) return true;
+    if (r.status === CONFLICT_BASE) return false;
+    last = r.signal ? `signal ${r.signal}` : `status ${r.status}`;
+  }
+  throw new SwitchError(`flock on ${lock} failed three times (${last}); check the lock directory`);
 }
 
 /** "hintlab pid N (COMMAND), since T", or what is known of the holder. */
