@@ -5,7 +5,7 @@
  * the design's facts, the order, the pairs, and the stopping rule when a
  * precision target was watched.
  */
-import { drive, type DriveStop, type DrivenRun, type DriverSegment, type SegmentResult } from '../target/driver.ts';
+import { drive, type DriveStop, type DrivenRun, type DriverSegment, type OpenedRun, type SegmentResult } from '../target/driver.ts';
 import { AlternationSession, GoFifo } from './alternation.ts';
 import { PAIRS_PER_PROCESS, TurnSession, Turns } from './turns.ts';
 import { budgetState, MIN_PAIRS, progressText, stoppingRecord, pairLogRatios, type BudgetState } from './budget.ts';
@@ -81,6 +81,22 @@ function record(run: PairedRun, order: string, design: DesignRecord, pairs: numb
   }
 }
 
+/** Drive both sides' runs through blocks of segments added as they end (duet, turns); both fail together. */
+async function driveBlocks(run: PairedRun, opened: OpenedRun[], segments: DriverSegment[], onSegmentEnd: (r: SegmentResult) => void): Promise<DriveStop | null> {
+  const { stop } = await drive({
+    store: run.deps.store,
+    abort: run.deps.abort ?? new AbortController().signal,
+    runs: opened.map((o): DrivenRun => ({ open: () => o, createdBefore: true, finalEnvironment: run.ending })),
+    segments,
+    stopOnFailure: true,
+    together: true,
+    interruptedBefore: () => interruptedBetween(run.deps.abort),
+    stoppedReason: partnerReason(run.sides, run.deps.abort),
+    onSegmentEnd,
+  });
+  return stop;
+}
+
 /** Duet: blocks of two probes at once, added while the budget says go on. */
 export async function runDuet(run: PairedRun, plan: CpuPlan): Promise<PairedOutcome> {
   const layout = duetLayout(run, plan);
@@ -93,17 +109,7 @@ export async function runDuet(run: PairedRun, plan: CpuPlan): Promise<PairedOutc
   };
   let stop: DriveStop | null;
   try {
-    ({ stop } = await drive({
-      store: run.deps.store,
-      abort: run.deps.abort ?? new AbortController().signal,
-      runs: run.sides.map((s): DrivenRun => ({ open: () => s, createdBefore: true, finalEnvironment: run.ending })),
-      segments: layout.segments,
-      stopOnFailure: true,
-      together: true,
-      interruptedBefore: () => interruptedBetween(run.deps.abort),
-      stoppedReason: partnerReason(run.sides, run.deps.abort),
-      onSegmentEnd,
-    }));
+    stop = await driveBlocks(run, run.sides, layout.segments, onSegmentEnd);
   } finally {
     layout.cleanup();
   }
@@ -193,17 +199,7 @@ export async function runTurns(run: PairedRun, plan: CpuPlan, seed: number): Pro
   };
   let stop: DriveStop | null;
   try {
-    ({ stop } = await drive({
-      store: run.deps.store,
-      abort: run.deps.abort ?? new AbortController().signal,
-      runs: run.sides.map((s, i): DrivenRun => ({ open: () => ({ runId: s.runId, session: sessions[i]! }), createdBefore: true, finalEnvironment: run.ending })),
-      segments,
-      stopOnFailure: true,
-      together: true,
-      interruptedBefore: () => interruptedBetween(run.deps.abort),
-      stoppedReason: partnerReason(run.sides, run.deps.abort),
-      onSegmentEnd,
-    }));
+    stop = await driveBlocks(run, run.sides.map((s, i) => ({ runId: s.runId, session: sessions[i]! })), segments, onSegmentEnd);
   } finally {
     for (const f of open) f.close();
   }
