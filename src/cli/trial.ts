@@ -60,6 +60,7 @@ interface TrialOptions {
   stressorRepeats: number;
   stressorInstances: string;
   debugChecks?: boolean;
+  perHunk?: boolean;
   maxObjects: number;
   threshold: number;
   timeout: number;
@@ -149,6 +150,7 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
           opt: optLevel(opts.opt),
           jobs: opts.jobs ?? availableParallelism(),
           debugChecks: opts.debugChecks === true,
+          perHunk: opts.perHunk === true,
           scenarios,
           scenarioArgs: opts.scenario,
           stress: stressOption(opts),
@@ -228,6 +230,7 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--stressor-repeats <n>', 'invocations of every stressor in each boot (each boot is one unit; compare needs 5 rounds per kernel)', intOption('--stressor-repeats', 1), 2)
     .option('--stressor-instances <list>', "stressor instances, comma-separated ('all': one per guest CPU; the -icount guest has one)", '1')
     .option('--debug-checks', 'boot the behaviour scenarios on a second pair of kernels with lockdep and friends (never measured)')
+    .option('--per-hunk', "also build, from A's objects, A + each hunk alone and (over two hunks) B without each, boot each like B, and say which hunk explains each change")
     .option('--max-objects <n>', 'objects to disassemble at most when a header reaches many', intOption('--max-objects', 1), 8)
     .option('--threshold <pct>', "compare's noise threshold for the measured verdicts (the whole CI must lie beyond it; e.g. 0.1% for instruction counts)", pctOption('--threshold', '0.1%', true), 1)
     .option('--no-cost', 'do not run the cost model, even for a patch that only changes branch hints')

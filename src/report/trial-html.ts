@@ -14,6 +14,7 @@ import { codegenTable } from './patch-evidence.ts';
 import { powerTable, resultsTable } from './tables.ts';
 import { measuredSentences, type TrialReportContext } from './trial.ts';
 import { stressSentences } from './trial-stress.ts';
+import { perHunkSentences, perHunkTable } from './trial-hunks.ts';
 import type { TrialStressors } from '../trial/document.ts';
 import type { TrialDocument } from '../trial/document.ts';
 import { codegenSentences, headline, hunksTable, kernelSentences, objectsTable, patchSentences, reproduceLines, stepsTable } from './trial-words.ts';
@@ -47,6 +48,14 @@ function behaviourBanner(doc: TrialDocument): string {
   return `<p class="regressions" id="behaviour-banner"><strong>${escapeXml(`Behaviour differs: ${behaveHeadline(b).replace(/^behaviour: /, '')}.`)}</strong> <a href="#behaviour">Details</a></p>`;
 }
 
+/** Which hunk explains which change: the intro, one line per change, the table. */
+function hunkSection(doc: TrialDocument): string {
+  const p = doc.perHunk;
+  if (!p) return '';
+  const [intro, ...rest] = perHunkSentences(p);
+  return `<section id="per-hunk"><h2>Per hunk</h2><p>${escapeXml(intro!)}</p>${rest.length ? list(rest) : ''}${p.skipped ? '' : htmlTable(perHunkTable(p))}</section>`;
+}
+
 /** The stressors: how they were measured, their verdicts (regressions first), the geometric mean, the tables. */
 function stressSection(s: TrialStressors | undefined): string {
   if (!s) return '';
@@ -68,6 +77,7 @@ export function trialHtml(doc: TrialDocument, ctx: TrialReportContext): string {
     changeSection(c),
     `<section id="tables"><h2>Numbers</h2>${htmlTable(resultsTable(c))}${htmlTable(powerTable(c))}</section>`,
     stressSection(doc.stressors),
+    hunkSection(doc),
     `<section id="kernels"><h2>How the kernels were built</h2>${list([...kernelSentences(doc), ...patchSentences(doc)])}${doc.patches.some((p) => p.applied) ? htmlTable(hunksTable(doc)) : ''}</section>`,
     `<section id="steps"><h2>Steps</h2>${htmlTable(stepsTable(doc))}</section>`,
     `<section id="environment"><h2>Environment</h2><dl class="facts">${environmentFacts(c).map((f) => `<dt>${escapeXml(f.label)}</dt><dd>${escapeXml(f.text)}</dd>`).join('')}</dl></section>`,

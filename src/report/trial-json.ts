@@ -14,6 +14,7 @@ import type { TrialReportContext } from './trial.ts';
 import type { TrialDocument } from '../trial/document.ts';
 import { reproduceLines } from './trial-words.ts';
 import { stressJson } from './trial-stress.ts';
+import { perHunkJson } from './trial-hunks.ts';
 
 export const TRIAL_JSON_VERSION = 1;
 
@@ -27,6 +28,8 @@ export function trialJson(doc: TrialDocument, ctx: TrialReportContext): string {
     unitFieldSuffix: suffix,
     measured: { ...doc.measured, comparison: renameUnitFields(doc.measured.comparison, suffix) },
     ...(doc.stressors ? { stressors: stressJson(doc.stressors) } : {}),
+    // per hunk as a flat list; the groups, variants (runs) and attribution lines beside it
+    ...(doc.perHunk ? { perHunk: perHunkJson(doc.perHunk), perHunkDetail: doc.perHunk } : {}),
     reproduce: doc.reproduce.map((r, i) => ({ ...r, line: lines[i]!.line })),
   };
   return `${JSON.stringify(out, finiteOrText, 2)}\n`;

@@ -9,6 +9,8 @@ import { codegenTable } from './patch-evidence.ts';
 import { powerTable, resultsTable } from './tables.ts';
 import { measuredSentences, type TrialReportContext } from './trial.ts';
 import { stressSentences } from './trial-stress.ts';
+import { perHunkSentences, perHunkTable } from './trial-hunks.ts';
+import type { TrialPerHunk } from '../trial/document.ts';
 import type { TrialStressors } from '../trial/document.ts';
 import type { TrialDocument } from '../trial/document.ts';
 import { codegenSentences, headline, hunksTable, kernelSentences, objectsTable, patchSentences, reproduceLines, stepsTable } from './trial-words.ts';
@@ -29,6 +31,12 @@ function stressSection(s: TrialStressors | undefined): string[] {
   return ['## Stressors', escapeMarkdown(intro!), bullets(rest), markdownTable(resultsTable(s.comparison)), markdownTable(powerTable(s.comparison))];
 }
 
+function hunkSection(p: TrialPerHunk | undefined): string[] {
+  if (!p) return [];
+  const [intro, ...rest] = perHunkSentences(p);
+  return ['## Per hunk', escapeMarkdown(intro!), ...(rest.length ? [bullets(rest)] : []), ...(p.skipped ? [] : [markdownTable(perHunkTable(p))])];
+}
+
 export function trialMarkdown(doc: TrialDocument, ctx: TrialReportContext): string {
   const c = doc.measured.comparison;
   const [intro, ...measured] = measuredSentences(doc);
@@ -45,6 +53,7 @@ export function trialMarkdown(doc: TrialDocument, ctx: TrialReportContext): stri
     markdownTable(resultsTable(c)),
     markdownTable(powerTable(c)),
     ...stressSection(doc.stressors),
+    ...hunkSection(doc.perHunk),
     '## How the kernels were built',
     bullets([...kernelSentences(doc), ...patchSentences(doc)]),
     ...(doc.patches.some((p) => p.applied) ? [markdownTable(hunksTable(doc))] : []),

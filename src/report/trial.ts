@@ -31,6 +31,7 @@ import { alignColumns } from '../format/columns.ts';
 import { codegenSentences, compilerShort, configText, headline, kernelSentences, listText, secondsText, measuredIntro, patchSentences, reproduceLines, stepsSentence } from './trial-words.ts';
 import { lkmlPara } from './wrap.ts';
 import { stressLkml, stressSentences } from './trial-stress.ts';
+import { perHunkLkml, perHunkSentences, perHunkTable } from './trial-hunks.ts';
 
 /** What a trial report needs beyond the document. */
 export interface TrialReportContext {
@@ -121,6 +122,8 @@ export function trialLkml(doc: TrialDocument, ctx: TrialReportContext): string {
     measuredLines(c, trialCaption(doc), { all: ctx.all === true, geometricMean: false }),
     // the stressors are what the patch claims to improve: their geometric mean and regressions are said
     ...(doc.stressors ? [stressLkml(doc, ctx.all === true)] : []),
+    // which hunk explains each change: one line per subject B changed
+    ...(doc.perHunk ? [perHunkLkml(doc)] : []),
     [...kernelsShort(doc), ...patchShort(doc), ...facts.map((f) => `${f.label}: ${f.text}`)].flatMap((t) => lkmlPara(t)),
     lkmlCommands('Reproduce (each part by hand: the md or text report):', trial.map((r) => r.line)),
   ];
@@ -144,6 +147,11 @@ export function trialText(doc: TrialDocument, ctx: TrialReportContext): string {
   parts.push('', ...(intro ? [intro] : []), behaveText(doc.behave.document).trimEnd());
   parts.push('', ...measuredSentences(doc).slice(0, 1), '', renderText(doc.measured.comparison).trimEnd());
   if (doc.stressors) parts.push('', ...stressSentences(doc.stressors).slice(0, 1), '', renderText(doc.stressors.comparison).trimEnd());
+  if (doc.perHunk) {
+    const [intro, ...lines] = perHunkSentences(doc.perHunk);
+    const t = perHunkTable(doc.perHunk);
+    parts.push('', intro!, ...lines.map((l) => `  ${l}`), ...(doc.perHunk.skipped ? [] : ['', `${t.caption}:`, ...table([t.headers, ...t.rows]).map((l) => `  ${l}`)]));
+  }
   parts.push('', ...kernelSentences(doc), ...patchSentences(doc));
   parts.push('', stepsSentence(doc), '', 'Reproduce (the trial, then each part by hand):');
   for (const r of reproduceLines(doc, ctx.reproduce)) parts.push(...(r.note ? [`  # ${r.note}`] : []), `  ${r.line}`);

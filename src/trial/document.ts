@@ -8,12 +8,15 @@
  * state and wall time, and the commands that reproduce each part.
  *
  * Format history (TRIAL_SCHEMA):
- *   1: first version; later `stressors` (absent without --stressor/--set).
+ *   1: first version; later `stressors` (absent without --stressor/--set),
+ *      `perHunk` (absent without --per-hunk) and `hunk-*` steps.
  */
 import type { BehaveDocument } from '../behave/compare.ts';
 import type { Comparison } from '../compare/types.ts';
 import type { AppliedFile, KernelManifest } from '../kernel/manifest.ts';
 import type { Unit } from '../model.ts';
+import type { Verdict } from '../compare/types.ts';
+import type { HunkGroup } from './hunks.ts';
 import type { AccelChoice } from '../vm/accel.ts';
 import type { UnavailableStressor } from '../macro/stressors.ts';
 import type { TrialCodegen } from './codegen.ts';
@@ -22,7 +25,7 @@ export const TRIAL_FORMAT = 'hintlab-trial';
 export const TRIAL_SCHEMA = 1;
 
 /** The steps of a trial, in the order they run (the debug builds only with --debug-checks). */
-export type StepName = 'build-A' | 'build-B' | 'build-A-debug' | 'build-B-debug' | 'codegen' | 'behave' | 'vm' | 'stress';
+export type StepName = 'build-A' | 'build-B' | 'build-A-debug' | 'build-B-debug' | 'codegen' | 'behave' | 'vm' | 'stress' | `hunk-${string}`;
 
 /** One kernel of the trial as its build manifest records it. */
 export interface TrialKernel {
@@ -115,10 +118,75 @@ export interface TrialDocument {
   measured: TrialMeasured;
   /** The stressors' verdicts, geometric mean and regressions; absent without --stressor/--set. */
   stressors?: TrialStressors;
+  /** Each hunk group alone and left out, against A; absent without --per-hunk. */
+  perHunk?: TrialPerHunk;
   steps: TrialStep[];
   /** The directory the commands were run in (reproduce paths are shown relative to the reader's). */
   cwd: string;
   /** The database as the user named it (--db or $HINTLAB_DB); null for the default. */
   db: string | null;
   reproduce: ReproduceCommand[];
+}
+
+/** One hunk of B against A (diff -U3 of A's and B's trees). */
+export interface TrialHunk {
+  index: number;
+  file: string;
+  /** Where it starts in A's file (the name the reports use: "kernel/sched/core.c @10432"). */
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  added: number;
+  removed: number;
+  /** The group it is built and measured with. */
+  group: number;
+}
+
+/** One subject of a variant (or of B) against A. */
+export interface VariantRow {
+  subject: string;
+  kind: 'profile' | 'stressor';
+  unit: Unit;
+  changeInUnit: number;
+  changePct: number;
+  verdict: Verdict;
+  /** Judged by the exact rule (every boot gave the same count). */
+  exact?: true;
+}
+
+/** A kernel of A + some hunk groups: one group alone, or all but one. */
+export interface TrialVariant {
+  name: string;
+  kind: 'alone' | 'without';
+  group: number;
+  hunks: number[];
+  state: 'measured' | 'unbuilt';
+  /** The compiler's error lines, when the variant does not build on its own. */
+  error?: string;
+  runs?: { id: number; label: string };
+  stressRuns?: { id: number; label: string };
+  build?: { seconds: number; objectsCompiled: number | null; reused: boolean };
+  rows: VariantRow[];
+}
+
+/** Which hunk group explains one subject's change in B. */
+export interface Attribution {
+  subject: string;
+  kind: VariantRow['kind'];
+  b: Pick<VariantRow, 'changePct' | 'verdict' | 'unit'>;
+  /** Groups whose change alone goes the same way as B's. */
+  explainedBy: number[];
+  /** "fifo -33.00 %: kernel/sched/core.c @10432 alone -31.00 %, without it none; others none". */
+  line: string;
+}
+
+export interface TrialPerHunk {
+  hunks: TrialHunk[];
+  groups: HunkGroup[];
+  variants: TrialVariant[];
+  /** Why no variant was built (the change is one group), or null. */
+  skipped: string | null;
+  /** One per subject whose change B claims. */
+  attribution: Attribution[];
 }

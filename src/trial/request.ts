@@ -55,6 +55,8 @@ export interface TrialRequest {
   cost?: CostModel | null;
   /** stress-ng in A/B boots of the measured kernels (src/trial/stress.ts); null or absent without --stressor/--set. */
   stress?: TrialStressRequest | null;
+  /** Build and boot each hunk group alone and left out (src/trial/per-hunk.ts). */
+  perHunk?: boolean;
   /** Objects disassembled at most in the codegen step. */
   maxObjects: number;
   /** compare's noise threshold in %, for the measured runs' verdicts (default 1; counts under icount allow far less). */

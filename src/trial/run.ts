@@ -13,7 +13,10 @@
  *      under icount unless KVM is asked for and works;
  *   5. with --stressor/--set, stress-ng in A/B boots of the same kernels,
  *      in the same order (./stress.ts), bogo-ops per guest second;
- *   6. the comparison of the two runs (and of the stressor runs), and the
+ *   6. with --per-hunk, each hunk group alone and left out, built from A's
+ *      objects and booted like B (./per-hunk.ts), one step per kernel;
+ *   7. the comparison of the two runs (and of the stressor runs, and of
+ *      every variant against A), which hunk explains which change, and the
  *      document.
  *
  * Every step is recorded in the store as it starts and ends (its key,
@@ -39,6 +42,7 @@ import { measureStress, planStress, stressStep, unavailableLine } from './stress
 import { runVmOnLava } from '../vm/lava.ts';
 import { TRIAL_FORMAT, TRIAL_SCHEMA, type StepName, type TrialDocument, type TrialKernel, type TrialMeasured, type TrialStep } from './document.ts';
 import { reproduceCommands } from './reproduce.ts';
+import { measurePerHunk, planPerHunk, variantStep, type VariantResult } from './per-hunk.ts';
 import type { TrialDeps, TrialRequest, TrialServices } from './request.ts';
 import { behaveStep, buildStep, codegenStep, vmStep, type StepOutcome, type VmStepResult } from './steps.ts';
 
@@ -51,7 +55,7 @@ class Steps {
   constructor(
     private readonly deps: TrialDeps,
     private readonly trialId: number,
-    private readonly total: number,
+    public total: number,
   ) {}
 
   async run<T>(name: StepName, title: string, body: () => Promise<StepOutcome<T>>): Promise<T> {
@@ -121,6 +125,9 @@ async function steps(req: TrialRequest, deps: TrialDeps, services: TrialServices
   const s = new Steps(deps, trialId, (req.debugChecks ? 7 : 5) + (plan ? 1 : 0));
   const A = await s.run('build-A', 'build A (the tree as is)', () => buildStep('A', req, deps, services, { patches: false, from: null }));
   const B = await s.run('build-B', `build B (A + ${patchWord(req.patches.length)}, from A's objects)`, () => buildStep('B', req, deps, services, { patches: true, from: A.dir }));
+  const hunks = req.perHunk ? planPerHunk(A, B) : null;
+  if (hunks?.skipped) deps.onNote?.(hunks.skipped);
+  s.total += hunks?.variants.length ?? 0;
   let debug: { A: TrialKernel; B: TrialKernel } | undefined;
   if (req.debugChecks) {
     const dA = await s.run('build-A-debug', 'build A with --debug-checks (behaviour boots only)', () => buildStep('A-debug', req, deps, services, { patches: false, from: null }));
@@ -134,6 +141,16 @@ async function steps(req: TrialRequest, deps: TrialDeps, services: TrialServices
   const stress = plan
     ? await s.run('stress', `stressors A/B in VMs (${req.kvm ? 'KVM, bogo-ops/s' : 'qemu -icount, bogo-ops per guest second'}; ${req.repeat} boots per kernel)`, () => stressStep(req, deps, services, trialId, plan, A, B))
     : null;
+  const variants: VariantResult[] = [];
+  for (const v of hunks?.variants ?? []) {
+    const ctx = { req, deps, services, trialId, plan: hunks!, stressPlan: plan, a: A };
+    variants.push(await s.run(`hunk-${v.name}`, `${v.kind === 'alone' ? 'A + group' : 'B without group'} ${v.group} (hunk${v.hunks.length === 1 ? '' : 's'} ${v.hunks.join(', ')}): build from A's objects and boot`, () => variantStep(ctx, v)));
+  }
+  const measured = measure(deps, req, vm);
+  const stressors = stress ? measureStress(deps, req, stress) : undefined;
+  const perHunk = hunks
+    ? measurePerHunk(deps, req, hunks, variants, { profiles: measured.comparison, profilesA: vm.runs.A.id, stressors: stressors?.comparison ?? null, stressorsA: stress?.runs.A.id ?? null })
+    : undefined;
   return {
     format: TRIAL_FORMAT,
     schema: TRIAL_SCHEMA,
@@ -145,8 +162,9 @@ async function steps(req: TrialRequest, deps: TrialDeps, services: TrialServices
     kernels: { A, B, ...(debug ? { debug } : {}) },
     codegen,
     behave: { kernels: debug ? 'debug-checks' : 'measured', document: behave },
-    measured: measure(deps, req, vm),
-    ...(stress ? { stressors: measureStress(deps, req, stress) } : {}),
+    measured,
+    ...(stressors ? { stressors } : {}),
+    ...(perHunk ? { perHunk } : {}),
     steps: s.done,
     cwd: req.invocation.cwd,
     db: req.db,

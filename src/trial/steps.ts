@@ -205,24 +205,30 @@ function vmStepResult(result: VmResult, order: string[], icount: boolean): VmSte
   return { runs: { A: runOf('A'), B: runOf('B') }, order, accel: result.accel, icount, unit: result.unit, bootSeconds: Math.round(bootSeconds * 10) / 10 };
 }
 
-/** A/B in qemu: icount by default (instructions per call), KVM ns only where a KVM trial boot works and --kvm asks for it. */
-export async function vmStep(req: TrialRequest, deps: TrialDeps, services: TrialServices, trialId: number, a: TrialKernel, b: TrialKernel): Promise<StepOutcome<VmStepResult>> {
-  const image = (k: TrialKernel) => sha256(readFileSync(k.image));
+export const imageHash = (image: string): string => sha256(readFileSync(image));
+
+/** What decides the profile boots' figures besides the kernel images: part of every key over them. */
+export function bootInputs(req: TrialRequest, deps: TrialDeps): Record<string, unknown> {
   const plan = { profiles: req.profiles.map((p) => p.name), ops: req.ops, rounds: req.rounds, warmups: req.warmups, repeat: req.repeat };
   const cost = req.cost ? { model: describeCostModel(req.cost), plugin: deps.costPlugin?.buildId } : null;
   // a lab's boots are another measurement than this machine's: its address (never the token) is in the key
   const lab = req.lava ? { lava: parseLavaAddress(req.lava, deps.env).name } : {};
-  const key = stepKey('vm', { a: image(a), b: image(b), ...plan, kvm: req.kvm, probe: deps.probe.buildId, ...(cost ? { cost } : {}), ...lab });
-  const stored = deps.store.trials.findResult('vm', key);
-  if (stored && isVmResult(stored.result) && stillComplete(deps, stored.result)) {
-    return { key, state: 'reused', result: stored.result, summary: `reused: ${describeVm(stored.result)}`, earlierSeconds: stored.result.bootSeconds };
-  }
-  const order = repeatOrder(['A', 'B'], req.repeat);
+  return { ...plan, kvm: req.kvm, probe: deps.probe.buildId, ...(cost ? { cost } : {}), ...lab };
+}
+
+/**
+ * Boots of the trial's kernels in `order` running the profiles (qemu here,
+ * or a LAVA lab with --target), each kernel one run pooled over its boots;
+ * a failed or interrupted boot is thrown as the trial's error.
+ */
+export async function bootProfiles(req: TrialRequest, deps: TrialDeps, services: TrialServices, trialId: number, kernels: VmKernel[], order: string[]): Promise<VmResult> {
   const vmReq: VmRequest = {
-    kernels: [vmKernel('A', a, req.invocation.cwd), vmKernel('B', b, req.invocation.cwd)],
+    kernels,
     steps: order,
-    ...plan,
     profiles: req.profiles,
+    ops: req.ops,
+    rounds: req.rounds,
+    warmups: req.warmups,
     accel: req.kvm ? 'auto' : 'tcg',
     icount: !req.kvm,
     cost: req.cost ?? null,
@@ -239,6 +245,18 @@ export async function vmStep(req: TrialRequest, deps: TrialDeps, services: Trial
     : await services.runVm(vmReq, vmd);
   const failure = vmFailure(result);
   if (failure) throw failure;
+  return result;
+}
+
+/** A/B in qemu: icount by default (instructions per call), KVM ns only where a KVM trial boot works and --kvm asks for it. */
+export async function vmStep(req: TrialRequest, deps: TrialDeps, services: TrialServices, trialId: number, a: TrialKernel, b: TrialKernel): Promise<StepOutcome<VmStepResult>> {
+  const key = stepKey('vm', { a: imageHash(a.image), b: imageHash(b.image), ...bootInputs(req, deps) });
+  const stored = deps.store.trials.findResult('vm', key);
+  if (stored && isVmResult(stored.result) && stillComplete(deps, stored.result)) {
+    return { key, state: 'reused', result: stored.result, summary: `reused: ${describeVm(stored.result)}`, earlierSeconds: stored.result.bootSeconds };
+  }
+  const order = repeatOrder(['A', 'B'], req.repeat);
+  const result = await bootProfiles(req, deps, services, trialId, [vmKernel('A', a, req.invocation.cwd), vmKernel('B', b, req.invocation.cwd)], order);
   const r = vmStepResult(result, order, !req.kvm);
   return { key, state: 'done', result: r, summary: describeVm(r) };
 }

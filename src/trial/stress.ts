@@ -31,7 +31,8 @@ import { repeatOrder } from '../vm/runner.ts';
 import { GUEST_STRESS_NG } from '../vm/stress-ng-image.ts';
 import type { TrialKernel, TrialStressors } from './document.ts';
 import { sha256, stepKey, type TrialDeps, type TrialRequest, type TrialServices, type TrialStressRequest } from './request.ts';
-import { vmDeps, vmFailure, vmKernel, type StepOutcome } from './steps.ts';
+import { imageHash, vmDeps, vmFailure, vmKernel, type StepOutcome } from './steps.ts';
+import type { VmKernel } from '../vm/kernels.ts';
 
 /** Real seconds a boot may take per guest second of stress-ng under TCG -icount, beyond --timeout (a loaded 2-CPU host runs ~10^8 guest instructions/s). */
 const REAL_PER_GUEST_SECOND = 60;
@@ -144,24 +145,34 @@ function stressNgHash(deps: TrialDeps): string {
   }
 }
 
+/** What decides the stressor boots' figures besides the kernel images: part of every key over them. */
+export function stressInputs(req: TrialRequest, deps: TrialDeps, plan: VmMacroPlan): Record<string, unknown> {
+  const s = req.stress!;
+  return { stressors: plan.stressors, instances: plan.instances, seconds: s.seconds, repeats: s.repeats, repeat: req.repeat, kvm: req.kvm, stressNg: plan.stressNgVersion, binary: stressNgHash(deps), probe: deps.probe.buildId };
+}
+
+/** Boots of the trial's kernels in `order` running the stressors; a failed or interrupted boot is thrown. */
+export async function bootStressors(req: TrialRequest, deps: TrialDeps, services: TrialServices, trialId: number, plan: VmMacroPlan, kernels: VmKernel[], order: string[]): Promise<VmMacroResult> {
+  const s = req.stress!;
+  const macro = macroRequest(req, s, order, trialId);
+  macro.kernels = kernels;
+  macro.timeoutSeconds = req.timeoutSeconds + plan.items.length * s.seconds * REAL_PER_GUEST_SECOND;
+  const result = await services.runVmMacro(macro, plan, { ...vmDeps(req, deps, order.length), ...(deps.stressNgBinary ? { stressNgBinary: deps.stressNgBinary } : {}), ...(deps.stressNgEntries ? { stressNgEntries: deps.stressNgEntries } : {}) });
+  const failure = vmFailure(result);
+  if (failure) throw failure;
+  return result;
+}
+
 /** stress-ng in A/B boots of the measured kernels, or the stored runs of the same images, plan and stress-ng build. */
 export async function stressStep(req: TrialRequest, deps: TrialDeps, services: TrialServices, trialId: number, plan: VmMacroPlan, a: TrialKernel, b: TrialKernel): Promise<StepOutcome<StressStepResult>> {
-  const s = req.stress!;
-  const image = (k: TrialKernel) => sha256(readFileSync(k.image));
-  const inputs = { stressors: plan.stressors, instances: plan.instances, seconds: s.seconds, repeats: s.repeats, repeat: req.repeat, kvm: req.kvm, stressNg: plan.stressNgVersion, binary: stressNgHash(deps) };
-  const key = stepKey('stress', { a: image(a), b: image(b), ...inputs, probe: deps.probe.buildId });
+  const key = stepKey('stress', { a: imageHash(a.image), b: imageHash(b.image), ...stressInputs(req, deps, plan) });
   const stored = deps.store.trials.findResult('stress', key);
   if (stored && isStressResult(stored.result) && stillComplete(deps, stored.result)) {
     return { key, state: 'reused', result: stored.result, summary: `reused: ${describeStress(stored.result)}`, earlierSeconds: stored.result.bootSeconds };
   }
   const order = repeatOrder(['A', 'B'], req.repeat);
-  const macro = macroRequest(req, s, order, trialId);
-  macro.kernels = [vmKernel('A', a, req.invocation.cwd), vmKernel('B', b, req.invocation.cwd)];
-  macro.timeoutSeconds = req.timeoutSeconds + plan.items.length * s.seconds * REAL_PER_GUEST_SECOND;
-  const result = await services.runVmMacro(macro, plan, { ...vmDeps(req, deps, order.length), ...(deps.stressNgBinary ? { stressNgBinary: deps.stressNgBinary } : {}), ...(deps.stressNgEntries ? { stressNgEntries: deps.stressNgEntries } : {}) });
-  const failure = vmFailure(result);
-  if (failure) throw failure;
-  const r = stressResult(result, order, !req.kvm, s.seconds);
+  const result = await bootStressors(req, deps, services, trialId, plan, [vmKernel('A', a, req.invocation.cwd), vmKernel('B', b, req.invocation.cwd)], order);
+  const r = stressResult(result, order, !req.kvm, req.stress!.seconds);
   return { key, state: 'done', result: r, summary: describeStress(r) };
 }
 

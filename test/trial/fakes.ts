@@ -110,7 +110,8 @@ export function miniBuild(log: string[] = []): (req: KernelBuildRequest) => Prom
     linkCopy(req.src, layout.tree, patches.flatMap((p) => p.files));
     const applied = patches.map((p) => applyPatch(layout.tree, p));
     for (const f of cFiles(layout.tree)) compile(layout.tree, layout.obj, f);
-    writeFileSync(join(req.out, IMAGE_FILE), `IMAGE ${inputKey}\n`);
+    // the image names what went into it: its key, and the lines its patches add (a scripted guest may answer by them)
+    writeFileSync(join(req.out, IMAGE_FILE), `IMAGE ${inputKey}\n${patches.map((p) => p.text.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).join('\n')).join('\n')}\n`);
     writeFileSync(join(req.out, 'config'), 'CONFIG_64BIT=y\n');
     const manifest: KernelManifest = {
       schema: 1, label: req.label, image: IMAGE_FILE,
