@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { SwitchError } from './switch-check.ts';
-import { busyError, CONFLICT_BASE, lockChain, SwitchBusyError, type SwitchRecord } from './switch-lock.ts';
+import { busyError, CONFLICT_BASE, lockChain, lockFree, SwitchBusyError, type SwitchRecord } from './switch-lock.ts';
 
 /** The watchdog process: armed with what to restore, released once hintlab restored the files itself. */
 export interface Watchdog {
@@ -58,12 +58,16 @@ export function armWatchdog(arming: Restore[] | (() => Arming), locking?: Watchd
   const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['pipe', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let answered = false;
+    // set once the flock chain holds every lock ('ready'): a refusal after that frees them before it is said
+    let holding = false;
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
     const stop = (err: Error): void => {
       answered = true;
       clearTimeout(timer);
       locking?.signal?.removeEventListener('abort', onAbort);
       killGroup(child);
-      reject(err);
+      if (!holding || !locking) return reject(err);
+      void exited.then(() => untilFree(locking.locks.map((l) => l.lock))).then(() => reject(err));
     };
     const fail = (why: string): void => stop(new SwitchError(`cannot start the restore watchdog: ${why}; no file was written`));
     const onAbort = (): void => stop(new SwitchBusyError('interrupted while waiting for another run to release a switched file; no file was written'));
@@ -85,6 +89,7 @@ export function armWatchdog(arming: Restore[] | (() => Arming), locking?: Watchd
     lines.on('line', (line) => {
       if (answered) return;
       if (line === 'ready') {
+        holding = true;
         try {
           child.stdin!.write(`${initLine(typeof arming === 'function' ? arming() : { restores: arming, records: [] })}\n`);
         } catch (err) {
@@ -108,6 +113,15 @@ function initLine(a: Arming): string {
     restores: a.restores.map((r) => ({ path: r.path, value: r.value, ...(r.bytes ? { base64: r.bytes.toString('base64') } : {}) })),
     locks: a.records.map((l) => ({ path: l.lock, record: l.record })),
   });
+}
+
+/**
+ * Wait (at most about 2 s) until the kernel has dropped the locks of a
+ * killed chain: its flock processes die a moment after SIGKILL, and a
+ * caller told "refused" may try the same file at once.
+ */
+async function untilFree(locks: string[]): Promise<void> {
+  for (let i = 0; i < 80 && !locks.every((l) => lockFree(l)); i++) await new Promise((r) => setTimeout(r, 25));
 }
 
 /** The watchdog runs detached, as its own process group: end the whole chain (flock and node). */
