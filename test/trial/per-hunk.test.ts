@@ -18,6 +18,7 @@ import { parseScenarios } from '../../src/behave/scenario.ts';
 import { trialJson } from '../../src/report/trial-json.ts';
 import { trialLkml, trialText } from '../../src/report/trial.ts';
 import { trialMarkdown } from '../../src/report/trial-md.ts';
+import { trialHtml } from '../../src/report/trial-html.ts';
 import { Store } from '../../src/store/store.ts';
 import type { TrialRequest } from '../../src/trial/request.ts';
 import { runTrial } from '../../src/trial/run.ts';
@@ -131,6 +132,7 @@ test('--per-hunk: the hunk that adds work explains the change alone and its abse
     assert.ok(lkml.split('\n').every((l) => l.length <= 72), 'lkml stays within 72 columns');
     assert.match(trialText(doc, { generatedAt: 'now' }), /grouped because they cannot build apart: kernel\/sys_impl\.c @29 \+ @39 \(fast_helper\)/);
     assert.match(trialMarkdown(doc, { generatedAt: 'now' }), /## Per hunk[\s\S]*\| 2 \| kernel\/sys\\_impl\.c @18 \| \+1 -0 \| getppid \+6\.00 % \| nothing \|/);
+    assert.match(trialHtml(doc, { generatedAt: 'now' }), /<section id="per-hunk"><h2>Per hunk<\/h2>[\s\S]*<th scope="row">2<\/th><td>kernel\/sys_impl\.c @18<\/td>/);
     const json = JSON.parse(trialJson(doc, { generatedAt: 'now' })) as { perHunk: { file: string; oldStart: number; newStart: number; groupedWith: number[]; alone: { subject: string; changePct: number; verdict: string }[]; without: { verdict: string }[] }[] };
     assert.equal(json.perHunk.length, 5);
     const work = json.perHunk[1]!;
