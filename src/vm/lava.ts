@@ -13,6 +13,7 @@
 import { UserError } from '../errors.ts';
 import { parseLavaAddress } from '../target/lava/address.ts';
 import { LavaClient } from '../target/lava/client.ts';
+import { type JobGuard, startLavaGuard } from '../target/lava/guard.ts';
 import { LAVA_APPEND } from '../target/lava/job.ts';
 import { lavaTarget, type LavaProgress } from '../target/lava/target.ts';
 import { type FileServer, serveFiles } from '../target/lava/serve.ts';
@@ -84,7 +85,13 @@ export async function runVmOnLava(req: VmRequest, deps: LavaVmDeps): Promise<VmR
   // a worker on another machine downloads the kernels from hintlab; one on this machine reads file:// URLs
   const files = address.serve ? await serveFiles(address.serve) : null;
   try {
-    return await runOnLab(req, deps, { client, parallel, files, boots });
+    // before the first submission: a hintlab killed mid-design leaves no job holding a device
+    const guard = await startLavaGuard(address);
+    try {
+      return await runOnLab(req, deps, { client, parallel, files, boots, guard });
+    } finally {
+      await guard.release();
+    }
   } finally {
     await files?.close();
   }
@@ -95,9 +102,10 @@ interface Lab {
   parallel: number;
   files: FileServer | null;
   boots: Map<string, number>;
+  guard: JobGuard;
 }
 
-function runOnLab(req: VmRequest, deps: LavaVmDeps, { client, parallel, files, boots }: Lab): Promise<VmResult> {
+function runOnLab(req: VmRequest, deps: LavaVmDeps, { client, parallel, files, boots, guard }: Lab): Promise<VmResult> {
   const address = client.address;
   const skipSteps = deps.resume ? stepsDone(deps.store, req, address.name) : [];
   if (skipSteps.length) deps.onResume?.(skipSteps.map((i) => planSteps(req)[i]!));
@@ -116,6 +124,7 @@ function runOnLab(req: VmRequest, deps: LavaVmDeps, { client, parallel, files, b
             probe: deps.probe,
             cacheDir: deps.cacheDir,
             pollMs: deps.pollMs,
+            guard,
             ...(files ? { urlOf: (p: string) => files.url(p) } : {}),
             jobName: () => {
               const n = (boots.get(spec.label) ?? 0) + 1;

@@ -38,6 +38,8 @@ export interface FakeJob {
 export interface FakeLava {
   url: string;
   jobs: FakeJob[];
+  /** Every cancel request, by job id, in the order received. */
+  cancels: number[];
   devices: { hostname: string; health: string; state: string; tags: string[]; worker_host: string }[];
   workers: { hostname: string; state: string }[];
   /** The script of the next submitted job (default: no console). */
@@ -91,7 +93,7 @@ async function body(req: IncomingMessage): Promise<string> {
 }
 
 export async function startFakeLava(token = 'good-token'): Promise<FakeLava> {
-  const fake: FakeLava = { url: '', jobs: [], devices: [{ hostname: 'qemu01', health: 'Good', state: 'Idle', tags: [], worker_host: 'w1' }], workers: [{ hostname: 'w1', state: 'Online' }], next: [], close: async () => {} };
+  const fake: FakeLava = { url: '', jobs: [], cancels: [], devices: [{ hostname: 'qemu01', health: 'Good', state: 'Idle', tags: [], worker_host: 'w1' }], workers: [{ hostname: 'w1', state: 'Online' }], next: [], close: async () => {} };
   const server: Server = createServer((req, res) => {
     void (async () => {
       const send = (status: number, data: unknown, type = 'application/json') => {
@@ -113,6 +115,7 @@ export async function startFakeLava(token = 'good-token'): Promise<FakeLava> {
       const job = m ? fake.jobs[Number(m[1]) - 1] : undefined;
       if (!job) return send(404, { detail: 'Not found.' });
       if (m![2] === 'cancel/') {
+        fake.cancels.push(job.id);
         job.cancelled = true;
         return send(200, { message: 'Job cancel signal sent.' });
       }

@@ -2,7 +2,8 @@
  * `vm` on a LAVA lab over the fake REST server (test/helpers/fake-lava.ts):
  * the boot order as jobs, each boot stored as a run with its job (id, URL,
  * device) and LAVA's kernel command line; with two devices under icount,
- * boots go in pairs and every step is still reported as its own boot; a
+ * boots go in pairs and every step is still reported as its own boot; the
+ * job guard leaves with the design; a
  * device type without devices, or a job LAVA ends Incomplete, fail in
  * LAVA's words. The real server is test/vm/lava.test.ts.
  */
@@ -20,6 +21,7 @@ import { runVmOnLava, stepsDone } from '../../src/vm/lava.ts';
 import { repeatOrder, type StepResult, type VmRequest } from '../../src/vm/runner.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { type FakeLava, startFakeLava } from '../helpers/fake-lava.ts';
+import { descendants, named } from '../helpers/procs.ts';
 
 const dir = tempDir();
 const probePath = join(dir, 'probe');
@@ -69,7 +71,11 @@ const byKernel = (definition: string) => ({ console: console(definition.includes
 test('A B A as three LAVA jobs on one device: three runs in instructions/call, each with its job', async () => {
   fake.scriptFor = byKernel;
   const before = fake.jobs.length;
+  const cancels = fake.cancels.length;
   const { store, result, steps, parallel } = await onLava(request());
+  // the job guard (src/target/lava/guard.ts) ran the design through and left with it, cancelling nothing
+  assert.deepEqual(descendants(process.pid).filter((p) => p.comm === 'node'), [], `left running: ${named(descendants(process.pid))}`);
+  assert.equal(fake.cancels.length, cancels);
   assert.equal(parallel, 1);
   assert.equal(result.unit, 'instructions/call');
   assert.deepEqual(steps.map((s) => [s.runLabel, s.state]), [['vm-A-1', 'complete'], ['vm-B-1', 'complete'], ['vm-A-2', 'complete']]);

@@ -3,17 +3,23 @@
  * started by scripts/lava-lab.sh with one qemu device without KVM): kernel A
  * then kernel B, each boot one LAVA job under icount, stored as runs with
  * the job's id, URL and device; then a job made to fail (an image that is
- * no kernel), stored failed with LAVA's words. Slow: about a minute a boot.
+ * no kernel), stored failed with LAVA's words; a hintlab killed with
+ * SIGKILL while its job runs, whose job the guard cancels in LAVA. Slow:
+ * about a minute a boot.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { after, before, test } from 'node:test';
 import { measuredValues } from '../../src/model.ts';
 import { median } from '../../src/stats/descriptive.ts';
 import { Store } from '../../src/store/store.ts';
+import { parseLavaAddress } from '../../src/target/lava/address.ts';
+import { LavaClient } from '../../src/target/lava/client.ts';
 import { cachedCloudKernel, requireCloudKernel } from '../helpers/cloud-kernel.ts';
-import { runCli, tempDir } from '../helpers/cli.ts';
+import { CLI_FROM_SOURCE, runCli, tempDir } from '../helpers/cli.ts';
 import { type LavaLab, requireLava, startLava } from '../helpers/lava.ts';
 import { requireAll } from '../helpers/tools.ts';
 
@@ -91,4 +97,30 @@ test('a job that cannot boot its image is stored failed with the job URL and LAV
   } finally {
     store.close();
   }
+});
+
+test('a hintlab killed with SIGKILL while its job runs: its guard cancels the job, LAVA ends it Canceled', { skip, timeout: 600_000 }, async () => {
+  assert.ok(lab && vmlinuz);
+  const env = { ...process.env, HINTLAB_LAVA_TOKEN: lab.token };
+  const argv = ['vm', '--target', lab.target, '--kernel', `A=${vmlinuz}`, '--kernel', `B=${vmlinuz}`, '--order', 'AB', '--icount', '--profile', 'getppid', '--ops', '20000', '--warmups', '1', '--rounds', '5', '--db', join(dir, 'killed.db')];
+  const child = spawn(process.execPath, [...CLI_FROM_SOURCE, ...argv], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const said: string[] = [];
+  const running = new Promise<number>((resolve, reject) => {
+    createInterface({ input: child.stderr! }).on('line', (l) => {
+      said.push(l);
+      const m = /LAVA job (\d+) running on/.exec(l);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', () => reject(new Error(`hintlab ended before its job ran:\n${said.join('\n')}`)));
+  });
+  const id = await running;
+  child.kill('SIGKILL');
+  const client = new LavaClient(parseLavaAddress(lab.target, env));
+  const until = Date.now() + 60_000;
+  let status = await client.status(id);
+  while (status.state !== 'Finished' && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 1000));
+    status = await client.status(id);
+  }
+  assert.deepEqual([status.state, status.health], ['Finished', 'Canceled'], `job ${id} after the kill:\n${said.join('\n')}`);
 });

@@ -17,6 +17,7 @@ import type { ProbeBuild } from '../../bench/build.ts';
 import { initramfsFile, jobEntries, readableTail } from '../guest.ts';
 import type { LabJob, Target, TargetEnd, TargetExit } from '../target.ts';
 import type { LavaClient, LavaJobStatus, LavaLogEntry } from './client.ts';
+import type { JobGuard } from './guard.ts';
 import { lavaJobDefinition } from './job.ts';
 import { UserError } from '../../errors.ts';
 
@@ -57,6 +58,8 @@ export interface LavaTargetOptions {
   /** While a job is queued, how often to check that a device can still take it (default 30 s). */
   queueCheckMs?: number;
   jobName?: (spec: LavaGuestSpec) => string;
+  /** Told each job submitted and each finished with, to cancel the rest should hintlab be killed (./guard.ts). */
+  guard?: JobGuard;
   onProgress?: (p: LavaProgress) => void;
 }
 
@@ -150,6 +153,7 @@ export function lavaTarget(spec: LavaGuestSpec, opts: LavaTargetOptions): Target
       });
       if (abort.aborted) return exitOf({ kind: 'aborted' }, new LogReader(onLine), null, started, client, spec);
       const id = await client.submit(definition);
+      opts.guard?.submitted(id);
       const url = client.jobUrl(id);
       opts.onProgress?.({ kind: 'submitted', jobId: id, url });
       const log = new LogReader(onLine);
@@ -158,9 +162,13 @@ export function lavaTarget(spec: LavaGuestSpec, opts: LavaTargetOptions): Target
         followed = await follow(opts, id, log, abort, timeoutSeconds);
       } catch (err) {
         // the server stopped answering: the job must not keep a device busy once hintlab gives up on it
-        await client.cancel(id).catch(() => {});
-        throw new Error(`${(err as Error).message} (LAVA job ${url} was asked to cancel)`);
+        // (a cancel that fails stays the guard's: it tries again as hintlab ends)
+        const cancelled = await client.cancel(id).then(() => true, () => false);
+        if (cancelled) opts.guard?.settled(id);
+        throw new Error(`${(err as Error).message} (LAVA job ${url} ${cancelled ? 'was asked to cancel' : `could not be cancelled${opts.guard ? '; hintlab tries again as it ends' : ': cancel it in LAVA'}`})`);
       }
+      // finished in LAVA, or its cancel accepted and waited for
+      opts.guard?.settled(id);
       const { status, end } = followed;
       const facts: LabJob = { server: address.name, deviceType: address.deviceType, jobId: id, url, device: status.device, health: status.health, qemu: log.qemu };
       opts.onProgress?.({ kind: 'finished', jobId: id, url, device: status.device, health: status.health });
