@@ -10,12 +10,12 @@
  * reason carries the console's last lines and the qemu command line.
  */
 import { guestTarget, kvmTrial, type GuestOptions } from '../../target/guest.ts';
-import type { TargetExit, TargetFile, TargetJob } from '../../target/target.ts';
+import type { TargetExit, TargetJob } from '../../target/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from '../../vm/accel.ts';
 import type { VmLauncher } from '../../vm/qemu.ts';
 import type { CounterKind } from './kernel.ts';
 import { CoverageSession } from './session.ts';
-import { GUEST_STRESS_PLAN, stressNgJobFiles } from './stress-ng.ts';
+import { GUEST_STRESS_PLAN, stressNgJobFiles, type StressNgWorkload } from './stress-ng.ts';
 import type { ReceivedFile } from './transfer.ts';
 
 /** Where the guest's kernel exposes gcov data (mounted by the probe). */
@@ -30,8 +30,7 @@ const CPUS = 2;
 export type GuestWorkload =
   | { kind: 'profiles'; profiles: { name: string; ops: number }[]; rounds: number }
   | { kind: 'program'; path: string; data: Buffer }
-  /** The host's stress-ng (`files`: binary, libraries, loader), one invocation per stressor (stress-ng.ts). */
-  | { kind: 'stress-ng'; stressors: string[]; seconds: number; version: string; files: TargetFile[] };
+  | StressNgWorkload;
 
 export interface GuestRequest {
   kernelImage: string;

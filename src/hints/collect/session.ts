@@ -103,6 +103,7 @@ export class CoverageSession {
     for (const p of this.lines.flush()) this.corrupt.push(`${p.reason}: ${p.line.slice(0, 120)}`);
     if (this.failure) return this.failure;
     if (!this.hello) return 'the probe never started in the guest (no hello line)';
+    if (!this.done && this.stressors) return `the workload did not finish (${this.execs} of ${this.stressors.length} stress-ng invocations ended)`;
     if (!this.done) return `the workload did not finish (${this.rounds} profile rounds${this.execStatus === null ? '' : ', program ran'})`;
     if (this.stressors && this.execs !== this.stressors.length) return `the guest ran ${this.execs} of ${this.stressors.length} stress-ng invocations`;
     const t = this.receiver.outcome();

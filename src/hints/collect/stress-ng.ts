@@ -19,7 +19,6 @@ import { UserError } from '../../errors.ts';
 import { parseStressNgVersion, parseStressorList, selectStressors, StressNgOutputError, StressorSelectionError, STRESSOR_SETS, type UnavailableStressor } from '../../macro/stressors.ts';
 import type { TargetFile } from '../../target/target.ts';
 import { GUEST_STRESS_NG } from '../../vm/stress-ng-image.ts';
-import type { GuestWorkload } from './guest.ts';
 import { STRESS_NG_CONFIG } from './kernel.ts';
 
 /** Seconds each stressor runs when `--stressor-seconds` is not given: the scheduler set (12 stressors in 0.15.06) is about 2.5 min under TCG. */
@@ -29,7 +28,14 @@ export const GUEST_STRESS_PLAN = '/hintlab.plan';
 /** stress-ng's output goes to the console: a failure's reason is then in the console's last lines. */
 export const GUEST_STRESS_LOG = '/dev/console';
 
-export type StressNgWorkload = Extract<GuestWorkload, { kind: 'stress-ng' }>;
+/** The host's stress-ng (`files`: binary, libraries, loader), one invocation per stressor. */
+export interface StressNgWorkload {
+  kind: 'stress-ng';
+  stressors: string[];
+  seconds: number;
+  version: string;
+  files: TargetFile[];
+}
 
 /** What `--workload stress-ng[:LIST]` asks for: set names and stressor names, in the order given. */
 export interface StressNgAsk {
