@@ -43,11 +43,12 @@ export interface CoverageBuildRequest {
  * System V IPC (msg), POSIX message queues (mq, which depend on NET) and
  * tmpfs for /dev/shm and /tmp; and the scheduler code a distribution
  * kernel runs them through, which tinyconfig leaves out: RSEQ (glibc
- * registers every thread with rseq; with it SMP kernels build the per-mm
- * concurrency IDs, SCHED_MM_CID) and SCHED_STACK_END_CHECK (schedule()'s
- * stack-end checks; Debian's kernels have both).
+ * registers every thread with rseq; with it and control groups SMP kernels
+ * build the per-mm concurrency IDs, SCHED_MM_CID, named too so that a
+ * kernel without them is refused) and SCHED_STACK_END_CHECK (schedule()'s
+ * stack-end checks; Debian's kernels have all of them).
  */
-export const STRESS_NG_CONFIG: readonly string[] = ['SYSVIPC', 'SHMEM', 'TMPFS', 'NET', 'POSIX_MQUEUE', 'RSEQ', 'SCHED_STACK_END_CHECK'];
+export const STRESS_NG_CONFIG: readonly string[] = ['SYSVIPC', 'SHMEM', 'TMPFS', 'NET', 'POSIX_MQUEUE', 'RSEQ', 'CGROUPS', 'SCHED_MM_CID', 'SCHED_STACK_END_CHECK'];
 
 /** `kernel/sched,fs` -> ['kernel/sched', 'fs'], each a clean tree-relative path. */
 export function parseProfileDirs(value: string): string[] {

@@ -74,7 +74,7 @@ test('--stressor-seconds belongs to stress-ng; profiles and programs need no ext
 
 test('the stressors kernel gets System V IPC, POSIX message queues, tmpfs and the scheduler code distributions build, in a build of its own', () => {
   const names = coverageSettings({ kind: 'dirs', dirs: ['kernel/sched'] }, 'gcov', STRESS_NG_CONFIG).map((s) => s.name);
-  assert.deepEqual(names, ['DEBUG_FS', 'GCOV_KERNEL', 'SYSVIPC', 'SHMEM', 'TMPFS', 'NET', 'POSIX_MQUEUE', 'RSEQ', 'SCHED_STACK_END_CHECK']);
+  assert.deepEqual(names, ['DEBUG_FS', 'GCOV_KERNEL', 'SYSVIPC', 'SHMEM', 'TMPFS', 'NET', 'POSIX_MQUEUE', 'RSEQ', 'CGROUPS', 'SCHED_MM_CID', 'SCHED_STACK_END_CHECK']);
   const env = { HOME: '/home/u' };
   const scope: ProfileScope = { kind: 'dirs', dirs: ['kernel/sched'] };
   assert.notEqual(defaultBuildDir('/src', scope, env, 'gcov', STRESS_NG_CONFIG), defaultBuildDir('/src', scope, env));
