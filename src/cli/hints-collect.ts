@@ -59,7 +59,7 @@ function summary(r: CoverageRecord, out: string, cwd: string): string {
   ].join('\n');
 }
 
-/** Seconds the guest may take when --timeout is not given: the profiles boot takes seconds; stress-ng its plan three times over, plus the same margin. */
+/** Seconds the guest may take when --timeout is not given (a profiles boot takes seconds); a stress-ng workload adds three times its plan. */
 const DEFAULT_TIMEOUT_S = 1800;
 
 /** Say what a stress-ng workload will run and cost (once, before the build); the guest's timeout. */

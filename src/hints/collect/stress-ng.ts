@@ -5,10 +5,10 @@
  * invocation per stressor, one instance per guest CPU, `--stressor-seconds`
  * each. `stress-ng` alone is the scheduler set (`SCHED_SET`).
  *
- * stress-ng writes to the guest's console, so its own words are in the
- * console's last lines when an invocation fails. A failed invocation fails
- * the whole collect (the set would say stressors ran that did not): the
- * message names the stressor, its exit status and what stress-ng said.
+ * stress-ng writes to the guest's console, and the session keeps each
+ * invocation's lines. A failed invocation fails the whole collect (the set
+ * would say stressors ran that did not): the message names the stressor,
+ * its exit status and what stress-ng said.
  *
  * Under TCG the guest's clock runs at wall speed while the emulated CPU is
  * many times slower than the host, so a stressor does far fewer operations
@@ -21,11 +21,11 @@ import type { TargetFile } from '../../target/target.ts';
 import { GUEST_STRESS_NG } from '../../vm/stress-ng-image.ts';
 import { STRESS_NG_CONFIG } from './kernel.ts';
 
-/** Seconds each stressor runs when `--stressor-seconds` is not given: the scheduler set (12 stressors in 0.15.06) is about 2.5 min under TCG. */
+/** Seconds each stressor runs when `--stressor-seconds` is not given: the scheduler set (12 stressors in 0.15.06) made a 130 s boot of 6.12 under TCG. */
 export const DEFAULT_STRESSOR_SECONDS = 10;
 /** Where the probe reads the invocations (`--run-plan`). */
 export const GUEST_STRESS_PLAN = '/hintlab.plan';
-/** stress-ng's output goes to the console: a failure's reason is then in the console's last lines. */
+/** stress-ng's output goes to the console, where the session keeps it for a failure's message. */
 export const GUEST_STRESS_LOG = '/dev/console';
 
 /** The host's stress-ng (`files`: binary, libraries, loader), one invocation per stressor. */
