@@ -5,7 +5,10 @@ import { relative, resolve } from 'node:path';
 import { buildProbe } from '../bench/build.ts';
 import { checkCollectInputs, collectCoverage, defaultBuildDir, realTree, defaultOutDir, type CoverageRecord } from '../hints/collect/collect.ts';
 import { parseProfileDirs, type CounterKind, type ProfileScope } from '../hints/collect/kernel.ts';
-import { resolveWorkload } from '../hints/collect/workload.ts';
+import { DEFAULT_STRESSOR_SECONDS, stressNgPlanSeconds } from '../hints/collect/stress-ng.ts';
+import { chooseWorkload, type WorkloadChoice } from '../hints/collect/workload.ts';
+import { formatDuration } from '../macro/progress.ts';
+import { unavailableText } from '../macro/table.ts';
 import type { AccelRequest } from '../vm/accel.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { type CliIO, UserError } from './io.ts';
@@ -18,7 +21,8 @@ interface CollectFlags {
   out?: string;
   name?: string;
   accel: string;
-  timeout: number;
+  timeout?: number;
+  stressorSeconds?: number;
   buildDir?: string;
   jobs?: number;
   branchProfiler?: boolean;
@@ -55,6 +59,19 @@ function summary(r: CoverageRecord, out: string, cwd: string): string {
   ].join('\n');
 }
 
+/** Seconds the guest may take when --timeout is not given (a profiles boot takes seconds); a stress-ng workload adds three times its plan. */
+const DEFAULT_TIMEOUT_S = 1800;
+
+/** Say what a stress-ng workload will run and cost (once, before the build); the guest's timeout. */
+function announce(choice: WorkloadChoice, timeout: number | undefined, io: CliIO): number {
+  const w = choice.workload;
+  if (w.kind !== 'stress-ng') return timeout ?? DEFAULT_TIMEOUT_S;
+  const planned = stressNgPlanSeconds(w);
+  io.stderr(unavailableText(choice.unavailable));
+  io.stderr(`stress-ng ${w.version} in the guest: ${w.stressors.length} stressor${w.stressors.length === 1 ? '' : 's'} x ${w.seconds} s: about ${formatDuration(planned + w.stressors.length)} of the boot (guest seconds run at wall speed, also under TCG)\n`);
+  return timeout ?? DEFAULT_TIMEOUT_S + 3 * planned;
+}
+
 async function collectAction(flags: CollectFlags, io: CliIO): Promise<void> {
   const src = realTree(resolve(io.cwd, flags.src));
   const counter: CounterKind = flags.branchProfiler ? 'branch-profiler' : 'gcov';
@@ -62,13 +79,15 @@ async function collectAction(flags: CollectFlags, io: CliIO): Promise<void> {
     throw new UserError('--branch-profiler counts every `if` of the kernel: drop --profile-dirs (it chooses what gcov counts)', 2);
   }
   const scope: ProfileScope = flags.profileDirs === undefined ? { kind: 'all' } : { kind: 'dirs', dirs: parseProfileDirs(flags.profileDirs) };
-  const { workload, label } = resolveWorkload(flags.workload, resolve(io.cwd, flags.workload));
-  const name = flags.name ?? nameOption(label.replace(/[^\w.-]/g, '_'));
+  const choice = await chooseWorkload(flags.workload, resolve(io.cwd, flags.workload), flags.stressorSeconds);
+  const { workload, label } = choice;
+  const name = flags.name ?? nameOption(choice.name.replace(/[^\w.-]/g, '_'));
   // The same workload's gcov set and branch profile live side by side.
   const out = flags.out ? resolve(io.cwd, flags.out) : defaultOutDir(counter === 'gcov' ? name : `${name}-branch-profiler`, io.env);
   const accel = accelOption(flags.accel);
-  const buildDir = flags.buildDir ? resolve(io.cwd, flags.buildDir) : defaultBuildDir(src, scope, io.env, counter);
+  const buildDir = flags.buildDir ? resolve(io.cwd, flags.buildDir) : defaultBuildDir(src, scope, io.env, counter, choice.kernelConfig);
   checkCollectInputs({ src, out, scope, buildDir });
+  const timeoutSeconds = announce(choice, flags.timeout, io);
   requireQemu();
   const probe = buildProbe({ static: true, env: io.env });
   const abort = new AbortController();
@@ -87,9 +106,10 @@ async function collectAction(flags: CollectFlags, io: CliIO): Promise<void> {
         out,
         buildDir,
         accel,
-        timeoutSeconds: flags.timeout,
+        timeoutSeconds,
         jobs: flags.jobs ?? availableParallelism(),
         counter,
+        workloadConfig: choice.kernelConfig,
       },
       {
         abort: abort.signal,
@@ -122,11 +142,12 @@ export function registerHintsCollect(hints: Command, io: CliIO): void {
     .description('build a gcov (or branch profiler) kernel, boot it in qemu, run a workload and store the counts for `hintlab hints`')
     .requiredOption('--src <dir>', 'kernel source tree (left exactly as it is)')
     .option('--profile-dirs <dirs>', 'comma-separated directories to profile, e.g. kernel/sched,fs,mm (default: the whole kernel)')
-    .option('--workload <what>', "'profiles' (hintlab's syscall profiles) or the path of a static x86_64 program", 'profiles')
+    .option('--workload <what>', "'profiles' (hintlab's syscall profiles), 'stress-ng' (the sched set), 'stress-ng:STRESSOR,...' (or :sched), or the path of a static x86_64 program", 'profiles')
+    .option('--stressor-seconds <s>', `seconds each stress-ng stressor runs (default ${DEFAULT_STRESSOR_SECONDS})`, intOption('--stressor-seconds', 1))
     .option('--out <dir>', 'where the gcov JSON set goes (default: $XDG_DATA_HOME/hintlab/coverage/<name>)')
-    .option('--name <name>', 'workload name for `hintlab hints` (default: profiles, or the program file name)', nameOption)
+    .option('--name <name>', 'workload name for `hintlab hints` (default: profiles, stress-ng-sched, stress-ng-<stressors>, or the program file name)', nameOption)
     .option('--accel <mode>', 'auto (KVM if a trial boot works, else TCG) or tcg', 'auto')
-    .option('--timeout <s>', 'seconds the guest may take (workload and transfer)', intOption('--timeout', 10), 1800)
+    .option('--timeout <s>', `seconds the guest may take (workload and transfer; default ${DEFAULT_TIMEOUT_S}, plus 3 times the stress-ng plan)`, intOption('--timeout', 10))
     .option('--branch-profiler', 'build a CONFIG_PROFILE_ALL_BRANCHES kernel instead and bring back trace_stat/branch_all (every `if` of the kernel)')
     .option('--build-dir <dir>', 'kernel build directory (default: under $XDG_CACHE_HOME/hintlab/coverage-kernels/)')
     .option('-j, --jobs <n>', 'parallel make jobs (default: CPUs available)', intOption('--jobs', 1))

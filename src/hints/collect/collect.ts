@@ -40,6 +40,8 @@ export interface CollectRequest {
   jobs: number;
   /** gcov (default) or the kernel's branch profiler (writes `branch_all` instead of gcov JSON). */
   counter?: CounterKind;
+  /** Kernel options the workload needs (a stress-ng workload: `STRESS_NG_CONFIG`). */
+  workloadConfig?: readonly string[];
 }
 
 export interface CollectDeps extends KernelBuildDeps {
@@ -83,11 +85,16 @@ export function defaultOutDir(name: string, env: NodeJS.ProcessEnv): string {
   return join(dataHome(env), 'hintlab', 'coverage', name);
 }
 
-/** One build directory per tree and profiled part, under the cache, so a second workload reuses the kernel. */
-export function defaultBuildDir(src: string, scope: ProfileScope, env: NodeJS.ProcessEnv, counter: CounterKind = 'gcov'): string {
+/**
+ * One build directory per tree, profiled part and the options the workload
+ * needs, under the cache, so a second workload of the same kind reuses the kernel.
+ */
+export function defaultBuildDir(src: string, scope: ProfileScope, env: NodeJS.ProcessEnv, counter: CounterKind = 'gcov', workloadConfig: readonly string[] = []): string {
   const cache = env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache');
   // The branch profiler kernel counts the whole kernel: one build per tree.
-  const what = counter === 'gcov' ? { src, scope } : { src, counter };
+  const base = counter === 'gcov' ? { src, scope } : { src, counter };
+  // without extra options the key stays what it was, so earlier builds are found again
+  const what = workloadConfig.length ? { ...base, workloadConfig } : base;
   const key = createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 12);
   return join(cache, 'hintlab', 'coverage-kernels', key);
 }
@@ -142,7 +149,7 @@ export async function collectCoverage(req: CollectRequest, deps: CollectDeps): P
   const gcov = counter === 'gcov' ? gcovVersion() : 'not used';
 
   let started = Date.now();
-  const build = await buildCoverageKernel({ src, scope: req.scope, buildDir: req.buildDir, jobs: req.jobs, counter }, deps);
+  const build = await buildCoverageKernel({ src, scope: req.scope, buildDir: req.buildDir, jobs: req.jobs, counter, workloadConfig: req.workloadConfig }, deps);
   const buildSeconds = build.state === 'reused' ? 0 : seconds(started);
 
   started = Date.now();

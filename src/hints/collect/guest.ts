@@ -15,6 +15,7 @@ import { chooseAccel, type AccelChoice, type AccelRequest } from '../../vm/accel
 import type { VmLauncher } from '../../vm/qemu.ts';
 import type { CounterKind } from './kernel.ts';
 import { CoverageSession } from './session.ts';
+import { GUEST_STRESS_PLAN, stressNgJobFiles, type StressNgWorkload } from './stress-ng.ts';
 import type { ReceivedFile } from './transfer.ts';
 
 /** Where the guest's kernel exposes gcov data (mounted by the probe). */
@@ -28,7 +29,8 @@ const CPUS = 2;
 /** What runs in the guest between the counter reset and the dump. */
 export type GuestWorkload =
   | { kind: 'profiles'; profiles: { name: string; ops: number }[]; rounds: number }
-  | { kind: 'program'; path: string; data: Buffer };
+  | { kind: 'program'; path: string; data: Buffer }
+  | StressNgWorkload;
 
 export interface GuestRequest {
   kernelImage: string;
@@ -78,13 +80,15 @@ export function guestArgs(w: GuestWorkload, counter: CounterKind = 'gcov'): stri
   const run =
     w.kind === 'profiles'
       ? ['--cpu', '0', '--other-cpu', '1', '--warmups', '0', '--rounds', String(w.rounds), ...w.profiles.flatMap((p) => ['--profile', `${p.name}:${p.ops}`])]
-      : ['--exec', GUEST_PROGRAM];
+      : w.kind === 'program'
+        ? ['--exec', GUEST_PROGRAM]
+        : ['--run-plan', GUEST_STRESS_PLAN];
   return counter === 'gcov' ? [...run, '--reset-gcov', '--dump-gcov', GUEST_GCOV_DIR] : [...run, '--dump-files', GUEST_TRACE_STAT_DIR];
 }
 
-/** The guest's job: the probe as /init with the workload's arguments, and the program as /workload when there is one. */
+/** The guest's job: the probe as /init with the workload's arguments, and the program (or stress-ng and its plan) beside it. */
 export function coverageJob(w: GuestWorkload, counter: CounterKind, timeoutSeconds: number): TargetJob {
-  const files = w.kind === 'program' ? [{ path: GUEST_PROGRAM.slice(1), data: w.data, mode: 0o755 }] : [];
+  const files = w.kind === 'program' ? [{ path: GUEST_PROGRAM.slice(1), data: w.data, mode: 0o755 }] : w.kind === 'stress-ng' ? stressNgJobFiles(w) : [];
   return { program: 'probe', args: guestArgs(w, counter), files, timeoutSeconds };
 }
 
@@ -105,7 +109,7 @@ export async function runCoverageGuest(req: GuestRequest, deps: GuestDeps): Prom
   const accel = await (deps.chooseAccel ?? chooseAccel)(req.accel, false, () => kvmTrial(req.kernelImage, opts, deps.abort));
   deps.onAccel?.(accel);
   const target = guestTarget({ label: 'coverage kernel', image: req.kernelImage, accel: accel.accel, icount: false, cpus: CPUS, memoryMiB: MEMORY_MIB }, opts);
-  const session = new CoverageSession(deps.onTransfer);
+  const session = new CoverageSession(deps.onTransfer, req.workload.kind === 'stress-ng' ? req.workload.stressors : undefined);
   const exit = await target.run(coverageJob(req.workload, req.counter ?? 'gcov', req.timeoutSeconds), (l) => session.feed(l), deps.abort);
   const problem = describeEnd(session, exit);
   const transfer = session.receiver.outcome();

@@ -34,7 +34,21 @@ export interface CoverageBuildRequest {
   jobs: number;
   /** Default gcov. */
   counter?: CounterKind;
+  /** Options the workload needs on top of the coverage options (`STRESS_NG_CONFIG`). */
+  workloadConfig?: readonly string[];
 }
+
+/**
+ * What the scheduler stressors need beyond hintlab's built-in fragment:
+ * System V IPC (msg), POSIX message queues (mq, which depend on NET) and
+ * tmpfs for /dev/shm and /tmp; and the scheduler code a distribution
+ * kernel runs them through, which tinyconfig leaves out: RSEQ (glibc
+ * registers every thread with rseq; with it and control groups SMP kernels
+ * build the per-mm concurrency IDs, SCHED_MM_CID, named too so that a
+ * kernel without them is refused) and SCHED_STACK_END_CHECK (schedule()'s
+ * stack-end checks; Debian's kernels have all of them).
+ */
+export const STRESS_NG_CONFIG: readonly string[] = ['SYSVIPC', 'SHMEM', 'TMPFS', 'NET', 'POSIX_MQUEUE', 'RSEQ', 'CGROUPS', 'SCHED_MM_CID', 'SCHED_STACK_END_CHECK'];
 
 /** `kernel/sched,fs` -> ['kernel/sched', 'fs'], each a clean tree-relative path. */
 export function parseProfileDirs(value: string): string[] {
@@ -83,12 +97,12 @@ export function profilePatch(src: string, dirs: readonly string[]): string {
 }
 
 /** The config options of a coverage kernel (on top of tinyconfig, the built-in fragment and -O2). */
-export function coverageSettings(scope: ProfileScope, counter: CounterKind = 'gcov'): ConfigSetting[] {
+export function coverageSettings(scope: ProfileScope, counter: CounterKind = 'gcov', workloadConfig: readonly string[] = []): ConfigSetting[] {
   const names =
     counter === 'branch-profiler'
       ? ['DEBUG_FS', 'FTRACE', 'TRACING', 'TRACE_BRANCH_PROFILING', 'PROFILE_ALL_BRANCHES']
       : ['DEBUG_FS', 'GCOV_KERNEL', ...(scope.kind === 'all' ? ['GCOV_PROFILE_ALL'] : [])];
-  return names.map((name) => ({ name, value: 'y' }));
+  return [...names, ...workloadConfig].map((name) => ({ name, value: 'y' }));
 }
 
 /** A coverage kernel's build directory as owned-dir.ts checks it. */
@@ -106,7 +120,7 @@ export function coverageBuildDir(buildDir: string): OwnedDir {
 export async function buildCoverageKernel(req: CoverageBuildRequest, deps: KernelBuildDeps): Promise<KernelBuildResult> {
   kernelVersion(req.src); // a clear error for a directory that is not a kernel tree, before anything is written
   const counter = req.counter ?? 'gcov';
-  const settings = coverageSettings(req.scope, counter);
+  const settings = coverageSettings(req.scope, counter, req.workloadConfig);
   const patch = req.scope.kind === 'dirs' && counter === 'gcov' ? profilePatch(req.src, req.scope.dirs) : null;
   const dir = coverageBuildDir(req.buildDir);
   checkBuildPlaces(req.src, dir);

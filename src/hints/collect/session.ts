@@ -6,8 +6,11 @@
  * halves again when the joined line's CRC-32 matches.
  */
 import { ConsoleLines, describeProbeError, type ProbeEvent } from '../../bench/protocol.ts';
+import { invocationFailure } from '../../macro/failure.ts';
 import { GcdaReceiver } from './transfer.ts';
 
+/** Console lines kept per stress-ng invocation (its own words, when it fails). */
+const KEPT_OUTPUT_LINES = 40;
 
 /** Follows the probe's lines through one boot: workload progress, then the .gcda transfer. */
 export class CoverageSession {
@@ -21,8 +24,16 @@ export class CoverageSession {
   dumpedAtMs: number | null = null;
   private failure: string | null = null;
   private execStatus: number | null = null;
+  /** Invocations of a plan that ended (`exec` lines). */
+  private execs = 0;
+  /** The console's other lines since the last `exec` line (stress-ng's output, kernel messages). */
+  private output: string[] = [];
 
-  constructor(private readonly onFile?: (files: number) => void) {}
+  /** `stressors`: a stress-ng workload, one invocation per stressor in this order. */
+  constructor(
+    private readonly onFile?: (files: number) => void,
+    private readonly stressors?: readonly string[],
+  ) {}
 
   private readonly lines = new ConsoleLines();
 
@@ -32,6 +43,7 @@ export class CoverageSession {
   }
 
   feed(raw: string): void {
+    if (this.stressors && !raw.includes('@hl1 ')) this.keepOutput(raw);
     for (const p of this.lines.push(raw)) {
       if (p.kind === 'event') this.handle(p.event);
       else if (p.kind === 'corrupt') this.corrupt.push(`${p.reason}: ${p.line.slice(0, 120)}`);
@@ -49,7 +61,9 @@ export class CoverageSession {
         return;
       case 'exec':
         this.execStatus = e.status;
-        if (e.status !== 0) this.failure = `the workload program exited with status ${e.status}${e.status === 127 ? ' (127: it could not be executed; is it a static x86_64 binary?)' : ''}`;
+        this.execs++;
+        if (this.stressors) this.stressorEnded(e.status);
+        else if (e.status !== 0) this.failure = `the workload program exited with status ${e.status}${e.status === 127 ? ' (127: it could not be executed; is it a static x86_64 binary?)' : ''}`;
         return;
       case 'error':
         this.failure = `the probe failed in the guest: ${describeProbeError(e)}`;
@@ -70,12 +84,28 @@ export class CoverageSession {
     }
   }
 
+  private keepOutput(raw: string): void {
+    this.output.push(raw.trimEnd());
+    if (this.output.length > KEPT_OUTPUT_LINES) this.output.shift();
+  }
+
+  /** A stressor's invocation ended: a non-zero status fails the run with stress-ng's own words. */
+  private stressorEnded(status: number): void {
+    const n = this.stressors!.length;
+    const name = this.stressors![this.execs - 1] ?? `invocation ${this.execs}`;
+    const why = invocationFailure({ kind: 'exited', code: status, stderr: this.output.join('\n') });
+    this.output = [];
+    if (why !== null) this.failure = `stressor ${name} (${this.execs} of ${n}) failed in the guest: ${why}`;
+  }
+
   /** Why this boot's output is not a complete profile, or null when it is. */
   problem(): string | null {
     for (const p of this.lines.flush()) this.corrupt.push(`${p.reason}: ${p.line.slice(0, 120)}`);
     if (this.failure) return this.failure;
     if (!this.hello) return 'the probe never started in the guest (no hello line)';
+    if (!this.done && this.stressors) return `the workload did not finish (${this.execs} of ${this.stressors.length} stress-ng invocations ended)`;
     if (!this.done) return `the workload did not finish (${this.rounds} profile rounds${this.execStatus === null ? '' : ', program ran'})`;
+    if (this.stressors && this.execs !== this.stressors.length) return `the guest ran ${this.execs} of ${this.stressors.length} stress-ng invocations`;
     const t = this.receiver.outcome();
     if (t.state === 'failed') return `${t.reason}${this.corrupt.length ? `; ${this.corrupt.length} corrupt line(s), first: ${this.corrupt[0]}` : ''}`;
     return null;

@@ -4,13 +4,19 @@
  * directories profiled the whole boot takes about 7 s under TCG; profiling
  * the whole kernel costs more), or a user's static x86_64 program. The guest has
  * no libc, no loader and no files but the program, so a dynamically linked
- * program is refused before any build starts.
+ * program is refused before any build starts. `stress-ng[:LIST]` runs the
+ * host's stress-ng (stress-ng.ts).
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { PROFILES } from '../../bench/profiles.ts';
 import { UserError } from '../../errors.ts';
+import { processExecutor, StressNgMissingError } from '../../macro/executor.ts';
+import type { UnavailableStressor } from '../../macro/stressors.ts';
+import type { TargetFile } from '../../target/target.ts';
+import { GUEST_STRESS_NG, stressNgFiles } from '../../vm/stress-ng-image.ts';
 import type { GuestWorkload } from './guest.ts';
+import { DEFAULT_STRESSOR_SECONDS, parseStressNgWorkload, resolveStressNgWorkload, type InstalledStressNg } from './stress-ng.ts';
 
 /** Each profile runs its default calls per round divided by this, in ROUNDS rounds (no warm-ups). */
 export const OPS_DIVISOR = 4;
@@ -59,4 +65,42 @@ export function resolveWorkload(value: string, absPath: string): { workload: Gue
   const problem = staticElfProblem(data);
   if (problem) throw new UserError(`--workload ${value}: ${problem}; the guest runs it as its only program, so build it with 'gcc -static' for x86_64`, 2);
   return { workload: { kind: 'program', path: absPath, data }, label: basename(absPath) };
+}
+
+/** A checked `--workload`: what runs, its default name, what the set records, and what the kernel needs for it. */
+export interface WorkloadChoice {
+  workload: GuestWorkload;
+  name: string;
+  label: string;
+  /** Stressors a set asks for that the installed stress-ng lacks (said once on stderr). */
+  unavailable: UnavailableStressor[];
+  /** Kernel options on top of the coverage kernel's (part of the build's key). */
+  kernelConfig: readonly string[];
+}
+
+export interface WorkloadDeps {
+  /** The host's stress-ng (default: the one on PATH). */
+  stressNg?: InstalledStressNg;
+  /** stress-ng's guest files (default: /usr/bin/stress-ng and what ldd lists). */
+  stressNgFiles?: () => TargetFile[];
+}
+
+function hostStressNgFiles(): TargetFile[] {
+  return stressNgFiles(GUEST_STRESS_NG).entries.flatMap((e) => (e.kind === 'file' ? [{ path: e.path, data: e.data, mode: e.mode }] : []));
+}
+
+/** `--workload` and `--stressor-seconds`, checked before any build starts. */
+export async function chooseWorkload(value: string, absPath: string, stressorSeconds: number | undefined, deps: WorkloadDeps = {}): Promise<WorkloadChoice> {
+  const ask = parseStressNgWorkload(value);
+  if (!ask) {
+    if (stressorSeconds !== undefined) throw new UserError(`--stressor-seconds applies to --workload stress-ng[:STRESSOR,...] only; drop it for --workload ${value}`, 2);
+    const { workload, label } = resolveWorkload(value, absPath);
+    return { workload, name: label, label, unavailable: [], kernelConfig: [] };
+  }
+  try {
+    return await resolveStressNgWorkload(value, ask, stressorSeconds ?? DEFAULT_STRESSOR_SECONDS, deps.stressNg ?? processExecutor(), deps.stressNgFiles ?? hostStressNgFiles);
+  } catch (err) {
+    if (err instanceof StressNgMissingError) throw new UserError(`--workload ${value}: ${err.message}`);
+    throw err;
+  }
 }

@@ -44,6 +44,20 @@ test('a dynamically linked workload program is refused with how to build it', as
   assert.match(r.stderr, /--workload \/bin\/sh: it is dynamically linked .* build it with 'gcc -static'/);
 });
 
+test('a stress-ng stressor the installed stress-ng lacks is refused with the closest name, before any build', { skip: requireTool('stress-ng', 'stress-ng') }, async () => {
+  const env = { ...process.env, XDG_CACHE_HOME: tempDir(), XDG_DATA_HOME: tempDir() };
+  const r = await runCli(['hints', 'collect', '--src', fakeTree(), '--profile-dirs', 'kernel/sched', '--workload', 'stress-ng:fifx,yield'], { env });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--workload stress-ng:fifx,yield: stress-ng \S+ has no stressor 'fifx' \(did you mean 'fifo'\?\)/);
+  assert.deepEqual(readdirSync(env.XDG_CACHE_HOME), [], 'nothing was built');
+});
+
+test('--stressor-seconds without a stress-ng workload is refused', async () => {
+  const r = await collect(['--src', fakeTree(), '--stressor-seconds', '5']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--stressor-seconds applies to --workload stress-ng\[:STRESSOR,\.\.\.\] only; drop it for --workload profiles/);
+});
+
 test('an output inside the tree, or a directory of other files, is refused', async () => {
   const src = fakeTree();
   const inside = await collect(['--src', src, '--out', join(src, 'cov')]);
