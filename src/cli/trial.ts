@@ -132,7 +132,6 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
     if (opts.kvm) throw new UserError('--kvm: on a LAVA lab (--target) the device decides the accelerator; drop --kvm to count instructions under icount there', 2);
   }
   const decided = costByDefault(opts.costModel !== undefined ? true : opts.cost, opts.kvm === true || opts.target !== undefined, opts.patch.map((p) => readPatch(resolve(io.cwd, p))));
-  if (decided.note) io.stderr(`note: ${decided.note}`);
   const cost = decided.on ? parseCostModel(opts.costModel ?? '') : null;
   const costPlugin = cost && !fake?.launcher ? buildCostPlugin(io.env) : undefined;
   const scenarios = selectScenarios(opts.scenario, io.cwd);
@@ -178,6 +177,7 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
           probe,
           abort,
           costPlugin,
+          ...(decided.note ? { notes: [`note: ${decided.note}`] } : {}),
           ...(fake?.services ? { services: fake.services } : {}),
           ...(fake?.chooseAccel ? { chooseAccel: fake.chooseAccel } : {}),
           ...(fake?.cacheDir ? { cacheDir: fake.cacheDir } : {}),
@@ -233,8 +233,9 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--per-hunk', "also build, from A's objects, A + each hunk alone and (over two hunks) B without each, boot each like B, and say which hunk explains each change")
     .option('--max-objects <n>', 'objects to disassemble at most when a header reaches many', intOption('--max-objects', 1), 8)
     .option('--threshold <pct>', "compare's noise threshold for the measured verdicts (the whole CI must lie beyond it; e.g. 0.1% for instruction counts)", pctOption('--threshold', '0.1%', true), 1)
-    .option('--no-cost', 'do not run the cost model, even for a patch that only changes branch hints')
     .option('--cost', "also count, in every boot, what each call costs the emulated machine (hintlab's qemu plugin: taken branches, I-cache lines, modelled L1i misses and mispredictions) and which kernel functions changed (see docs/vm.md)")
+    // --no-cost after --cost: commander leaves the value undefined unless one is given (the patch decides)
+    .option('--no-cost', 'do not run the cost model, even for a patch that only changes branch hints')
     .option('--cost-model <model>', "with --cost: the modelled L1i and predictor (default 'l1i=32k,8way,64 predictor=2bit')")
     .option('--timeout <s>', 'seconds one boot may take before qemu is killed', intOption('--timeout', 5), 600)
     .option('--target <lava-url>', "run the measured boots as LAVA jobs: lava://[TOKEN@]SERVER[:PORT]/DEVICE_TYPE (builds, codegen and behave stay here; see docs/lava.md)")

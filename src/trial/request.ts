@@ -117,6 +117,8 @@ export interface TrialDeps {
   /** The built cost plugin, when the request has `cost`. */
   costPlugin?: CostPlugin;
   onStep?(event: StepEvent): void;
+  /** Lines said through onNote once the request is checked, before the steps (the cost model's default). */
+  notes?: string[];
   /** Said once before the steps (what the installed stress-ng lacks of --set sched). */
   onNote?(line: string): void;
   /** A step's own progress lines (build phases, boots). */

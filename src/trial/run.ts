@@ -179,6 +179,7 @@ export async function runTrial(req: TrialRequest, deps: TrialDeps): Promise<Tria
   checkPatchesApply(req.src, req.patches); // a patch that cannot apply fails now, not after building A
   const services: TrialServices = { ...REAL, ...deps.services };
   const plan = await planStress(req, deps.stressNg, services.planVmMacro); // an unknown stressor too
+  for (const note of deps.notes ?? []) deps.onNote?.(note);
   const lacking = plan && unavailableLine(plan);
   if (lacking) deps.onNote?.(lacking);
   const unlock = lock(req.out);

@@ -87,3 +87,13 @@ test('flags are checked before anything is built: no patch, a wrong format, a pr
   assert.equal(twoCpus.code, 2);
   assert.match(twoCpus.stderr, /--icount guests have one CPU .* profile sched_setaffinity-queued cannot run/);
 });
+
+test('without --cost or --no-cost the patch decides: a code change runs without the cost model; --kvm alone is not taken for --cost', { skip }, async () => {
+  const code = miniPatch(src, dir, 'code.patch', 'kernel/sys_impl.c', '\t*param = lookup(pid);', '\t*param = lookup(pid) + 1;');
+  const plain = (out: string, p: string, extra: string[] = []) => ['trial', '--src', src, '--patch', p, '--out', join(dir, out), '--db', join(dir, `${out}.db`), '--scenario', scenario, '--profile', 'getppid', '--ops', '1000', ...extra];
+  const r = await runCli(plain('decides', code), { services: services() });
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stderr + r.stdout, /cost model|cost counters/);
+  const kvm = await runCli(plain('kvm-alone', patch, ['--kvm']), { services: services() });
+  assert.doesNotMatch(kvm.stderr, /choose one/);
+});
