@@ -10,6 +10,7 @@ import type { ReproduceCommand, TrialKernel } from './document.ts';
 import type { TrialRequest } from './request.ts';
 import type { VmStepResult } from './steps.ts';
 import { parseLavaAddress } from '../target/lava/address.ts';
+import { DEFAULT_COST_MODEL, describeCostModel } from '../vm/cost-plugin.ts';
 
 function baseArgs(base: ConfigBase): string[] {
   if (typeof base === 'string') return base === 'tinyconfig' ? [] : ['--base', base];
@@ -56,6 +57,8 @@ export function reproduceCommands({ req, kernels, codegen, vm, stress }: Reprodu
   const vmArgv = [
     'vm', '--kernel', `A=${A.dir}`, '--kernel', `B=${B.dir}`, '--repeat', String(req.repeat),
     ...(vm.icount ? ['--icount', '--accel', 'tcg'] : ['--accel', 'kvm']),
+    // the boots ran hintlab's cost plugin: the same model, or the vm boots would count without it
+    ...(req.cost ? ['--cost', ...(describeCostModel(req.cost) === describeCostModel(DEFAULT_COST_MODEL) ? [] : ['--cost-model', describeCostModel(req.cost)])] : []),
     // no --profile given: vm's default set under icount is the trial's (every one-CPU profile)
     ...(req.profileArgs.length ? ['--profile', req.profileArgs.join(',')] : []), '--rounds', String(req.rounds), '--warmups', String(req.warmups),
     ...(req.ops === null ? [] : ['--ops', String(req.ops)]),
