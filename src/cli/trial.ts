@@ -71,6 +71,13 @@ interface TrialOptions {
   all?: boolean;
 }
 
+/** Boots per kernel: compare claims nothing with fewer than 3 units per side, so fewer is refused before anything builds. */
+function repeatOption(value: string): number {
+  const n = intOption('--repeat', 1)(value);
+  if (n < 3) throw new UserError(`--repeat ${n}: a verdict needs at least 3 boots per kernel (each boot is one unit; compare claims nothing on fewer), so every subject would end 'insufficient units'; give 3 or more`, 2);
+  return n;
+}
+
 function formatOption(value: string): string {
   if (!Object.hasOwn(REPORTERS, value)) throw new UserError(`--format must be one of ${Object.keys(REPORTERS).join(', ')}; got '${value}'`, 2);
   return value;
@@ -221,7 +228,7 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--ops <n>', 'calls per round for every profile (default: per profile)', intOption('--ops', 1))
     .option('--rounds <n>', 'measured rounds per profile and boot', intOption('--rounds', 1), 5)
     .option('--warmups <n>', 'warm-up rounds per profile and boot', intOption('--warmups', 0), 1)
-    .option('--repeat <n>', 'boots per kernel, in A B B A A B ... order; each boot is one unit', intOption('--repeat', 2), 3)
+    .option('--repeat <n>', 'boots per kernel, in A B B A A B ... order; each boot is one unit (3 at least: a verdict needs 3 units per side)', repeatOption, 3)
     .option('--kvm', 'measure ns under KVM instead of instructions under icount (only where a KVM trial boot works)')
     .option('--scenario <name|file>', "behaviour scenario: built-in name, file, or 'all' (repeatable; default all)", collect, [])
     .option('--stressor <name>', 'also run this stress-ng stressor in A/B boots of the measured kernels (repeatable, comma-separated)', collect, [])

@@ -97,3 +97,10 @@ test('without --cost or --no-cost the patch decides: a code change runs without 
   const kvm = await runCli(plain('kvm-alone', patch, ['--kvm']), { services: services() });
   assert.doesNotMatch(kvm.stderr, /choose one/);
 });
+
+test('--repeat below 3 is refused before anything is built: it could give no verdict', async () => {
+  const r = await runCli(argv('two-boots', ['--repeat', '2']), { services: services() });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--repeat 2: a verdict needs at least 3 boots per kernel/);
+  assert.ok(!existsSync(join(dir, 'two-boots')), 'nothing was written');
+});
