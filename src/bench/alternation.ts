@@ -59,14 +59,21 @@ export function sweepStaleGoDirs(dir: string = tmpdir()): string[] {
   return removed;
 }
 
+/** The temporary directories swept by this process. */
+const swept = new Set<string>();
+
 /** The go channel to the probe: a FIFO held open read-write, so writing never blocks and the probe sees EOF only when hintlab is gone. */
 export class GoFifo {
   readonly path: string;
   private readonly dir: string;
   private readonly fd: number;
   constructor(tmp: string = tmpdir()) {
-    // a hintlab killed with SIGKILL cannot remove its directory: the next one does
-    sweepStaleGoDirs(tmp);
+    // a hintlab killed with SIGKILL cannot remove its directory: the next one does, once, before its first FIFO
+    // (not at every generation of fresh probes, which starts between measured blocks)
+    if (!swept.has(tmp)) {
+      swept.add(tmp);
+      sweepStaleGoDirs(tmp);
+    }
     this.dir = mkdtempSync(join(tmp, `hintlab-go-${process.pid}-`));
     this.path = join(this.dir, 'go');
     execFileSync('mkfifo', ['-m', '600', this.path]);
