@@ -6,7 +6,7 @@
  * alone and left out. JSON gets `perHunk` per hunk as the issue tracker's
  * tools read it: { file, oldStart, newStart, alone: [...], without: [...] }.
  */
-import { groupName, movesAlone, rowWord } from '../trial/attribute.ts';
+import { groupName, moves } from '../trial/attribute.ts';
 import type { TrialDocument, TrialPerHunk, TrialVariant, VariantRow } from '../trial/document.ts';
 import type { Table } from './tables.ts';
 import { lkmlPara } from './wrap.ts';
@@ -33,7 +33,7 @@ export function perHunkIntro(p: TrialPerHunk): string {
 /** The attribution lines, or what to say when B claims no change. */
 export function perHunkLines(p: TrialPerHunk): string[] {
   if (p.skipped) return [];
-  const quietGroups = p.groups.filter((g) => movesAlone(p.variants, g.index) === 'nothing').map((g) => groupName(p.hunks, g));
+  const quietGroups = p.groups.filter((g) => moves(p.variants, 'alone', g.index) === 'nothing').map((g) => groupName(p.hunks, g));
   const quiet = quietGroups.length ? [`Alone, ${quietGroups.join(', ')} ${quietGroups.length === 1 ? 'moves' : 'move'} no subject.`] : [];
   if (p.attribution.length === 0) return ['B changes no subject, so no hunk has a change to explain.', ...quiet];
   return [...p.attribution.map((a) => a.line), ...quiet];
@@ -46,19 +46,16 @@ export function perHunkLkml(doc: TrialDocument): string[] {
   return [...lkmlPara(perHunkIntro(p)), ...perHunkLines(p).flatMap((l) => lkmlPara(l, '  ', '    '))];
 }
 
+/** What B changes without a group; with two groups that kernel is the other group alone, and is not built again. */
 function leftOut(p: TrialPerHunk, group: number): string {
-  const v = p.variants.find((x) => x.kind === 'without' && x.group === group);
-  if (!v) return p.groups.length === 2 ? 'the other alone' : '';
-  if (v.state === 'unbuilt') return 'does not build';
-  const moved = v.rows.filter((r) => rowWord(r) !== 'none' && rowWord(r) !== 'identical');
-  return moved.length === 0 ? 'nothing' : moved.map((r) => `${r.subject} ${rowWord(r)}`).join(', ');
+  return moves(p.variants, 'without', group) ?? (p.groups.length === 2 ? 'the other alone' : '');
 }
 
 /** Group, hunks, lines changed, what it moves alone, what B moves without it. */
 export function perHunkTable(p: TrialPerHunk): Table {
   const rows = p.groups.map((g) => {
     const hunks = p.hunks.filter((h) => g.hunks.includes(h.index));
-    return [String(g.index), groupName(p.hunks, g), hunks.map((h) => `+${h.added} -${h.removed}`).join(', '), movesAlone(p.variants, g.index), leftOut(p, g.index)];
+    return [String(g.index), groupName(p.hunks, g), hunks.map((h) => `+${h.added} -${h.removed}`).join(', '), moves(p.variants, 'alone', g.index) ?? 'not measured', leftOut(p, g.index)];
   });
   return { id: 'per-hunk', caption: 'Per hunk group: what it changes alone (A + it) and what B changes without it', headers: ['group', 'hunks', 'lines', 'alone', 'B without it'], rows, numeric: [] };
 }

@@ -12,7 +12,7 @@
  */
 import type { Verdict } from '../compare/types.ts';
 import { formatChangePct } from '../format/percent.ts';
-import type { HunkGroup } from './hunks.ts';
+import { hunkName, type HunkGroup } from './hunks.ts';
 import type { Attribution, TrialHunk, TrialVariant, VariantRow } from './document.ts';
 
 const CLAIMS: readonly Verdict[] = ['faster', 'slower', 'fewer instructions', 'more instructions'];
@@ -25,7 +25,7 @@ export function groupName(hunks: readonly TrialHunk[], group: Pick<HunkGroup, 'h
   const parts: string[] = [];
   for (const h of members) {
     const sameFile = parts.length > 0 && members[members.indexOf(h) - 1]?.file === h.file;
-    parts.push(sameFile ? `@${h.oldStart}` : `${h.file} @${h.oldStart}`);
+    parts.push(sameFile ? `@${h.oldStart}` : hunkName(h));
   }
   return parts.join(' + ');
 }
@@ -42,26 +42,24 @@ const rowOf = (v: TrialVariant | undefined, subject: string, kind: VariantRow['k
 const quiet = (row: VariantRow | undefined): boolean => row !== undefined && !claims(row.verdict);
 
 function explain(hunks: readonly TrialHunk[], groups: readonly HunkGroup[], variants: readonly TrialVariant[], b: VariantRow): Attribution {
-  const alone = (g: HunkGroup) => variants.find((v) => v.kind === 'alone' && v.group === g.index);
-  const without = (g: HunkGroup) => variants.find((v) => v.kind === 'without' && v.group === g.index);
-  const by = groups.filter((g) => rowOf(alone(g), b.subject, b.kind)?.verdict === b.verdict);
-  const head = `${b.subject} ${rowWord(b)}`;
+  const variant = (kind: TrialVariant['kind'], g: HunkGroup) => variants.find((v) => v.kind === kind && v.group === g.index);
+  /** "-31.00 %", "none", "not built"; undefined without that variant. */
+  const word = (v: TrialVariant | undefined) => (v === undefined ? undefined : v.state === 'unbuilt' ? 'not built' : rowWord(rowOf(v, b.subject, b.kind)));
+  const by = groups.filter((g) => rowOf(variant('alone', g), b.subject, b.kind)?.verdict === b.verdict);
   const others = groups.filter((g) => !by.includes(g));
-  const noisy = others.filter((g) => !quiet(rowOf(alone(g), b.subject, b.kind)));
-  const othersText = noisy.length === 0 ? (others.length ? 'others none' : '') : `others: ${noisy.map((g) => `${groupName(hunks, g)} alone ${alone(g)?.state === 'unbuilt' ? 'not built' : rowWord(rowOf(alone(g), b.subject, b.kind))}`).join(', ')}`;
+  const noisy = others.filter((g) => !quiet(rowOf(variant('alone', g), b.subject, b.kind))).map((g) => `${groupName(hunks, g)} alone ${word(variant('alone', g))}`);
+  const head = `${b.subject} ${rowWord(b)}`;
   let line: string;
   if (by.length === 0) {
-    const withouts = groups.map(without).filter((v): v is TrialVariant => v !== undefined);
-    const gone = withouts.filter((v) => quiet(rowOf(v, b.subject, b.kind)));
-    const need = gone.length ? `; gone without ${gone.map((v) => groupName(hunks, groups.find((g) => g.index === v.group)!)).join(', ')}` : '';
-    line = `${head}: no group alone${noisy.length ? ` (${othersText.replace('others: ', '')})` : ' (all none)'}; together only${need}`;
+    const gone = groups.filter((g) => quiet(rowOf(variant('without', g), b.subject, b.kind))).map((g) => groupName(hunks, g));
+    line = `${head}: no group alone (${noisy.length ? noisy.join(', ') : 'all none'}); together only${gone.length ? `; gone without ${gone.join(', ')}` : ''}`;
   } else {
     const parts = by.map((g) => {
-      const w = without(g);
-      const wText = w ? `, without it ${w.state === 'unbuilt' ? 'not built' : rowWord(rowOf(w, b.subject, b.kind))}` : '';
-      return `${groupName(hunks, g)} alone ${rowWord(rowOf(alone(g), b.subject, b.kind))}${wText}`;
+      const without = word(variant('without', g));
+      return `${groupName(hunks, g)} alone ${word(variant('alone', g))}${without === undefined ? '' : `, without it ${without}`}`;
     });
-    line = `${head}: ${parts.join('; ')}${othersText ? `; ${othersText}` : ''}`;
+    const rest = noisy.length ? `; others: ${noisy.join(', ')}` : others.length ? '; others none' : '';
+    line = `${head}: ${parts.join('; ')}${rest}`;
   }
   return { subject: b.subject, kind: b.kind, b: { changePct: b.changePct, verdict: b.verdict, unit: b.unit }, explainedBy: by.map((g) => g.index), line };
 }
@@ -72,11 +70,11 @@ export function attribute(hunks: readonly TrialHunk[], groups: readonly HunkGrou
   return bRows.filter((r) => claims(r.verdict)).map((r) => explain(hunks, groups, variants, r));
 }
 
-/** What a group changes on its own: "nothing", or "getpid +0.40 %, fifo -31.00 %". */
-export function movesAlone(variants: readonly TrialVariant[], group: number): string {
-  const v = variants.find((x) => x.kind === 'alone' && x.group === group);
-  if (!v) return 'not measured';
-  if (v.state === 'unbuilt') return 'does not build alone';
+/** What a variant changes against A: "nothing", or "getpid +0.40 %, fifo -31.00 %"; null when there is no such variant. */
+export function moves(variants: readonly TrialVariant[], kind: TrialVariant['kind'], group: number): string | null {
+  const v = variants.find((x) => x.kind === kind && x.group === group);
+  if (!v) return null;
+  if (v.state === 'unbuilt') return 'does not build';
   const moved = v.rows.filter((r) => claims(r.verdict));
   return moved.length === 0 ? 'nothing' : moved.map((r) => `${r.subject} ${rowWord(r)}`).join(', ');
 }

@@ -16,7 +16,7 @@ import type { Comparison } from '../compare/types.ts';
 import type { AppliedFile, KernelManifest } from '../kernel/manifest.ts';
 import type { Unit } from '../model.ts';
 import type { Verdict } from '../compare/types.ts';
-import type { HunkGroup } from './hunks.ts';
+import type { Hunk, HunkGroup } from './hunks.ts';
 import type { AccelChoice } from '../vm/accel.ts';
 import type { UnavailableStressor } from '../macro/stressors.ts';
 import type { TrialCodegen } from './codegen.ts';
@@ -128,20 +128,13 @@ export interface TrialDocument {
   reproduce: ReproduceCommand[];
 }
 
-/** One hunk of B against A (diff -U3 of A's and B's trees). */
-export interface TrialHunk {
-  index: number;
-  file: string;
-  /** Where it starts in A's file (the name the reports use: "kernel/sched/core.c @10432"). */
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
+/** One hunk of B against A (diff -U3 of A's and B's trees; named by file and oldStart: "kernel/sched/core.c @10432"), its body counted. */
+export type TrialHunk = Omit<Hunk, 'body'> & {
   added: number;
   removed: number;
   /** The group it is built and measured with. */
   group: number;
-}
+};
 
 /** One subject of a variant (or of B) against A. */
 export interface VariantRow {

@@ -154,9 +154,3 @@ export function hunkName(h: Pick<Hunk, 'file' | 'oldStart'>): string {
   return `${h.file} @${h.oldStart}`;
 }
 
-/** The hunks added and removed, as "+3 -1". */
-export function hunkSize(h: Hunk): string {
-  const plus = h.body.filter((l) => l.startsWith('+')).length;
-  const minus = h.body.filter((l) => l.startsWith('-')).length;
-  return `+${plus} -${minus}`;
-}

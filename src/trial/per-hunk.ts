@@ -32,7 +32,8 @@ import { attribute } from './attribute.ts';
 import type { TrialKernel, TrialPerHunk, TrialVariant, VariantRow } from './document.ts';
 import { changeHunks, groupHunks, variantPatch, type Hunk, type HunkGroup } from './hunks.ts';
 import { sha256, stepKey, type TrialDeps, type TrialRequest, type TrialServices } from './request.ts';
-import { bootProfiles, bootInputs, imageHash, vmKernel, type StepOutcome } from './steps.ts';
+import { bootProfiles, bootInputs, imageHash, runsComplete, type StepOutcome } from './steps.ts';
+import { resolveKernel } from '../vm/kernels.ts';
 import { bootStressors, stressInputs } from './stress.ts';
 
 export interface Variant {
@@ -106,14 +107,6 @@ function writeVariantPatch(req: TrialRequest, plan: PerHunkPlan, v: Variant): { 
   return { path, text };
 }
 
-function stillComplete(deps: TrialDeps, r: VariantResult): boolean {
-  if (r.state !== 'measured') return true;
-  try {
-    return [r.runs.id, ...(r.stressRuns ? [r.stressRuns.id] : [])].every((id) => deps.store.getRun(id).status === 'complete');
-  } catch {
-    return false;
-  }
-}
 
 export interface VariantContext {
   req: TrialRequest;
@@ -138,12 +131,12 @@ export async function variantStep(ctx: VariantContext, v: Variant): Promise<Step
   const image = join(built.dir, built.manifest.image);
   const key = stepKey(`hunk-${v.name}`, { v: imageHash(image), ...bootInputs(req, deps), ...(stressPlan ? { stress: stressInputs(req, deps, stressPlan) } : {}) });
   const buildInfo = { seconds: built.manifest.buildSeconds, objectsCompiled: built.manifest.objectsCompiled ?? null, reused: built.state === 'reused' };
-  const stored = deps.store.trials.findResult(`hunk-${v.name}`, key);
-  if (stored && (stored.result as VariantResult)?.state === 'measured' && stillComplete(deps, stored.result as VariantResult)) {
-    const r = { ...(stored.result as VariantResult), ...v };
-    return { key, state: 'reused', result: r, summary: `reused: ${describe(r)}`, ...(r.state === 'measured' ? { earlierSeconds: r.bootSeconds } : {}) };
+  const stored = deps.store.trials.findResult(`hunk-${v.name}`, key)?.result as VariantResult | undefined;
+  if (stored?.state === 'measured' && runsComplete(deps, [stored.runs.id, ...(stored.stressRuns ? [stored.stressRuns.id] : [])])) {
+    const r = { ...stored, ...v };
+    return { key, state: 'reused', result: r, summary: `reused: ${describe(r)}`, earlierSeconds: r.bootSeconds };
   }
-  const kernel = vmKernel(v.name, { role: 'B', dir: built.dir, image, state: 'built', manifest: built.manifest }, req.invocation.cwd);
+  const kernel = resolveKernel(`${v.name}=${built.dir}`, req.invocation.cwd);
   const order = repeatOrder([v.name], req.repeat);
   const boots = await bootProfiles(req, deps, services, trialId, [kernel], order);
   const stress = stressPlan ? await bootStressors(req, deps, services, trialId, stressPlan, [kernel], order) : null;
@@ -196,15 +189,10 @@ export function measurePerHunk(
     return { ...base, state: 'measured', runs: r.runs, ...(r.stressRuns ? { stressRuns: r.stressRuns } : {}), build: r.build, rows };
   });
   const bRows = [...rowsOf(b.profiles, 'profile'), ...(b.stressors ? rowsOf(b.stressors, 'stressor') : [])];
-  const hunks = plan.hunks.map((h) => ({
-    index: h.index,
-    file: h.file,
-    oldStart: h.oldStart,
-    oldLines: h.oldLines,
-    newStart: h.newStart,
-    newLines: h.newLines,
-    added: h.body.filter((l) => l.startsWith('+')).length,
-    removed: h.body.filter((l) => l.startsWith('-')).length,
+  const hunks = plan.hunks.map(({ body, ...h }) => ({
+    ...h,
+    added: body.filter((l) => l.startsWith('+')).length,
+    removed: body.filter((l) => l.startsWith('-')).length,
     group: plan.groups.find((g) => g.hunks.includes(h.index))!.index,
   }));
   return { hunks, groups: plan.groups, variants, skipped: plan.skipped, attribution: attribute(hunks, plan.groups, variants, bRows) };

@@ -152,10 +152,10 @@ function isVmResult(v: unknown): v is VmStepResult {
   return typeof v === 'object' && v !== null && typeof r.runs?.A?.id === 'number' && typeof r.runs?.B?.id === 'number' && Array.isArray(r.order);
 }
 
-/** Stored runs still there and complete: the result holds. */
-function stillComplete(deps: TrialDeps, r: VmStepResult): boolean {
+/** Stored runs still there and complete: a stored step result that names them holds. */
+export function runsComplete(deps: TrialDeps, ids: number[]): boolean {
   try {
-    return [r.runs.A.id, r.runs.B.id].every((id) => deps.store.getRun(id).status === 'complete');
+    return ids.every((id) => deps.store.getRun(id).status === 'complete');
   } catch {
     return false;
   }
@@ -252,7 +252,7 @@ export async function bootProfiles(req: TrialRequest, deps: TrialDeps, services:
 export async function vmStep(req: TrialRequest, deps: TrialDeps, services: TrialServices, trialId: number, a: TrialKernel, b: TrialKernel): Promise<StepOutcome<VmStepResult>> {
   const key = stepKey('vm', { a: imageHash(a.image), b: imageHash(b.image), ...bootInputs(req, deps) });
   const stored = deps.store.trials.findResult('vm', key);
-  if (stored && isVmResult(stored.result) && stillComplete(deps, stored.result)) {
+  if (stored && isVmResult(stored.result) && runsComplete(deps, [stored.result.runs.A.id, stored.result.runs.B.id])) {
     return { key, state: 'reused', result: stored.result, summary: `reused: ${describeVm(stored.result)}`, earlierSeconds: stored.result.bootSeconds };
   }
   const order = repeatOrder(['A', 'B'], req.repeat);

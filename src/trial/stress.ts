@@ -23,15 +23,13 @@ import { compare } from '../compare/compare.ts';
 import { UserError } from '../errors.ts';
 import { processExecutor, StressNgMissingError, type StressNgExecutor } from '../macro/executor.ts';
 import { PlanError } from '../macro/plan.ts';
-import { StressNgOutputError, StressorSelectionError, type UnavailableStressor } from '../macro/stressors.ts';
-import type { Unit } from '../model.ts';
-import type { AccelChoice } from '../vm/accel.ts';
+import { StressNgOutputError, StressorSelectionError } from '../macro/stressors.ts';
 import type { VmMacroPlan, VmMacroRequest, VmMacroResult } from '../vm/macro.ts';
 import { repeatOrder } from '../vm/runner.ts';
 import { GUEST_STRESS_NG } from '../vm/stress-ng-image.ts';
 import type { TrialKernel, TrialStressors } from './document.ts';
 import { sha256, stepKey, type TrialDeps, type TrialRequest, type TrialServices, type TrialStressRequest } from './request.ts';
-import { imageHash, vmDeps, vmFailure, vmKernel, type StepOutcome } from './steps.ts';
+import { imageHash, runsComplete, vmDeps, vmFailure, vmKernel, type StepOutcome } from './steps.ts';
 import type { VmKernel } from '../vm/kernels.ts';
 
 /** Real seconds a boot may take per guest second of stress-ng under TCG -icount, beyond --timeout (a loaded 2-CPU host runs ~10^8 guest instructions/s). */
@@ -79,33 +77,14 @@ function macroRequest(req: TrialRequest, s: TrialStressRequest, order: string[],
   };
 }
 
-/** The stored shape of the stress step. */
-export interface StressStepResult {
-  runs: { A: { id: number; label: string }; B: { id: number; label: string } };
-  order: string[];
-  accel: AccelChoice;
-  icount: boolean;
-  unit: Unit;
-  stressNgVersion: string;
-  stressors: string[];
-  unavailable: UnavailableStressor[];
-  instances: number[];
-  seconds: number;
-  bootSeconds: number;
-}
+/** The stored shape of the stress step: the document's stressors before the comparison, with the boots' time. */
+export type StressStepResult = Omit<TrialStressors, 'comparison'> & { bootSeconds: number };
 
 function isStressResult(v: unknown): v is StressStepResult {
   const r = v as StressStepResult;
   return typeof v === 'object' && v !== null && typeof r.runs?.A?.id === 'number' && typeof r.runs?.B?.id === 'number' && Array.isArray(r.stressors);
 }
 
-function stillComplete(deps: TrialDeps, r: StressStepResult): boolean {
-  try {
-    return [r.runs.A.id, r.runs.B.id].every((id) => deps.store.getRun(id).status === 'complete');
-  } catch {
-    return false;
-  }
-}
 
 function describeStress(r: StressStepResult): string {
   const n = r.stressors.length;
@@ -167,7 +146,7 @@ export async function bootStressors(req: TrialRequest, deps: TrialDeps, services
 export async function stressStep(req: TrialRequest, deps: TrialDeps, services: TrialServices, trialId: number, plan: VmMacroPlan, a: TrialKernel, b: TrialKernel): Promise<StepOutcome<StressStepResult>> {
   const key = stepKey('stress', { a: imageHash(a.image), b: imageHash(b.image), ...stressInputs(req, deps, plan) });
   const stored = deps.store.trials.findResult('stress', key);
-  if (stored && isStressResult(stored.result) && stillComplete(deps, stored.result)) {
+  if (stored && isStressResult(stored.result) && runsComplete(deps, [stored.result.runs.A.id, stored.result.runs.B.id])) {
     return { key, state: 'reused', result: stored.result, summary: `reused: ${describeStress(stored.result)}`, earlierSeconds: stored.result.bootSeconds };
   }
   const order = repeatOrder(['A', 'B'], req.repeat);
