@@ -167,21 +167,32 @@ const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-/** Bring `db` up to SCHEMA_VERSION, or throw when it is newer than we know. */
+/**
+ * Bring `db` up to SCHEMA_VERSION, or throw when it is newer than we know.
+ *
+ * Several hintlab processes may open one new database at once: the
+ * migrations run in one IMMEDIATE transaction (the write lock taken at
+ * BEGIN, waiting out the connection's busy_timeout for another migrating
+ * process), and the version is read again inside it, so whoever comes
+ * second finds the schema made and applies nothing.
+ */
 export function migrate(db: Database.Database, path: string): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > SCHEMA_VERSION) {
-    throw new Error(
-      `${path}: database schema version ${current} is newer than this hintlab understands ` +
-        `(${SCHEMA_VERSION}). Upgrade hintlab, or pass --db with another file.`,
-    );
-  }
-  for (let v = current; v < SCHEMA_VERSION; v++) {
-    const step = MIGRATIONS[v];
-    if (step === undefined) throw new Error(`internal: no migration from schema ${v}`);
-    db.transaction(() => {
+  const version = (): number => db.pragma('user_version', { simple: true }) as number;
+  const upgrade = db.transaction(() => {
+    const current = version();
+    if (current > SCHEMA_VERSION) {
+      throw new Error(
+        `${path}: database schema version ${current} is newer than this hintlab understands ` +
+          `(${SCHEMA_VERSION}). Upgrade hintlab, or pass --db with another file.`,
+      );
+    }
+    for (let v = current; v < SCHEMA_VERSION; v++) {
+      const step = MIGRATIONS[v];
+      if (step === undefined) throw new Error(`internal: no migration from schema ${v}`);
       db.exec(step);
       db.pragma(`user_version = ${v + 1}`);
-    })();
-  }
+    }
+  });
+  // an up-to-date database is not locked for writing: readers open it side by side
+  if (version() !== SCHEMA_VERSION) upgrade.immediate();
 }
