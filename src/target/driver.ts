@@ -128,7 +128,7 @@ export interface DriveResult {
 }
 
 /** Run one segment: start it on its session, stream the target's lines in, decide its outcome. */
-async function runSegment(spec: DriveSpec, runs: Runs, seg: DriverSegment, index: number, opened: OpenedRun, abort = spec.abort): Promise<SegmentResult> {
+async function runSegment(seg: DriverSegment, index: number, opened: OpenedRun, abort: AbortSignal): Promise<SegmentResult> {
   const { session, runId } = opened;
   try {
     seg.begin?.(opened);
@@ -143,27 +143,37 @@ async function runSegment(spec: DriveSpec, runs: Runs, seg: DriverSegment, index
   } catch (err) {
     outcome = { state: 'failed', reason: `cannot run ${seg.what}: ${(err as Error).message}` };
   }
-  if (session.storeFailure) abandon(spec, runs, index, opened, session.storeFailure);
-  seg.ended?.(opened, exit);
-  outcome ??= session.outcome(exit!);
+  if (!session.storeFailure) seg.ended?.(opened, exit);
   // a session that stores what it read at the end (vm --macro's files) can fail there too
-  if (session.storeFailure) abandon(spec, runs, index, opened, session.storeFailure);
+  outcome ??= session.storeFailure ? { state: 'failed', reason: session.storeFailure.message } : session.outcome(exit!);
   return { index, runId, outcome, exit };
 }
 
-/** A segment and the one alongside it, at once: the first to fail stops the other, and its result comes first. */
+/**
+ * A segment and the one alongside it, at once: the first to fail stops the
+ * other, and its result comes first. Both have ended before a store
+ * failure of either abandons its run: a partner still running would write
+ * to a store its caller is about to close.
+ */
 async function runGroup(spec: DriveSpec, runs: Runs, group: DriverSegment[], index: number): Promise<SegmentResult[]> {
-  if (group.length === 1) return [await runSegment(spec, runs, group[0]!, index, runs.open(group[0]!.run))];
   const partner = new AbortController();
-  const abort = AbortSignal.any([spec.abort, partner.signal]);
+  const abort = group.length === 1 ? spec.abort : AbortSignal.any([spec.abort, partner.signal]);
   const ended: SegmentResult[] = [];
-  await Promise.all(
+  const settled = await Promise.allSettled(
     group.map(async (seg, k) => {
-      const result: SegmentResult = { ...(await runSegment(spec, runs, seg, index, runs.open(seg.run), abort)), ...(k === 1 ? { alongside: true } : {}) };
-      if (result.outcome.state === 'failed' && !group[0]!.independent) partner.abort();
-      ended.push(result);
+      try {
+        const result: SegmentResult = { ...(await runSegment(seg, index, runs.open(seg.run), abort)), ...(k === 1 ? { alongside: true } : {}) };
+        if (result.outcome.state === 'failed' && !group[0]!.independent) partner.abort();
+        ended.push(result);
+      } catch (err) {
+        partner.abort();
+        throw err;
+      }
     }),
   );
+  const broken = group.map((seg) => runs.open(seg.run)).find((o) => o.session.storeFailure);
+  if (broken) abandon(spec, runs, index, broken, broken.session.storeFailure!);
+  for (const s of settled) if (s.status === 'rejected') throw s.reason;
   // in the order they ended: the first failure is the cause, a partner it stopped follows
   return [...ended.filter((r) => r.outcome.state === 'failed'), ...ended.filter((r) => r.outcome.state !== 'failed')];
 }
