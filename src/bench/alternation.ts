@@ -9,9 +9,10 @@
  * sides, so only the switch differs between them.
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, lstatSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makePidDir } from '../proc/pid-dirs.ts';
 import type { LineSession, SessionOutcome } from '../target/driver.ts';
 import type { TargetExit } from '../target/target.ts';
 import { mulberry32 } from '../stats/random.ts';
@@ -24,43 +25,8 @@ export function alternationOrder(seed: number, pairs: number): string {
   return Array.from({ length: pairs }, () => (random() < 0.5 ? 'AB' : 'BA')).join('');
 }
 
-const GO_DIR = /^hintlab-go-(\d+)-/;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * The FIFO directories a hintlab killed with SIGKILL left behind (named
- * `hintlab-go-PID-*` by a pid that no longer runs), removed: only
- * directories of this user holding nothing but the FIFO `go`. Returns the
- * paths removed.
- */
-export function sweepStaleGoDirs(dir: string = tmpdir()): string[] {
-  const removed: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const pid = Number(GO_DIR.exec(name)?.[1] ?? NaN);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
-    const path = join(dir, name);
-    try {
-      const st = lstatSync(path);
-      if (!st.isDirectory() || st.uid !== process.geteuid?.() || readdirSync(path).some((e) => e !== 'go')) continue;
-      rmSync(path, { recursive: true, force: true });
-      removed.push(path);
-    } catch {
-      // gone meanwhile, or not ours to read: left as it is
-    }
-  }
-  return removed;
-}
-
-/** The temporary directories swept by this process. */
-const swept = new Set<string>();
+/** The FIFO's directory: `hintlab-go-PID-XXXXXX` (src/proc/pid-dirs.ts). */
+export const GO_DIR_PREFIX = 'hintlab-go';
 
 /** The go channel to the probe: a FIFO held open read-write, so writing never blocks and the probe sees EOF only when hintlab is gone. */
 export class GoFifo {
@@ -68,13 +34,8 @@ export class GoFifo {
   private readonly dir: string;
   private readonly fd: number;
   constructor(tmp: string = tmpdir()) {
-    // a hintlab killed with SIGKILL cannot remove its directory: the next one does, once, before its first FIFO
-    // (not at every generation of fresh probes, which starts between measured blocks)
-    if (!swept.has(tmp)) {
-      swept.add(tmp);
-      sweepStaleGoDirs(tmp);
-    }
-    this.dir = mkdtempSync(join(tmp, `hintlab-go-${process.pid}-`));
+    // one a hintlab killed with SIGKILL left holds the FIFO only
+    this.dir = makePidDir(GO_DIR_PREFIX, ['go'], tmp);
     this.path = join(this.dir, 'go');
     execFileSync('mkfifo', ['-m', '600', this.path]);
     this.fd = openSync(this.path, 'r+');

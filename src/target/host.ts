@@ -18,16 +18,19 @@
  * killed ends as `aborted`. A job past its timeout ends as `timeout`.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { ProbeBuild } from '../bench/build.ts';
 import { fsReader, type SysReader } from '../environment/reader.ts';
+import { makePidDir } from '../proc/pid-dirs.ts';
 import { spawnSupervised } from '../proc/supervise.ts';
 import { shellLine } from '../shell.ts';
 import type { Target, TargetEnd, TargetExit, TargetJob } from './target.ts';
+
+/** A job's private directory: `hintlab-job-PID-XXXXXX` in the system's temporary directory (src/proc/pid-dirs.ts). */
+export const JOB_DIR_PREFIX = 'hintlab-job';
 
 /** After SIGINT, how long a job gets to stop before it is killed. */
 const KILL_GRACE_MS = 5000;
@@ -150,7 +153,8 @@ export function hostTarget(opts: HostTargetOptions): Target {
     kind: 'host',
     name: 'this machine',
     async run(job, onLine, abort) {
-      const dir = mkdtempSync(join(tmpdir(), 'hintlab-job-'));
+      // named by this pid: the next hintlab removes one that a kill -9 left empty
+      const dir = makePidDir(JOB_DIR_PREFIX, []);
       try {
         writeFiles(dir, job);
         const probe = job.program === 'probe';

@@ -9,7 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { GoFifo, sweepStaleGoDirs } from '../../src/bench/alternation.ts';
+import { GO_DIR_PREFIX, GoFifo } from '../../src/bench/alternation.ts';
+import { sweepStalePidDirs } from '../../src/proc/pid-dirs.ts';
 import { tempDir } from '../helpers/cli.ts';
 
 const dir = tempDir();
@@ -35,7 +36,7 @@ test('a FIFO directory left by a dead hintlab is removed; a live one, one holdin
   const live = leftBy(process.ppid, 'bbbbbb');
   const foreign = leftBy(dead, 'cccccc', 'notes.txt');
   mkdirSync(join(dir, 'hintlab-go-xyz'));
-  assert.deepEqual(sweepStaleGoDirs(dir), [stale]);
+  assert.deepEqual(sweepStalePidDirs(GO_DIR_PREFIX, dir, ['go']), [stale]);
   assert.deepEqual([existsSync(stale), existsSync(live), existsSync(foreign), existsSync(join(dir, 'hintlab-go-xyz'))], [false, true, true, true]);
 });
 
