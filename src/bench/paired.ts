@@ -81,7 +81,7 @@ function record(run: PairedRun, order: string, design: DesignRecord, pairs: numb
   }
 }
 
-/** Drive both sides' runs through blocks of segments added as they end (duet, turns); both fail together. */
+/** Drive both sides' runs through blocks of segments (added as they end: duet, turns; one for one-process alternation); both fail together. */
 async function driveBlocks(run: PairedRun, opened: OpenedRun[], segments: DriverSegment[], onSegmentEnd: (r: SegmentResult) => void): Promise<DriveStop | null> {
   const { stop } = await drive({
     store: run.deps.store,
@@ -131,24 +131,14 @@ export async function runAlternation(run: PairedRun, plan: CpuPlan, seed: number
   // enough rounds for any budget: the probe stops when hintlab sends 's'
   const maxBlocks = 2 * 100_000;
   const args = [...probeArgs({ ...run.req, rounds: maxBlocks * R, injectSeccomp: run.req.a.injectSeccomp }, plan), ...clockArgs(run.req), '--go-fifo', go.path, '--block-rounds', String(R)];
+  // B is filled by the same process: the drive ends it as A ends (failed with A, complete with A)
   const [a, b] = run.sides;
   let stop: DriveStop | null;
   try {
-    ({ stop } = await drive({
-      store: run.deps.store,
-      abort: run.deps.abort ?? new AbortController().signal,
-      runs: [{ open: () => ({ runId: a.runId, session }), finalEnvironment: run.ending }],
-      segments: [{ run: 0, target: run.deps.target, what: 'the probe', job: { program: 'probe', args } }],
-      stopOnFailure: true,
-      together: true,
-    }));
+    stop = await driveBlocks(run, [{ runId: a.runId, session }, b], [{ run: 0, target: run.deps.target, what: 'the probe', job: { program: 'probe', args } }], () => {});
   } finally {
     go.close();
   }
-  // B is filled by the same process: it ends as A did
-  run.deps.store.updateEnvironment(b.runId, run.ending());
-  const aRun = run.deps.store.getRun(a.runId);
-  run.deps.store.finishRun(b.runId, aRun.status === 'complete' ? 'complete' : 'failed', aRun.status === 'complete' ? null : `stopped with its interleaved partner A (run #${a.runId}): ${aRun.error ?? 'failed'}`);
   const pairs = session.pairs;
   record(run, session.order, { design: 'alternation', blockRounds: R, seed }, pairs, watch.final());
   return { stop, text: designLine('alternation', { pairs, blockRounds: R, seed, clock: run.req.clock ?? 'wall' }) };

@@ -5,6 +5,7 @@
  * the user reads the one disk-full message.
  */
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ProbeBuild } from '../../src/bench/build.ts';
@@ -116,3 +117,20 @@ for (const design of ['alternation', 'duet'] as const) {
     assert.match(b.error ?? '', /^stopped with its interleaved partner A \(run #1\)/);
   });
 }
+
+test('disk full on A in an alternation in one process: B, filled by the same process, is marked failed with A, and the switched file is restored', async () => {
+  const dir = tempDir();
+  const knob = join(dir, 'knob');
+  writeFileSync(knob, '0\n');
+  const store = Store.open(join(dir, 'h.db'));
+  const { target } = twoProbes();
+  const req = { ...request('alternation'), b: { label: 'B', injectSeccomp: null }, files: [{ path: knob, valueB: '1', valueA: null }] };
+  const err = await runInterleaved(req, { store: fullForRunA(store), target, probe, reader: fakeSys() }).catch((e: unknown) => e);
+  assert.ok(err instanceof StoreError, String(err));
+  assert.match(err.message, /^disk full while storing round 1 of run #1 \(A\): free space on .*\nrun #1 \(A\) keeps its 0 committed measured rounds and is marked failed$/);
+  const [a, b] = [store.getRun(1), store.getRun(2)];
+  store.close();
+  assert.deepEqual([a.status, b.status], ['failed', 'failed']);
+  assert.match(b.error ?? '', /^stopped with its interleaved partner A \(run #1\): a round could not be stored$/);
+  assert.equal(readFileSync(knob, 'utf8'), '0\n');
+});
