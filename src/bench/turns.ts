@@ -94,6 +94,8 @@ export class Turns {
   /** Start the next block when the previous one ended and its side's process is at its gate. */
   private step(): void {
     if (this.running !== null || this.fifos === null) return;
+    // a side whose round could not be stored is being stopped: its partner measures nothing more into that store
+    if (this.sides.some((s) => s.session.storeFailure)) return this.endGeneration(true);
     const next = this.block + 1;
     if (next % 2 === 0) {
       const pair = next / 2;

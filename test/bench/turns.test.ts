@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { alternationOrder, type GoFifo } from '../../src/bench/alternation.ts';
+import { AlternationSession, alternationOrder, type GoFifo } from '../../src/bench/alternation.ts';
+import { frameLine } from '../../src/bench/protocol.ts';
 import type { SideRun } from '../../src/bench/sides.ts';
 import { PAIRS_PER_PROCESS, Turns } from '../../src/bench/turns.ts';
 import { Store } from '../../src/store/store.ts';
@@ -72,6 +73,36 @@ test('a switch that fails ends the generation with the reason, before the block 
   assert.deepEqual(sent, ['As', 'Bs']);
   assert.match(turns.failure ?? '', /^switching the files to [AB] before block 0: EROFS$/);
   assert.equal(turns.finished, true);
+});
+
+test('once a side\'s round could not be stored, its partner gets s at its gate, not another block', () => {
+  const failure: { storeFailure: unknown } = { storeFailure: null };
+  const sides = (['A', 'B'] as const).map((name) => ({ name, session: { startSegment: () => {}, get storeFailure() { return name === 'A' ? failure.storeFailure : null; } } })) as unknown as [SideRun, SideRun];
+  const sent: string[] = [];
+  const turns = new Turns(sides, 2, 11, { goOn: () => true, switchTo: () => {} });
+  turns.startGeneration([{ send: (c: string) => sent.push(`A${c}`) }, { send: (c: string) => sent.push(`B${c}`) }] as unknown as [GoFifo, GoFifo]);
+  turns.onWait('A', 0);
+  turns.onWait('B', 0);
+  const first = sent[0]!;
+  assert.match(first, /^[AB]g$/);
+  // the block's side fails to store a round and prints its next wait before the stop reaches it
+  failure.storeFailure = new Error('disk full');
+  turns.onWait(first[0] as 'A' | 'B', 1);
+  assert.deepEqual(sent, [first, 'As', 'Bs']);
+  assert.equal(turns.finished, true);
+});
+
+test('one-process alternation: a wait after a round could not be stored gets s, and the files are not switched again', () => {
+  const failure: { storeFailure: unknown } = { storeFailure: null };
+  const sides = (['A', 'B'] as const).map((name) => ({ name, session: { startSegment: () => {}, feed: () => {}, get storeFailure() { return name === 'B' ? failure.storeFailure : null; } } })) as unknown as [SideRun, SideRun];
+  const sent: string[] = [];
+  const switched: string[] = [];
+  const session = new AlternationSession(sides, 2, 11, { goOn: () => true, switchTo: (s) => switched.push(s), send: (c) => sent.push(c) });
+  session.feed(frameLine('@hl1 wait block=0'));
+  failure.storeFailure = new Error('disk full');
+  session.feed(frameLine('@hl1 wait block=1'));
+  assert.deepEqual(sent, ['g', 's']);
+  assert.equal(switched.length, 1);
 });
 
 test('a real invocation: both sides store the same pairs, each its blocks as replicates in the seeded order, across fresh processes', async () => {
