@@ -8,8 +8,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Database from 'better-sqlite3';
 import { fillLeaving } from '../../test/helpers/tmpfs.ts';
+import { statuses } from './cases-processes.ts';
 import { BIN, type Case, crashed, hintlab, type Outcome, type Scratch, short, summary } from './harness.ts';
 
 /** `hintlab ARGS` without waiting: its exit status and stderr when it ends. */
@@ -18,18 +18,6 @@ function started(s: Scratch, args: string[]): Promise<{ status: number | null; s
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((resolve) => child.on('close', (status) => resolve({ status, stderr })));
-}
-
-/** Stored run statuses of a database, e.g. "2 failed" (a run left `running` by a process that has ended reads back incomplete). */
-function statuses(db: string): string {
-  try {
-    const conn = new Database(db, { readonly: true, fileMustExist: true });
-    const rows = conn.prepare('SELECT status, COUNT(*) AS n FROM runs GROUP BY status').all() as { status: string; n: number }[];
-    conn.close();
-    return rows.map((r) => `${r.n} ${r.status}`).join(', ') || 'no runs';
-  } catch (err) {
-    return `unreadable (${short((err as Error).message, 60)})`;
-  }
 }
 
 const TRIES = 5;

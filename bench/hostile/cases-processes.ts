@@ -73,7 +73,8 @@ function slowTree(s: Scratch): string {
   return src;
 }
 
-function statuses(db: string): string {
+/** Stored run statuses of a database, e.g. "2 failed" (a run left `running` by a process that has ended reads back incomplete). */
+export function statuses(db: string): string {
   try {
     const conn = new Database(db, { readonly: true, fileMustExist: true });
     const rows = conn.prepare('SELECT status, COUNT(*) AS n FROM runs GROUP BY status').all() as { status: string; n: number }[];
