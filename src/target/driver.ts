@@ -9,7 +9,8 @@
  *
  * Invariants: a run is created only when its first segment starts; a run
  * whose round could not be stored (disk full) is abandoned through
- * `Store.abandonRun` after its partners are marked failed; every run the
+ * `Store.abandonRun` after the segment running alongside it has ended and
+ * its partners are marked failed; every run the
  * drive opened is finished (complete or failed) before it returns, except
  * one the store could no longer write.
  */
@@ -144,7 +145,7 @@ async function runSegment(seg: DriverSegment, index: number, opened: OpenedRun, 
     outcome = { state: 'failed', reason: `cannot run ${seg.what}: ${(err as Error).message}` };
   }
   if (!session.storeFailure) seg.ended?.(opened, exit);
-  // a session that stores what it read at the end (vm --macro's files) can fail there too
+  // a write that failed (during the job, or when `ended` stored what it read: vm --macro's files) fails the segment; runGroup abandons the run
   outcome ??= session.storeFailure ? { state: 'failed', reason: session.storeFailure.message } : session.outcome(exit!);
   return { index, runId, outcome, exit };
 }
