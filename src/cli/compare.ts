@@ -17,7 +17,7 @@ import { renderText } from '../report/text.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { type CliIO, UserError } from './io.ts';
-import { collect, intOption, pctOption } from './options.ts';
+import { collect, intOption, pctOption, DB_HELP } from './options.ts';
 import { resolveRunRef } from './runs.ts';
 
 function alphaOption(value: string): number {
@@ -80,7 +80,7 @@ export function addComparisonOptions(cmd: Command): Command {
     .option('--control <subject>', 'a control subject (e.g. getppid): shown, left out of the geometric mean and the regressions; repeatable', collect, [] as string[])
     .option('--allow-mismatch', 'compare runs whose checked environment differs')
     .option('--allow-incomplete', 'compare runs that did not complete (their recorded rounds)')
-    .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
+    .option('--db <path>', DB_HELP)
     .option('--metric <name>', 'compare a cost counter of vm --cost runs instead of the primary value, e.g. taken-branches/call, or all', metricOption);
 }
 

@@ -23,6 +23,7 @@ import { dbPathFrom } from '../store/path.ts';
 import { VERSION } from '../version.ts';
 import { addComparisonOptions, type ComparisonFlags, comparisonFromCli, metricComparisonFromCli } from './compare.ts';
 import { type CliIO, UserError } from './io.ts';
+import { type ExtensionFormats, outputFormat } from './output-format.ts';
 import { writeOutput } from './runs.ts';
 
 /** Every report format, by its --format name. */
@@ -40,6 +41,9 @@ function formatOption(value: string): string {
   }
   return value;
 }
+
+/** The report formats each -o extension holds (plain text takes the text report or the lkml block). */
+const REPORT_EXTENSIONS: ExtensionFormats = { '.txt': ['text', 'lkml'], '.md': ['md'], '.json': ['json'], '.html': ['html'], '.htm': ['html'] };
 
 /** A document flag given twice is a mistake (which one was meant?), not a silent override. */
 function onceOption(flag: string): (value: string, previous: string | undefined) => string {
@@ -88,12 +92,14 @@ export function registerReport(program: Command, io: CliIO): void {
     .command('report')
     .description('Write the comparison of B (and A2) with A as text, an LKML-ready block, Markdown, JSON or a self-contained HTML page');
   addComparisonOptions(cmd)
-    .option('--format <fmt>', `one of ${Object.keys(REPORTERS).join(', ')}`, formatOption, 'text')
+    .option('--format <fmt>', `one of ${Object.keys(REPORTERS).join(', ')} (default: from the extension of -o, else text)`, formatOption, 'text')
     .option('-o, --output <file>', 'write to FILE (atomically) instead of stdout')
     .option('--codegen <file>', "the patch's codegen effect: a `hintlab codegen ... --json` document", onceOption('--codegen'))
     .option('--hints <file>', 'the branch counts behind the hints: a `hintlab hints ... --format json` document', onceOption('--hints'))
     .option('--all', 'lkml: a table row for every subject (default: the ones with no proven change in one line)')
-    .action((a: string, b: string, a2: string | undefined, flags: ReportFlags) => {
+    .action((a: string, b: string, a2: string | undefined, parsed: ReportFlags, command: Command) => {
+      const given = command.getOptionValueSource('format') === 'cli';
+      const flags = { ...parsed, format: outputFormat({ format: parsed.format, given, output: parsed.output }, REPORT_EXTENSIONS) };
       if (flags.metric !== undefined) {
         writeMetricReport(a2 === undefined ? { a, b } : { a, b, a2 }, flags.metric, flags, io);
         return;

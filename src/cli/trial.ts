@@ -30,7 +30,7 @@ import { type CliIO, invocationOf, UserError } from './io.ts';
 import { parseLavaAddress, redactLavaTokens } from '../target/lava/address.ts';
 import { shellLine } from '../shell.ts';
 import { compileProgress, configBase, optLevel } from './kernel.ts';
-import { collect, intOption, pctOption } from './options.ts';
+import { collect, intOption, pctOption, DB_HELP } from './options.ts';
 import { reproduceContext } from './report.ts';
 import { writeOutput } from './runs.ts';
 import { guestProfiles } from './vm.ts';
@@ -249,7 +249,7 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--format <fmt>', `report format: ${Object.keys(REPORTERS).join(', ')}`, formatOption, 'lkml')
     .option('-o, --output <file>', 'write the report to FILE (atomically) instead of stdout')
     .option('--all', 'lkml: a table row for every profile (default: the ones with no proven change in one line)')
-    .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
+    .option('--db <path>', DB_HELP)
     .option('-j, --jobs <n>', 'parallel make jobs (default: CPUs available)', intOption('--jobs', 1))
     .action(async (opts: TrialOptions) => trialAction(opts, io));
 }
