@@ -21,7 +21,7 @@ import { renderMetricJson, renderMetricMarkdown, renderMetricText } from '../rep
 import { renderText } from '../report/text.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { VERSION } from '../version.ts';
-import { addComparisonOptions, type ComparisonFlags, comparisonFromCli, metricComparisonFromCli } from './compare.ts';
+import { addComparisonOptions, type ComparisonFlags, comparisonFromCli, metricComparisonFromCli, type RunRefs } from './compare.ts';
 import { type CliIO, UserError } from './io.ts';
 import { type ExtensionFormats, outputFormat } from './output-format.ts';
 import { writeOutput } from './runs.ts';
@@ -74,7 +74,7 @@ interface ReportFlags extends ComparisonFlags {
 /** The formats a cost-counter comparison (--metric) is written in. */
 const METRIC_REPORTERS: Record<string, (m: MetricComparison) => string> = { text: renderMetricText, md: renderMetricMarkdown, json: renderMetricJson };
 
-function writeMetricReport(refs: { a: string; b: string; a2?: string }, metric: string, flags: ReportFlags, io: CliIO): void {
+function writeMetricReport(refs: RunRefs, metric: string, flags: ReportFlags, io: CliIO): void {
   const reporter = METRIC_REPORTERS[flags.format];
   if (!Object.hasOwn(METRIC_REPORTERS, flags.format) || reporter === undefined) {
     throw new UserError(`--metric reports are written as ${Object.keys(METRIC_REPORTERS).join(', ')}; got --format ${flags.format}`, 2);
@@ -100,13 +100,14 @@ export function registerReport(program: Command, io: CliIO): void {
     .action((a: string, b: string, a2: string | undefined, parsed: ReportFlags, command: Command) => {
       const given = command.getOptionValueSource('format') === 'cli';
       const flags = { ...parsed, format: outputFormat({ format: parsed.format, given, output: parsed.output }, REPORT_EXTENSIONS) };
+      const refs: RunRefs = a2 === undefined ? { command: 'report', a, b } : { command: 'report', a, b, a2 };
       if (flags.metric !== undefined) {
-        writeMetricReport(a2 === undefined ? { a, b } : { a, b, a2 }, flags.metric, flags, io);
+        writeMetricReport(refs, flags.metric, flags, io);
         return;
       }
       // Checked before the runs are compared: a wrong file fails fast.
       const evidence = loadPatchDocuments({ codegen: flags.codegen, hints: flags.hints }, io.cwd);
-      const comparison = comparisonFromCli(a2 === undefined ? { a, b } : { a, b, a2 }, flags, io);
+      const comparison = comparisonFromCli(refs, flags, io);
       const reporter = REPORTERS[flags.format] as Reporter;
       const reproduce = reproduceContext(flags.db, io);
       const text = reporter(comparison, { hintlabVersion: VERSION, generatedAt: new Date().toISOString(), evidence, reproduce, all: flags.all === true });
