@@ -11,9 +11,8 @@
 import { interleavedPartners } from '../compare/design.ts';
 import type { Run, RunWithRounds } from '../model.ts';
 import { shellLine } from '../shell.ts';
-import type { Store } from '../store/store.ts';
-import { UserError } from './io.ts';
-import { resolveRunRef } from './runs.ts';
+import { RunNotFoundError, type Store } from '../store/store.ts';
+import { type CliIO, UserError } from './io.ts';
 
 /** One reference as resolved: the run taken, and every run its label names (newest first; none for an id). */
 export interface ResolvedRef {
@@ -25,6 +24,17 @@ export interface ResolvedRef {
 /** `2026-12-03 17:05:01 UTC` */
 const when = (run: Run) => `${run.startedAt.replace('T', ' ').slice(0, 19)} UTC`;
 
+/** Resolve a run reference, turning "not found" into a user error. */
+export function resolveRunRef(store: Store, ref: string): RunWithRounds {
+  try {
+    return store.resolveRun(ref);
+  } catch (err) {
+    // a reference to nothing is a usage error, as every other one: exit 2
+    if (err instanceof RunNotFoundError) throw new UserError(err.message, 2);
+    throw err;
+  }
+}
+
 /** Resolve one reference; `labelled` holds the runs its label names when it was read as a label. */
 export function resolveRef(store: Store, ref: string): ResolvedRef {
   const run = resolveRunRef(store, ref);
@@ -35,8 +45,13 @@ export function resolveRef(store: Store, ref: string): ResolvedRef {
 /** The run measured with `run` in one A/B invocation (the run next to it by id), if any. */
 function partnerOf(store: Store, run: RunWithRounds): RunWithRounds | null {
   for (const id of [run.id - 1, run.id + 1]) {
-    if (id < 1 || !store.hasRun(id)) continue;
-    const other = store.getRun(id);
+    let other: RunWithRounds;
+    try {
+      other = store.getRun(id);
+    } catch (err) {
+      if (err instanceof RunNotFoundError) continue;
+      throw err;
+    }
     if (interleavedPartners(run, other)) return other;
   }
   return null;
@@ -60,6 +75,13 @@ export function refuseMixedPair(store: Store, a: ResolvedRef, b: ResolvedRef, co
       2,
     );
   }
+}
+
+/** One run for `runs RUN` and `export RUN`: a label that names several says which it took, on stderr. */
+export function resolveShown(store: Store, ref: string, doing: string, io: CliIO): RunWithRounds {
+  const r = resolveRef(store, ref);
+  if (r.labelled.length > 1) io.stderr(`note: ${namesText(r)}: ${doing} the newest, #${r.run.id}; give an id for another\n`);
+  return r.run;
 }
 
 /** The refs that name several runs: what `note` and `labelAdvice` speak of. */

@@ -6,27 +6,17 @@ import type { Run } from '../model.ts';
 import { runCsv, runJson } from '../report/run-export.ts';
 import { environmentText, paramsText, runHeadline, runTable } from '../report/run-table.ts';
 import { databaseFiles, dbPathFrom } from '../store/path.ts';
-import { RunNotFoundError, Store } from '../store/store.ts';
+import { Store } from '../store/store.ts';
 import { writeFileSafely } from '../write-file.ts';
 import { type CliIO, UserError } from './io.ts';
 import { DB_HELP } from './options.ts';
 import { outputFormat } from './output-format.ts';
+import { resolveShown } from './run-refs.ts';
 import { alignColumns } from '../format/columns.ts';
 
 /** `runs` and `export` only read: a missing database is reported, never created. */
 function openStore(db: string | undefined, io: CliIO): Store {
   return Store.openExisting(dbPathFrom(db, io.env));
-}
-
-/** Resolve a run reference, turning "not found" into a user error. */
-export function resolveRunRef(store: Store, ref: string) {
-  try {
-    return store.resolveRun(ref);
-  } catch (err) {
-    // a reference to nothing is a usage error, as every other one: exit 2
-    if (err instanceof RunNotFoundError) throw new UserError(err.message, 2);
-    throw err;
-  }
 }
 
 function listLine(run: Run, counts: Map<string, number>): string[] {
@@ -91,7 +81,7 @@ function runsAction(ref: string | undefined, opts: RunsFlags, io: CliIO): void {
   const store = openStore(opts.db, io);
   try {
     if (ref !== undefined) {
-      const run = resolveRunRef(store, ref);
+      const run = resolveShown(store, ref, 'showing', io);
       if (opts.json) return io.stdout(runJson(run));
       io.stdout(`${runHeadline(run)}\ncommand: ${run.command}\n`);
       if (run.error) io.stdout(`error: ${run.error}\n`);
@@ -137,7 +127,7 @@ function exportAction(ref: string, parsed: { db?: string; format: string; output
   }
   const store = openStore(opts.db, io);
   try {
-    const run = resolveRunRef(store, ref);
+    const run = resolveShown(store, ref, 'exporting', io);
     writeOutput(io, opts.format === 'json' ? runJson(run) : runCsv(run), opts.output, store.path);
   } finally {
     store.close();

@@ -330,11 +330,6 @@ export class Store {
     return rows.map((r) => this.toRun(r));
   }
 
-  /** Whether a run with this id is stored. */
-  hasRun(id: number): boolean {
-    return this.guard(() => this.db.prepare('SELECT 1 FROM runs WHERE id = ?').get(id)) !== undefined;
-  }
-
   /**
    * Resolve a user's run reference: a numeric id, or a label (the newest run
    * with that label). `#12` is accepted as an id too.

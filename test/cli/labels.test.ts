@@ -73,3 +73,18 @@ test('separate runs taken from a reused label that cannot be compared get the id
   const byId = await runCli(['compare', '3', '2', '--db', db]);
   assert.match(byId.stderr, /pass --allow-mismatch to compare anyway/);
 });
+
+test('runs and export of a label that names several runs show the newest and say so', async () => {
+  const db = dbWith([
+    { label: 'A', values: { getppid: base }, design: 'separate' },
+    { label: 'A', values: { getppid: plus(1) }, design: 'separate' },
+  ]);
+  const shown = await runCli(['runs', 'A', '--db', db]);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /^run #2 'A'/);
+  assert.match(shown.stderr, /^note: label 'A' names 2 runs \(#2 [^)]+, #1 [^)]+\): showing the newest, #2; give an id for another\n$/);
+  const exported = await runCli(['export', 'A', '--db', db]);
+  assert.equal((JSON.parse(exported.stdout) as { run: { id: number } }).run.id, 2);
+  assert.match(exported.stderr, /exporting the newest, #2/);
+  assert.equal((await runCli(['export', '1', '--db', db])).stderr, '');
+});
