@@ -11,6 +11,7 @@ import { runHeadline, runTable } from '../report/run-table.ts';
 import type { BenchOptions } from './bench-options.ts';
 import { type CliIO, UserError } from './io.ts';
 import type { Progress } from './progress.ts';
+import { noteReusedLabels } from './run-refs.ts';
 
 /** Any B-side option makes the invocation interleaved. */
 export function isInterleaved(opts: BenchOptions): boolean {
@@ -122,4 +123,5 @@ export async function measureInterleaved(req: InterleavedRequest, io: CliIO, dep
   }
   for (const n of result.notes) io.stderr(`note: ${n}\n`);
   for (const w of result.warnings) io.stderr(`warning: ${w.message}\n`);
+  noteReusedLabels(deps.store, [a.label, b.label], io);
 }

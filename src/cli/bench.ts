@@ -16,6 +16,7 @@ import { VERSION } from '../version.ts';
 import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
 import { collect, intOption, labelOption, pctOption, DB_HELP } from './options.ts';
 import { interruptible } from './interrupt.ts';
+import { noteReusedLabels } from './run-refs.ts';
 import { type Progress, progressBar } from './progress.ts';
 
 
@@ -114,6 +115,7 @@ async function measure(req: BenchRequest, json: boolean, io: CliIO, deps: BenchD
     }
     io.stdout(json ? runJson(result.run) : `${runHeadline(result.run)}\n${runTable(result.run)}`);
     for (const w of result.warnings) io.stderr(`warning: ${w.message}\n`);
+    noteReusedLabels(store, [result.run.label], io);
   } catch (err) {
     if (err instanceof BenchRequestError) throw new UserError(err.message, 2);
     throw err;

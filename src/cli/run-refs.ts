@@ -84,6 +84,15 @@ export function resolveShown(store: Store, ref: string, doing: string, io: CliIO
   return r.run;
 }
 
+/** After a bench stored runs with these labels: say on stderr which labels now name several runs. */
+export function noteReusedLabels(store: Store, labels: readonly (string | null)[], io: CliIO): void {
+  const named = labels.flatMap((label) => (label === null ? [] : [{ ref: label, labelled: store.runsLabelled(label) }]));
+  const many = named.filter((r) => r.labelled.length > 1);
+  if (many.length === 0) return;
+  const list = many.map((r) => `label '${r.ref}' now names ${r.labelled.length} runs (${r.labelled.map((x) => `#${x.id}`).join(', ')})`).join('; ');
+  io.stderr(`note: ${list}: compare and report take the newest; give a run id for an older one\n`);
+}
+
 /** The refs that name several runs: what `note` and `labelAdvice` speak of. */
 function reused(refs: readonly ResolvedRef[]): ResolvedRef[] {
   return refs.filter((r) => r.labelled.length > 1);

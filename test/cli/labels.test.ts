@@ -88,3 +88,14 @@ test('runs and export of a label that names several runs show the newest and say
   assert.match(exported.stderr, /exporting the newest, #2/);
   assert.equal((await runCli(['export', '1', '--db', db])).stderr, '');
 });
+
+test('a bench that reuses a label says that the label now names several runs, and which', async () => {
+  const db = join(tempDir(), 'h.db');
+  const short = ['bench', '--db', db, '--profile', 'getppid', '--ops', '200', '--warmups', '0', '--rounds', '3', '--processes', '1', '--label', 'X'];
+  const first = await runCli(short);
+  assert.equal(first.code, 0, first.stderr);
+  assert.doesNotMatch(first.stderr, /note: label/);
+  const second = await runCli(short);
+  assert.equal(second.code, 0, second.stderr);
+  assert.match(second.stderr, /^note: label 'X' now names 2 runs \(#2, #1\): compare and report take the newest; give a run id for an older one$/m);
+});
