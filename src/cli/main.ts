@@ -58,6 +58,12 @@ export async function buildProgram(io: CliIO, argv: readonly string[] = []): Pro
   return program;
 }
 
+/** `argv` from its first word that is not -q/--quiet: the command and what follows. */
+function withoutLeadingQuiet(argv: readonly string[]): string[] {
+  const first = argv.findIndex((a) => a !== '-q' && a !== '--quiet');
+  return first < 0 ? [] : argv.slice(first);
+}
+
 /**
  * The IO the commands get. Under --quiet (read once the arguments are
  * parsed, before the command's action) stderr passes only warnings, no
@@ -65,7 +71,8 @@ export async function buildProgram(io: CliIO, argv: readonly string[] = []): Pro
  */
 function commandIO(baseIO: CliIO, argv: string[]): { io: CliIO; quietFrom: (program: Command) => void } {
   let quiet = false;
-  const io: CliIO = { ...baseIO, argv, stderr: (text) => (!quiet || text.startsWith('warning: ') ? baseIO.stderr(text) : undefined) };
+  // the command line a run records (its reproduce line) starts at the command: a leading --quiet says nothing about the run
+  const io: CliIO = { ...baseIO, argv: withoutLeadingQuiet(argv), stderr: (text) => (!quiet || text.startsWith('warning: ') ? baseIO.stderr(text) : undefined) };
   const quietFrom = (program: Command) => {
     quiet = program.opts<{ quiet?: boolean }>().quiet === true;
     if (quiet) io.isTTY = false;
@@ -77,7 +84,7 @@ function commandIO(baseIO: CliIO, argv: string[]): { io: CliIO; quietFrom: (prog
 export async function run(argv: string[], baseIO: CliIO = processIO()): Promise<number> {
   const { io, quietFrom } = commandIO(baseIO, argv);
   try {
-    const program = await buildProgram(io, argv);
+    const program = await buildProgram(io, io.argv);
     program.hook('preAction', () => quietFrom(program));
     await program.parseAsync(argv, { from: 'user' });
     return 0;

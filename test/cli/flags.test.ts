@@ -123,3 +123,12 @@ test("bench --help states each mode's defaults as the code has them", async () =
   const runs = (await runCli(['runs', '--help'])).stdout.replace(/\s+/g, ' ');
   assert.match(runs, /--db <path> results database \(default: \$HINTLAB_DB or ~\/\.local\/share\/hintlab\/hintlab\.db\)/);
 });
+
+test('a leading --quiet is not part of the command line a run records, and leaves only warnings on stderr', async () => {
+  const db = join(tempDir(), 'h.db');
+  const r = await runCli(['-q', 'bench', '--db', db, '--profile', 'getppid', '--ops', '200', '--warmups', '0', '--rounds', '2', '--processes', '1', '--label', 'Q']);
+  assert.equal(r.code, 0, r.stderr);
+  for (const line of r.stderr.split('\n').filter(Boolean)) assert.match(line, /^warning: /);
+  const runs = JSON.parse((await runCli(['runs', '--json', '--db', db])).stdout) as { runs: { command: string }[] };
+  assert.match(runs.runs[0]!.command, /^hintlab bench --db /);
+});
