@@ -26,6 +26,7 @@ import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
 import { VERSION } from '../version.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { interruptible } from './interrupt.ts';
+import { kernelVersion } from '../kernel/source.ts';
 import { type CliIO, invocationOf, UserError } from './io.ts';
 import { parseLavaAddress, redactLavaTokens } from '../target/lava/address.ts';
 import { shellLine } from '../shell.ts';
@@ -142,6 +143,8 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
   const cost = decided.on ? parseCostModel(opts.costModel ?? '') : null;
   const costPlugin = cost && !fake?.launcher ? buildCostPlugin(io.env) : undefined;
   const scenarios = selectScenarios(opts.scenario, io.cwd);
+  // a --src that is no kernel tree is a usage error found before the results database is created
+  kernelVersion(src);
   const store = Store.open(dbPath);
   const progress = compileProgress(io);
   try {

@@ -4,7 +4,7 @@
  * covered without touching this file.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Command, CommanderError } from 'commander';
@@ -13,6 +13,7 @@ import { UserError } from '../../src/errors.ts';
 import { buildProgram } from '../../src/cli/main.ts';
 import { Store } from '../../src/store/store.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { requireTool } from '../helpers/tools.ts';
 
 const silent: CliIO = { stdout: () => {}, stderr: () => {}, isTTY: false, env: {}, cwd: process.cwd() };
 
@@ -95,4 +96,15 @@ test('bad flag values that only the command can check exit 2, and failures exit 
     assert.equal(r.code, code, `${argv.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, says, argv.join(' '));
   }
+});
+
+test('trial --src that is no kernel tree exits 2 before the results database is created', { skip: requireTool('qemu-system-x86_64', 'qemu-system-x86') }, async () => {
+  const dir = tempDir();
+  const patch = join(dir, 'p.patch');
+  writeFileSync(patch, '--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+b\n');
+  const db = join(dir, 'trial.db');
+  const r = await runCli(['trial', '--src', join(dir, 'missing'), '--patch', patch, '--db', db, '--out', join(dir, 'out')]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /--src .*missing: no Makefile; point --src at the top of a Linux source tree/);
+  assert.equal(existsSync(db), false, 'no database was created');
 });
