@@ -23,7 +23,7 @@ import { dbPathFrom } from '../store/path.ts';
 import { VERSION } from '../version.ts';
 import { addComparisonOptions, type ComparisonFlags, comparisonFromCli, metricComparisonFromCli, type RunRefs } from './compare.ts';
 import { type CliIO, UserError } from './io.ts';
-import { type ExtensionFormats, outputFormat } from './output-format.ts';
+import { outputFormat, REPORT_EXTENSIONS } from './output-format.ts';
 import { writeOutput } from './runs.ts';
 
 /** Every report format, by its --format name. */
@@ -41,9 +41,6 @@ function formatOption(value: string): string {
   }
   return value;
 }
-
-/** The report formats each -o extension holds (plain text takes the text report or the lkml block). */
-const REPORT_EXTENSIONS: ExtensionFormats = { '.txt': ['text', 'lkml'], '.md': ['md'], '.json': ['json'], '.html': ['html'], '.htm': ['html'] };
 
 /** A document flag given twice is a mistake (which one was meant?), not a silent override. */
 function onceOption(flag: string): (value: string, previous: string | undefined) => string {

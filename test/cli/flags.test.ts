@@ -1,12 +1,15 @@
 /** Flags of issue-31 kind: decimals only for percentages, paired-only flags, -o's format, --quiet, runs --json, the help's defaults. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE, PAIRED_WARMUPS } from '../../src/bench/budget.ts';
 import { Store } from '../../src/store/store.ts';
 import { makeRun, storeRun } from '../compare/fixtures.ts';
+import type { Services } from '../../src/cli/io.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
+import { requireTool } from '../helpers/tools.ts';
+import { miniBuild, miniPatch, miniTree, scriptedGuest, unusedProbe } from '../trial/fakes.ts';
 
 const base = [99.6, 100.2, 99.9, 100.4, 99.8, 100.1, 100.0, 99.7, 100.3, 100.0];
 
@@ -131,4 +134,22 @@ test('a leading --quiet is not part of the command line a run records, and leave
   for (const line of r.stderr.split('\n').filter(Boolean)) assert.match(line, /^warning: /);
   const runs = JSON.parse((await runCli(['runs', '--json', '--db', db])).stdout) as { runs: { command: string }[] };
   assert.match(runs.runs[0]!.command, /^hintlab bench --db /);
+});
+
+test('trial -o takes its format from the extension, and a contradicting --format is refused before anything builds', { skip: requireTool('patch', 'patch') ?? requireTool('objdump', 'binutils') }, async () => {
+  const dir = tempDir();
+  const src = miniTree(dir);
+  const patch = miniPatch(src, dir, 'hint.patch', 'kernel/sys_impl.c', '\tif (!param || pid < 0)', '\tif (__builtin_expect(!param || pid < 0, 1))');
+  const scenario = join(dir, 'tiny.scn');
+  writeFileSync(scenario, 'scenario tiny\nsetpriority pid=self nice=3\n');
+  const services: Services = { trial: { services: { buildKernel: miniBuild() }, launcher: scriptedGuest(), probe: unusedProbe(dir), cacheDir: dir } };
+  const argv = ['trial', '--src', src, '--patch', patch, '--out', join(dir, 'out'), '--db', join(dir, 't.db'), '--scenario', scenario, '--profile', 'getppid', '--ops', '1000', '--no-cost'];
+  const refused = await runCli([...argv, '-o', join(dir, 't.html'), '--format', 'md'], { services });
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.match(refused.stderr, /^hintlab: --format md contradicts -o .*t\.html/);
+  assert.equal(existsSync(join(dir, 't.db')), false, 'nothing ran');
+  const html = await runCli([...argv, '-o', join(dir, 't.html')], { services });
+  assert.equal(html.code, 0, html.stderr);
+  assert.match(readFileSync(join(dir, 't.html'), 'utf8'), /^<!DOCTYPE html>/i);
+  assert.match(html.stderr, /wrote the html report of trial #1 to /);
 });
