@@ -8,6 +8,7 @@
  *
  *   node --import tsx bench/readme-tour.ts            # set-up + tour
  *   node --import tsx bench/readme-tour.ts --trial    # and the trial block (15-60 min)
+ *   node --import tsx bench/readme-tour.ts --twice    # the tour twice in a row on one database
  *   node --import tsx bench/readme-tour.ts --keep     # keep the scratch directory
  *
  * The blocks are found by the HTML comments before them (`<!-- set-up`,
@@ -76,7 +77,9 @@ try {
   spawnSync('git', ['clone', '-q', '--no-checkout', ROOT, clone], { stdio: 'inherit' });
   spawnSync('git', ['-C', clone, 'checkout', '-q', commit], { stdio: 'inherit' });
   const readme = readFileSync(join(clone, 'README.md'), 'utf8');
-  const lines = [...block(readme, 'set-up'), 'command -v hintlab', ...block(readme, 'tour'), ...(args.has('--trial') ? block(readme, 'trial') : [])];
+  // the second tour reuses the labels A and B: its compare and report must take the second pair
+  const tour = block(readme, 'tour');
+  const lines = [...block(readme, 'set-up'), 'command -v hintlab', ...tour, ...(args.has('--twice') ? tour : []), ...(args.has('--trial') ? block(readme, 'trial') : [])];
   for (const line of lines) {
     const o = sh(line, clone, env);
     outcomes.push(o);

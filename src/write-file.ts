@@ -185,5 +185,7 @@ function cannotWrite(shown: string, err: unknown): UserError {
     ENOSPC: 'no space left on the device; free space or write elsewhere',
     EISDIR: 'it is a directory; name a file inside it',
   };
-  return new UserError(`cannot write ${shown}: ${(e.code && why[e.code]) ?? e.message}`);
+  // a path that cannot hold the file is a wrong -o (exit 2); a full disk or an I/O error is a failure (exit 1)
+  const wrongPath = ['ENOENT', 'ENOTDIR', 'EISDIR', 'EACCES', 'EPERM', 'EROFS'].includes(e.code ?? '');
+  return new UserError(`cannot write ${shown}: ${(e.code && why[e.code]) ?? e.message}`, wrongPath ? 2 : 1);
 }

@@ -17,7 +17,7 @@ import { resolveKernel } from '../vm/kernels.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { interruptible } from './interrupt.ts';
 import { type CliIO, UserError } from './io.ts';
-import { collect, intOption } from './options.ts';
+import { collect, intOption, DB_HELP } from './options.ts';
 import { writeOutput } from './runs.ts';
 
 interface BehaveOptions {
@@ -99,6 +99,6 @@ export function registerBehave(program: Command, io: CliIO): void {
     .option('--fresh', 'boot both kernels even when stored traces match (the new traces replace them)')
     .option('--list', 'list the built-in scenarios and their steps')
     .option('--show <name>', 'print a built-in scenario with its line numbers')
-    .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
+    .option('--db <path>', DB_HELP)
     .action(async (opts: BehaveOptions) => behaveAction(opts, io));
 }

@@ -11,10 +11,30 @@ import { runHeadline, runTable } from '../report/run-table.ts';
 import type { BenchOptions } from './bench-options.ts';
 import { type CliIO, UserError } from './io.ts';
 import type { Progress } from './progress.ts';
+import { noteReusedLabels } from './run-refs.ts';
 
 /** Any B-side option makes the invocation interleaved. */
 export function isInterleaved(opts: BenchOptions): boolean {
   return opts.labelB !== undefined || opts.injectSeccompB !== undefined || opts.switchFile.length > 0 || opts.injectWorkB !== undefined;
+}
+
+/** Flags only the paired designs (duet, alternation) read: anywhere else they would be ignored. */
+const PAIRED_ONLY: [flag: string, given: (o: BenchOptions) => boolean][] = [
+  ['--precision', (o) => o.precision !== undefined],
+  ['--time', (o) => o.time !== undefined],
+  ['--block-rounds', (o) => o.blockRounds !== undefined],
+];
+
+/** Refuse a paired-design flag where no paired design runs, naming the flag and the fix. */
+export function refuseIgnoredPairedFlags(opts: BenchOptions): void {
+  const flag = PAIRED_ONLY.find(([, given]) => given(opts))?.[0];
+  if (flag === undefined) return;
+  if (!isInterleaved(opts)) {
+    throw new UserError(`${flag} applies to an A/B invocation (duet or alternation) only, and this run has no B side: add one (--label-b B with --inject-seccomp-b N, --switch-file or --inject-work-b), or drop ${flag}`, 2);
+  }
+  if (opts.design === 'processes' || (opts.design === undefined && opts.target.length > 0)) {
+    throw new UserError(`${flag} applies to duet and alternation only, and ${opts.design === 'processes' ? '--design processes' : 'a run on a box (--target)'} measures whole probe processes (--rounds over --processes): drop ${flag}`, 2);
+  }
 }
 
 /** `--inject-work-b N` (additions per call) or `PCT%` (calibrated by a pilot). */
@@ -103,4 +123,5 @@ export async function measureInterleaved(req: InterleavedRequest, io: CliIO, dep
   }
   for (const n of result.notes) io.stderr(`note: ${n}\n`);
   for (const w of result.warnings) io.stderr(`warning: ${w.message}\n`);
+  noteReusedLabels(deps.store, [a.label, b.label], io);
 }

@@ -11,12 +11,24 @@ export interface ProbePlanOptions {
   cpu?: number;
 }
 
-/** Add the probe plan's options to `cmd`; `processesHelp` says what a process is there. */
-export function probePlanOptions(cmd: Command, help: { rounds: string; processes: string; cpu: string }): Command {
+/** What each option means for the command; `warmups` and `ops` default to the plain run's words. */
+interface PlanHelp {
+  rounds: string;
+  processes: string;
+  cpu: string;
+  warmups?: string;
+  ops?: string;
+}
+
+/**
+ * Add the probe plan's options to `cmd`. The defaults are those of a plain
+ * run; a command whose modes differ says each mode's in its help texts.
+ */
+export function probePlanOptions(cmd: Command, help: PlanHelp): Command {
   return cmd
     .option('-p, --profile <name>', "profile to run (repeatable, comma-separated, or 'all')", collect, [])
-    .option('--ops <n>', 'calls per round for every profile (default: per profile, see bench --list)', intOption('--ops', 1))
-    .option('--warmups <n>', 'warm-up rounds, not stored as measurements', intOption('--warmups', 0), 3)
+    .option('--ops <n>', help.ops ?? 'calls per round for every profile (default: per profile, see bench --list)', intOption('--ops', 1))
+    .option('--warmups <n>', help.warmups ?? 'warm-up rounds per probe process, not stored as measurements', intOption('--warmups', 0), 3)
     .option('--rounds <n>', help.rounds, intOption('--rounds', 1), 15)
     .option('--processes <n>', help.processes, intOption('--processes', 1), 3)
     .option('--cpu <n>', help.cpu, intOption('--cpu', 0));

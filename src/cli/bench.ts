@@ -1,9 +1,10 @@
 /** `hintlab bench`: argument parsing and output for the host benchmark. */
 import type { Command } from 'commander';
 import { buildProbe, type ProbeBuild } from '../bench/build.ts';
+import { DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE, PAIRED_OPS_DIVISOR, PAIRED_WARMUPS } from '../bench/budget.ts';
 import { PROFILES, type ProfileInfo, selectProfiles } from '../bench/profiles.ts';
 import { BenchRequestError, runBench, type BenchDeps, type BenchRequest } from '../bench/runner.ts';
-import { interleavedRequest, isInterleaved, measureInterleaved } from './bench-interleave.ts';
+import { interleavedRequest, isInterleaved, measureInterleaved, refuseIgnoredPairedFlags } from './bench-interleave.ts';
 import { type BenchOptions, probePlanOptions } from './bench-options.ts';
 import { benchRemote } from './bench-targets.ts';
 import { hostTarget } from '../target/host.ts';
@@ -13,8 +14,9 @@ import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
-import { collect, intOption, labelOption, pctOption } from './options.ts';
+import { collect, intOption, labelOption, pctOption, DB_HELP } from './options.ts';
 import { interruptible } from './interrupt.ts';
+import { noteReusedLabels } from './run-refs.ts';
 import { type Progress, progressBar } from './progress.ts';
 
 
@@ -24,6 +26,14 @@ import { type Progress, progressBar } from './progress.ts';
  * among them, so N = 4096 is the longest that installs.
  */
 const SECCOMP_MAX = { value: 4096, why: "the kernel's BPF_MAXINSNS, the longest seccomp filter it installs" };
+
+/** A precision target below what compare prints (changes to 0.01 %) could never be seen to be reached. */
+const PRECISION_MIN = { value: 0.01, why: 'compare prints changes to 0.01 %' };
+
+/** 'fifth' for 5: the paired designs' share of a profile's calls, in words. */
+function ordinal(n: number): string {
+  return ({ 2: 'half', 3: 'third', 4: 'quarter', 5: 'fifth', 10: 'tenth' } as Record<number, string>)[n] ?? `1/${n}th`;
+}
 
 function listProfiles(io: CliIO): void {
   const w = Math.max(...PROFILES.map((p) => p.name.length));
@@ -51,6 +61,7 @@ function commonRequest(opts: BenchOptions, profiles: ProfileInfo[], io: CliIO): 
 
 async function benchAction(opts: BenchOptions, io: CliIO): Promise<void> {
   if (opts.list) return listProfiles(io);
+  refuseIgnoredPairedFlags(opts);
   const dbPath = dbPathFrom(opts.db, io.env);
   let profiles;
   try {
@@ -104,6 +115,7 @@ async function measure(req: BenchRequest, json: boolean, io: CliIO, deps: BenchD
     }
     io.stdout(json ? runJson(result.run) : `${runHeadline(result.run)}\n${runTable(result.run)}`);
     for (const w of result.warnings) io.stderr(`warning: ${w.message}\n`);
+    noteReusedLabels(store, [result.run.label], io);
   } catch (err) {
     if (err instanceof BenchRequestError) throw new UserError(err.message, 2);
     throw err;
@@ -113,20 +125,22 @@ async function measure(req: BenchRequest, json: boolean, io: CliIO, deps: BenchD
 export function registerBench(program: Command, io: CliIO): void {
   const cmd = program.command('bench').description('time syscalls in pinned, validated loops on the running kernel and store every round');
   probePlanOptions(cmd, {
-    rounds: 'measured rounds per profile',
-    processes: 'probe processes the rounds are split across, each with its own warm-ups (per side with --label-b)',
+    rounds: 'measured rounds per profile (plain runs and --design processes; duet and alternation measure for --time)',
+    processes: 'probe processes the rounds are split across, each with its own warm-ups (per side with --design processes; duet and alternation start their own)',
+    warmups: `warm-up rounds per probe process, not stored as measurements (duet and alternation: ${PAIRED_WARMUPS} unless given)`,
+    ops: `calls per round for every profile (default: per profile, see bench --list; duet and alternation: a ${ordinal(PAIRED_OPS_DIVISOR)} of it)`,
     cpu: 'CPU to pin to (default: the last allowed CPU)',
   })
     .option('--label <name>', 'label for the run, used by compare (e.g. A, B, A2)', labelOption('--label'))
-    .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
+    .option('--db <path>', DB_HELP)
     .option('--inject-seccomp <n>', 'known-effect calibration: install an N-instruction allow-all seccomp filter first', intOption('--inject-seccomp', 2, SECCOMP_MAX))
     .option('--label-b <name>', 'measure a B side in the same invocation (see --design); B\'s run label (default: B)', labelOption('--label-b'))
     .option('--inject-seccomp-b <n>', 'B side: an N-instruction seccomp filter (0 = none, an A/A control); --inject-seccomp is then A\'s', intOption('--inject-seccomp-b', 0, SECCOMP_MAX))
     .option('--switch-file <path=value>', 'B side: write VALUE to PATH before each B process, A\'s value before each A process; always restored (repeatable)', collect, [])
     .option('--design <kind>', 'with a B side: alternation (short blocks in random ABBA order: one probe process for --switch-file, an A and a B process taking turns on one CPU otherwise; the default on this machine), duet (A and B at once on two CPUs) or processes (A B B A probe processes; the default on a box)')
-    .option('--time <seconds>', 'duet and alternation: seconds of measuring per profile (default 20)', intOption('--time', 1))
-    .option('--precision <pct>', 'duet and alternation: stop once every profile\'s change is known to +-PCT % (anytime-valid confidence sequence), or at --time', pctOption('--precision', '2%', false))
-    .option('--block-rounds <n>', 'duet and alternation: measured rounds per block (default 3)', intOption('--block-rounds', 1))
+    .option('--time <seconds>', `duet and alternation: seconds of measuring per profile (default ${DEFAULT_SECONDS_PER_PROFILE})`, intOption('--time', 1))
+    .option('--precision <pct>', 'duet and alternation: stop once every profile\'s change is known to +-PCT % (anytime-valid confidence sequence), or at --time', pctOption('--precision', '2%', false, PRECISION_MIN))
+    .option('--block-rounds <n>', `duet and alternation: measured rounds per block (default ${DEFAULT_BLOCK_ROUNDS})`, intOption('--block-rounds', 1))
     .option('--inject-work-b <n|pct%>', 'B side: N dependent register additions per call outside the syscall, or PCT% to calibrate N from a pilot so that B costs PCT % more')
     .option('--clock <wall|cpu>', 'with a B side: time rounds on the wall clock or on the probe thread\'s CPU clock (leaves out the time other tasks held the CPU); default: cpu for duet and alternation, wall for processes')
     .option('--seed <n>', 'alternation: seed of the random ABBA order (default: drawn and recorded)', intOption('--seed', 0))

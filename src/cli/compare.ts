@@ -17,8 +17,8 @@ import { renderText } from '../report/text.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { type CliIO, UserError } from './io.ts';
-import { collect, intOption, pctOption } from './options.ts';
-import { resolveRunRef } from './runs.ts';
+import { collect, intOption, pctOption, DB_HELP } from './options.ts';
+import { refuseMixedPair, type ResolvedRef, resolveRef, reusedLabelAdvice, reusedLabelNote } from './run-refs.ts';
 
 function alphaOption(value: string): number {
   const n = Number(value.trim());
@@ -80,7 +80,7 @@ export function addComparisonOptions(cmd: Command): Command {
     .option('--control <subject>', 'a control subject (e.g. getppid): shown, left out of the geometric mean and the regressions; repeatable', collect, [] as string[])
     .option('--allow-mismatch', 'compare runs whose checked environment differs')
     .option('--allow-incomplete', 'compare runs that did not complete (their recorded rounds)')
-    .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
+    .option('--db <path>', DB_HELP)
     .option('--metric <name>', 'compare a cost counter of vm --cost runs instead of the primary value, e.g. taken-branches/call, or all', metricOption);
 }
 
@@ -111,28 +111,50 @@ function refuseSameRun(named: { role: string; ref: string; run: RunWithRounds }[
   }
 }
 
+/** The run arguments of compare and report, and which of the two commands was typed (for the lines it suggests). */
+export interface RunRefs {
+  command: 'compare' | 'report';
+  a: string;
+  b: string;
+  a2?: string;
+}
+
+/** Each side's references resolved; a reused label is said on stderr, a pair of labels mixing two invocations refused. */
+function resolveSides(store: Store, refs: RunRefs, io: CliIO): { named: Record<'A' | 'B' | 'A2', ResolvedRef[]>; sides: string[] } {
+  const sidesOf = (ref: string) => ref.split(',').map((r) => r.trim()).filter(Boolean).map((r) => resolveRef(store, r));
+  const named = { A: sidesOf(refs.a), B: sidesOf(refs.b), A2: refs.a2 === undefined ? [] : sidesOf(refs.a2) };
+  refuseSameRun(Object.entries(named).flatMap(([role, list]) => list.map((x) => ({ role, ...x }))));
+  const [a, b] = [named.A, named.B];
+  if (refs.a2 === undefined && a.length === 1 && b.length === 1) refuseMixedPair(store, a[0]!, b[0]!, refs.command);
+  const sides = refs.a2 === undefined ? [refs.a, refs.b] : [refs.a, refs.b, refs.a2];
+  const note = reusedLabelNote(refs.command, sides, [...named.A, ...named.B, ...named.A2]);
+  if (note !== null) io.stderr(`note: ${note}\n`);
+  return { named, sides };
+}
+
 /** Load the runs named on the command line and hand them, with the options, to `use`; refusals become user errors. */
-function withRuns<T>(refs: { a: string; b: string; a2?: string }, flags: ComparisonFlags, io: CliIO, use: (input: CompareInput, options: Partial<ComparisonOptions>) => T): T {
+function withRuns<T>(refs: RunRefs, flags: ComparisonFlags, io: CliIO, use: (input: CompareInput, options: Partial<ComparisonOptions>) => T): T {
   const store = Store.openExisting(dbPathFrom(flags.db, io.env));
   try {
-    // 'vm-A-1,vm-A-2,vm-A-3': several runs (boots) of one configuration as one side
-    const runsOf = (ref: string) => ref.split(',').map((r) => r.trim()).filter(Boolean).map((r) => ({ ref: r, run: resolveRunRef(store, r) }));
-    const named = { A: runsOf(refs.a), B: runsOf(refs.b), A2: refs.a2 === undefined ? [] : runsOf(refs.a2) };
-    refuseSameRun(Object.entries(named).flatMap(([role, list]) => list.map((x) => ({ role, ...x }))));
-    const a = mergeRuns(named.A.map((x) => x.run));
-    const b = mergeRuns(named.B.map((x) => x.run));
-    const a2 = refs.a2 === undefined ? undefined : mergeRuns(named.A2.map((x) => x.run));
-    return use(a2 ? { a, b, a2 } : { a, b }, optionsOf(flags));
-  } catch (err) {
-    if (err instanceof ComparisonRefused) throw new UserError(err.message);
-    throw err;
+    const { named, sides } = resolveSides(store, refs, io);
+    const joined = (list: ResolvedRef[]) => mergeRuns(list.map((x) => x.run));
+    try {
+      const [a, b] = [joined(named.A), joined(named.B)];
+      const a2 = refs.a2 === undefined ? undefined : joined(named.A2);
+      return use(a2 ? { a, b, a2 } : { a, b }, optionsOf(flags));
+    } catch (err) {
+      if (!(err instanceof ComparisonRefused)) throw err;
+      // runs taken from a reused label: their ids are the fix, not the refusal's own way out (--allow-mismatch)
+      const advice = reusedLabelAdvice(refs.command, sides, [...named.A, ...named.B, ...named.A2]);
+      throw new UserError(advice === null ? err.message : `${err.finding}\n${advice}`);
+    }
   } finally {
     store.close();
   }
 }
 
 /** Load the runs named on the command line and compare them; refusals become user errors. */
-export function comparisonFromCli(refs: { a: string; b: string; a2?: string }, flags: ComparisonFlags, io: CliIO): Comparison {
+export function comparisonFromCli(refs: RunRefs, flags: ComparisonFlags, io: CliIO): Comparison {
   return withRuns(refs, flags, io, (input, options) => {
     const cmp = compare(input, options);
     const unknown = (options.controls ?? []).filter((name) => !cmp.subjects.some((s) => s.subject === name));
@@ -144,7 +166,7 @@ export function comparisonFromCli(refs: { a: string; b: string; a2?: string }, f
 }
 
 /** Compare the cost counter named by --metric (or all of them) of the runs named on the command line. */
-export function metricComparisonFromCli(refs: { a: string; b: string; a2?: string }, metric: string, flags: ComparisonFlags, io: CliIO): MetricComparison {
+export function metricComparisonFromCli(refs: RunRefs, metric: string, flags: ComparisonFlags, io: CliIO): MetricComparison {
   return withRuns(refs, flags, io, (input, options) => compareMetrics(input, metric, options));
 }
 
@@ -155,7 +177,7 @@ export function registerCompare(program: Command, io: CliIO): void {
   addComparisonOptions(cmd)
     .option('--json', 'print the comparison document as JSON instead of the table')
     .action((a: string, b: string, a2: string | undefined, flags: ComparisonFlags & { json?: boolean; metric?: string }) => {
-      const refs = a2 === undefined ? { a, b } : { a, b, a2 };
+      const refs: RunRefs = a2 === undefined ? { command: 'compare', a, b } : { command: 'compare', a, b, a2 };
       if (flags.metric !== undefined) {
         const m = metricComparisonFromCli(refs, flags.metric, flags, io);
         io.stdout(flags.json ? renderMetricJson(m) : renderMetricText(m));

@@ -10,7 +10,7 @@ import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
 import { interruptible } from './interrupt.ts';
 import { checkedMacroPlan, macroOutcome, planText } from './macro-output.ts';
 import { macroOnBoxes } from './macro-targets.ts';
-import { collect, intOption, labelOption } from './options.ts';
+import { collect, intOption, labelOption, DB_HELP } from './options.ts';
 import { progressBar } from './progress.ts';
 
 interface MacroOptions {
@@ -100,6 +100,6 @@ export function registerMacro(program: Command, io: CliIO): void {
     .option('--cpu <list>', 'CPUs stress-ng may use (stress-ng --taskset), e.g. 0-3 (default: every allowed CPU)')
     .option('--label <name>', 'label for the run, used by compare (e.g. A, B, A2)', labelOption('--label'))
     .option('--target <ssh://[user@]host[:port]>', 'run stress-ng on a box over ssh instead of this machine (repeatable: the boxes run in parallel)', collect, [])
-    .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
+    .option('--db <path>', DB_HELP)
     .action(async (opts: MacroOptions) => macroAction(opts, io));
 }

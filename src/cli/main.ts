@@ -51,17 +51,41 @@ export async function buildProgram(io: CliIO, argv: readonly string[] = []): Pro
     .version(VERSION)
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .showHelpAfterError('(run with --help for usage)');
+    .showHelpAfterError('(run with --help for usage)')
+    .option('-q, --quiet', 'for scripts: stderr carries only warnings and errors (no progress, notes or status lines); results still go to stdout');
   const registers = await Promise.all(commandsFor(argv).map((load) => load()));
   for (const register of registers) register(program, io);
   return program;
 }
 
+/** `argv` from its first word that is not -q/--quiet: the command and what follows. */
+function withoutLeadingQuiet(argv: readonly string[]): string[] {
+  const first = argv.findIndex((a) => a !== '-q' && a !== '--quiet');
+  return first < 0 ? [] : argv.slice(first);
+}
+
+/**
+ * The IO the commands get. Under --quiet (read once the arguments are
+ * parsed, before the command's action) stderr passes only warnings, no
+ * progress bar is drawn, and the error `run` prints still goes out.
+ */
+function commandIO(baseIO: CliIO, argv: string[]): { io: CliIO; quietFrom: (program: Command) => void } {
+  let quiet = false;
+  // the command line a run records (its reproduce line) starts at the command: a leading --quiet says nothing about the run
+  const io: CliIO = { ...baseIO, argv: withoutLeadingQuiet(argv), stderr: (text) => (!quiet || text.startsWith('warning: ') ? baseIO.stderr(text) : undefined) };
+  const quietFrom = (program: Command) => {
+    quiet = program.opts<{ quiet?: boolean }>().quiet === true;
+    if (quiet) io.isTTY = false;
+  };
+  return { io, quietFrom };
+}
+
 /** Run the CLI on `argv` (without node and script), returning the exit code. */
 export async function run(argv: string[], baseIO: CliIO = processIO()): Promise<number> {
-  const io: CliIO = { ...baseIO, argv };
+  const { io, quietFrom } = commandIO(baseIO, argv);
   try {
-    const program = await buildProgram(io, argv);
+    const program = await buildProgram(io, io.argv);
+    program.hook('preAction', () => quietFrom(program));
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (err) {
@@ -72,11 +96,11 @@ export async function run(argv: string[], baseIO: CliIO = processIO()): Promise<
     if (err instanceof OutputClosed) return 0;
     if (err instanceof UserError) {
       // a message quotes input (names, paths, lines of files): never a raw ESC or NUL to the terminal
-      io.stderr(`hintlab: ${printableMessage(err.message)}\n`);
+      baseIO.stderr(`hintlab: ${printableMessage(err.message)}\n`);
       return err.exitCode;
     }
     const e = err as Error;
-    io.stderr(`hintlab: internal error: ${printableMessage(e.stack ?? e.message)}\n`);
+    baseIO.stderr(`hintlab: internal error: ${printableMessage(e.stack ?? e.message)}\n`);
     return 70;
   }
 }

@@ -4,6 +4,9 @@
  */
 import { UserError } from './io.ts';
 
+/** The --db help of every command. */
+export const DB_HELP = 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)';
+
 /** An integer >= min (and <= max when given, with the reason for the bound), e.g. `--rounds 15`. */
 export function intOption(flag: string, min: number, max?: { value: number; why: string }): (value: string) => number {
   return (value: string) => {
@@ -51,17 +54,25 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** A percentage such as `1%`, `0.5 %` or `2`, bounded below; names the flag when rejected. */
-export function pctOption(flag: string, example: string, allowZero: boolean): (value: string) => number {
+/** A plain decimal: digits with an optional fraction. `0x10`, `1e-9`, `Infinity` and `+2` are not. */
+const DECIMAL = /^(\d+(\.\d*)?|\.\d+)$/;
+
+/**
+ * A percentage such as `1%`, `0.5 %` or `2`, bounded below (by 0, or by
+ * `min` when given); names the flag when rejected. Only plain decimals are
+ * read: `0x10` is not 16 % and `1e-9` is not a percentage anyone types.
+ */
+export function pctOption(flag: string, example: string, allowZero: boolean, min?: { value: number; why: string }): (value: string) => number {
   return (value: string) => {
     const text = value.trim().replace(/\s*%$/, '');
     const n = Number(text);
-    if (text === '' || !Number.isFinite(n) || n < 0 || (n === 0 && !allowZero) || n >= 100) {
+    if (!DECIMAL.test(text) || n < 0 || (n === 0 && !allowZero) || n >= 100) {
       throw new UserError(
-        `${flag} must be a percentage ${allowZero ? '>= 0' : '> 0'} and below 100, such as ${example}; got '${value}'`,
+        `${flag} must be a percentage ${allowZero ? '>= 0' : '> 0'} and below 100 written as a plain decimal, such as ${example}; got '${value}'`,
         2,
       );
     }
+    if (min && n < min.value) throw new UserError(`${flag} must be at least ${min.value} % (${min.why}), such as ${example}; got '${value}'`, 2);
     return n;
   };
 }

@@ -21,8 +21,9 @@ import { renderMetricJson, renderMetricMarkdown, renderMetricText } from '../rep
 import { renderText } from '../report/text.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { VERSION } from '../version.ts';
-import { addComparisonOptions, type ComparisonFlags, comparisonFromCli, metricComparisonFromCli } from './compare.ts';
+import { addComparisonOptions, type ComparisonFlags, comparisonFromCli, metricComparisonFromCli, type RunRefs } from './compare.ts';
 import { type CliIO, UserError } from './io.ts';
+import { outputFormat, REPORT_EXTENSIONS } from './output-format.ts';
 import { writeOutput } from './runs.ts';
 
 /** Every report format, by its --format name. */
@@ -70,7 +71,7 @@ interface ReportFlags extends ComparisonFlags {
 /** The formats a cost-counter comparison (--metric) is written in. */
 const METRIC_REPORTERS: Record<string, (m: MetricComparison) => string> = { text: renderMetricText, md: renderMetricMarkdown, json: renderMetricJson };
 
-function writeMetricReport(refs: { a: string; b: string; a2?: string }, metric: string, flags: ReportFlags, io: CliIO): void {
+function writeMetricReport(refs: RunRefs, metric: string, flags: ReportFlags, io: CliIO): void {
   const reporter = METRIC_REPORTERS[flags.format];
   if (!Object.hasOwn(METRIC_REPORTERS, flags.format) || reporter === undefined) {
     throw new UserError(`--metric reports are written as ${Object.keys(METRIC_REPORTERS).join(', ')}; got --format ${flags.format}`, 2);
@@ -88,19 +89,22 @@ export function registerReport(program: Command, io: CliIO): void {
     .command('report')
     .description('Write the comparison of B (and A2) with A as text, an LKML-ready block, Markdown, JSON or a self-contained HTML page');
   addComparisonOptions(cmd)
-    .option('--format <fmt>', `one of ${Object.keys(REPORTERS).join(', ')}`, formatOption, 'text')
+    .option('--format <fmt>', `one of ${Object.keys(REPORTERS).join(', ')} (default: from the extension of -o, else text)`, formatOption, 'text')
     .option('-o, --output <file>', 'write to FILE (atomically) instead of stdout')
     .option('--codegen <file>', "the patch's codegen effect: a `hintlab codegen ... --json` document", onceOption('--codegen'))
     .option('--hints <file>', 'the branch counts behind the hints: a `hintlab hints ... --format json` document', onceOption('--hints'))
     .option('--all', 'lkml: a table row for every subject (default: the ones with no proven change in one line)')
-    .action((a: string, b: string, a2: string | undefined, flags: ReportFlags) => {
+    .action((a: string, b: string, a2: string | undefined, parsed: ReportFlags, command: Command) => {
+      const given = command.getOptionValueSource('format') === 'cli';
+      const flags = { ...parsed, format: outputFormat({ format: parsed.format, given, output: parsed.output }, REPORT_EXTENSIONS) };
+      const refs: RunRefs = a2 === undefined ? { command: 'report', a, b } : { command: 'report', a, b, a2 };
       if (flags.metric !== undefined) {
-        writeMetricReport(a2 === undefined ? { a, b } : { a, b, a2 }, flags.metric, flags, io);
+        writeMetricReport(refs, flags.metric, flags, io);
         return;
       }
       // Checked before the runs are compared: a wrong file fails fast.
       const evidence = loadPatchDocuments({ codegen: flags.codegen, hints: flags.hints }, io.cwd);
-      const comparison = comparisonFromCli(a2 === undefined ? { a, b } : { a, b, a2 }, flags, io);
+      const comparison = comparisonFromCli(refs, flags, io);
       const reporter = REPORTERS[flags.format] as Reporter;
       const reproduce = reproduceContext(flags.db, io);
       const text = reporter(comparison, { hintlabVersion: VERSION, generatedAt: new Date().toISOString(), evidence, reproduce, all: flags.all === true });

@@ -6,25 +6,17 @@ import type { Run } from '../model.ts';
 import { runCsv, runJson } from '../report/run-export.ts';
 import { environmentText, paramsText, runHeadline, runTable } from '../report/run-table.ts';
 import { databaseFiles, dbPathFrom } from '../store/path.ts';
-import { RunNotFoundError, Store } from '../store/store.ts';
+import { Store } from '../store/store.ts';
 import { writeFileSafely } from '../write-file.ts';
 import { type CliIO, UserError } from './io.ts';
+import { DB_HELP } from './options.ts';
+import { outputFormat } from './output-format.ts';
+import { resolveShown } from './run-refs.ts';
 import { alignColumns } from '../format/columns.ts';
 
 /** `runs` and `export` only read: a missing database is reported, never created. */
 function openStore(db: string | undefined, io: CliIO): Store {
   return Store.openExisting(dbPathFrom(db, io.env));
-}
-
-/** Resolve a run reference, turning "not found" into a user error. */
-export function resolveRunRef(store: Store, ref: string) {
-  try {
-    return store.resolveRun(ref);
-  } catch (err) {
-    // a reference to nothing is a usage error, as every other one: exit 2
-    if (err instanceof RunNotFoundError) throw new UserError(err.message, 2);
-    throw err;
-  }
 }
 
 function listLine(run: Run, counts: Map<string, number>): string[] {
@@ -45,21 +37,59 @@ function listLine(run: Run, counts: Map<string, number>): string[] {
   ];
 }
 
+/**
+ * `runs --json`: the stored runs as a versioned document for scripts.
+ * Format history: 1 - first version.
+ */
+export const RUN_LIST_SCHEMA = 1;
+
+function listEntry(run: Run, counts: Map<string, number>) {
+  const env = readEnvironment(run);
+  const release = env.kernel?.release;
+  return {
+    id: run.id,
+    label: run.label,
+    kind: run.kind,
+    status: run.status,
+    unit: run.unit,
+    kernelRelease: release?.known ? release.value : null,
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    measuredRounds: Object.fromEntries(run.params.subjects.map((s) => [s, counts.get(s) ?? 0])),
+    command: run.command,
+    error: run.error,
+  };
+}
+
+function runListJson(store: Store): string {
+  const runs = store.listRuns().map((r) => listEntry(r, store.roundCounts(r.id)));
+  return `${JSON.stringify({ schema: RUN_LIST_SCHEMA, database: store.path, runs }, null, 2)}\n`;
+}
+
 function table(rows: string[][]): string {
   return alignColumns(rows).join('\n') + '\n';
 }
 
-function runsAction(ref: string | undefined, opts: { db?: string; verbose?: boolean }, io: CliIO): void {
+interface RunsFlags {
+  db?: string;
+  verbose?: boolean;
+  json?: boolean;
+}
+
+function runsAction(ref: string | undefined, opts: RunsFlags, io: CliIO): void {
+  if (opts.json && opts.verbose) throw new UserError('runs --json carries every field already; drop --verbose', 2);
   const store = openStore(opts.db, io);
   try {
     if (ref !== undefined) {
-      const run = resolveRunRef(store, ref);
+      const run = resolveShown(store, ref, 'showing', io);
+      if (opts.json) return io.stdout(runJson(run));
       io.stdout(`${runHeadline(run)}\ncommand: ${run.command}\n`);
       if (run.error) io.stdout(`error: ${run.error}\n`);
       io.stdout(runTable(run));
       if (opts.verbose) io.stdout(`params:\n${paramsText(run)}environment:\n${environmentText(run)}`);
       return;
     }
+    if (opts.json) return io.stdout(runListJson(store));
     const runs = store.listRuns();
     if (runs.length === 0) {
       io.stdout(`no runs in ${store.path}; start one with 'hintlab bench'\n`);
@@ -90,13 +120,14 @@ export function writeOutput(io: CliIO, text: string, file: string | undefined, d
   writeFileSafely(resolve(io.cwd, file), text, { shownAs: file, protect: db === undefined ? [] : databaseFiles(db) });
 }
 
-function exportAction(ref: string, opts: { db?: string; format: string; output?: string }, io: CliIO): void {
+function exportAction(ref: string, parsed: { db?: string; format: string; output?: string }, given: boolean, io: CliIO): void {
+  const opts = { ...parsed, format: outputFormat({ format: parsed.format, given, output: parsed.output }, { '.json': ['json'], '.csv': ['csv'] }, 'default') };
   if (opts.format !== 'json' && opts.format !== 'csv') {
     throw new UserError(`--format must be json or csv, got '${opts.format}'`, 2);
   }
   const store = openStore(opts.db, io);
   try {
-    const run = resolveRunRef(store, ref);
+    const run = resolveShown(store, ref, 'exporting', io);
     writeOutput(io, opts.format === 'json' ? runJson(run) : runCsv(run), opts.output, store.path);
   } finally {
     store.close();
@@ -107,14 +138,16 @@ export function registerRuns(program: Command, io: CliIO): void {
   program
     .command('runs [run]')
     .description('list stored runs, or show one run (id or label)')
-    .option('--db <path>', 'results database')
+    .option('--db <path>', DB_HELP)
     .option('-v, --verbose', 'also show each run\'s environment record')
-    .action((ref: string | undefined, opts: { db?: string; verbose?: boolean }) => runsAction(ref, opts, io));
+    .option('--json', `print a versioned JSON document instead: the list (schema ${RUN_LIST_SCHEMA}), or one run with its rounds as export writes it`)
+    .action((ref: string | undefined, opts: RunsFlags) => runsAction(ref, opts, io));
   program
     .command('export <run>')
     .description('write the raw rounds of a run (id or label)')
-    .option('--db <path>', 'results database')
-    .option('--format <fmt>', 'json or csv', 'json')
+    .option('--db <path>', DB_HELP)
+    .option('--format <fmt>', 'json or csv (default: from the extension of -o, else json)', 'json')
     .option('-o, --output <file>', 'write to FILE instead of stdout')
-    .action((ref: string, opts: { db?: string; format: string; output?: string }) => exportAction(ref, opts, io));
+    .action((ref: string, opts: { db?: string; format: string; output?: string }, command: Command) =>
+      exportAction(ref, opts, command.getOptionValueSource('format') === 'cli', io));
 }

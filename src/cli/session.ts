@@ -18,7 +18,7 @@ import { parseOrder, resolveKernel } from '../vm/kernels.ts';
 import { repeatOrder } from '../vm/runner.ts';
 import { interruptible } from './interrupt.ts';
 import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
-import { collect, intOption, labelOption } from './options.ts';
+import { collect, intOption, labelOption, DB_HELP } from './options.ts';
 import { progressBar } from './progress.ts';
 import { probePlanOptions, type ProbePlanOptions } from './bench-options.ts';
 import { reportSession, sessionEvents, sessionList } from './session-report.ts';
@@ -184,7 +184,7 @@ export function registerSession(program: Command, io: CliIO): void {
     .option('--keep-on-failure', 'after a failure or Ctrl-C, leave the box on the kernel it runs (its watchdog cancelled) instead of returning it')
     .option('--resume [id]', 'resume a session that stopped (default: the newest one not complete), from its next step')
     .option('--list', 'list the sessions and exit')
-    .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
+    .option('--db <path>', DB_HELP)
     .action(async (opts: SessionOptions, command: Command) =>
       sessionAction(opts, io, command.options.map((o) => o.attributeName()).filter((name) => command.getOptionValueSource(name) === 'cli')),
     );

@@ -26,11 +26,13 @@ import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
 import { VERSION } from '../version.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { interruptible } from './interrupt.ts';
+import { kernelVersion } from '../kernel/source.ts';
+import { outputFormat, REPORT_EXTENSIONS } from './output-format.ts';
 import { type CliIO, invocationOf, UserError } from './io.ts';
 import { parseLavaAddress, redactLavaTokens } from '../target/lava/address.ts';
 import { shellLine } from '../shell.ts';
 import { compileProgress, configBase, optLevel } from './kernel.ts';
-import { collect, intOption, pctOption } from './options.ts';
+import { collect, intOption, pctOption, DB_HELP } from './options.ts';
 import { reproduceContext } from './report.ts';
 import { writeOutput } from './runs.ts';
 import { guestProfiles } from './vm.ts';
@@ -123,9 +125,10 @@ function stressOption(opts: TrialOptions): TrialRequest['stress'] {
   return { stressors, sets, instances: opts.stressorInstances, seconds: opts.stressorSeconds, repeats: opts.stressorRepeats };
 }
 
-async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
+async function trialAction(opts: TrialOptions, formatGiven: boolean, io: CliIO): Promise<void> {
   if (opts.patch.length === 0) throw new UserError('give the patch B adds to the tree: --patch FILE (repeatable, applied in order)', 2);
-  const format = opts.format;
+  // decided before anything builds: -o x.html with --format md is refused now, not after the kernels
+  const format = outputFormat({ format: opts.format, given: formatGiven, output: opts.output }, REPORT_EXTENSIONS);
   const dbPath = dbPathFrom(opts.db, io.env);
   const src = resolve(io.cwd, opts.src);
   const fake = io.services?.trial;
@@ -142,6 +145,8 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
   const cost = decided.on ? parseCostModel(opts.costModel ?? '') : null;
   const costPlugin = cost && !fake?.launcher ? buildCostPlugin(io.env) : undefined;
   const scenarios = selectScenarios(opts.scenario, io.cwd);
+  // a --src that is no kernel tree is a usage error found before the results database is created
+  kernelVersion(src);
   const store = Store.open(dbPath);
   const progress = compileProgress(io);
   try {
@@ -246,10 +251,10 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--cost-model <model>', "with --cost: the modelled L1i and predictor (default 'l1i=32k,8way,64 predictor=2bit')")
     .option('--timeout <s>', 'seconds one boot may take before qemu is killed', intOption('--timeout', 5), 600)
     .option('--target <lava-url>', "run the measured boots as LAVA jobs: lava://[TOKEN@]SERVER[:PORT]/DEVICE_TYPE (builds, codegen and behave stay here; see docs/lava.md)")
-    .option('--format <fmt>', `report format: ${Object.keys(REPORTERS).join(', ')}`, formatOption, 'lkml')
+    .option('--format <fmt>', `report format: ${Object.keys(REPORTERS).join(', ')} (default: from the extension of -o, else lkml)`, formatOption, 'lkml')
     .option('-o, --output <file>', 'write the report to FILE (atomically) instead of stdout')
     .option('--all', 'lkml: a table row for every profile (default: the ones with no proven change in one line)')
-    .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
+    .option('--db <path>', DB_HELP)
     .option('-j, --jobs <n>', 'parallel make jobs (default: CPUs available)', intOption('--jobs', 1))
-    .action(async (opts: TrialOptions) => trialAction(opts, io));
+    .action(async (opts: TrialOptions, command: Command) => trialAction(opts, command.getOptionValueSource('format') === 'cli', io));
 }

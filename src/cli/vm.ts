@@ -20,7 +20,7 @@ import { type CliIO, invocationOf, UserError } from './io.ts';
 import { reportSteps, stepCallbacks } from './vm-report.ts';
 import { vmMacroAction, type VmMacroOptions } from './vm-macro.ts';
 import { interruptible } from './interrupt.ts';
-import { collect, intOption, labelOption, pctOption } from './options.ts';
+import { collect, intOption, labelOption, pctOption, DB_HELP } from './options.ts';
 import { progressBar } from './progress.ts';
 
 export interface VmOptions extends VmMacroOptions {
@@ -215,6 +215,6 @@ export function registerVm(program: Command, io: CliIO): void {
     .option('--repeats <n>', 'with --macro: repeats of every stressor and instance count', intOption('--repeats', 1), 5)
     .option('--target <lava-url>', 'boot on a LAVA lab instead of local qemu: lava://[TOKEN@]SERVER[:PORT]/DEVICE_TYPE[?tags=a,b], each boot one LAVA job (token also from $HINTLAB_LAVA_TOKEN; see docs/lava.md)')
     .option('--resume', 'with --target lava://: boot only what the same order has not stored complete yet (one run per boot; not with --repeat)')
-    .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
+    .option('--db <path>', DB_HELP)
     .action(async (opts: VmOptions) => vmAction(opts, io));
 }

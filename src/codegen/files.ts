@@ -28,7 +28,7 @@ export class FilesSource implements ObjectSource {
 
   constructor(before: string, after: string, private readonly cflags: string[]) {
     for (const [flag, file] of [['--before', before], ['--after', after]] as const) {
-      if (!existsSync(file)) throw new UserError(`${flag} ${file}: no such file`);
+      if (!existsSync(file)) throw new UserError(`${flag} ${file}: no such file`, 2);
     }
     this.subject = { kind: 'files', before: resolve(before), after: resolve(after), cflags };
   }

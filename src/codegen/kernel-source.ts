@@ -35,9 +35,9 @@ export interface KernelRequest {
 }
 
 function checkTree(tree: string): string {
-  if (!existsSync(tree) || !statSync(tree).isDirectory()) throw new UserError(`--src ${tree}: no such directory`);
+  if (!existsSync(tree) || !statSync(tree).isDirectory()) throw new UserError(`--src ${tree}: no such directory`, 2);
   if (!existsSync(join(tree, 'Kbuild')) || !existsSync(join(tree, 'scripts', 'config'))) {
-    throw new UserError(`--src ${tree}: not a Linux kernel source tree (no Kbuild or scripts/config at its top)`);
+    throw new UserError(`--src ${tree}: not a Linux kernel source tree (no Kbuild or scripts/config at its top)`, 2);
   }
   return realpathSync(tree);
 }
@@ -49,14 +49,14 @@ function checkObject(tree: string, object: string): string {
   }
   const stem = rel.slice(0, -2);
   if (!['.c', '.S'].some((ext) => existsSync(join(tree, stem + ext)))) {
-    throw new UserError(`--obj ${object}: the tree has no ${stem}.c or ${stem}.S to build it from`);
+    throw new UserError(`--obj ${object}: the tree has no ${stem}.c or ${stem}.S to build it from`, 2);
   }
   return rel;
 }
 
 function pickConfig(tree: string, config: string | undefined): { source: ConfigSource; path?: string } {
   if (config !== undefined) {
-    if (!existsSync(config)) throw new UserError(`--config ${config}: no such file`);
+    if (!existsSync(config)) throw new UserError(`--config ${config}: no such file`, 2);
     return { source: { kind: 'file', path: resolve(config) }, path: resolve(config) };
   }
   const own = join(tree, '.config');
@@ -87,7 +87,7 @@ export class KernelSource implements ObjectSource {
   constructor(req: KernelRequest) {
     this.tree = checkTree(req.tree);
     this.object = checkObject(this.tree, req.object);
-    if (!existsSync(req.patch)) throw new UserError(`--patch ${req.patch}: no such file`);
+    if (!existsSync(req.patch)) throw new UserError(`--patch ${req.patch}: no such file`, 2);
     this.patchFile = resolve(req.patch);
     const config = pickConfig(this.tree, req.config);
     this.baseConfig = config.path;

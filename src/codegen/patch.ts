@@ -49,10 +49,10 @@ export class AppliedPatch {
     // a link in the tree is a link in the mirror: breaking it or reverting would write where it points
     checkPatchTargets(tree, { path: patchFile, text });
     checkPatchTargets(mirror, { path: patchFile, text });
-    if (paths.length === 0) throw new UserError(`--patch ${patchFile}: no '--- a/...' / '+++ b/...' file headers found; give a unified diff (git diff, git format-patch)`);
+    if (paths.length === 0) throw new UserError(`--patch ${patchFile}: no '--- a/...' / '+++ b/...' file headers found; give a unified diff (git diff, git format-patch)`, 2);
     const check = await runPatch(mirror, patchFile, ['--dry-run']);
     if (!check.ok) {
-      throw new UserError(`--patch ${patchFile} does not apply to ${tree} (patch -p1 --dry-run says):\n${indent(check.output)}\nRebase the patch onto this tree, or point --src at the tree it was made for.`);
+      throw new UserError(`--patch ${patchFile} does not apply to ${tree} (patch -p1 --dry-run says):\n${indent(check.output)}\nRebase the patch onto this tree, or point --src at the tree it was made for.`, 2);
     }
     for (const p of paths) if (existsSync(join(mirror, p))) breakLink(join(mirror, p));
     const applied = new AppliedPatch(mirror, tree, paths);

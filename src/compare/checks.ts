@@ -7,8 +7,20 @@ import { readEnvironment, remoteOf, vmOf, type StoredEnvironment } from '../envi
 import type { RunWithRounds } from '../model.ts';
 import type { EnvironmentField, RunRole } from './types.ts';
 
-/** A comparison the data does not allow; the message names the field, both values and the way out. */
-export class ComparisonRefused extends Error {}
+/**
+ * A comparison the data does not allow; the message names the field, both
+ * values and the way out. `advice` is that way out when it stands apart
+ * from the finding, so a caller that knows better (the runs came from a
+ * label naming several runs) can give its own.
+ */
+export class ComparisonRefused extends Error {
+  constructor(
+    readonly finding: string,
+    readonly advice: string | null = null,
+  ) {
+    super(advice === null ? finding : `${finding}\n${advice}`);
+  }
+}
 
 /** A run in its role. */
 export interface RoleRun {
@@ -212,8 +224,8 @@ export function checkEnvironment(rows: readonly EnvironmentField[], allowMismatc
           .join(', ')}`,
     );
     throw new ComparisonRefused(
-      `the runs' checked environment differs, so their numbers are not comparable:\n${lines.join('\n')}\n` +
-        'Measure both on the same machine and settings, or pass --allow-mismatch to compare anyway.',
+      `the runs' checked environment differs, so their numbers are not comparable:\n${lines.join('\n')}`,
+      'Measure both on the same machine and settings, or pass --allow-mismatch to compare anyway.',
     );
   }
   return differing;

@@ -15,6 +15,7 @@ import { type FamilyMember, correctFamily } from './family.ts';
 import { notRunOf } from './not-run.ts';
 import { adviceOf, powerOf } from './sensitivity.ts';
 import { moreUnitsAdvice, pairsOf, unitCount, unitsOf } from './units.ts';
+import { busyWarnings } from './busy.ts';
 import {
   COMPARISON_SCHEMA,
   type ComparedRun,
@@ -342,5 +343,6 @@ export function compare(input: CompareInput, partial: Partial<ComparisonOptions>
     controls: subjects.filter((s) => s.control).map((s) => s.subject),
     environment,
     mismatchesAllowed,
+    warnings: busyWarnings(runs),
   };
 }

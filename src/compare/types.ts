@@ -55,12 +55,16 @@
  *      term with its one degree of freedom, never clipped. `PowerAnalysis`
  *      gained `advice` (what design or budget would reach a given change)
  *      and its figures include every term the verdict uses.
+ *   7: `Comparison.warnings`, typed warnings about the data (issue 31):
+ *      'busy-machine', a run timed on the wall clock while the load
+ *      average exceeded its CPUs. Documents of version 6 have none.
+ *      Every field of version 6 is kept with its meaning.
  */
 import type { Direction, Known, ReplicateUnit, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
 import type { WelchTest } from '../stats/tests.ts';
 
-export const COMPARISON_SCHEMA = 6;
+export const COMPARISON_SCHEMA = 7;
 
 /** A: baseline; B: candidate; A2: the baseline measured again after B. */
 export type RunRole = 'A' | 'B' | 'A2';
@@ -369,6 +373,24 @@ export interface ComparisonDesign {
   text: string;
 }
 
+/**
+ * Doubtful data, said by every report (the verdicts stand; the reader
+ * weighs them). `busy-machine`: a run timed on the wall clock while the
+ * 1-minute load average, less the run's own probe at the end, exceeded
+ * the CPUs online (src/compare/busy.ts).
+ */
+export type ComparisonWarning = {
+  kind: 'busy-machine';
+  role: RunRole;
+  runId: number;
+  cpus: number;
+  /** 1-minute load averages as recorded; null when not read. */
+  loadStart: number | null;
+  loadEnd: number | null;
+  /** One sentence naming the run, the load, the CPUs and what to do. */
+  message: string;
+};
+
 export interface Comparison {
   schema: typeof COMPARISON_SCHEMA;
   /** The design the verdicts rest on; reports print its text. */
@@ -392,4 +414,6 @@ export interface Comparison {
   environment: EnvironmentField[];
   /** Checked fields that differ, accepted because allowMismatch was set. */
   mismatchesAllowed: EnvironmentField[];
+  /** Typed warnings about the data; absent in documents before version 7 (stored trials), which read as none. */
+  warnings?: ComparisonWarning[];
 }

@@ -24,12 +24,12 @@ function readJson(file: string, cwd: string, writer: string): unknown {
   try {
     text = readFileSync(resolve(cwd, file), 'utf8');
   } catch (err) {
-    throw new UserError(`cannot read ${file}: ${(err as Error).message}`);
+    throw new UserError(`cannot read ${file}: ${(err as Error).message}`, 2);
   }
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new UserError(`${file} is not JSON (${(err as Error).message}); expected the output of \`${writer}\``);
+    throw new UserError(`${file} is not JSON (${(err as Error).message}); expected the output of \`${writer}\``, 2);
   }
 }
 
@@ -39,10 +39,10 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function refuseSwapped(file: string, doc: unknown, flag: '--codegen' | '--hints'): void {
   if (!isRecord(doc)) return;
   if (flag === '--codegen' && doc.format === HINTS_JSON_FORMAT) {
-    throw new UserError(`${file} is a hintlab hints --format json document, not a hintlab codegen --json one: give it with --hints`);
+    throw new UserError(`${file} is a hintlab hints --format json document, not a hintlab codegen --json one: give it with --hints`, 2);
   }
   if (flag === '--hints' && (doc.format === undefined || doc.format === CODEGEN_FORMAT) && 'schema' in doc && 'cells' in doc) {
-    throw new UserError(`${file} is a hintlab codegen --json document, not a hintlab hints --format json one: give it with --codegen`);
+    throw new UserError(`${file} is a hintlab codegen --json document, not a hintlab hints --format json one: give it with --codegen`, 2);
   }
 }
 

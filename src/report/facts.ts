@@ -161,6 +161,7 @@ export function environmentFacts(c: Comparison): Fact[] {
   push('Tuning', tuning(runs));
   push('Calibration', calibration(runs));
   push('Warnings', warnings(runs));
+  for (const w of c.warnings ?? []) push('Warning', w.message);
   for (const m of c.mismatchesAllowed) {
     const values = (['A', 'B', 'A2'] as RunRole[])
       .filter((role) => m.values[role] !== undefined)

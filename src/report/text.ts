@@ -233,6 +233,7 @@ function environmentLines(cmp: Comparison): string[] {
   return [
     ...(rows.length > 0 ? table([['environment', ...roles, ''], ...rows]) : ['environment: no differences']),
     ...(same.length > 0 ? ['same in every run:', ...same] : []),
+    ...(cmp.warnings ?? []).map((w) => `warning: ${w.message}`),
   ];
 }
 

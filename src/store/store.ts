@@ -324,6 +324,12 @@ export class Store {
     return { ...this.toRun(row), rounds: this.guard(() => this.readRounds(id)) };
   }
 
+  /** The runs carrying `label`, newest first (without their rounds): a label may name several runs. */
+  runsLabelled(label: string): Run[] {
+    const rows = this.guard(() => this.db.prepare('SELECT * FROM runs WHERE label = ? ORDER BY id DESC').all(label) as RunRow[]);
+    return rows.map((r) => this.toRun(r));
+  }
+
   /**
    * Resolve a user's run reference: a numeric id, or a label (the newest run
    * with that label). `#12` is accepted as an id too.

@@ -70,7 +70,7 @@ describe('hintlab codegen on a kernel tree: bad input', () => {
     writeFileSync(join(tree, 'mm', 'mincore.c'), 'int x;\n');
     const before = hashTree(tree);
     const r = await cli(['codegen', '--src', tree, '--patch', fixture('mincore-unlikely-6.12.patch'), '--obj', 'mm/mincore.o', '--work-dir', tempDir()]);
-    assert.equal(r.code, 1);
+    assert.equal(r.code, 2);
     assert.match(r.stderr, /mincore-unlikely-6\.12\.patch does not apply/);
     assert.match(r.stderr, /Hunk #1 FAILED at 238/);
     assert.equal(hashTree(tree), before);
@@ -79,16 +79,17 @@ describe('hintlab codegen on a kernel tree: bad input', () => {
   it('an object without a source, or a directory that is not a kernel tree, says so', async () => {
     const notKernel = tempDir();
     const r = await cli(['codegen', '--src', notKernel, '--patch', fixture('mincore-unlikely-6.12.patch'), '--obj', 'mm/mincore.o']);
+    assert.equal(r.code, 2);
     assert.match(r.stderr, /not a Linux kernel source tree/);
   });
 
-  it('a missing --before file leaves no temporary directory behind', async () => {
+  it('a missing --before file is a usage error (exit 2) and leaves no temporary directory behind', async () => {
     const tmp = tempDir();
     const saved = process.env.TMPDIR;
     process.env.TMPDIR = tmp; // os.tmpdir() reads it at each call
     try {
       const r = await cli(['codegen', '--before', join(tmp, 'missing.c'), '--after', fixture('early-return.c')]);
-      assert.equal(r.code, 1);
+      assert.equal(r.code, 2);
       assert.match(r.stderr, /--before .*missing\.c: no such file/);
     } finally {
       if (saved === undefined) delete process.env.TMPDIR;

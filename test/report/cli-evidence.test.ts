@@ -90,14 +90,14 @@ test('every format carries both documents', async () => {
   assert.equal(json.codegen.cells.length, 2);
 });
 
-test('wrong, swapped, damaged, missing or repeated documents are refused naming the file', async () => {
+test('wrong, swapped, damaged, missing or repeated documents are usage errors (exit 2) naming the file', async () => {
   const runs = ['report', 'base', 'patched', '--format', 'lkml'];
   writeFileSync(join(dir, 'half.json'), readFileSync(join(dir, 'hints.json'), 'utf8').slice(0, 200));
   const cases: [string[], RegExp, number][] = [
-    [['--codegen', 'hints.json'], /^hintlab: hints\.json is a hintlab hints --format json document, not a hintlab codegen --json one: give it with --hints\n$/, 1],
-    [['--hints', 'codegen.json'], /^hintlab: codegen\.json is a hintlab codegen --json document, not a hintlab hints --format json one: give it with --codegen\n$/, 1],
-    [['--hints', 'half.json'], /^hintlab: half\.json is not JSON \(.*\); expected the output of `hintlab hints \.\.\. --format json`\n$/, 1],
-    [['--codegen', 'nope.json'], /^hintlab: cannot read nope\.json: ENOENT/, 1],
+    [['--codegen', 'hints.json'], /^hintlab: hints\.json is a hintlab hints --format json document, not a hintlab codegen --json one: give it with --hints\n$/, 2],
+    [['--hints', 'codegen.json'], /^hintlab: codegen\.json is a hintlab codegen --json document, not a hintlab hints --format json one: give it with --codegen\n$/, 2],
+    [['--hints', 'half.json'], /^hintlab: half\.json is not JSON \(.*\); expected the output of `hintlab hints \.\.\. --format json`\n$/, 2],
+    [['--codegen', 'nope.json'], /^hintlab: cannot read nope\.json: ENOENT/, 2],
     [['--hints', 'hints.json', '--hints', 'other.json'], /--hints may be given once; got 'hints\.json' and 'other\.json'/, 2],
   ];
   for (const [flags, message, exit] of cases) {

@@ -78,10 +78,10 @@ test('runs from different machines are refused as by compare, unless --allow-mis
   assert.match(allowed.out.replace(/\n\s*/g, ' '), /Mismatch allowed: cpu\.model: A Intel\(R\) Xeon\(R\) CPU @ 2\.20GHz, B AMD EPYC 7B13/);
 });
 
-test('an unwritable -o names the file and leaves nothing behind', async () => {
+test('-o into a directory that does not exist is a usage error naming the file, and leaves nothing behind', async () => {
   const file = join(dir, 'no-such-dir', 'r.md');
   const { code, err } = await hintlab('report', 'base', 'patched', '--format', 'md', '-o', file);
-  assert.equal(code, 1);
+  assert.equal(code, 2);
   assert.match(err, new RegExp(`cannot write ${file}`));
   assert.equal(existsSync(join(dir, 'no-such-dir')), false);
 });
