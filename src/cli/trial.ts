@@ -20,7 +20,6 @@ import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import type { StepEvent, TrialRequest } from '../trial/request.ts';
 import { runTrial } from '../trial/run.ts';
-import { trialCostText } from '../trial/cost.ts';
 import { costByDefault } from '../trial/hint-only.ts';
 import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
 import { VERSION } from '../version.ts';
@@ -140,7 +139,7 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
   }
   const decided = costByDefault(opts.costModel !== undefined ? true : opts.cost, opts.kvm === true || opts.target !== undefined, opts.patch.map((p) => readPatch(resolve(io.cwd, p))));
   const cost = decided.on ? parseCostModel(opts.costModel ?? '') : null;
-  const costPlugin = cost && !fake?.launcher ? buildCostPlugin(io.env) : undefined;
+  const costPlugin = cost ? (fake?.costPlugin ?? (fake?.launcher ? undefined : buildCostPlugin(io.env))) : undefined;
   const scenarios = selectScenarios(opts.scenario, io.cwd);
   const store = Store.open(dbPath);
   const progress = compileProgress(io);
@@ -207,7 +206,6 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
     const text = REPORTERS[format]!(doc, { generatedAt: new Date().toISOString(), reproduce: reproduceContext(opts.db, io), all: opts.all === true });
     writeOutput(io, text, opts.output, dbPath);
     if (opts.output !== undefined) io.stderr(`wrote the ${format} report of trial #${doc.trialId} to ${opts.output}\n`);
-    if (cost) (opts.output === undefined ? io.stdout : io.stderr)(`\n${trialCostText(store, doc.measured.runs, doc.codegen)}`);
   } finally {
     progress.clear();
     store.close();

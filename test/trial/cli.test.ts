@@ -104,3 +104,28 @@ test('--repeat below 3 is refused before anything is built: it could give no ver
   assert.match(r.stderr, /--repeat 2: a verdict needs at least 3 boots per kernel/);
   assert.ok(!existsSync(join(dir, 'two-boots')), 'nothing was written');
 });
+
+test('--format json with the cost model prints one JSON document on stdout, its cost section holding what the exact rule claims', { skip }, async () => {
+  const costPlugin = { path: join(dir, 'cost.so'), buildId: 'cost-test', qemuVersion: '7.2.22' };
+  // B (the patch's __builtin_expect) takes one branch fewer per call in every boot
+  const launcher = scriptedGuest({ taken: (image) => (image.includes('__builtin_expect') ? 50 : 51) });
+  const withCost = (): Services => ({ trial: { services: { buildKernel: miniBuild() }, launcher, probe, cacheDir: dir, costPlugin } });
+  // the patch only changes a hint: no --cost, the cost model is on by default
+  const args = argv('cost-json').filter((a) => a !== '--no-cost');
+  const r = await runCli([...args, '--format', 'json'], { services: withCost() });
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout) as { cost: { schema: number; model: string; counters: { known: boolean; value: { metrics: { metric: string; subjects: { subject: string; verdict: string; exact: boolean; change: number }[] }[] } } } };
+  assert.equal(doc.cost.schema, 1);
+  assert.equal(doc.cost.model, 'l1i=32k,8way,64 predictor=2bit');
+  const taken = doc.cost.counters.value.metrics.find((m) => m.metric === 'taken-branches/call')!.subjects[0]!;
+  assert.deepEqual([taken.subject, taken.verdict, taken.exact, taken.change], ['getppid', 'fewer taken branches', true, -1]);
+  // every reporter reads the section: lkml names the exact change per subject, within 72 columns
+  const lkml = await runCli(args, { services: withCost() });
+  assert.equal(lkml.code, 0, lkml.stderr);
+  assert.match(lkml.stdout, /\nCost model \(l1i=32k,8way,64 predictor=2bit; counts of the emulated\n/);
+  assert.match(lkml.stdout, /\n {2}getppid: taken branches\/call 51\.00 -> 50\.00 \(-1\.00\)\.\n/);
+  assert.ok(lkml.stdout.split('\n').every((l) => l.length <= 72));
+  const text = await runCli([...args, '--format', 'text'], { services: withCost() });
+  assert.match(text.stdout, /\nKernel A: no per-function counts \(no System\.map next to /);
+  assert.equal((text.stdout.match(/Cost model l1i=32k,8way,64 predictor=2bit in every measured boot/g) ?? []).length, 1);
+});
