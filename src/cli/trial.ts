@@ -25,6 +25,7 @@ import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
 import { VERSION } from '../version.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { interruptible } from './interrupt.ts';
+import { checkTrialModes } from './trial-modes.ts';
 import { type CliIO, invocationOf, UserError } from './io.ts';
 import { parseLavaAddress, redactLavaTokens } from '../target/lava/address.ts';
 import { shellLine } from '../shell.ts';
@@ -122,23 +123,20 @@ function stressOption(opts: TrialOptions): TrialRequest['stress'] {
   return { stressors, sets, instances: opts.stressorInstances, seconds: opts.stressorSeconds, repeats: opts.stressorRepeats };
 }
 
-async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
+async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) => boolean): Promise<void> {
   if (opts.patch.length === 0) throw new UserError('give the patch B adds to the tree: --patch FILE (repeatable, applied in order)', 2);
+  checkTrialModes(opts, given);
+  if (opts.target !== undefined) parseLavaAddress(opts.target, io.env);
   const format = opts.format;
   const dbPath = dbPathFrom(opts.db, io.env);
   const src = resolve(io.cwd, opts.src);
   const fake = io.services?.trial;
-  if (!fake?.launcher) requireQemu();
-  const probe = fake?.probe ?? buildProbe({ static: true, env: io.env });
   const profiles = guestProfiles(opts.profile, opts.kvm !== true);
-  if (opts.costModel !== undefined && opts.cost === false) throw new UserError('--cost-model sets the model of --cost; drop --no-cost', 2);
-  if (opts.cost && opts.kvm) throw new UserError('--cost counts in qemu\'s emulator (TCG plugin), --kvm measures time: choose one', 2);
-  if (opts.target !== undefined) {
-    parseLavaAddress(opts.target, io.env);
-    if (opts.kvm) throw new UserError('--kvm: on a LAVA lab (--target) the device decides the accelerator; drop --kvm to count instructions under icount there', 2);
-  }
   const decided = costByDefault(opts.costModel !== undefined ? true : opts.cost, opts.kvm === true || opts.target !== undefined, opts.patch.map((p) => readPatch(resolve(io.cwd, p))));
   const cost = decided.on ? parseCostModel(opts.costModel ?? '') : null;
+  // every flag is checked above; only now is anything built
+  if (!fake?.launcher) requireQemu();
+  const probe = fake?.probe ?? buildProbe({ static: true, env: io.env });
   const costPlugin = cost ? (fake?.costPlugin ?? (fake?.launcher ? undefined : buildCostPlugin(io.env))) : undefined;
   const scenarios = selectScenarios(opts.scenario, io.cwd);
   const store = Store.open(dbPath);
@@ -212,6 +210,15 @@ async function trialAction(opts: TrialOptions, io: CliIO): Promise<void> {
   }
 }
 
+/** Whether a flag was typed: commander's value source, and the raw words for a pair that set one value (--cost, --no-cost). */
+function givenFlags(command: Command, argv: readonly string[]): (flag: string) => boolean {
+  return (flag) => {
+    if (flag === '--cost' || flag === '--no-cost') return argv.includes(flag);
+    const option = command.options.find((o) => o.long === flag);
+    return option !== undefined && command.getOptionValueSource(option.attributeName()) === 'cli';
+  };
+}
+
 export function registerTrial(program: Command, io: CliIO): void {
   program
     .command('trial')
@@ -249,5 +256,5 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--all', 'lkml: a table row for every profile (default: the ones with no proven change in one line)')
     .option('--db <path>', 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)')
     .option('-j, --jobs <n>', 'parallel make jobs (default: CPUs available)', intOption('--jobs', 1))
-    .action(async (opts: TrialOptions) => trialAction(opts, io));
+    .action(async (opts: TrialOptions, command: Command) => trialAction(opts, io, givenFlags(command, io.argv ?? [])));
 }

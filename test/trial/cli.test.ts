@@ -129,3 +129,30 @@ test('--format json with the cost model prints one JSON document on stdout, its 
   assert.match(text.stdout, /\nKernel A: no per-function counts \(no System\.map next to /);
   assert.equal((text.stdout.match(/Cost model l1i=32k,8way,64 predictor=2bit in every measured boot/g) ?? []).length, 1);
 });
+
+test('every mode conflict is refused from the flags alone, before anything is built', async () => {
+  const built: string[] = [];
+  const watched = (): Services => ({ trial: { services: { buildKernel: miniBuild(built) }, launcher: scriptedGuest(), probe, cacheDir: dir } });
+  const lava = 'lava://127.0.0.1:9/qemu';
+  const cases: [string[], RegExp][] = [
+    [['--cost', '--target', lava], /--cost needs hintlab's qemu plugin on this machine; the measured boots of --target run on a LAVA lab: drop --cost or --target/],
+    [['--cost-model', 'l1i=16k,8way,64', '--target', lava], /--cost-model needs hintlab's qemu plugin on this machine/],
+    [['--cost', '--kvm'], /--cost counts in qemu's emulator \(TCG plugin\), --kvm measures time: choose one/],
+    [['--cost-model', 'l1i=16k,8way,64', '--kvm'], /--cost-model counts in qemu's emulator/],
+    [['--cost', '--no-cost'], /--cost and --no-cost: give one/],
+    [['--no-cost', '--cost-model', 'l1i=16k,8way,64'], /--cost-model sets the model of --cost; drop --no-cost/],
+    [['--kvm', '--target', lava], /--kvm: on a LAVA lab \(--target\) the device decides the accelerator/],
+    [['--stressor-seconds', '5'], /--stressor-seconds sets the stressor boots, and there are none: add --stressor NAME or --set sched/],
+    [['--stressor-instances', '2'], /--stressor-instances sets the stressor boots, and there are none/],
+    [['--all', '--format', 'json'], /--all widens the lkml table; the json report lists every subject already/],
+    [['--cost-model', 'l1i=2097152k,1way,64'], /--cost-model 'l1i=2097152k,1way,64': l1i size 2147483648 is outside 1\.\.2\^30/],
+  ];
+  for (const [i, [extra, why]] of cases.entries()) {
+    const out = `modes-${i}`;
+    const r = await runCli(['trial', '--src', src, '--patch', patch, '--out', join(dir, out), '--db', join(dir, `${out}.db`), '--scenario', scenario, '--profile', 'getppid', ...extra], { services: watched() });
+    assert.equal(r.code, 2, `${extra.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, why, extra.join(' '));
+    assert.ok(!existsSync(join(dir, out)), `${extra.join(' ')}: nothing was written`);
+  }
+  assert.deepEqual(built, [], 'no kernel was built');
+});
