@@ -20,12 +20,13 @@ import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import type { StepEvent, TrialRequest } from '../trial/request.ts';
 import { runTrial } from '../trial/run.ts';
+import { PER_HUNK_MAX_KERNELS } from '../trial/per-hunk.ts';
 import { costByDefault } from '../trial/hint-only.ts';
 import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
 import { VERSION } from '../version.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { interruptible } from './interrupt.ts';
-import { checkTrialModes } from './trial-modes.ts';
+import { checkTrialModes, perHunkPlan } from './trial-modes.ts';
 import { type CliIO, invocationOf, UserError } from './io.ts';
 import { parseLavaAddress, redactLavaTokens } from '../target/lava/address.ts';
 import { shellLine } from '../shell.ts';
@@ -61,6 +62,7 @@ interface TrialOptions {
   stressorInstances: string;
   debugChecks?: boolean;
   perHunk?: boolean;
+  force?: boolean;
   maxObjects: number;
   threshold: number;
   timeout: number;
@@ -132,8 +134,10 @@ async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) 
   const src = resolve(io.cwd, opts.src);
   const fake = io.services?.trial;
   const profiles = guestProfiles(opts.profile, opts.kvm !== true);
-  const decided = costByDefault(opts.costModel !== undefined ? true : opts.cost, opts.kvm === true || opts.target !== undefined, opts.patch.map((p) => readPatch(resolve(io.cwd, p))));
+  const patchTexts = opts.patch.map((p) => ({ path: p, text: readPatch(resolve(io.cwd, p)) }));
+  const decided = costByDefault(opts.costModel !== undefined ? true : opts.cost, opts.kvm === true || opts.target !== undefined, patchTexts.map((p) => p.text));
   const cost = decided.on ? parseCostModel(opts.costModel ?? '') : null;
+  const hunkNote = perHunkPlan({ ...opts, stress: stressOption(opts) !== null }, patchTexts);
   // every flag is checked above; only now is anything built
   if (!fake?.launcher) requireQemu();
   const probe = fake?.probe ?? buildProbe({ static: true, env: io.env });
@@ -181,7 +185,7 @@ async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) 
           probe,
           abort,
           costPlugin,
-          ...(decided.note ? { notes: [`note: ${decided.note}`] } : {}),
+          notes: [...(decided.note ? [`note: ${decided.note}`] : []), ...(hunkNote ? [hunkNote] : [])],
           ...(fake?.services ? { services: fake.services } : {}),
           ...(fake?.chooseAccel ? { chooseAccel: fake.chooseAccel } : {}),
           ...(fake?.cacheDir ? { cacheDir: fake.cacheDir } : {}),
@@ -243,6 +247,7 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--stressor-instances <list>', "stressor instances, comma-separated ('all': one per guest CPU; the -icount guest has one)", '1')
     .option('--debug-checks', 'boot the behaviour scenarios on a second pair of kernels with lockdep and friends (never measured)')
     .option('--per-hunk', "also build, from A's objects, A + each hunk alone and (over two hunks) B without each, boot each like B, and say which hunk explains each change")
+    .option('--force', `with --per-hunk: build and boot every variant even past ${PER_HUNK_MAX_KERNELS} kernels (the plan and its estimated time are said first)`)
     .option('--max-objects <n>', 'objects to disassemble at most when a header reaches many', intOption('--max-objects', 1), 8)
     .option('--threshold <pct>', "compare's noise threshold for the measured verdicts (the whole CI must lie beyond it; e.g. 0.1% for instruction counts)", pctOption('--threshold', '0.1%', true), 1)
     .option('--cost', "also count, in every boot, what each call costs the emulated machine (hintlab's qemu plugin: taken branches, I-cache lines, modelled L1i misses and mispredictions) and which kernel functions changed (see docs/vm.md)")

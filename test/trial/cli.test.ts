@@ -156,3 +156,23 @@ test('every mode conflict is refused from the flags alone, before anything is bu
   }
   assert.deepEqual(built, [], 'no kernel was built');
 });
+
+test('--per-hunk states its plan and estimated time before anything builds, and past its cap asks for --force', async () => {
+  const built: string[] = [];
+  const watched = (): Services => ({ trial: { services: { buildKernel: miniBuild(built) }, launcher: scriptedGuest(), probe, cacheDir: dir } });
+  const hunks = Array.from({ length: 200 }, (_, i) => `@@ -${10 * i + 1},1 +${10 * i + 1},1 @@\n-a${i}\n+b${i}\n`).join('');
+  const big = join(dir, 'big.patch');
+  writeFileSync(big, `--- a/kernel/sys_impl.c\n+++ b/kernel/sys_impl.c\n${hunks}`);
+  const run = (out: string, extra: string[]) => runCli(['trial', '--src', src, '--patch', big, '--out', join(dir, out), '--db', join(dir, `${out}.db`), '--scenario', scenario, '--profile', 'getppid', '--no-cost', ...extra], { services: watched() });
+  const r = await run('big', ['--per-hunk']);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /--per-hunk: 200 hunks in the patches: up to 400 kernels built from A's objects \(each hunk alone, and B without each\) and 1200 boots, about 6\.7 h more \(at 21 s a build and 13 s a boot, .*\); that is past the 24 kernels --per-hunk builds without --force: add --force/,
+  );
+  const force = await run('force-alone', ['--force']);
+  assert.equal(force.code, 2);
+  assert.match(force.stderr, /--force lifts the cap of --per-hunk, and there is no --per-hunk: drop --force/);
+  assert.ok(!existsSync(join(dir, 'big')) && !existsSync(join(dir, 'force-alone')));
+  assert.deepEqual(built, []);
+});
