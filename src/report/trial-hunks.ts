@@ -104,6 +104,6 @@ function roughTime(seconds: number): string {
 export function perHunkPlanText(e: PerHunkEstimate): string {
   return (
     `${plural(e.hunks, 'hunk')} in the patches: up to ${plural(e.kernels, 'kernel')} built from A's objects (each hunk alone${e.hunks > 2 ? ', and B without each' : ''}) and ${plural(e.boots, 'boot')}, ` +
-    `about ${roughTime(e.seconds)} more (at ${VARIANT_BUILD_SECONDS} s a build and ${BOOT_SECONDS} s a boot, as on the reference machine of docs/trial.md)`
+    `about ${roughTime(e.seconds)} more (at ${VARIANT_BUILD_SECONDS} s a build from A's objects and ${BOOT_SECONDS} s a boot, as a one-file hint on linux-source-6.12 took on 2 cores)`
   );
 }

@@ -168,7 +168,7 @@ test('--per-hunk states its plan and estimated time before anything builds, and 
   assert.equal(r.code, 2, r.stderr);
   assert.match(
     r.stderr,
-    /--per-hunk: 200 hunks in the patches: up to 400 kernels built from A's objects \(each hunk alone, and B without each\) and 1200 boots, about 6\.7 h more \(at 21 s a build and 13 s a boot, .*\); that is past the 24 kernels --per-hunk builds without --force: add --force/,
+    /--per-hunk: 200 hunks in the patches: up to 400 kernels built from A's objects \(each hunk alone, and B without each\) and 1200 boots, about 6\.7 h more \(at 21 s a build from A's objects and 13 s a boot, .*\); that is past the 24 kernels --per-hunk builds without --force: add --force/,
   );
   const force = await run('force-alone', ['--force']);
   assert.equal(force.code, 2);
