@@ -128,6 +128,11 @@ test('--format json with the cost model prints one JSON document on stdout, its 
   const text = await runCli([...args, '--format', 'text'], { services: withCost() });
   assert.match(text.stdout, /\nKernel A: no per-function counts \(no System\.map next to /);
   assert.equal((text.stdout.match(/Cost model l1i=32k,8way,64 predictor=2bit in every measured boot/g) ?? []).length, 1);
+  const md = await runCli([...args, '--format', 'md'], { services: withCost() });
+  assert.match(md.stdout, /\n## Cost model\n\nCost model l1i=32k,8way,64 predictor=2bit in every measured boot/);
+  assert.match(md.stdout, /\| getppid \| 51\.00 taken branches\/call \| 50\.00 \| -1\.00 \(-1\.96 %\) \| exact \| fewer taken branches \|/);
+  const html = await runCli([...args, '--format', 'html'], { services: withCost() });
+  assert.match(html.stdout, /<section id="cost"><h2>Cost model<\/h2>/);
 });
 
 test('every mode conflict is refused from the flags alone, before anything is built', async () => {
