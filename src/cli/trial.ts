@@ -22,6 +22,7 @@ import type { StepEvent, TrialRequest } from '../trial/request.ts';
 import { runTrial } from '../trial/run.ts';
 import { PER_HUNK_MAX_KERNELS } from '../trial/per-hunk.ts';
 import { costByDefault } from '../trial/hint-only.ts';
+import { patchSections } from '../kernel/patch-names.ts';
 import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
 import { VERSION } from '../version.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
@@ -135,6 +136,8 @@ async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) 
   const fake = io.services?.trial;
   const profiles = guestProfiles(opts.profile, opts.kvm !== true);
   const patchTexts = opts.patch.map((p) => ({ path: p, text: readPatch(resolve(io.cwd, p)) }));
+  // a file name patch(1) would read otherwise is refused here, naming the patch and line
+  for (const p of patchTexts) patchSections(p.text, `--patch ${p.path}`);
   const decided = costByDefault(opts.costModel !== undefined ? true : opts.cost, opts.kvm === true || opts.target !== undefined, patchTexts.map((p) => p.text));
   const cost = decided.on ? parseCostModel(opts.costModel ?? '') : null;
   const hunkNote = perHunkPlan({ ...opts, stress: stressOption(opts) !== null }, patchTexts);

@@ -10,7 +10,7 @@
  * An unquoted name with a space and no tab after it is refused: patch(1)
  * would cut it at the space and patch another file.
  *
- * Hunk bodies are skipped by their line counts, so a removed line that
+ * Hunk bodies are read by their line counts, so a removed line that
  * reads `-- x` is never taken for a header.
  */
 import { UserError } from '../errors.ts';
@@ -24,6 +24,9 @@ export interface PatchSection {
   newName: string;
   /** The new-file start line of each hunk, in order. */
   hunkStarts: number[];
+  /** The hunks' removed and added lines, without their '-' and '+'. */
+  removed: string[];
+  added: string[];
 }
 
 /** A name a -p1 patch reads or writes, with the line that names it. */
@@ -87,15 +90,21 @@ export function patchSections(diff: string, source = 'the patch'): PatchSection[
     const line = lines[i]!;
     const hunk = HUNK.exec(line);
     if (hunk && sections.length > 0) {
-      sections.at(-1)!.hunkStarts.push(Number(hunk[2]));
+      const section = sections.at(-1)!;
+      section.hunkStarts.push(Number(hunk[2]));
       // skip the body: old lines (' ', '-') and new lines (' ', '+') as the header counts them
       let old = Number(hunk[1] ?? 1);
       let neu = Number(hunk[3] ?? 1);
       while ((old > 0 || neu > 0) && i + 1 < lines.length) {
         const body = lines[i + 1]!;
         const c = body[0];
-        if (c === '-') old--;
-        else if (c === '+') neu--;
+        if (c === '-') {
+          old--;
+          section.removed.push(body.slice(1));
+        } else if (c === '+') {
+          neu--;
+          section.added.push(body.slice(1));
+        }
         else if (c === ' ' || body === '') {
           old--;
           neu--;
@@ -107,7 +116,7 @@ export function patchSections(diff: string, source = 'the patch'): PatchSection[
     if (line.startsWith('--- ') && lines[i + 1]?.startsWith('+++ ')) {
       const oldName = headerName(line.slice(4), `${source}, line ${i + 1}`);
       const newName = headerName(lines[i + 1]!.slice(4), `${source}, line ${i + 2}`);
-      sections.push({ line: i + 1, oldName, newName, hunkStarts: [] });
+      sections.push({ line: i + 1, oldName, newName, hunkStarts: [], removed: [], added: [] });
       i++;
     }
   }
