@@ -126,14 +126,11 @@ function stressOption(opts: TrialOptions): TrialRequest['stress'] {
   return { stressors, sets, instances: opts.stressorInstances, seconds: opts.stressorSeconds, repeats: opts.stressorRepeats };
 }
 
-async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) => boolean): Promise<void> {
+/** Every flag checked and turned into what the trial needs, before anything is built (the probe, the plugin, a kernel). */
+function checkedFlags(opts: TrialOptions, io: CliIO, given: (flag: string) => boolean) {
   if (opts.patch.length === 0) throw new UserError('give the patch B adds to the tree: --patch FILE (repeatable, applied in order)', 2);
   checkTrialModes(opts, given);
   if (opts.target !== undefined) parseLavaAddress(opts.target, io.env);
-  const format = opts.format;
-  const dbPath = dbPathFrom(opts.db, io.env);
-  const src = resolve(io.cwd, opts.src);
-  const fake = io.services?.trial;
   const profiles = guestProfiles(opts.profile, opts.kvm !== true);
   const patchTexts = opts.patch.map((p) => ({ path: p, text: readPatch(resolve(io.cwd, p)) }));
   // a file name patch(1) would read otherwise is refused here, naming the patch and line
@@ -141,11 +138,19 @@ async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) 
   const decided = costByDefault(opts.costModel !== undefined ? true : opts.cost, opts.kvm === true || opts.target !== undefined, patchTexts.map((p) => p.text));
   const cost = decided.on ? parseCostModel(opts.costModel ?? '') : null;
   const hunkNote = perHunkPlan({ ...opts, stress: stressOption(opts) !== null }, patchTexts);
-  // every flag is checked above; only now is anything built
+  const notes = [...(decided.note ? [`note: ${decided.note}`] : []), ...(hunkNote ? [hunkNote] : [])];
+  return { profiles, cost, notes, scenarios: selectScenarios(opts.scenario, io.cwd), base: configBase(opts.base, io.cwd), opt: optLevel(opts.opt) };
+}
+
+async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) => boolean): Promise<void> {
+  const { profiles, cost, notes, scenarios, base, opt } = checkedFlags(opts, io, given);
+  const format = opts.format;
+  const dbPath = dbPathFrom(opts.db, io.env);
+  const src = resolve(io.cwd, opts.src);
+  const fake = io.services?.trial;
   if (!fake?.launcher) requireQemu();
   const probe = fake?.probe ?? buildProbe({ static: true, env: io.env });
   const costPlugin = cost ? (fake?.costPlugin ?? (fake?.launcher ? undefined : buildCostPlugin(io.env))) : undefined;
-  const scenarios = selectScenarios(opts.scenario, io.cwd);
   const store = Store.open(dbPath);
   const progress = compileProgress(io);
   try {
@@ -155,9 +160,9 @@ async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) 
           src,
           patches: opts.patch.map((p) => resolve(io.cwd, p)),
           out: resolve(io.cwd, opts.out ?? defaultOut(src, io)),
-          base: configBase(opts.base, io.cwd),
+          base,
           fragment: opts.configFragment ? resolve(io.cwd, opts.configFragment) : null,
-          opt: optLevel(opts.opt),
+          opt,
           jobs: opts.jobs ?? availableParallelism(),
           debugChecks: opts.debugChecks === true,
           perHunk: opts.perHunk === true,
@@ -188,7 +193,7 @@ async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) 
           probe,
           abort,
           costPlugin,
-          notes: [...(decided.note ? [`note: ${decided.note}`] : []), ...(hunkNote ? [hunkNote] : [])],
+          notes,
           ...(fake?.services ? { services: fake.services } : {}),
           ...(fake?.chooseAccel ? { chooseAccel: fake.chooseAccel } : {}),
           ...(fake?.cacheDir ? { cacheDir: fake.cacheDir } : {}),
