@@ -307,14 +307,16 @@ static int read_syms(const char *file)
 	return 0;
 }
 
+/* name=N: 1 with *v set, 0 when arg is not name=, -1 when N is not a whole number in 1..2^30 */
 static int arg_uint(const char *arg, const char *name, unsigned *v)
 {
 	size_t n = strlen(name);
 	if (strncmp(arg, name, n) || arg[n] != '=')
 		return 0;
 	char *e;
-	unsigned long x = strtoul(arg + n + 1, &e, 10);
-	if (*e || !x || x > (1ul << 30))
+	const char *digits = arg + n + 1;
+	unsigned long x = strtoul(digits, &e, 10);
+	if (*digits < '0' || *digits > '9' || *e || !x || x > (1ul << 30))
 		return -1;
 	*v = (unsigned)x;
 	return 1;
@@ -339,10 +341,18 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 				return -1;
 			continue;
 		}
-		if (arg_uint(argv[i], "l1i", &p.size_bytes) || arg_uint(argv[i], "ways", &p.ways) ||
-		    arg_uint(argv[i], "line", &p.line_bytes))
+		/* each is 1 (taken), 0 (another name) or -1 (its name, a bad value): -1 must stop here, not count as taken */
+		int r = arg_uint(argv[i], "l1i", &p.size_bytes);
+		if (r == 0)
+			r = arg_uint(argv[i], "ways", &p.ways);
+		if (r == 0)
+			r = arg_uint(argv[i], "line", &p.line_bytes);
+		if (r > 0)
 			continue;
-		fprintf(stderr, "hintlab-cost: bad argument '%s' (expected out=, syms=, l1i=, ways=, line=)\n", argv[i]);
+		if (r < 0)
+			fprintf(stderr, "hintlab-cost: bad value in '%s' (a whole number in 1..2^30)\n", argv[i]);
+		else
+			fprintf(stderr, "hintlab-cost: bad argument '%s' (expected out=, syms=, l1i=, ways=, line=)\n", argv[i]);
 		return -1;
 	}
 	if (!path || l1i_init(&p) != 0) {

@@ -46,6 +46,8 @@ export interface Services {
     cacheDir?: string;
     stressNg?: TrialDeps['stressNg'];
     stressNgEntries?: TrialDeps['stressNgEntries'];
+    /** The cost plugin the boots are given (the scripted guest writes its output); default: built here. */
+    costPlugin?: TrialDeps['costPlugin'];
   };
 }
 

@@ -20,14 +20,16 @@ import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import type { StepEvent, TrialRequest } from '../trial/request.ts';
 import { runTrial } from '../trial/run.ts';
-import { trialCostText } from '../trial/cost.ts';
+import { PER_HUNK_MAX_KERNELS } from '../trial/per-hunk.ts';
 import { costByDefault } from '../trial/hint-only.ts';
+import { patchSections } from '../kernel/patch-names.ts';
 import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
 import { VERSION } from '../version.ts';
 import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
 import { interruptible } from './interrupt.ts';
 import { kernelVersion } from '../kernel/source.ts';
 import { outputFormat, REPORT_EXTENSIONS } from './output-format.ts';
+import { checkTrialModes, perHunkPlan } from './trial-modes.ts';
 import { type CliIO, invocationOf, UserError } from './io.ts';
 import { parseLavaAddress, redactLavaTokens } from '../target/lava/address.ts';
 import { shellLine } from '../shell.ts';
@@ -63,6 +65,7 @@ interface TrialOptions {
   stressorInstances: string;
   debugChecks?: boolean;
   perHunk?: boolean;
+  force?: boolean;
   maxObjects: number;
   threshold: number;
   timeout: number;
@@ -125,26 +128,32 @@ function stressOption(opts: TrialOptions): TrialRequest['stress'] {
   return { stressors, sets, instances: opts.stressorInstances, seconds: opts.stressorSeconds, repeats: opts.stressorRepeats };
 }
 
-async function trialAction(opts: TrialOptions, formatGiven: boolean, io: CliIO): Promise<void> {
+/** Every flag checked and turned into what the trial needs, before anything is built (the probe, the plugin, a kernel). */
+function checkedFlags(opts: TrialOptions, io: CliIO, given: (flag: string) => boolean) {
   if (opts.patch.length === 0) throw new UserError('give the patch B adds to the tree: --patch FILE (repeatable, applied in order)', 2);
+  checkTrialModes(opts, given);
+  if (opts.target !== undefined) parseLavaAddress(opts.target, io.env);
+  const profiles = guestProfiles(opts.profile, opts.kvm !== true);
+  const patchTexts = opts.patch.map((p) => ({ path: p, text: readPatch(resolve(io.cwd, p)) }));
+  // a file name patch(1) would read otherwise is refused here, naming the patch and line
+  for (const p of patchTexts) patchSections(p.text, `--patch ${p.path}`);
+  const decided = costByDefault(opts.costModel !== undefined ? true : opts.cost, opts.kvm === true || opts.target !== undefined, patchTexts.map((p) => p.text));
+  const cost = decided.on ? parseCostModel(opts.costModel ?? '') : null;
+  const hunkNote = perHunkPlan({ ...opts, stress: stressOption(opts) !== null }, patchTexts);
+  const notes = [...(decided.note ? [`note: ${decided.note}`] : []), ...(hunkNote ? [hunkNote] : [])];
+  return { profiles, cost, notes, scenarios: selectScenarios(opts.scenario, io.cwd), base: configBase(opts.base, io.cwd), opt: optLevel(opts.opt) };
+}
+
+async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) => boolean): Promise<void> {
+  const { profiles, cost, notes, scenarios, base, opt } = checkedFlags(opts, io, given);
   // decided before anything builds: -o x.html with --format md is refused now, not after the kernels
-  const format = outputFormat({ format: opts.format, given: formatGiven, output: opts.output }, REPORT_EXTENSIONS);
+  const format = outputFormat({ format: opts.format, given: given('--format'), output: opts.output }, REPORT_EXTENSIONS);
   const dbPath = dbPathFrom(opts.db, io.env);
   const src = resolve(io.cwd, opts.src);
   const fake = io.services?.trial;
   if (!fake?.launcher) requireQemu();
   const probe = fake?.probe ?? buildProbe({ static: true, env: io.env });
-  const profiles = guestProfiles(opts.profile, opts.kvm !== true);
-  if (opts.costModel !== undefined && opts.cost === false) throw new UserError('--cost-model sets the model of --cost; drop --no-cost', 2);
-  if (opts.cost && opts.kvm) throw new UserError('--cost counts in qemu\'s emulator (TCG plugin), --kvm measures time: choose one', 2);
-  if (opts.target !== undefined) {
-    parseLavaAddress(opts.target, io.env);
-    if (opts.kvm) throw new UserError('--kvm: on a LAVA lab (--target) the device decides the accelerator; drop --kvm to count instructions under icount there', 2);
-  }
-  const decided = costByDefault(opts.costModel !== undefined ? true : opts.cost, opts.kvm === true || opts.target !== undefined, opts.patch.map((p) => readPatch(resolve(io.cwd, p))));
-  const cost = decided.on ? parseCostModel(opts.costModel ?? '') : null;
-  const costPlugin = cost && !fake?.launcher ? buildCostPlugin(io.env) : undefined;
-  const scenarios = selectScenarios(opts.scenario, io.cwd);
+  const costPlugin = cost ? (fake?.costPlugin ?? (fake?.launcher ? undefined : buildCostPlugin(io.env))) : undefined;
   // a --src that is no kernel tree is a usage error found before the results database is created
   kernelVersion(src);
   const store = Store.open(dbPath);
@@ -156,9 +165,9 @@ async function trialAction(opts: TrialOptions, formatGiven: boolean, io: CliIO):
           src,
           patches: opts.patch.map((p) => resolve(io.cwd, p)),
           out: resolve(io.cwd, opts.out ?? defaultOut(src, io)),
-          base: configBase(opts.base, io.cwd),
+          base,
           fragment: opts.configFragment ? resolve(io.cwd, opts.configFragment) : null,
-          opt: optLevel(opts.opt),
+          opt,
           jobs: opts.jobs ?? availableParallelism(),
           debugChecks: opts.debugChecks === true,
           perHunk: opts.perHunk === true,
@@ -189,7 +198,7 @@ async function trialAction(opts: TrialOptions, formatGiven: boolean, io: CliIO):
           probe,
           abort,
           costPlugin,
-          ...(decided.note ? { notes: [`note: ${decided.note}`] } : {}),
+          notes,
           ...(fake?.services ? { services: fake.services } : {}),
           ...(fake?.chooseAccel ? { chooseAccel: fake.chooseAccel } : {}),
           ...(fake?.cacheDir ? { cacheDir: fake.cacheDir } : {}),
@@ -212,11 +221,19 @@ async function trialAction(opts: TrialOptions, formatGiven: boolean, io: CliIO):
     const text = REPORTERS[format]!(doc, { generatedAt: new Date().toISOString(), reproduce: reproduceContext(opts.db, io), all: opts.all === true });
     writeOutput(io, text, opts.output, dbPath);
     if (opts.output !== undefined) io.stderr(`wrote the ${format} report of trial #${doc.trialId} to ${opts.output}\n`);
-    if (cost) (opts.output === undefined ? io.stdout : io.stderr)(`\n${trialCostText(store, doc.measured.runs, doc.codegen)}`);
   } finally {
     progress.clear();
     store.close();
   }
+}
+
+/** Whether a flag was typed: commander's value source, and the raw words for a pair that set one value (--cost, --no-cost). */
+function givenFlags(command: Command, argv: readonly string[]): (flag: string) => boolean {
+  return (flag) => {
+    if (flag === '--cost' || flag === '--no-cost') return argv.includes(flag);
+    const option = command.options.find((o) => o.long === flag);
+    return option !== undefined && command.getOptionValueSource(option.attributeName()) === 'cli';
+  };
 }
 
 export function registerTrial(program: Command, io: CliIO): void {
@@ -243,6 +260,7 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--stressor-instances <list>', "stressor instances, comma-separated ('all': one per guest CPU; the -icount guest has one)", '1')
     .option('--debug-checks', 'boot the behaviour scenarios on a second pair of kernels with lockdep and friends (never measured)')
     .option('--per-hunk', "also build, from A's objects, A + each hunk alone and (over two hunks) B without each, boot each like B, and say which hunk explains each change")
+    .option('--force', `with --per-hunk: build and boot every variant even past ${PER_HUNK_MAX_KERNELS} kernels (the plan and its estimated time are said first)`)
     .option('--max-objects <n>', 'objects to disassemble at most when a header reaches many', intOption('--max-objects', 1), 8)
     .option('--threshold <pct>', "compare's noise threshold for the measured verdicts (the whole CI must lie beyond it; e.g. 0.1% for instruction counts)", pctOption('--threshold', '0.1%', true), 1)
     .option('--cost', "also count, in every boot, what each call costs the emulated machine (hintlab's qemu plugin: taken branches, I-cache lines, modelled L1i misses and mispredictions) and which kernel functions changed (see docs/vm.md)")
@@ -256,5 +274,5 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--all', 'lkml: a table row for every profile (default: the ones with no proven change in one line)')
     .option('--db <path>', DB_HELP)
     .option('-j, --jobs <n>', 'parallel make jobs (default: CPUs available)', intOption('--jobs', 1))
-    .action(async (opts: TrialOptions, command: Command) => trialAction(opts, command.getOptionValueSource('format') === 'cli', io));
+    .action(async (opts: TrialOptions, command: Command) => trialAction(opts, io, givenFlags(command, io.argv ?? [])));
 }

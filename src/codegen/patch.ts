@@ -8,18 +8,12 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors.ts';
 import { checkPatchTargets } from '../kernel/source.ts';
+import { patchNames } from '../kernel/patch-names.ts';
 import { breakLink, replaceWithCopy } from './workspace.ts';
 
 /** The tree-relative paths a -p1 patch reads or writes (`--- a/x`, `+++ b/x`, git rename/copy lines). */
-export function patchedPaths(patchText: string): string[] {
-  const paths = new Set<string>();
-  for (const line of patchText.split('\n')) {
-    const file = /^(?:---|\+\+\+) (\S+)/.exec(line)?.[1];
-    if (file && file !== '/dev/null') paths.add(file.replace(/^[^/]*\//, ''));
-    const renamed = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line)?.[1];
-    if (renamed) paths.add(renamed.trim());
-  }
-  return [...paths];
+export function patchedPaths(patchText: string, source?: string): string[] {
+  return [...new Set(patchNames(patchText, source).map((n) => n.file))];
 }
 
 function runPatch(dir: string, patchFile: string, extra: string[]): Promise<{ ok: boolean; output: string }> {
@@ -45,7 +39,7 @@ export class AppliedPatch {
   /** Check with --dry-run, then apply; a patch that does not apply is a UserError quoting patch's own report. */
   static async apply(mirror: string, tree: string, patchFile: string): Promise<AppliedPatch> {
     const text = readFileSync(patchFile, 'utf8');
-    const paths = patchedPaths(text);
+    const paths = patchedPaths(text, `--patch ${patchFile}`);
     // a link in the tree is a link in the mirror: breaking it or reverting would write where it points
     checkPatchTargets(tree, { path: patchFile, text });
     checkPatchTargets(mirror, { path: patchFile, text });

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors.ts';
+import { headerText } from '../kernel/patch-names.ts';
 import { writeFileSafely } from '../write-file.ts';
 import type { HintsResult } from './analyze.ts';
 import type { Point } from './types.ts';
@@ -64,7 +65,9 @@ export function unifiedDiff(file: string, before: string, after: string): string
   const changed: number[] = [];
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) changed.push(i);
   if (changed.length === 0) return '';
-  let out = `diff --git a/${file} b/${file}\n--- a/${file}\n+++ b/${file}\n`;
+  // names as git writes them: quoted when they hold special characters, a tab after a name with a space
+  const [oldName, newName] = [headerText(`a/${file}`), headerText(`b/${file}`)];
+  let out = `diff --git ${oldName.trimEnd()} ${newName.trimEnd()}\n--- ${oldName}\n+++ ${newName}\n`;
   let i = 0;
   while (i < changed.length) {
     let j = i;

@@ -11,6 +11,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../errors.ts';
 import { writeAtomically } from '../write-file.ts';
 import type { AppliedFile, AppliedHunk, PatchRecord } from './manifest.ts';
+import { type PatchName, patchNames, patchSections, stripOne } from './patch-names.ts';
 
 /** `6.12.57` from the tree's top Makefile (VERSION, PATCHLEVEL, SUBLEVEL, EXTRAVERSION). */
 export function kernelVersion(src: string): string {
@@ -43,14 +44,8 @@ export function treeFingerprint(src: string): string {
 }
 
 /** The files a unified diff touches, relative to the tree (as `patch -p1` strips `a/` and `b/`). */
-export function patchedFiles(diff: string): string[] {
-  const files = new Set<string>();
-  const strip = (p: string): string => p.replace(/\t.*$/, '').split('/').slice(1).join('/');
-  for (const line of diff.split('\n')) {
-    const m = /^(?:---|\+\+\+) (\S+)/.exec(line);
-    if (m?.[1] && m[1] !== '/dev/null') files.add(strip(m[1]));
-  }
-  return [...files].filter(Boolean).sort();
+export function patchedFiles(diff: string, source?: string): string[] {
+  return [...new Set(patchSections(diff, source).flatMap((s) => [s.oldName, s.newName]).filter((n) => n !== '/dev/null').map(stripOne))].filter(Boolean).sort();
 }
 
 /** Read and hash a patch; errors name the file. */
@@ -63,19 +58,14 @@ export function readPatch(path: string): PatchRecord & { text: string } {
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a diff' : code === 'EACCES' ? 'not readable (permission denied)' : (code ?? (err as Error).message);
     throw new UserError(`--patch ${path}: ${why}`, 2);
   }
-  const files = patchedFiles(text);
+  const files = patchedFiles(text, `--patch ${path}`);
   if (files.length === 0) throw new UserError(`--patch ${path}: no '+++ b/...' lines; expected a unified diff made with 'git diff' or 'diff -u' (applied with -p1)`, 2);
   return { path, sha256: createHash('sha256').update(text).digest('hex'), files, text };
 }
 
-/** Each file a unified diff names (`---`/`+++` lines, /dev/null aside), as `patch -p1` strips it, with its 1-based line in the diff. */
-export function patchTargets(diff: string): { file: string; line: number; given: string }[] {
-  const targets: { file: string; line: number; given: string }[] = [];
-  diff.split('\n').forEach((text, i) => {
-    const given = /^(?:---|\+\+\+) (\S+)/.exec(text)?.[1];
-    if (given && given !== '/dev/null') targets.push({ file: given.replace(/\t.*$/, '').split('/').slice(1).join('/'), line: i + 1, given });
-  });
-  return targets;
+/** Each file a unified diff names (`---`/`+++` and git's rename/copy lines, /dev/null aside), as `patch -p1` strips it, with its 1-based line in the diff. */
+export function patchTargets(diff: string, source?: string): PatchName[] {
+  return patchNames(diff, source);
 }
 
 /** The first part of `rel` (a path inside `root`) that is a symbolic link, with where it points; null when none is. */
@@ -101,7 +91,7 @@ export function linkOnPath(root: string, rel: string): { at: string; to: string 
  * the copy, would write where the link points. Names the patch file and line.
  */
 export function checkPatchTargets(tree: string, patch: { path: string; text: string }): void {
-  for (const t of patchTargets(patch.text)) {
+  for (const t of patchTargets(patch.text, `--patch ${patch.path}`)) {
     const where = `--patch ${patch.path}, line ${t.line}`;
     if (t.file === '' || isAbsolute(t.file) || t.file.split('/').includes('..')) {
       throw new UserError(`${where}: '${t.given}' names a file outside the source tree; a patch for -p1 names files inside it (a/kernel/sys.c, b/kernel/sys.c); fix that line`, 2);
@@ -170,25 +160,7 @@ export function linkCopy(srcPath: string, dest: string, detach: readonly string[
 
 /** Each file section of a unified diff in order, with the new-file start line of each of its hunks. */
 export function diffHunks(diff: string): { file: string; starts: number[] }[] {
-  const sections: { file: string; starts: number[] }[] = [];
-  let pendingOld: string | null = null;
-  for (const line of diff.split('\n')) {
-    const old = /^--- (\S+)/.exec(line);
-    if (old) {
-      pendingOld = old[1]!;
-      continue;
-    }
-    const neu = /^\+\+\+ (\S+)/.exec(line);
-    if (neu && pendingOld !== null) {
-      const name = neu[1] === '/dev/null' ? pendingOld : neu[1]!;
-      sections.push({ file: name.split('/').slice(1).join('/'), starts: [] });
-      pendingOld = null;
-      continue;
-    }
-    const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
-    if (hunk) sections.at(-1)?.starts.push(Number(hunk[1]));
-  }
-  return sections;
+  return patchSections(diff).map((s) => ({ file: stripOne(s.newName === '/dev/null' ? s.oldName : s.newName), starts: s.hunkStarts }));
 }
 
 /**

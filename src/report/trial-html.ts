@@ -15,6 +15,7 @@ import { powerTable, resultsTable } from './tables.ts';
 import { measuredSentences, type TrialReportContext } from './trial.ts';
 import { stressSentences } from './trial-stress.ts';
 import { perHunkSentences, perHunkTable } from './trial-hunks.ts';
+import { costIntro, costText } from './trial-cost.ts';
 import type { TrialStressors } from '../trial/document.ts';
 import type { TrialDocument } from '../trial/document.ts';
 import { codegenSentences, headline, hunksTable, kernelSentences, objectsTable, patchSentences, reproduceLines, stepsTable } from './trial-words.ts';
@@ -77,6 +78,7 @@ export function trialHtml(doc: TrialDocument, ctx: TrialReportContext): string {
     changeSection(c),
     `<section id="tables"><h2>Numbers</h2>${htmlTable(resultsTable(c))}${htmlTable(powerTable(c))}</section>`,
     stressSection(doc.stressors),
+    doc.cost ? `<section id="cost"><h2>Cost model</h2><p>${escapeXml(costIntro(doc.cost))}</p><pre>${escapeXml(costText(doc.cost).slice(2).join('\n'))}</pre></section>` : '',
     hunkSection(doc),
     `<section id="kernels"><h2>How the kernels were built</h2>${list([...kernelSentences(doc), ...patchSentences(doc)])}${doc.patches.some((p) => p.applied) ? htmlTable(hunksTable(doc)) : ''}</section>`,
     `<section id="steps"><h2>Steps</h2>${htmlTable(stepsTable(doc))}</section>`,

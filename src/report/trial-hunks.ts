@@ -7,6 +7,8 @@
  * tools read it: { file, oldStart, newStart, alone: [...], without: [...] }.
  */
 import { groupName, moves } from '../trial/attribute.ts';
+import { fixed } from '../format/numbers.ts';
+import { BOOT_SECONDS, type PerHunkEstimate, VARIANT_BUILD_SECONDS } from '../trial/per-hunk.ts';
 import type { TrialDocument, TrialPerHunk, TrialVariant, VariantRow } from '../trial/document.ts';
 import type { Table } from './tables.ts';
 import { lkmlPara } from './wrap.ts';
@@ -90,4 +92,18 @@ export function perHunkJson(p: TrialPerHunk | undefined) {
       notBuilt: p.variants.filter((v) => v.group === h.group && v.state === 'unbuilt').map((v) => v.kind),
     };
   });
+}
+
+/** "7.7 h", "25 min", "40 s": an estimate's order of size. */
+function roughTime(seconds: number): string {
+  if (seconds >= 3600) return `${fixed(seconds / 3600, 1)} h`;
+  return seconds >= 120 ? `${Math.round(seconds / 60)} min` : `${Math.round(seconds)} s`;
+}
+
+/** The --per-hunk plan before anything builds: "8 hunks: up to 16 kernels ... and 48 boots, about 16 min more (...)". */
+export function perHunkPlanText(e: PerHunkEstimate): string {
+  return (
+    `${plural(e.hunks, 'hunk')} in the patches: up to ${plural(e.kernels, 'kernel')} built from A's objects (each hunk alone${e.hunks > 2 ? ', and B without each' : ''}) and ${plural(e.boots, 'boot')}, ` +
+    `about ${roughTime(e.seconds)} more (at ${VARIANT_BUILD_SECONDS} s a build from A's objects and ${BOOT_SECONDS} s a boot, as a one-file hint on linux-source-6.12 took on 2 cores)`
+  );
 }

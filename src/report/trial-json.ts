@@ -6,7 +6,7 @@
  *
  * Format history (TRIAL_JSON_VERSION; the document's own `schema` is
  * TRIAL_SCHEMA):
- *   1: first version.
+ *   1: first version; later `cost` (the document's cost section, as is).
  */
 import { unitWords } from '../format/units.ts';
 import { finiteOrText, renameUnitFields } from './json.ts';

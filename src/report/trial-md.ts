@@ -10,6 +10,7 @@ import { powerTable, resultsTable } from './tables.ts';
 import { measuredSentences, type TrialReportContext } from './trial.ts';
 import { stressSentences } from './trial-stress.ts';
 import { perHunkSentences, perHunkTable } from './trial-hunks.ts';
+import { costMarkdown } from './trial-cost.ts';
 import type { TrialPerHunk } from '../trial/document.ts';
 import type { TrialStressors } from '../trial/document.ts';
 import type { TrialDocument } from '../trial/document.ts';
@@ -53,6 +54,7 @@ export function trialMarkdown(doc: TrialDocument, ctx: TrialReportContext): stri
     markdownTable(resultsTable(c)),
     markdownTable(powerTable(c)),
     ...stressSection(doc.stressors),
+    ...(doc.cost ? costMarkdown(doc.cost) : []),
     ...hunkSection(doc.perHunk),
     '## How the kernels were built',
     bullets([...kernelSentences(doc), ...patchSentences(doc)]),

@@ -32,6 +32,7 @@ import { codegenSentences, compilerShort, configText, headline, kernelSentences,
 import { lkmlPara } from './wrap.ts';
 import { stressLkml, stressSentences } from './trial-stress.ts';
 import { perHunkLkml, perHunkSentences, perHunkTable } from './trial-hunks.ts';
+import { costLkml, costText } from './trial-cost.ts';
 
 /** What a trial report needs beyond the document. */
 export interface TrialReportContext {
@@ -124,6 +125,8 @@ export function trialLkml(doc: TrialDocument, ctx: TrialReportContext): string {
     ...(doc.stressors ? [stressLkml(doc, ctx.all === true)] : []),
     // which hunk explains each change: one line per subject B changed
     ...(doc.perHunk ? [perHunkLkml(doc)] : []),
+    // what the cost model counted, per subject, only where the exact rule claims a change
+    ...(doc.cost ? [costLkml(doc.cost)] : []),
     [...kernelsShort(doc), ...patchShort(doc), ...facts.map((f) => `${f.label}: ${f.text}`)].flatMap((t) => lkmlPara(t)),
     lkmlCommands('Reproduce (each part by hand: the md or text report):', trial.map((r) => r.line)),
   ];
@@ -147,6 +150,7 @@ export function trialText(doc: TrialDocument, ctx: TrialReportContext): string {
   parts.push('', ...(intro ? [intro] : []), behaveText(doc.behave.document).trimEnd());
   parts.push('', ...measuredSentences(doc).slice(0, 1), '', renderText(doc.measured.comparison).trimEnd());
   if (doc.stressors) parts.push('', ...stressSentences(doc.stressors).slice(0, 1), '', renderText(doc.stressors.comparison).trimEnd());
+  if (doc.cost) parts.push('', ...costText(doc.cost));
   if (doc.perHunk) {
     const [intro, ...lines] = perHunkSentences(doc.perHunk);
     const t = perHunkTable(doc.perHunk);

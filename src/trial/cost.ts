@@ -1,14 +1,46 @@
 /**
- * `trial --cost`: the per-function cost changes of the measured boots, each
- * function with the codegen verdict of the same function beside it. A
- * function in no object the codegen step compared lives in an object the
- * patch did not reach, so its code is the same in A and B: when its counts
- * moved, it moved (a placement effect).
+ * `trial --cost`: the cost section of the trial document, computed once
+ * from the measured boots: every cost counter of A and B compared as
+ * `compare --metric all` does (the exact rule decides when every boot
+ * repeated its count), whether each kernel's boots gave the same
+ * per-function counts, and the functions whose counts changed, each with
+ * the codegen class of the same function beside it. A function in no
+ * object the codegen step compared lives in an object the patch did not
+ * reach, so its code is the same in A and B: when its counts moved, it
+ * moved (a placement effect). Reporters (src/report/trial-cost.ts) only
+ * word it.
+ *
+ * Format history (TRIAL_COST_SCHEMA):
+ *   1: first version.
  */
-import type { RunWithRounds } from '../model.ts';
+import { ComparisonRefused } from '../compare/checks.ts';
+import { compareMetrics, type MetricComparison } from '../compare/metric.ts';
+import type { Known, RunWithRounds } from '../model.ts';
 import type { Store } from '../store/store.ts';
-import { costReport } from '../vm/cost-summary.ts';
+import { type CostModel, describeCostModel } from '../vm/cost-plugin.ts';
+import { bootFunctions, bootsAgree, changedFunctions, COST_SCOPE, type FunctionChange, significantChanges } from '../vm/cost-summary.ts';
 import type { TrialCodegen } from './codegen.ts';
+
+export const TRIAL_COST_SCHEMA = 1;
+
+/** One kernel's per-function counts: every boot's table equal to the first's, or why there are none. */
+export type KernelFunctionCounts = Known<{ boots: number; identical: boolean }>;
+
+/** A changed function with codegen's class of it ('identical' when no compared object holds it). */
+export type TrialFunctionChange = FunctionChange & { codegen: string };
+
+export interface TrialCost {
+  schema: typeof TRIAL_COST_SCHEMA;
+  /** The model as `--cost-model` writes it: 'l1i=32k,8way,64 predictor=2bit'. */
+  model: string;
+  /** What the counters are, and that none is a time. */
+  scope: string;
+  /** Every counter A and B carry, compared per subject; unknown when compare refused the runs. */
+  counters: Known<MetricComparison>;
+  kernels: { A: KernelFunctionCounts; B: KernelFunctionCounts };
+  /** B - A per call of the functions that changed by SMALL_PER_CALL or more; null without both kernels' tables. */
+  functions: { changed: TrialFunctionChange[]; small: number; unchanged: number } | null;
+}
 
 /** System.map's `foo.isra.0` is codegen's normalized `foo.isra`. */
 const normalized = (fn: string): string => fn.replace(/(\.(?:isra|constprop|part|cold|lto_priv))\.\d+/g, '$1');
@@ -24,11 +56,40 @@ export function codegenVerdictOf(codegen: TrialCodegen): (fn: string) => string 
   return (fn) => classes.get(normalized(fn)) ?? 'identical';
 }
 
-/** The cost text of a finished trial's boots. */
-export function trialCostText(store: Store, runs: { A: { id: number }; B: { id: number } }, codegen: TrialCodegen): string {
-  const byKernel = new Map<string, RunWithRounds[]>([
-    ['A', [store.getRun(runs.A.id)]],
-    ['B', [store.getRun(runs.B.id)]],
-  ]);
-  return costReport(byKernel, codegenVerdictOf(codegen));
+function kernelCounts(run: RunWithRounds): KernelFunctionCounts {
+  const boots = bootFunctions(run);
+  if (boots.length > 0) return { known: true, value: { boots: boots.length, identical: bootsAgree(boots) } };
+  const cost = run.environment.cost as { functions?: { known: boolean; reason?: string }[] } | undefined;
+  return { known: false, reason: cost?.functions?.find((f) => !f.known)?.reason ?? 'no System.map' };
+}
+
+function counters(a: RunWithRounds, b: RunWithRounds, thresholdPct: number): Known<MetricComparison> {
+  try {
+    return { known: true, value: compareMetrics({ a, b }, 'all', { thresholdPct }) };
+  } catch (err) {
+    if (err instanceof ComparisonRefused) return { known: false, reason: err.message };
+    throw err;
+  }
+}
+
+/** The cost section of a finished trial's measured boots. */
+export function trialCost(store: Store, runs: { A: { id: number }; B: { id: number } }, input: { model: CostModel; codegen: TrialCodegen; thresholdPct: number }): TrialCost {
+  const a = store.getRun(runs.A.id);
+  const b = store.getRun(runs.B.id);
+  const [tablesA, tablesB] = [bootFunctions(a), bootFunctions(b)];
+  let functions: TrialCost['functions'] = null;
+  if (tablesA[0] && tablesB[0]) {
+    const { changed, unchanged } = changedFunctions(tablesA[0], tablesB[0]);
+    const { shown, small } = significantChanges(changed);
+    const verdictOf = codegenVerdictOf(input.codegen);
+    functions = { changed: shown.map((c) => ({ ...c, codegen: verdictOf(c.name) })), small, unchanged };
+  }
+  return {
+    schema: TRIAL_COST_SCHEMA,
+    model: describeCostModel(input.model),
+    scope: COST_SCOPE,
+    counters: counters(a, b, input.thresholdPct),
+    kernels: { A: kernelCounts(a), B: kernelCounts(b) },
+    functions,
+  };
 }

@@ -9,7 +9,9 @@
  *
  * Format history (TRIAL_SCHEMA):
  *   1: first version; later `stressors` (absent without --stressor/--set),
- *      `perHunk` (absent without --per-hunk) and `hunk-*` steps.
+ *      `perHunk` (absent without --per-hunk), `hunk-*` steps and `cost`
+ *      (absent without the cost model; versioned on its own,
+ *      TRIAL_COST_SCHEMA in ./cost.ts).
  */
 import type { BehaveDocument } from '../behave/compare.ts';
 import type { Comparison } from '../compare/types.ts';
@@ -20,6 +22,7 @@ import type { Hunk, HunkGroup } from './hunks.ts';
 import type { AccelChoice } from '../vm/accel.ts';
 import type { UnavailableStressor } from '../macro/stressors.ts';
 import type { TrialCodegen } from './codegen.ts';
+import type { TrialCost } from './cost.ts';
 
 export const TRIAL_FORMAT = 'hintlab-trial';
 export const TRIAL_SCHEMA = 1;
@@ -120,6 +123,8 @@ export interface TrialDocument {
   stressors?: TrialStressors;
   /** Each hunk group alone and left out, against A; absent without --per-hunk. */
   perHunk?: TrialPerHunk;
+  /** What the cost model counted in the measured boots; absent when they ran without it. */
+  cost?: TrialCost;
   steps: TrialStep[];
   /** The directory the commands were run in (reproduce paths are shown relative to the reader's). */
   cwd: string;

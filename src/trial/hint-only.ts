@@ -8,6 +8,8 @@
  * and white space are taken out, and at least one hint changed.
  */
 
+import { patchSections } from '../kernel/patch-names.ts';
+
 const HINT = /\b(?:(?:un)?likely|__builtin_expect)\s*\(/g;
 /** The expected value of a __builtin_expect: `, 1)` or `, 0)` after the condition. */
 const EXPECTED = /,\s*[01][lL]?\s*\)/g;
@@ -16,27 +18,11 @@ const EXPECTED = /,\s*[01][lL]?\s*\)/g;
 const bare = (line: string) => (line.includes('__builtin_expect') ? line.replace(EXPECTED, ')') : line).replace(HINT, '').replace(/[()\s]/g, '');
 const hints = (line: string) => (line.match(HINT) ?? []).length;
 
-/** The removed and added lines of each file of a unified diff. */
-function changedLines(patch: string): { removed: string[]; added: string[] }[] {
-  const files: { removed: string[]; added: string[] }[] = [];
-  let cur: { removed: string[]; added: string[] } | null = null;
-  for (const line of patch.split('\n')) {
-    if (line.startsWith('--- ')) {
-      cur = { removed: [], added: [] };
-      files.push(cur);
-    } else if (line.startsWith('+++ ') || line.startsWith('@@')) {
-      continue;
-    } else if (cur && line.startsWith('-')) cur.removed.push(line.slice(1));
-    else if (cur && line.startsWith('+')) cur.added.push(line.slice(1));
-  }
-  return files;
-}
-
 /** True when every patch only changes likely()/unlikely() annotations (and changes at least one). */
 export function isHintOnly(patches: readonly string[]): boolean {
   let changedHints = 0;
   for (const patch of patches) {
-    const files = changedLines(patch);
+    const files = patchSections(patch);
     if (files.length === 0) return false;
     for (const { removed, added } of files) {
       const a = removed.map(bare).filter((l) => l !== '').sort();

@@ -13,6 +13,7 @@
  * `variantPatch` writes the patch of a set of hunks: the file headers and
  * those hunks, their new-side line numbers recounted.
  */
+import { headerText } from '../kernel/patch-names.ts';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -138,7 +139,7 @@ export function variantPatch(hunks: readonly Hunk[], include: ReadonlySet<number
   for (const file of files) {
     const mine = hunks.filter((h) => h.file === file && include.has(h.index));
     if (mine.length === 0) continue;
-    out.push(`--- a/${file}`, `+++ b/${file}`);
+    out.push(`--- ${headerText(`a/${file}`)}`, `+++ ${headerText(`b/${file}`)}`);
     let delta = 0;
     for (const h of mine) {
       const start = (h.oldLines === 0 ? h.oldStart + 1 : h.oldStart) + delta - (h.newLines === 0 ? 1 : 0);

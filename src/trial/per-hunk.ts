@@ -70,6 +70,32 @@ export function planVariants(groups: readonly HunkGroup[]): Variant[] {
   return [...alone, ...without];
 }
 
+/**
+ * What a build from A's objects and a boot take: a trial of a one-file hint
+ * on linux-source-6.12, 2 cores, load 6-9 built B in 21 s (4 objects) and
+ * booted 6 times in 79 s (docs/trial.md, "Per hunk"). The basis of the
+ * --per-hunk estimate before anything builds.
+ */
+export const VARIANT_BUILD_SECONDS = 21;
+export const BOOT_SECONDS = 13;
+/** Variant kernels --per-hunk builds without --force (12 hunks: each alone and B without each). */
+export const PER_HUNK_MAX_KERNELS = 24;
+
+/** The most --per-hunk can plan for `hunks` hunks (each its own group), and its time at the reference figures. */
+export interface PerHunkEstimate {
+  hunks: number;
+  kernels: number;
+  boots: number;
+  seconds: number;
+}
+
+/** Each hunk alone, and (over two) B without each; every kernel booted `repeat` times, twice with stressors. */
+export function estimatePerHunk(hunks: number, repeat: number, stressors: boolean): PerHunkEstimate {
+  const kernels = hunks < 2 ? 0 : hunks <= 2 ? hunks : 2 * hunks;
+  const boots = kernels * repeat * (stressors ? 2 : 1);
+  return { hunks, kernels, boots, seconds: kernels * VARIANT_BUILD_SECONDS + boots * BOOT_SECONDS };
+}
+
 /** The hunks of B against A (from the two build trees) and the variants to measure. */
 export function planPerHunk(a: TrialKernel, b: TrialKernel): PerHunkPlan {
   const files = [...new Set(b.manifest.patches.flatMap((p) => p.files))].sort();

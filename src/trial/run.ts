@@ -30,6 +30,7 @@ import { join } from 'node:path';
 import { ComparisonRefused } from '../compare/checks.ts';
 import { compare } from '../compare/compare.ts';
 import { trialCodegen } from './codegen.ts';
+import { trialCost } from './cost.ts';
 import { UserError } from '../errors.ts';
 import { buildKernel, kernelBuildDir } from '../kernel/build.ts';
 import { checkOwnedDir, isExistingDirectory, refuseNested } from '../kernel/owned-dir.ts';
@@ -147,6 +148,7 @@ async function steps(req: TrialRequest, deps: TrialDeps, services: TrialServices
     variants.push(await s.run(`hunk-${v.name}`, `${v.kind === 'alone' ? 'A + group' : 'B without group'} ${v.group} (hunk${v.hunks.length === 1 ? '' : 's'} ${v.hunks.join(', ')}): build from A's objects and boot`, () => variantStep(ctx, v)));
   }
   const measured = measure(deps, req, vm);
+  const cost = req.cost ? trialCost(deps.store, vm.runs, { model: req.cost, codegen, thresholdPct: req.thresholdPct }) : undefined;
   const stressors = stress ? measureStress(deps, req, stress) : undefined;
   const perHunk = hunks
     ? measurePerHunk(deps, req, hunks, variants, { profiles: measured.comparison, profilesA: vm.runs.A.id, stressors: stressors?.comparison ?? null, stressorsA: stress?.runs.A.id ?? null })
@@ -165,6 +167,7 @@ async function steps(req: TrialRequest, deps: TrialDeps, services: TrialServices
     measured,
     ...(stressors ? { stressors } : {}),
     ...(perHunk ? { perHunk } : {}),
+    ...(cost ? { cost } : {}),
     steps: s.done,
     cwd: req.invocation.cwd,
     db: req.db,

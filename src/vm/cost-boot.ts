@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import type { Known } from '../model.ts';
 import type { Store } from '../store/store.ts';
 import { type BootRound, costMetrics, matchWindows, readCostOutput } from './cost.ts';
+import { type CostModel, headerMismatch } from './cost-plugin.ts';
 import { attributeBlocks, type FunctionCost, type FunctionCounts, type KernelSymbol, perCall } from './cost-functions.ts';
 
 /** What one boot's cost output added to its run. */
@@ -22,6 +23,8 @@ export interface BootCostInput {
   /** The boot's replicate within the run (pooled boots), or null when the run is this boot alone. */
   replicate: number | null;
   file: string;
+  /** The model the boot asked the plugin for: a header naming another fails the boot. */
+  model: CostModel;
   symbols: Known<{ path: string; symbols: KernelSymbol[] }>;
 }
 
@@ -34,6 +37,8 @@ export function recordBootCost(input: BootCostInput): BootCost | string {
   } catch (err) {
     return (err as Error).message;
   }
+  const mismatch = headerMismatch(out.header, input.model);
+  if (mismatch) return `${input.file}:1: ${mismatch}`;
   const run = input.store.getRun(input.runId);
   const rounds: BootRound[] = run.rounds
     .filter((r) => input.replicate === null || r.replicate === input.replicate)

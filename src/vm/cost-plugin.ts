@@ -34,30 +34,56 @@ export function describeCostModel(m: CostModel): string {
   return `l1i=${size},${m.l1iWays}way,${m.lineBytes} predictor=${m.predictor}`;
 }
 
-const isPow2 = (n: number): boolean => Number.isInteger(n) && n > 0 && (n & (n - 1)) === 0;
+/** Each of the plugin's l1i=, ways= and line= must lie in 1..2^30 (probes/plugin/cost.c refuses the rest). */
+export const PLUGIN_ARG_MAX = 2 ** 30;
 
-/** Parse `--cost-model l1i=32k,8way,64 predictor=2bit` (either part may be left out). */
+const isPow2 = (n: number): boolean => Number.isSafeInteger(n) && n > 0 && Number.isInteger(Math.log2(n));
+
+/** One `l1i=SIZE,WAYSway,LINE` value; every number within what the plugin honours. */
+function parseL1i(value: string, bad: (why: string) => never): Pick<CostModel, 'l1iBytes' | 'l1iWays' | 'lineBytes'> {
+  const m = /^(\d+)(k?),(\d+)way,(\d+)$/i.exec(value);
+  if (!m) bad(`l1i must be SIZE,WAYSway,LINE (e.g. 32k,8way,64), got '${value}'`);
+  const l1i = { l1iBytes: Number(m![1]) * (m![2] ? 1024 : 1), l1iWays: Number(m![3]), lineBytes: Number(m![4]) };
+  for (const [what, n] of [['size', l1i.l1iBytes], ['ways', l1i.l1iWays], ['line', l1i.lineBytes]] as const) {
+    if (n < 1 || n > PLUGIN_ARG_MAX) bad(`l1i ${what} ${n} is outside 1..2^30, the range the cost plugin models`);
+  }
+  return l1i;
+}
+
+/** Parse `--cost-model l1i=32k,8way,64 predictor=2bit` (either part may be left out, neither given twice). */
 export function parseCostModel(text: string): CostModel {
   const model = { ...DEFAULT_COST_MODEL };
   const bad = (why: string): never => {
     throw new UserError(`--cost-model '${text}': ${why}; expected e.g. 'l1i=32k,8way,64 predictor=2bit'`, 2);
   };
+  const seen = new Set<string>();
   for (const part of text.trim().split(/\s+/).filter(Boolean)) {
-    const [key, value = ''] = part.split('=', 2);
+    const eq = part.indexOf('=');
+    const [key, value] = eq < 0 ? [part, ''] : [part.slice(0, eq), part.slice(eq + 1)];
+    if (key !== 'l1i' && key !== 'predictor') bad(`unknown part '${part}' (the parts are l1i= and predictor=)`);
+    if (seen.has(key)) bad(`${key}= is given twice`);
+    seen.add(key);
     if (key === 'predictor') {
       if (value !== '2bit') bad(`predictor '${value}' is not modelled (only 2bit)`);
       continue;
     }
-    if (key !== 'l1i') bad(`unknown part '${part}'`);
-    const m = /^(\d+)(k?),(\d+)way,(\d+)$/i.exec(value);
-    if (!m) bad(`l1i must be SIZE,WAYSway,LINE (e.g. 32k,8way,64), got '${value}'`);
-    model.l1iBytes = Number(m![1]) * (m![2] ? 1024 : 1);
-    model.l1iWays = Number(m![3]);
-    model.lineBytes = Number(m![4]);
+    Object.assign(model, parseL1i(value, bad));
   }
   const sets = model.l1iBytes / (model.l1iWays * model.lineBytes);
-  if (!isPow2(model.lineBytes) || model.l1iWays < 1 || !isPow2(sets)) bad('the line size and the number of sets (size / ways / line) must be powers of two');
+  if (!isPow2(model.lineBytes) || !isPow2(sets)) bad('the line size and the number of sets (size / ways / line) must be powers of two');
   return model;
+}
+
+/**
+ * Whether the plugin's header line (`hintlab-cost 1 target=x86_64 l1i=32768
+ * ways=8 line=64 predictor=2bit,4096`) names the model it was asked for;
+ * null when it does, else what differs.
+ */
+export function headerMismatch(header: string, model: CostModel): string | null {
+  const fields = new Map(header.split(' ').slice(2).map((f) => [f.slice(0, f.indexOf('=')), f.slice(f.indexOf('=') + 1)]));
+  const want: [string, string][] = [['l1i', String(model.l1iBytes)], ['ways', String(model.l1iWays)], ['line', String(model.lineBytes)], ['predictor', `${model.predictor},${PREDICTOR_ENTRIES}`]];
+  const off = want.filter(([k, v]) => fields.get(k) !== v).map(([k, v]) => `${k}=${fields.get(k) ?? '(none)'} where ${v} was asked`);
+  return off.length ? `the cost plugin ran another model than the one asked for (${off.join(', ')}); its counts are not stored` : null;
 }
 
 export interface CostPlugin {

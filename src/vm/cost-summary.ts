@@ -106,16 +106,26 @@ function fmtChange(v: number): string {
  */
 export const SMALL_PER_CALL = 0.005;
 
-/** The changed functions as a table, with a closing line on the rest. */
-export function functionChangeTable(a: Functions, b: Functions, verdictOf?: (fn: string) => string | null): string {
-  const { changed, unchanged } = changedFunctions(a, b);
+/** The changed functions worth a row (SMALL_PER_CALL or more in some counter), and how many changed by less. */
+export function significantChanges(changed: readonly FunctionChange[]): { shown: FunctionChange[]; small: number } {
   const shown = changed.filter((c) => FUNCTION_COUNTERS.some((k) => Math.abs(c.change[k]) >= SMALL_PER_CALL));
-  const small = changed.length - shown.length;
+  return { shown, small: changed.length - shown.length };
+}
+
+/** The rows of changed functions as a table, with a closing line on the rest; `verdictOf` gives codegen's class of a function. */
+export function functionRowsText(rows: { shown: readonly FunctionChange[]; small: number; unchanged: number }, verdictOf?: (fn: string) => string | null): string {
+  const { shown, small, unchanged } = rows;
   const rest = `every other function unchanged (${unchanged} function rows)${small ? `, ${small} changed by less than ${SMALL_PER_CALL} per call in every counter (timer-tick work in the windows)` : ''}\n`;
   if (!shown.length) return `per function: no function's counts changed by ${SMALL_PER_CALL} per call or more; ${rest}`;
   const header = ['subject', 'function', 'instr', 'taken', 'fetches', 'L1i misses', 'mispredicts', 'what moved'];
-  const rows = shown.map((c) => [c.subject, c.name, ...FUNCTION_COUNTERS.map((k) => fmtChange(c.change[k])), placementNote(c, verdictOf?.(c.name))]);
-  return `per function, B - A per call:\n${alignColumns([header, ...rows], (i) => i >= 2 && i <= 6).join('\n')}\n${rest}`;
+  const body = shown.map((c) => [c.subject, c.name, ...FUNCTION_COUNTERS.map((k) => fmtChange(c.change[k])), placementNote(c, verdictOf?.(c.name))]);
+  return `per function, B - A per call:\n${alignColumns([header, ...body], (i) => i >= 2 && i <= 6).join('\n')}\n${rest}`;
+}
+
+/** The changed functions as a table, with a closing line on the rest. */
+export function functionChangeTable(a: Functions, b: Functions, verdictOf?: (fn: string) => string | null): string {
+  const { changed, unchanged } = changedFunctions(a, b);
+  return functionRowsText({ ...significantChanges(changed), unchanged }, verdictOf);
 }
 
 /** Everything `vm --cost` prints after the boots, runs grouped by kernel label in boot order. */

@@ -263,7 +263,7 @@ function costSetup(req: VmRequest, deps: VmDeps, plans: StepPlan[]): { arg: (boo
       if (run.session.probe.storeFailure || run.session.costFailure) return;
       const symbols = mapOf(plan.kernel.image);
       const replicate = req.poolBoots ? plan.bootIndex - 1 : null;
-      const got = recordBootCost({ store: deps.store, runId: run.runId, replicate, file: file(plan.index), symbols });
+      const got = recordBootCost({ store: deps.store, runId: run.runId, replicate, file: file(plan.index), model, symbols });
       if (typeof got === 'string') {
         run.session.costFailure = got;
         return;

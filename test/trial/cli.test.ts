@@ -104,3 +104,80 @@ test('--repeat below 3 is refused before anything is built: it could give no ver
   assert.match(r.stderr, /--repeat 2: a verdict needs at least 3 boots per kernel/);
   assert.ok(!existsSync(join(dir, 'two-boots')), 'nothing was written');
 });
+
+test('--format json with the cost model prints one JSON document on stdout, its cost section holding what the exact rule claims', { skip }, async () => {
+  const costPlugin = { path: join(dir, 'cost.so'), buildId: 'cost-test', qemuVersion: '7.2.22' };
+  // B (the patch's __builtin_expect) takes one branch fewer per call in every boot
+  const launcher = scriptedGuest({ taken: (image) => (image.includes('__builtin_expect') ? 50 : 51) });
+  const withCost = (): Services => ({ trial: { services: { buildKernel: miniBuild() }, launcher, probe, cacheDir: dir, costPlugin } });
+  // the patch only changes a hint: no --cost, the cost model is on by default
+  const args = argv('cost-json').filter((a) => a !== '--no-cost');
+  const r = await runCli([...args, '--format', 'json'], { services: withCost() });
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout) as { cost: { schema: number; model: string; counters: { known: boolean; value: { metrics: { metric: string; subjects: { subject: string; verdict: string; exact: boolean; change: number }[] }[] } } } };
+  assert.equal(doc.cost.schema, 1);
+  assert.equal(doc.cost.model, 'l1i=32k,8way,64 predictor=2bit');
+  const taken = doc.cost.counters.value.metrics.find((m) => m.metric === 'taken-branches/call')!.subjects[0]!;
+  assert.deepEqual([taken.subject, taken.verdict, taken.exact, taken.change], ['getppid', 'fewer taken branches', true, -1]);
+  // every reporter reads the section: lkml names the exact change per subject, within 72 columns
+  const lkml = await runCli(args, { services: withCost() });
+  assert.equal(lkml.code, 0, lkml.stderr);
+  assert.match(lkml.stdout, /\nCost model \(l1i=32k,8way,64 predictor=2bit; counts of the emulated\n/);
+  assert.match(lkml.stdout, /\n {2}getppid: taken branches\/call 51\.00 -> 50\.00 \(-1\.00\)\.\n/);
+  assert.ok(lkml.stdout.split('\n').every((l) => l.length <= 72));
+  const text = await runCli([...args, '--format', 'text'], { services: withCost() });
+  assert.match(text.stdout, /\nKernel A: no per-function counts \(no System\.map next to /);
+  assert.equal((text.stdout.match(/Cost model l1i=32k,8way,64 predictor=2bit in every measured boot/g) ?? []).length, 1);
+  const md = await runCli([...args, '--format', 'md'], { services: withCost() });
+  assert.match(md.stdout, /\n## Cost model\n\nCost model l1i=32k,8way,64 predictor=2bit in every measured boot/);
+  assert.match(md.stdout, /\| getppid \| 51\.00 taken branches\/call \| 50\.00 \| -1\.00 \(-1\.96 %\) \| exact \| fewer taken branches \|/);
+  const html = await runCli([...args, '--format', 'html'], { services: withCost() });
+  assert.match(html.stdout, /<section id="cost"><h2>Cost model<\/h2>/);
+});
+
+test('every mode conflict is refused from the flags alone, before anything is built', async () => {
+  const built: string[] = [];
+  const watched = (): Services => ({ trial: { services: { buildKernel: miniBuild(built) }, launcher: scriptedGuest(), probe, cacheDir: dir } });
+  const lava = 'lava://127.0.0.1:9/qemu';
+  const cases: [string[], RegExp][] = [
+    [['--cost', '--target', lava], /--cost needs hintlab's qemu plugin on this machine; the measured boots of --target run on a LAVA lab: drop --cost or --target/],
+    [['--cost-model', 'l1i=16k,8way,64', '--target', lava], /--cost-model needs hintlab's qemu plugin on this machine/],
+    [['--cost', '--kvm'], /--cost counts in qemu's emulator \(TCG plugin\), --kvm measures time: choose one/],
+    [['--cost-model', 'l1i=16k,8way,64', '--kvm'], /--cost-model counts in qemu's emulator/],
+    [['--cost', '--no-cost'], /--cost and --no-cost: give one/],
+    [['--no-cost', '--cost-model', 'l1i=16k,8way,64'], /--cost-model sets the model of --cost; drop --no-cost/],
+    [['--kvm', '--target', lava], /--kvm: on a LAVA lab \(--target\) the device decides the accelerator/],
+    [['--stressor-seconds', '5'], /--stressor-seconds sets the stressor boots, and there are none: add --stressor NAME or --set sched/],
+    [['--stressor-instances', '2'], /--stressor-instances sets the stressor boots, and there are none/],
+    [['--all', '--format', 'json'], /--all widens the lkml table; the json report lists every subject already/],
+    [['--cost-model', 'l1i=2097152k,1way,64'], /--cost-model 'l1i=2097152k,1way,64': l1i size 2147483648 is outside 1\.\.2\^30/],
+  ];
+  for (const [i, [extra, why]] of cases.entries()) {
+    const out = `modes-${i}`;
+    const r = await runCli(['trial', '--src', src, '--patch', patch, '--out', join(dir, out), '--db', join(dir, `${out}.db`), '--scenario', scenario, '--profile', 'getppid', ...extra], { services: watched() });
+    assert.equal(r.code, 2, `${extra.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, why, extra.join(' '));
+    assert.ok(!existsSync(join(dir, out)), `${extra.join(' ')}: nothing was written`);
+  }
+  assert.deepEqual(built, [], 'no kernel was built');
+});
+
+test('--per-hunk states its plan and estimated time before anything builds, and past its cap asks for --force', async () => {
+  const built: string[] = [];
+  const watched = (): Services => ({ trial: { services: { buildKernel: miniBuild(built) }, launcher: scriptedGuest(), probe, cacheDir: dir } });
+  const hunks = Array.from({ length: 200 }, (_, i) => `@@ -${10 * i + 1},1 +${10 * i + 1},1 @@\n-a${i}\n+b${i}\n`).join('');
+  const big = join(dir, 'big.patch');
+  writeFileSync(big, `--- a/kernel/sys_impl.c\n+++ b/kernel/sys_impl.c\n${hunks}`);
+  const run = (out: string, extra: string[]) => runCli(['trial', '--src', src, '--patch', big, '--out', join(dir, out), '--db', join(dir, `${out}.db`), '--scenario', scenario, '--profile', 'getppid', '--no-cost', ...extra], { services: watched() });
+  const r = await run('big', ['--per-hunk']);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /--per-hunk: 200 hunks in the patches: up to 400 kernels built from A's objects \(each hunk alone, and B without each\) and 1200 boots, about 6\.7 h more \(at 21 s a build from A's objects and 13 s a boot, .*\); that is past the 24 kernels --per-hunk builds without --force: add --force/,
+  );
+  const force = await run('force-alone', ['--force']);
+  assert.equal(force.code, 2);
+  assert.match(force.stderr, /--force lifts the cap of --per-hunk, and there is no --per-hunk: drop --force/);
+  assert.ok(!existsSync(join(dir, 'big')) && !existsSync(join(dir, 'force-alone')));
+  assert.deepEqual(built, []);
+});

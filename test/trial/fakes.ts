@@ -164,12 +164,29 @@ export interface GuestScript {
   errno?: (image: string) => string;
   /** Instructions per call for an image; default 217. */
   perCall?: (image: string) => number;
+  /** Taken branches per call the cost plugin counts for an image (boots given -plugin); default 51. */
+  taken?: (image: string) => number;
   /** Replace a boot's lines and end (a panic, garbage), by boot kind and image. */
   fail?: (kind: 'behave' | 'probe', image: string, boot: number) => { lines: string[]; end?: BootResult['end'] } | null;
 }
 
 export interface ScriptedGuest extends VmLauncher {
   boots: { kind: 'behave' | 'probe'; image: string }[];
+}
+
+/**
+ * What the cost plugin writes in a probe boot of probeLines (a warm-up and
+ * 5 rounds of 1000 calls: six windows), at the out= of its -plugin
+ * argument and under the model that argument names: `taken` taken
+ * branches per call, the rest the same on every kernel.
+ */
+function writeCostOutput(arg: string, taken: number): void {
+  const field = (name: string) => new RegExp(`,${name}=([^,]+)`).exec(arg)?.[1];
+  const lines = [`hintlab-cost 1 target=x86_64 l1i=${field('l1i')} ways=${field('ways')} line=${field('line')} predictor=2bit,4096`];
+  for (let w = 0; w < 6; w++) {
+    lines.push(`w idx=${w} kinsn=300000 uinsn=19000 blocks=90000 taken=${taken * 1000} fetches=105000 misses=2 mispred=5000 klines=34000 kentries=1000`);
+  }
+  writeFileSync(field('out')!, `${lines.join('\n')}\nend windows=6\n`);
 }
 
 /** The launcher: BEHAVE_APPEND (loglevel=5, not quiet) marks a behaviour boot. */
@@ -184,6 +201,8 @@ export function scriptedGuest(script: GuestScript = {}): ScriptedGuest {
       boots.push({ kind, image });
       const failed = script.fail?.(kind, image, boots.length);
       const lines = failed?.lines ?? (kind === 'behave' ? behaveLines(script.errno?.(image) ?? '0') : probeLines(script.perCall?.(image) ?? 217, boots.length));
+      const plugin = req.argv.indexOf('-plugin');
+      if (plugin >= 0) writeCostOutput(req.argv[plugin + 1]!, script.taken?.(image) ?? 51);
       for (const l of lines) req.onLine(l);
       return { end: failed?.end ?? { kind: 'exited', code: 0, signal: null }, consoleTail: lines.slice(-25), stderrTail: [], elapsedMs: 2000 };
     },

@@ -36,3 +36,9 @@ test('the cost model runs for a hint-only patch under TCG unless --no-cost; as a
   assert.deepEqual(costByDefault(undefined, false, [other]), { on: false, note: null });
   assert.deepEqual(costByDefault(true, false, [other]), { on: true, note: null });
 });
+
+test('a removed line that reads like a file header is a removed line: the patch that drops it is not hint-only', () => {
+  const patch = ['--- a/kernel/k.c', '+++ b/kernel/k.c', '@@ -1,2 +1,1 @@', '--- count;', '-if (x)', '+if (unlikely(x))', ''].join('\n');
+  assert.equal(isHintOnly([patch]), false);
+  assert.equal(isHintOnly([patch.replace('@@ -1,2 +1,1 @@\n--- count;\n', '@@ -1 +1 @@\n')]), true);
+});

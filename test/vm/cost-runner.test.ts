@@ -64,7 +64,7 @@ function guest(windows: number): VmLauncher & { plugins: string[] } {
   };
 }
 
-async function costRun(launcher: VmLauncher) {
+async function costRun(launcher: VmLauncher, cost = DEFAULT_COST_MODEL) {
   const store = Store.open(':memory:');
   const result = await runVm(
     {
@@ -80,7 +80,7 @@ async function costRun(launcher: VmLauncher) {
       labelPrefix: 'vm-',
       command: 'hintlab vm --cost',
       hintlabVersion: '0.0.0',
-      cost: DEFAULT_COST_MODEL,
+      cost,
     },
     { store, launcher, probe, abort: new AbortController().signal, cacheDir: dir, costPlugin: { path: join(dir, 'cost.so'), buildId: 'beef', qemuVersion: '7.2.22' }, chooseAccel: async () => ({ accel: 'tcg', why: 'test' }) },
   );
@@ -110,4 +110,13 @@ test('a boot whose plugin closed fewer windows than the probe stored rounds fail
   assert.equal(step.state, 'failed');
   assert.match(step.state === 'failed' ? step.reason : '', /cost counters: the cost plugin closed 2 windows but the probe stored 3 rounds in this boot/);
   assert.equal(store.getRun(step.runId).status, 'failed');
+});
+
+test('a boot whose plugin header names another model than the one asked for fails, and stores no counts', async () => {
+  // the plugin wrote its default 32 KiB model; the run asked for 64 KiB
+  const { store, result } = await costRun(guest(3), { ...DEFAULT_COST_MODEL, l1iBytes: 65536 });
+  const step = result.steps[0]!;
+  assert.equal(step.state, 'failed');
+  assert.match(step.state === 'failed' ? step.reason : '', /boot-1\.txt:1: the cost plugin ran another model than the one asked for \(l1i=32768 where 65536 was asked\)/);
+  assert.ok(store.getRun(step.runId).rounds.every((r) => r.metrics.length === 0));
 });

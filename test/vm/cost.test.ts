@@ -104,3 +104,23 @@ test('per-function changes smaller than 0.005 per call in every counter are coun
   assert.doesNotMatch(text, /^p +tick/m);
   assert.match(text, /1 changed by less than 0\.005 per call in every counter/);
 });
+
+test('--cost-model refuses values the plugin cannot honour, junk after a value, and a part given twice', () => {
+  const refused = (text: string, why: RegExp) =>
+    assert.throws(() => parseCostModel(text), (e: unknown) => e instanceof UserError && e.exitCode === 2 && why.test(e.message), text);
+  refused('l1i=2097152k,1way,64', /size 2147483648 is outside 1\.\.2\^30/);
+  refused('l1i=32k,8way,2147483648', /line 2147483648 is outside 1\.\.2\^30/);
+  refused('l1i=32k,8way,64=junk', /l1i must be SIZE,WAYSway,LINE.*got '32k,8way,64=junk'/);
+  refused('64=junk', /unknown part '64=junk'/);
+  refused('l1i=32k,8way,64 l1i=64k,4way,64', /l1i= is given twice/);
+  refused('predictor=2bit predictor=2bit', /predictor= is given twice/);
+  assert.deepEqual(parseCostModel('l1i=1048576k,1way,64'), { l1iBytes: 2 ** 30, l1iWays: 1, lineBytes: 64, predictor: '2bit' });
+});
+
+test('a plugin header naming another model than the one asked for is a mismatch, and the asked one is not', async () => {
+  const { headerMismatch } = await import('../../src/vm/cost-plugin.ts');
+  const header = 'hintlab-cost 1 target=x86_64 l1i=32768 ways=8 line=64 predictor=2bit,4096';
+  assert.equal(headerMismatch(header, parseCostModel('')), null);
+  assert.match(headerMismatch(header, { l1iBytes: 2 ** 31, l1iWays: 1, lineBytes: 64, predictor: '2bit' }) ?? '', /another model than the one asked for \(l1i=32768 where 2147483648 was asked, ways=8 where 1 was asked\)/);
+  assert.match(headerMismatch('hintlab-cost 1 target=x86_64', parseCostModel('')) ?? '', /l1i=\(none\) where 32768 was asked/);
+});

@@ -7,6 +7,7 @@
  * so they only ever touch its hard-link copy (never the user's tree), and
  * an unchanged request reuses the previous build.
  */
+import { headerText } from '../../kernel/patch-names.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, normalize } from 'node:path';
 import { UserError } from '../../errors.ts';
@@ -90,7 +91,7 @@ export function profilePatch(src: string, dirs: readonly string[]): string {
       }
       const context = lines.slice(0, 3);
       const head = context.length ? `@@ -1,${context.length} +1,${context.length + 1} @@` : '@@ -0,0 +1 @@';
-      return [`--- a/${rel}`, `+++ b/${rel}`, head, '+GCOV_PROFILE := y', ...context.map((l) => ` ${l}`)].join('\n');
+      return [`--- ${headerText(`a/${rel}`)}`, `+++ ${headerText(`b/${rel}`)}`, head, '+GCOV_PROFILE := y', ...context.map((l) => ` ${l}`)].join('\n');
     })
     .join('\n')
     .concat('\n');
