@@ -114,7 +114,7 @@ export async function runDuet(run: PairedRun, plan: CpuPlan): Promise<PairedOutc
     layout.cleanup();
   }
   const pairs = Math.floor(ended / 2);
-  record(run, 'duet', { design: 'duet', cpus: layout.cpus, swapEvery: 1 }, pairs, watch.final());
+  record(run, 'duet', { design: 'duet', cpus: layout.cpus, swapEvery: 1, blockRounds: run.budget.blockRounds }, pairs, watch.final());
   return { stop, text: designLine('duet', { cpus: layout.cpus, pairs, clock: run.req.clock ?? 'wall' }) };
 }
 
@@ -204,6 +204,8 @@ export async function runTurns(run: PairedRun, plan: CpuPlan, seed: number): Pro
     for (const f of open) f.close();
   }
   const pairs = turns.pairs;
-  record(run, turns.order, { design: 'alternation', processes: 2, cpu: plan.cpu, blockRounds: R, seed, pairsPerProcess: PAIRS_PER_PROCESS }, pairs, watch.final());
+  // each generation started one probe process per side
+  const processesPerSide = segments.length;
+  record(run, turns.order, { design: 'alternation', processes: 2, cpu: plan.cpu, blockRounds: R, seed, pairsPerProcess: PAIRS_PER_PROCESS, processesPerSide }, pairs, watch.final());
   return { stop, text: designLine('alternation', { pairs, blockRounds: R, seed, clock: run.req.clock ?? 'wall', processes: 2, cpu: plan.cpu }) };
 }

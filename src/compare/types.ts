@@ -59,8 +59,10 @@
 import type { Direction, Known, ReplicateUnit, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
 import type { WelchTest } from '../stats/tests.ts';
+import type { RunClock } from './clock.ts';
+import type { ProcessesPerSide } from './design.ts';
 
-export const COMPARISON_SCHEMA = 6;
+export const COMPARISON_SCHEMA = 7;
 
 /** A: baseline; B: candidate; A2: the baseline measured again after B. */
 export type RunRole = 'A' | 'B' | 'A2';
@@ -313,6 +315,8 @@ export interface ComparisonOptions {
 /** The run as compared, without its rounds (those are in each RunSummary). */
 export interface ComparedRun extends Omit<Run, 'unit'> {
   role: RunRole;
+  /** What its rounds were timed on (src/compare/clock.ts). */
+  clock: Known<RunClock>;
 }
 
 export type GeometricMean =
@@ -367,6 +371,10 @@ export interface ComparisonDesign {
   kind: DesignKind;
   /** One short line, e.g. 'duet: A and B at once on CPUs 0 and 1, 40 pairs, CPUs swapped every block'. */
   text: string;
+  /** Paired designs: probe processes per side (a duet starts a fresh pair per block); null for the others, whose units are processes, boots or invocations. */
+  processesPerSide: ProcessesPerSide;
+  /** The CPUs the design's probes ran on when it used more than the pinned one (a duet's two, A's first); null otherwise. */
+  cpus: number[] | null;
 }
 
 export interface Comparison {
@@ -374,6 +382,8 @@ export interface Comparison {
   /** The design the verdicts rest on; reports print its text. */
   design: ComparisonDesign;
   unit: Unit;
+  /** The clock every run's rounds were timed on; unknown (saying which run used which) when they differ. */
+  clock: Known<RunClock>;
   measures: Measures;
   direction: Direction;
   runs: ComparedRun[];

@@ -8,7 +8,7 @@ import { fixed, formatP, readableDecimals, signed } from '../format/numbers.ts';
 import { unitNounOf, unitWords } from '../format/units.ts';
 import { directionOf } from '../model.ts';
 import { runName } from './facts.ts';
-import { contrastDecimals, isInterval, roundsText } from './comparison-words.ts';
+import { comparisonClockText, contrastDecimals, designOf, isInterval, roundsText } from './comparison-words.ts';
 import { judgedContrast } from '../compare/verdict.ts';
 import { rankNameOf, subjectsRegressionsFirst, testNameOf, verdictText } from './summary.ts';
 
@@ -67,7 +67,7 @@ export function resultsTable(c: Comparison): Table {
   const adjusted = adjustedHeader(c);
   return {
     id: 'results',
-    caption: `Results (${u.perOp}; change is ${c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? 'B vs A+A2, the contrast the verdict used' : 'B vs A'})`,
+    caption: `Results (${u.perOp}, ${comparisonClockText(c)}; change is ${c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? 'B vs A+A2, the contrast the verdict used' : 'B vs A'})`,
     headers: [
       'Subject',
       ...rs.map((r) => `${r} mean (${u.perOp})`),
@@ -97,7 +97,7 @@ export function resultsTable(c: Comparison): Table {
         signed(judged.changePct, pd),
         s.verdict.exact ? 'exact' : ciRange(ci, cd),
         s.runs.map((r) => fixed(r.cvPct, cvd)).join('/'),
-        roundsText(s.runs, c.unit),
+        roundsText(s.runs, c.unit, designOf(c)),
         pText(judged.test),
         ...(adjusted.length > 0 ? [adjustedText(judged.adjusted)] : []),
         pText(judged.rank),
