@@ -204,8 +204,6 @@ export async function runTurns(run: PairedRun, plan: CpuPlan, seed: number): Pro
     for (const f of open) f.close();
   }
   const pairs = turns.pairs;
-  // each generation started one probe process per side
-  const processesPerSide = segments.length;
-  record(run, turns.order, { design: 'alternation', processes: 2, cpu: plan.cpu, blockRounds: R, seed, pairsPerProcess: PAIRS_PER_PROCESS, processesPerSide }, pairs, watch.final());
+  record(run, turns.order, { design: 'alternation', processes: 2, cpu: plan.cpu, blockRounds: R, seed, pairsPerProcess: PAIRS_PER_PROCESS }, pairs, watch.final());
   return { stop, text: designLine('alternation', { pairs, blockRounds: R, seed, clock: run.req.clock ?? 'wall', processes: 2, cpu: plan.cpu }) };
 }

@@ -57,7 +57,6 @@ interface InterleaveRecord {
   processes?: unknown;
   cpu?: unknown;
   pairsPerProcess?: unknown;
-  processesPerSide?: unknown;
 }
 
 function extraOf(run: RunWithRounds): Record<string, unknown> {
@@ -103,14 +102,13 @@ export function interleavedPartners(a: RunWithRounds, b: RunWithRounds): boolean
 
 /**
  * Processes per side of an alternation: one process for both sides with a
- * switched file; with an A and a B process, the generations recorded, or
- * (runs stored before they were) the pairs over the pairs each generation
- * measured (`params.extra.processes` holds a paired run's pairs).
+ * switched file; with an A and a B process, the processes that measured:
+ * every generation but the last measures exactly `pairsPerProcess` pairs
+ * (`params.extra.processes` holds a paired run's pairs), and one started
+ * after the budget ran out measures none.
  */
 function alternationProcesses(rec: InterleaveRecord, run: RunWithRounds): ProcessesPerSide {
   if (num(rec.processes) !== 2) return 'shared';
-  const recorded = num(rec.processesPerSide);
-  if (recorded !== null) return recorded;
   const pairs = num(extraOf(run).processes);
   const per = num(rec.pairsPerProcess);
   return pairs !== null && per !== null && per > 0 ? Math.max(1, Math.ceil(pairs / per)) : null;

@@ -138,6 +138,16 @@ export function roundsText(runs: RunSummary[], unit: Unit, design?: UnitsDesign,
   return `${rounds}${calls}${isPairedKind(design) ? processesText(design) : ''}`;
 }
 
+/**
+ * "3 processes per side x 5 rounds x 20000 calls" for a whole comparison:
+ * the units and rounds of the first subject (every subject of a run shares
+ * them), the calls per round as a range when the subjects differ.
+ */
+export function tableRoundsText(c: Comparison): string {
+  const ops = c.subjects.flatMap((s) => s.runs.flatMap((r) => r.opsPerRound));
+  return roundsText(c.subjects[0]?.runs ?? [], c.unit, designOf(c), ops);
+}
+
 /** "20000", or "500-100000" when they differ. */
 function rangeText(xs: readonly number[]): string {
   const lo = Math.min(...xs);

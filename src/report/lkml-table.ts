@@ -10,7 +10,7 @@ import type { Caveat, Comparison, SubjectComparison, Verdict } from '../compare/
 import { alignColumns } from '../format/columns.ts';
 import { fixed, readableDecimals, signed } from '../format/numbers.ts';
 import { pctFixed } from '../format/percent.ts';
-import { contrastDecimals, countOf, designOf, isInterval, roundsText } from './comparison-words.ts';
+import { contrastDecimals, countOf, isInterval } from './comparison-words.ts';
 import { CAVEAT_TEXT, testNameOf, controlsText, driftText, geometricMeanText, notComparedText, notRunText } from './summary.ts';
 import { isClaim, judgedContrast } from '../compare/verdict.ts';
 import { unitNounOf } from '../format/units.ts';
@@ -169,12 +169,4 @@ export function measuredLines(c: Comparison, caption: string, opts: { all: boole
   return [...lkmlPara(caption), ...subjectTable(c, all), ...prose.flatMap((p) => lkmlPara(p))];
 }
 
-/**
- * "3 processes per side x 5 rounds x 20000 calls" for the whole table: the
- * units and rounds of the first subject (every subject of a run shares
- * them), the calls per round as a range when the subjects differ.
- */
-export function tableRoundsText(c: Comparison): string {
-  const ops = c.subjects.flatMap((s) => s.runs.flatMap((r) => r.opsPerRound));
-  return roundsText(c.subjects[0]?.runs ?? [], c.unit, designOf(c), ops);
-}
+export { tableRoundsText } from './comparison-words.ts';

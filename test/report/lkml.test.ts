@@ -173,3 +173,23 @@ test('subjects with different calls per round give the caption their range, not 
   c.subjects[2]!.runs = c.subjects[2]!.runs.map((r) => ({ ...r, opsPerRound: r.opsPerRound.map(() => 500) }));
   assert.match(lkmlReport(c, CTX).replace(/\n\s*/g, ' '), /Means in ns\/call \(wall clock\), B vs A\+A2, 3 processes per run x 5 rounds x 500-20000 calls:/);
 });
+
+/** Every byte past ASCII in `text`, with the line it is on. */
+function nonAscii(text: string): string[] {
+  return text.split('\n').filter((line) => [...Buffer.from(line, 'utf8')].some((b) => b >= 0x80));
+}
+
+test('the lkml block is plain ASCII, +/- for the noise threshold, whatever labels and hosts the runs carry', () => {
+  const c = abaComparison();
+  c.runs[1]!.label = 'patched\u2013v2 \u00b5-opt';
+  (c.runs[0]!.environment as { hostname: unknown }).hostname = { known: true, value: 'l\u00e4b-7' };
+  c.subjects[2]!.change = { ...c.subjects[2]!.change, changePct: 0 };
+  for (const text of [lkmlReport(c, CTX), lkmlReport(c, { ...CTX, all: true }), lkmlReport(adversarial(), CTX)]) {
+    assert.deepEqual(nonAscii(text), []);
+    assert.doesNotMatch(text, /\u00b1/);
+  }
+  const text = lkmlReport(c, CTX).replace(/\n\s*/g, ' ');
+  assert.match(text, /beyond \+\/-1 %/);
+  assert.match(text, /run 13 "patched-v2 u-opt"/);
+  for (const line of lkmlReport(c, CTX).split('\n')) assert.ok(line.length <= 72, line);
+});

@@ -130,9 +130,10 @@ describe('text report', () => {
   });
 
   it('lists the design, regressions and the geometric mean before the per-subject table and blocks', () => {
-    assert.deepEqual(lines.slice(2, 11), [
+    assert.deepEqual(lines.slice(2, 12), [
       'unit: ns/call (lower is better); faster/slower needs Holm-adjusted Welch p < 0.05 and the whole 95 % interval of the change beyond ±1 %',
       'clock: wall clock (CLOCK_MONOTONIC_RAW): includes the time other tasks held the CPU',
+      'measured: 3 processes per side x 5 rounds',
       'Design: processes: A and B probe processes interleaved A B B A in one invocation, unpaired, 5 units per side.',
       "Units: processes (Welch's t on unit means; Mann-Whitney shown).",
       '',
@@ -141,8 +142,8 @@ describe('text report', () => {
       'not compared: select-1000 (measured only in A)',
       '',
     ]);
-    assert.ok(lines[11]!.startsWith('subject  A'));
-    assert.ok(lines.indexOf('getppid') > 11);
+    assert.ok(lines[12]!.startsWith('subject  A'));
+    assert.ok(lines.indexOf('getppid') > 12);
   });
 
   it('ends with how the interval was computed and the correction used, over how many subjects', () => {

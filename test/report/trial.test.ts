@@ -50,6 +50,7 @@ test('the lkml report of a trial is exactly this text, no line over 72 columns, 
   assert.equal(text, LKML);
   assert.deepEqual(text.split('\n').filter((l) => l.length > 72), []);
   assert.ok(text.trimEnd().split('\n').length <= 27);
+  assert.ok([...Buffer.from(text, 'utf8')].every((b) => b < 0x80), 'plain ASCII for mail');
 });
 
 test('the Markdown report has each part as a section, the hunks and steps as tables', () => {
