@@ -20,6 +20,15 @@ export interface Table {
   rows: string[][];
   /** Columns holding numbers: right-aligned. */
   numeric: number[];
+  /** Per row, the columns each cell spans (absent, or absent for a row: one each); the spans of a row add up to the headers. */
+  spans?: (number[] | undefined)[];
+}
+
+/** A row's cells, each followed by an empty cell per extra column it spans (for formats without spans). */
+export function unspannedCells(t: Table, i: number): string[] {
+  const spans = t.spans?.[i];
+  const row = t.rows[i] ?? [];
+  return spans === undefined ? row : row.flatMap((cell, j) => [cell, ...Array.from({ length: (spans[j] ?? 1) - 1 }, () => '')]);
 }
 
 function roles(c: Comparison): RunRole[] {
@@ -43,6 +52,13 @@ function adjustedHeader(c: Comparison, test = testNameOf(c)): string[] {
 
 function ciRange(s: SubjectComparison['change']['ciPct'], decimals: number): string {
   return isInterval(s) ? `${signed(s.low, decimals)} to ${signed(s.high, decimals)}` : `n/a (${s.reason})`;
+}
+
+/** The one value of a row every run shows alike, or undefined. */
+function sharedValue(f: Comparison['environment'][number], rs: RunRole[]): [string] | undefined {
+  const values = rs.map((r) => f.values[r]);
+  const first = values[0];
+  return rs.length > 1 && first !== undefined && values.every((v) => v === first) ? [first] : undefined;
 }
 
 /** The runs compared: role, id and label, kind, status, start time. */
@@ -196,7 +212,9 @@ export function environmentTable(c: Comparison): Table {
     id: 'environment',
     caption: 'Environment side by side',
     headers: ['Field', ...rs, 'Check', 'Same'],
-    rows: c.environment.map((f) => [f.field, ...rs.map((r) => f.values[r] ?? ''), kindText[f.kind], f.same ? 'yes' : 'no']),
+    // a value every run shares (a kernel command line, the CPU model) is written once, across the runs' columns
+    rows: c.environment.map((f) => [f.field, ...(sharedValue(f, rs) ?? rs.map((r) => f.values[r] ?? '')), kindText[f.kind], f.same ? 'yes' : 'no']),
+    spans: c.environment.map((f) => (sharedValue(f, rs) === undefined ? undefined : [1, rs.length, 1, 1])),
     numeric: [],
   };
 }
