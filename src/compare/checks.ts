@@ -221,9 +221,10 @@ export function checkEnvironment(rows: readonly EnvironmentField[], allowMismatc
           .map(([role, v]) => `${role} = '${v}'`)
           .join(', ')}`,
     );
+    const clock = differing.some((r) => r.field === 'clock') ? 'Time both on one clock (hintlab bench --clock wall or --clock cpu). ' : '';
     throw new ComparisonRefused(
       `the runs' checked environment differs, so their numbers are not comparable:\n${lines.join('\n')}\n` +
-        'Measure both on the same machine and settings, or pass --allow-mismatch to compare anyway.',
+        `${clock}Measure both on the same machine and settings, or pass --allow-mismatch to compare anyway.`,
     );
   }
   return differing;

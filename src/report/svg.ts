@@ -193,7 +193,7 @@ export function pairRatiosPlot(p: { title: string; ratios: number[]; meanRatio: 
     openSvg('pairs', frame, p.title),
     `<rect class="threshold-band" x="${x0}" y="${f(y(band[1]))}" width="${x1 - x0}" height="${f(y(band[0]) - y(band[1]))}" fill="#e8e8e8" stroke="#bbb" stroke-dasharray="3 2"/>`,
     yAxis(frame, y, yt.ticks, 'B/A of the pair'),
-    hline(1, 'stroke="#555"'),
+    hline(1, 'class="no-change" stroke="#555"'),
     hline(p.meanRatio, 'class="mean" stroke="#222" stroke-width="1.5" stroke-dasharray="6 3"'),
     `<path d="${path}" fill="none" stroke="${style.colour}" stroke-opacity="0.35"/>`,
     `<g class="series" data-run="B/A">${p.ratios.map((r, i) => marker('circle', x(i + 1), y(r), 3, style.colour)).join('')}</g>`,

@@ -55,7 +55,11 @@ describe('compare and the clock', () => {
     const b = withExtra(makeRun({ id: 2, values: { x: B } }), { clock: 'wall' });
     assert.throws(
       () => compare({ a, b }),
-      (err: unknown) => err instanceof ComparisonRefused && err.message.includes("clock: A = 'thread-cpu', B = 'wall'") && err.message.includes('--allow-mismatch'),
+      (err: unknown) =>
+        err instanceof ComparisonRefused &&
+        err.message.includes("clock: A = 'thread-cpu', B = 'wall'") &&
+        err.message.includes('hintlab bench --clock wall or --clock cpu') &&
+        err.message.includes('--allow-mismatch'),
     );
   });
 
