@@ -55,12 +55,19 @@
  *      term with its one degree of freedom, never clipped. `PowerAnalysis`
  *      gained `advice` (what design or budget would reach a given change)
  *      and its figures include every term the verdict uses.
+ *   7: the design's units and the clock. `ComparisonDesign.processesPerSide`
+ *      (paired designs; 'shared' when one process measured both sides) and
+ *      `.cpus`; `Comparison.clock`, `ComparedRun.clock` (./clock.ts) and
+ *      the checked environment row `clock`; `PairInfo.ratios`, each pair's
+ *      B/A in measurement order. Every field of version 6 keeps its meaning.
  */
 import type { Direction, Known, ReplicateUnit, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
 import type { WelchTest } from '../stats/tests.ts';
 import type { RunClock } from './clock.ts';
 import type { ProcessesPerSide } from './design.ts';
+import type { ComparisonOptions, Correction } from './options.ts';
+export type { ComparisonOptions, Correction } from './options.ts';
 
 export const COMPARISON_SCHEMA = 7;
 
@@ -122,14 +129,6 @@ export interface RunSummary {
   /** Round.ops of each value. */
   opsPerRound: number[];
 }
-
-/**
- * How the p-values of one family of contrasts (the same contrast over every
- * subject of a comparison) are corrected for testing many subjects at once:
- * `holm` is Holm's step-down (src/stats/multiple.ts), `none` tests each
- * subject at alpha on its own (for a single, pre-registered subject).
- */
-export type Correction = 'holm' | 'none';
 
 /**
  * A contrast's p-values after the family-wise correction. `familySize` is
@@ -280,36 +279,6 @@ export interface EnvironmentField {
   /** checked: must agree (or be allowed); expected: expected to differ (kernel, seccomp injection); info: shown only. */
   kind: 'checked' | 'expected' | 'info';
   same: boolean;
-}
-
-export interface ComparisonOptions {
-  /** Significance level of both tests: the family-wise error rate with `correction` holm. */
-  alpha: number;
-  /** Multiple-comparison correction over the subjects of each family of contrasts. */
-  correction: Correction;
-  /** Noise threshold: the whole CI of the change must lie beyond ±thresholdPct. */
-  thresholdPct: number;
-  confidenceLevel: number;
-  /** Unused since schema 6 (the verdict's interval is the deciding test's, not a bootstrap); kept so old command lines and documents still read. */
-  bootstrapResamples: number;
-  bootstrapSeed: number;
-  /** Power assumed for the minimum detectable effect. */
-  power: number;
-  /** Fewer measured rounds than this in A or B gives 'insufficient data'. */
-  minRounds: number;
-  /** Fewer units of replication than this in a run gives 'insufficient units'. */
-  minUnits: number;
-  /**
-   * Take every round as its own unit (the round-level statistics of schema
-   * 2): kept to measure how often they claim a difference between two runs
-   * of the same kernel (bench/aa-false-claims.ts). Not for verdicts.
-   */
-  roundsAsUnits: boolean;
-  /** Control subjects (e.g. getppid): shown, but left out of the geometric mean and the regressions. */
-  controls: string[];
-  detectPct: number | null;
-  allowMismatch: boolean;
-  allowIncomplete: boolean;
 }
 
 /** The run as compared, without its rounds (those are in each RunSummary). */

@@ -163,7 +163,7 @@ const CLOCK_WORDS: Record<RunClock, { short: string; long: string }> = {
   'guest-emulated': { short: 'emulated guest clock', long: "the TCG guest's clock: emulation time, not real time" },
 };
 
-/** A run's clock: "thread CPU time", or "clock not recorded (why)". `long` adds what the clock leaves in or out. */
+/** A run's clock: "thread CPU clock", or "clock not recorded (why)". `long` adds what the clock leaves in or out. */
 export function clockText(clock: Known<RunClock>, long = false): string {
   if (!clock.known) return `clock not recorded (${clock.reason})`;
   return long ? CLOCK_WORDS[clock.value].long : CLOCK_WORDS[clock.value].short;
@@ -171,7 +171,7 @@ export function clockText(clock: Known<RunClock>, long = false): string {
 
 /**
  * The clock of a comparison's runs: one when they share it, else "CLOCKS
- * DIFFER: A wall clock, B thread CPU time" (compared only with
+ * DIFFER: A wall clock, B thread CPU clock" (compared only with
  * --allow-mismatch); "clock not recorded" for a document of schema 6 or
  * older, which carries none.
  */
