@@ -53,7 +53,7 @@ export function chooseDesign(d: DesignInput): DesignChoice {
 
 /** One line saying how the invocation measured (printed by bench; the comparison prints its own). */
 export function designLine(kind: DesignKind, facts: { pairs?: number; cpus?: [number, number]; blockRounds?: number; seed?: number; order?: string; clock?: string; processes?: number; cpu?: number }): string {
-  const clock = facts.clock === 'thread-cpu' ? ", rounds timed on each probe thread's CPU clock" : '';
+  const clock = facts.clock === 'thread-cpu' ? ", rounds timed on each probe thread's CPU clock" : facts.clock === 'wall' ? ', rounds timed on the wall clock' : '';
   if (kind === 'duet') return `design: duet: A and B at once on CPUs ${facts.cpus?.[0]} and ${facts.cpus?.[1]}, ${facts.pairs} pairs, CPUs swapped every block${clock}`;
   if (kind === 'alternation' && facts.processes === 2) {
     return `design: alternation: an A and a B probe process taking turns on CPU ${facts.cpu}, ${facts.pairs} pairs of ${facts.blockRounds}-round blocks in random ABBA order (seed ${facts.seed}), fresh processes every ${PAIRS_PER_PROCESS} pairs${clock}`;

@@ -15,7 +15,7 @@ import { drive, type DriverSegment, type DrivenRun, type DriveStop } from '../ta
 import { DEFAULT_ALPHA, DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE, PAIRED_OPS_DIVISOR, PAIRED_WARMUPS } from './budget.ts';
 import { chooseDesign, designLine, type DesignKind } from './design.ts';
 import { partnerReason, runAlternation, runDuet, runTurns, type PairedRun } from './paired.ts';
-import { probeArgs, splitRounds, type CpuPlan } from './probe-run.ts';
+import { defaultClock, probeArgs, splitRounds, type CpuPlan } from './probe-run.ts';
 import { BenchRequestError, benchStart, checkOps, interruptedBetween, type BenchDeps } from './runner.ts';
 import { clockArgs, sharedEnding, startSides, workArgs, type InterleavedRequest, type InterleavedResult, type PairedBudget, type SideName, type SideRun } from './sides.ts';
 import { FileSwitches } from './switch-file.ts';
@@ -72,13 +72,12 @@ function designFor(req: InterleavedRequest, deps: BenchDeps, allowed: string, pl
  * A paired design's processes are short and many: one warm-up each unless
  * --warmups was given, and rounds of a fifth of the profile's default calls
  * unless --ops was (more pairs in the same time: the interval of the paired
- * change narrows with the number of pairs, docs/bench.md), timed on the
- * probe thread's CPU clock unless --clock wall.
+ * change narrows with the number of pairs, docs/bench.md).
  */
 function pairedDefaults(req: InterleavedRequest): InterleavedRequest {
   const warmups = req.warmupsAsked ? req.warmups : Math.min(req.warmups, PAIRED_WARMUPS);
   const profiles = req.ops === null ? req.profiles.map((p) => ({ ...p, defaultOps: Math.ceil(p.defaultOps / PAIRED_OPS_DIVISOR) })) : req.profiles;
-  return { ...req, warmups, profiles, clock: req.clock ?? 'thread-cpu' };
+  return { ...req, warmups, profiles };
 }
 
 const defaultBudget: PairedBudget = { secondsPerProfile: DEFAULT_SECONDS_PER_PROFILE, precisionPct: null, blockRounds: DEFAULT_BLOCK_ROUNDS, alpha: DEFAULT_ALPHA };
@@ -90,7 +89,8 @@ export async function runInterleaved(req0: InterleavedRequest, deps: BenchDeps):
   await checkOps({ ...req0, injectSeccomp: null }, plan, deps);
   const design = designFor(req0, deps, env.cpu.allowed.known ? env.cpu.allowed.value : String(plan.cpu), plan);
   const notes = design.note ? [design.note] : [];
-  let req = design.kind === 'processes' ? req0 : pairedDefaults(req0);
+  const clocked = { ...req0, clock: req0.clock ?? defaultClock(req0.profiles) };
+  let req = design.kind === 'processes' ? clocked : pairedDefaults(clocked);
   const workB = req0.workB;
   if (workB) {
     const injectWork = workB.kind === 'count' ? Object.fromEntries(req.profiles.map((p) => [p.name, workB.n])) : await calibrateWork(req, deps, plan, workB.pct, design.kind);

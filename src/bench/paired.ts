@@ -114,7 +114,7 @@ export async function runDuet(run: PairedRun, plan: CpuPlan): Promise<PairedOutc
     layout.cleanup();
   }
   const pairs = Math.floor(ended / 2);
-  record(run, 'duet', { design: 'duet', cpus: layout.cpus, swapEvery: 1 }, pairs, watch.final());
+  record(run, 'duet', { design: 'duet', cpus: layout.cpus, swapEvery: 1, blockRounds: run.budget.blockRounds }, pairs, watch.final());
   return { stop, text: designLine('duet', { cpus: layout.cpus, pairs, clock: run.req.clock ?? 'wall' }) };
 }
 

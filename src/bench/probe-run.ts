@@ -20,6 +20,29 @@ export interface ProbeRequest {
   injectSeccomp: number | null;
 }
 
+/**
+ * What a host round's time counts: `wall` (CLOCK_MONOTONIC_RAW) or
+ * `thread-cpu` (the probe thread's own CPU time, CLOCK_THREAD_CPUTIME_ID:
+ * the time other tasks held the CPU is left out).
+ */
+export type RoundClock = 'wall' | 'thread-cpu';
+
+/**
+ * The clock a host invocation times on when --clock is not given, the same
+ * for a plain run and every A/B design so their numbers agree (docs/bench.md,
+ * "Which clock"): the thread's CPU time, unless a profile hands the CPU to
+ * a partner and waits for it (its CPU time would leave the wait out), then
+ * the wall clock for the whole invocation.
+ */
+export function defaultClock(profiles: readonly Pick<ProfileInfo, 'waits'>[]): RoundClock {
+  return profiles.some((p) => p.waits === true) ? 'wall' : 'thread-cpu';
+}
+
+/** The probe arguments of a clock (none for wall time, the probe's default). */
+export function clockFlags(clock: RoundClock): string[] {
+  return clock === 'thread-cpu' ? ['--clock', 'thread-cpu'] : [];
+}
+
 export interface CpuPlan {
   cpu: number;
   /** A second allowed CPU for helper threads, or null on a one-CPU mask. */

@@ -15,6 +15,8 @@ export interface ProfileInfo {
   cpus: 1 | 2;
   /** What one op is, for reports. */
   summary: string;
+  /** The timed thread hands the CPU to a partner and waits for it: its own CPU time leaves the wait out (./probe-run.ts defaultClock). */
+  waits?: true;
 }
 
 export const PROFILES: readonly ProfileInfo[] = [
@@ -30,9 +32,9 @@ export const PROFILES: readonly ProfileInfo[] = [
   { name: 'select-1000-empty', call: 'select', defaultOps: 50_000, cpus: 1, summary: 'select() with nfds 1000, empty sets' },
   { name: 'mincore-256k', call: 'mincore', defaultOps: 20_000, cpus: 1, summary: 'mincore() on 256 KiB, half resident' },
   { name: 'sched_yield', call: 'sched_yield', defaultOps: 50_000, cpus: 1, summary: 'sched_yield() alone on the CPU' },
-  { name: 'sched_yield-dual', call: 'sched_yield', defaultOps: 10_000, cpus: 1, summary: 'sched_yield() with a partner on the CPU' },
+  { name: 'sched_yield-dual', call: 'sched_yield', defaultOps: 10_000, cpus: 1, summary: 'sched_yield() with a partner on the CPU', waits: true },
   { name: 'sched_setaffinity-same-mask', call: 'sched_setaffinity', defaultOps: 20_000, cpus: 1, summary: 'unchanged mask on a running thread' },
-  { name: 'sched_setaffinity-queued', call: 'sched_setaffinity', defaultOps: 2_000, cpus: 2, summary: 'move a busy thread between two CPUs' },
+  { name: 'sched_setaffinity-queued', call: 'sched_setaffinity', defaultOps: 2_000, cpus: 2, summary: 'move a busy thread between two CPUs', waits: true },
 ];
 
 export function findProfile(name: string): ProfileInfo | undefined {

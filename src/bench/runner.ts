@@ -12,12 +12,12 @@ import type { ProbeBuild } from './build.ts';
 import { collectEnvironment, finishEnvironment, parseCpuList } from '../environment/host.ts';
 import type { EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
 import type { SysReader } from '../environment/reader.ts';
-import { probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan, type ProbeRequest } from './probe-run.ts';
+import { clockFlags, defaultClock, probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan, type ProbeRequest, type RoundClock } from './probe-run.ts';
 import type { ProfileInfo } from './profiles.ts';
 import { startProbeRun } from './session.ts';
 import { boundOps, OpsBoundError } from './pilot.ts';
 
-export { opsFor, probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan } from './probe-run.ts';
+export { opsFor, probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan, type RoundClock } from './probe-run.ts';
 
 export interface BenchRequest extends ProbeRequest {
   /**
@@ -33,6 +33,8 @@ export interface BenchRequest extends ProbeRequest {
   /** The arguments as typed and the working directory, stored as params.extra.invocation. */
   invocation?: RunInvocation;
   hintlabVersion: string;
+  /** What a round's time counts (--clock); null or absent = defaultClock of the profiles. Stored as params.extra.clock. */
+  clock?: RoundClock | null;
   /**
    * The run is one boot of a session on a box (`hintlab session`): the boot
    * is its one unit of replication, its probe processes share it, and
@@ -112,6 +114,7 @@ export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<Benc
   const { env, plan } = benchStart(req, deps, req.injectSeccomp);
   await checkOps(req, plan, deps);
   const shares = splitRounds(req.rounds, req.processes);
+  const clock = req.clock ?? defaultClock(req.profiles);
   const opened = startProbeRun(
     deps.store,
     {
@@ -121,7 +124,7 @@ export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<Benc
       replicateUnit: req.boot ? 'boot' : 'process',
       command: req.command,
       hintlabVersion: req.hintlabVersion,
-      params: runParams(req, plan, { processes: shares.length, ...invocationExtra(req), ...req.boot?.extra }),
+      params: runParams(req, plan, { processes: shares.length, clock, ...invocationExtra(req), ...req.boot?.extra }),
       environment: env as unknown as Record<string, unknown>,
     },
     { ...probeRunShape(req), processesAreUnits: !req.boot },
@@ -133,7 +136,7 @@ export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<Benc
     run: 0,
     target: deps.target,
     what: 'the probe',
-    job: { program: 'probe', args: probeArgs({ ...req, rounds }, plan) },
+    job: { program: 'probe', args: [...probeArgs({ ...req, rounds }, plan), ...clockFlags(clock)] },
     begin: () => opened.session.startSegment(rounds),
   }));
   const result = await drive({

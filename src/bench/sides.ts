@@ -7,14 +7,14 @@ import { invocationExtra, type RunWithRounds } from '../model.ts';
 import { finishEnvironment } from '../environment/host.ts';
 import type { EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
 import type { DesignKind } from './design.ts';
-import { probeRunShape, runParams, type CpuPlan } from './probe-run.ts';
+import { clockFlags, probeRunShape, runParams, type CpuPlan, type RoundClock } from './probe-run.ts';
 import type { BenchDeps, BenchRequest } from './runner.ts';
 import { startProbeRun, type ProbeSession } from './session.ts';
 import type { FileSwitches, FileSwitchSpec, PreparedSwitch, SwitchOptions } from './switch-file.ts';
 import type { OpenedRun } from '../target/driver.ts';
 
 export type SideName = 'A' | 'B';
-export type RoundClock = 'wall' | 'thread-cpu';
+export type { RoundClock } from './probe-run.ts';
 
 /** What one side runs with. */
 export interface Side {
@@ -53,12 +53,6 @@ export interface InterleavedRequest extends Omit<BenchRequest, 'label' | 'inject
   workB?: WorkRequest | null;
   /** --warmups was given: the paired designs warm up each process PAIRED_WARMUPS times otherwise. */
   warmupsAsked?: boolean;
-  /**
-   * What a round's time counts: `wall` (CLOCK_MONOTONIC_RAW) or `thread-cpu`
-   * (the probe thread's own CPU time: the time other tasks held the CPU is
-   * left out). Default: thread-cpu for the paired designs, wall for processes.
-   */
-  clock?: RoundClock | null;
   /** Seed of the alternation's random order (default: drawn, and recorded). */
   seed?: number;
 }
@@ -134,7 +128,7 @@ export function startSide(name: SideName, s: SidesStart): SideRun {
       replicateUnit: 'process',
       command: s.req.command,
       hintlabVersion: s.req.hintlabVersion,
-      params: runParams(s.req, s.plan, { processes: s.processes, interleave, ...invocationExtra(s.req) }),
+      params: runParams(s.req, s.plan, { processes: s.processes, clock: interleave.clock, interleave, ...invocationExtra(s.req) }),
       environment: environment as unknown as Record<string, unknown>,
     },
     { ...probeRunShape(s.req), processes: s.processes },
@@ -156,9 +150,9 @@ export function sharedEnding(env: HostEnvironment | RemoteEnvironment, deps: Ben
   return { ending: () => ({ load: final().load, warnings: final().warnings }), final };
 }
 
-/** The probe arguments of the request's clock (none for wall time, the probe's default). */
-export function clockArgs(req: Pick<InterleavedRequest, 'clock'>): string[] {
-  return req.clock === 'thread-cpu' ? ['--clock', 'thread-cpu'] : [];
+/** The probe arguments of the request's clock (runInterleaved resolves the default before any probe starts). */
+export function clockArgs(req: { clock?: RoundClock | null }): string[] {
+  return clockFlags(req.clock ?? 'wall');
 }
 
 /**

@@ -47,7 +47,7 @@ export function parseWork(text: string | undefined): WorkRequest | null {
   throw new UserError(`--inject-work-b takes N (0..${WORK_MAX} additions per call) or PCT% (e.g. 3%), got '${text}'`, 2);
 }
 
-function parseClock(text: string | undefined): 'wall' | 'thread-cpu' | null {
+export function parseClock(text: string | undefined): 'wall' | 'thread-cpu' | null {
   if (text === undefined) return null;
   if (text === 'wall' || text === 'cpu') return text === 'cpu' ? 'thread-cpu' : 'wall';
   throw new UserError(`--clock must be wall or cpu, got '${text}'`, 2);
@@ -94,7 +94,6 @@ export function interleavedRequest(opts: BenchOptions, common: Omit<InterleavedR
     design: parseDesign(opts.design),
     budget: { secondsPerProfile: opts.time ?? DEFAULT_SECONDS_PER_PROFILE, precisionPct: opts.precision ?? null, blockRounds: opts.blockRounds ?? DEFAULT_BLOCK_ROUNDS, alpha: DEFAULT_ALPHA },
     workB: parseWork(opts.injectWorkB),
-    clock: parseClock(opts.clock),
     ...(opts.seed === undefined ? {} : { seed: opts.seed }),
   };
 }

@@ -4,7 +4,7 @@ import { buildProbe, type ProbeBuild } from '../bench/build.ts';
 import { DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE, PAIRED_OPS_DIVISOR, PAIRED_WARMUPS } from '../bench/budget.ts';
 import { PROFILES, type ProfileInfo, selectProfiles } from '../bench/profiles.ts';
 import { BenchRequestError, runBench, type BenchDeps, type BenchRequest } from '../bench/runner.ts';
-import { interleavedRequest, isInterleaved, measureInterleaved, refuseIgnoredPairedFlags } from './bench-interleave.ts';
+import { interleavedRequest, isInterleaved, measureInterleaved, parseClock, refuseIgnoredPairedFlags } from './bench-interleave.ts';
 import { type BenchOptions, probePlanOptions } from './bench-options.ts';
 import { benchRemote } from './bench-targets.ts';
 import { hostTarget } from '../target/host.ts';
@@ -53,6 +53,7 @@ function commonRequest(opts: BenchOptions, profiles: ProfileInfo[], io: CliIO): 
     rounds: opts.rounds,
     processes: opts.processes,
     cpu: opts.cpu ?? null,
+    clock: parseClock(opts.clock),
     command: commandLine(io),
     invocation: invocationOf(io),
     hintlabVersion: VERSION,
@@ -142,7 +143,7 @@ export function registerBench(program: Command, io: CliIO): void {
     .option('--precision <pct>', 'duet and alternation: stop once every profile\'s change is known to +-PCT % (anytime-valid confidence sequence), or at --time', pctOption('--precision', '2%', false, PRECISION_MIN))
     .option('--block-rounds <n>', `duet and alternation: measured rounds per block (default ${DEFAULT_BLOCK_ROUNDS})`, intOption('--block-rounds', 1))
     .option('--inject-work-b <n|pct%>', 'B side: N dependent register additions per call outside the syscall, or PCT% to calibrate N from a pilot so that B costs PCT % more')
-    .option('--clock <wall|cpu>', 'with a B side: time rounds on the wall clock or on the probe thread\'s CPU clock (leaves out the time other tasks held the CPU); default: cpu for duet and alternation, wall for processes')
+    .option('--clock <wall|cpu>', 'time rounds on the wall clock or on the probe thread\'s CPU clock (leaves out the time other tasks held the CPU); default: cpu, or wall when a profile waits for a partner (sched_yield-dual, sched_setaffinity-queued)')
     .option('--seed <n>', 'alternation: seed of the random ABBA order (default: drawn and recorded)', intOption('--seed', 0))
     .option('--switch-file-a <path=value>', 'A\'s value for a --switch-file PATH (default: its contents as read); must be what it holds now', collect, [])
     .option('--force', 'with --switch-file: allow a file outside /proc/sys, /sys, debugfs and your own files')

@@ -5,6 +5,7 @@
  */
 import { readEnvironment, remoteOf, vmOf, type StoredEnvironment } from '../environment/read.ts';
 import type { RunWithRounds } from '../model.ts';
+import { clockOf } from './clock.ts';
 import type { EnvironmentField, RunRole } from './types.ts';
 
 /**
@@ -196,6 +197,15 @@ function probeParamsRow(runs: readonly RoleRun[], subjects: readonly string[]): 
   return { ...subjectRow('probeParams', runs, subjects, probeOf, 'not recorded'), kind: 'checked' };
 }
 
+/**
+ * The clock each run's rounds were timed on (./clock.ts), checked: the wall
+ * clock of a loaded machine and a thread's CPU time differ by the time
+ * other tasks held the CPU, so runs on two clocks are not comparable.
+ */
+function clockRow(runs: readonly RoleRun[]): EnvironmentField {
+  return tableRow('clock', 'checked', runs.map(({ role, run }) => [role, show(clockOf(run), 'none')]));
+}
+
 /** The side-by-side environment of the runs, checked fields first. */
 export function environmentTable(runs: readonly RoleRun[], subjects: readonly string[]): EnvironmentField[] {
   const rows: EnvironmentField[] = [];
@@ -206,7 +216,7 @@ export function environmentTable(runs: readonly RoleRun[], subjects: readonly st
   }
   const checkedEnd = rows.findIndex((r) => r.kind !== 'checked');
   const probe = probeParamsRow(runs, subjects);
-  rows.splice(checkedEnd < 0 ? rows.length : checkedEnd, 0, opsRow(runs, subjects), subjectParamsRow(runs, subjects), ...(probe ? [probe] : []));
+  rows.splice(checkedEnd < 0 ? rows.length : checkedEnd, 0, clockRow(runs), opsRow(runs, subjects), subjectParamsRow(runs, subjects), ...(probe ? [probe] : []));
   return rows;
 }
 
@@ -223,9 +233,10 @@ export function checkEnvironment(rows: readonly EnvironmentField[], allowMismatc
           .map(([role, v]) => `${role} = '${v}'`)
           .join(', ')}`,
     );
+    const clock = differing.some((r) => r.field === 'clock') ? 'Time both on one clock (hintlab bench --clock wall or --clock cpu). ' : '';
     throw new ComparisonRefused(
       `the runs' checked environment differs, so their numbers are not comparable:\n${lines.join('\n')}`,
-      'Measure both on the same machine and settings, or pass --allow-mismatch to compare anyway.',
+      `${clock}Measure both on the same machine and settings, or pass --allow-mismatch to compare anyway.`,
     );
   }
   return differing;

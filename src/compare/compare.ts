@@ -20,6 +20,7 @@ import {
   COMPARISON_SCHEMA,
   type ComparedRun,
   type Comparison,
+  type ComparisonDesign,
   type ComparisonOptions,
   type Contrast,
   type DriftAnalysis,
@@ -32,6 +33,7 @@ import {
 } from './types.ts';
 import { type SideCounts, isClaim, isWorse, judge, withAdvice, withDesign, withDrift } from './verdict.ts';
 import { type Design, designOf, designText, isPaired } from './design.ts';
+import { clockOf, sharedClock } from './clock.ts';
 
 export const DEFAULT_OPTIONS: ComparisonOptions = {
   alpha: 0.05,
@@ -289,7 +291,14 @@ function secondsPerUnit(a: RunWithRounds, b: RunWithRounds, units: readonly numb
 
 function comparedRun(role: RunRole, run: RunWithRounds): ComparedRun {
   const { rounds: _rounds, unit: _unit, ...rest } = run;
-  return { role, ...rest };
+  return { role, ...rest, clock: clockOf(run) };
+}
+
+/** The document's design: its kind, its line, and the units a report states. */
+function comparisonDesign(design: Design, judgedUnits: readonly number[]): ComparisonDesign {
+  const paired = design.kind === 'duet' || design.kind === 'alternation';
+  const cpus = design.kind === 'duet' && design.cpus !== null ? [...design.cpus] : null;
+  return { kind: design.kind, text: designText(design, judgedUnits), processesPerSide: paired ? (design.processesPerSide ?? null) : null, cpus };
 }
 
 /**
@@ -328,8 +337,9 @@ export function compare(input: CompareInput, partial: Partial<ComparisonOptions>
   const mismatchesAllowed = checkEnvironment(environment, options.allowMismatch);
   return {
     schema: COMPARISON_SCHEMA,
-    design: { kind: design.kind, text: designText(design, judgedUnits) },
+    design: comparisonDesign(design, judgedUnits),
     unit,
+    clock: sharedClock(runs),
     measures,
     direction,
     runs: runs.map((r) => comparedRun(r.role, r.run)),

@@ -129,7 +129,7 @@ export function pairedContrast(pairs: Pairs, options: ComparisonOptions, anytime
     units: { baseline: d.length, candidate: d.length },
     test,
     rank: signed.kind === 'ok' ? { kind: 'ok', method: 'wilcoxon-signed-rank', pValue: signed.pValue, minPValue: signed.minPValue } : signed,
-    pairs: { pairs: d.length, dropped: pairs.dropped, meanLogRatio: meanD, sdLogRatio: d.length >= 2 ? stdev(d as unknown as Sample) : Number.NaN },
+    pairs: { pairs: d.length, dropped: pairs.dropped, meanLogRatio: meanD, sdLogRatio: d.length >= 2 ? stdev(d as unknown as Sample) : Number.NaN, ratios: d.map(Math.exp) },
   };
 }
 

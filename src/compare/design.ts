@@ -23,11 +23,18 @@ import type { RunWithRounds } from '../model.ts';
 
 export type Design =
   | { kind: 'processes' }
-  | { kind: 'duet'; cpus: [number, number] | null; swapEvery: number | null; stopping: Stopping | null }
-  | { kind: 'alternation'; blockRounds: number | null; seed: number | null; stopping: Stopping | null; processes?: number | null }
+  | { kind: 'duet'; cpus: [number, number] | null; swapEvery: number | null; stopping: Stopping | null; blockRounds?: number | null; processesPerSide?: ProcessesPerSide }
+  | { kind: 'alternation'; blockRounds: number | null; seed: number | null; stopping: Stopping | null; processes?: number | null; processesPerSide?: ProcessesPerSide; cpu?: number | null }
   | { kind: 'aba' }
   | { kind: 'boots' }
   | { kind: 'separate-runs'; advice: string };
+
+/**
+ * Probe processes per side of a paired design: a count, `shared` when one
+ * process measured both sides (alternation with a switched file), null
+ * when the runs did not record enough to tell.
+ */
+export type ProcessesPerSide = number | 'shared' | null;
 
 /** A paired invocation stopped by a precision target (params.extra.stopping, written by bench). */
 export interface Stopping {
@@ -48,6 +55,8 @@ interface InterleaveRecord {
   blockRounds?: unknown;
   seed?: unknown;
   processes?: unknown;
+  cpu?: unknown;
+  pairsPerProcess?: unknown;
 }
 
 function extraOf(run: RunWithRounds): Record<string, unknown> {
@@ -91,14 +100,32 @@ export function interleavedPartners(a: RunWithRounds, b: RunWithRounds): boolean
   return Math.abs(a.id - b.id) === 1;
 }
 
+/**
+ * Processes per side of an alternation: one process for both sides with a
+ * switched file; with an A and a B process, the processes that measured:
+ * every generation but the last measures exactly `pairsPerProcess` pairs
+ * (`params.extra.processes` holds a paired run's pairs), and one started
+ * after the budget ran out measures none.
+ */
+function alternationProcesses(rec: InterleaveRecord, run: RunWithRounds): ProcessesPerSide {
+  if (num(rec.processes) !== 2) return 'shared';
+  const pairs = num(extraOf(run).processes);
+  const per = num(rec.pairsPerProcess);
+  return pairs !== null && per !== null && per > 0 ? Math.max(1, Math.ceil(pairs / per)) : null;
+}
+
 /** The interleaved design of two partners: a run recorded without `design` is 'processes'. */
 function interleavedDesign(a: RunWithRounds, b: RunWithRounds): Design {
   const rec = interleaveOf(a)!;
   if (rec.design === 'duet') {
     const cpus = Array.isArray(rec.cpus) && rec.cpus.length === 2 && rec.cpus.every((c) => num(c) !== null) ? ([rec.cpus[0], rec.cpus[1]] as [number, number]) : null;
-    return { kind: 'duet', cpus, swapEvery: num(rec.swapEvery), stopping: stoppingOf(a, b) };
+    // every block is a fresh pair of processes: as many per side as pairs
+    return { kind: 'duet', cpus, swapEvery: num(rec.swapEvery), stopping: stoppingOf(a, b), blockRounds: num(rec.blockRounds), processesPerSide: num(extraOf(a).processes) };
   }
-  if (rec.design === 'alternation') return { kind: 'alternation', blockRounds: num(rec.blockRounds), seed: num(rec.seed), stopping: stoppingOf(a, b), processes: num(rec.processes) };
+  if (rec.design === 'alternation') {
+    const cpu = num(rec.cpu) ?? a.params.cpu;
+    return { kind: 'alternation', blockRounds: num(rec.blockRounds), seed: num(rec.seed), stopping: stoppingOf(a, b), processes: num(rec.processes), processesPerSide: alternationProcesses(rec, a), cpu };
+  }
   return { kind: 'processes' };
 }
 

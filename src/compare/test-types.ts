@@ -65,4 +65,6 @@ export interface PairInfo {
   /** Mean and sample standard deviation of d_k = ln(B_k / A_k). */
   meanLogRatio: number;
   sdLogRatio: number;
+  /** B_k / A_k of each pair, in pair (measurement) order: drift and outliers show in it (schema 7; absent in older documents). */
+  ratios?: number[];
 }

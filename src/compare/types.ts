@@ -55,14 +55,22 @@
  *      term with its one degree of freedom, never clipped. `PowerAnalysis`
  *      gained `advice` (what design or budget would reach a given change)
  *      and its figures include every term the verdict uses.
- *   7: `Comparison.warnings`, typed warnings about the data (issue 31):
- *      'busy-machine', a run timed on the wall clock while the load
- *      average exceeded its CPUs. Documents of version 6 have none.
- *      Every field of version 6 is kept with its meaning.
+ *   7: `Comparison.warnings`, typed warnings about the data: 'busy-machine',
+ *      a run timed on the wall clock while the load average exceeded its
+ *      CPUs (documents of version 6 have none). The design's units and the
+ *      clock: `ComparisonDesign.processesPerSide` (paired designs; 'shared'
+ *      when one process measured both sides) and `.cpus`; `Comparison.clock`,
+ *      `ComparedRun.clock` (./clock.ts) and the checked environment row
+ *      `clock`; `PairInfo.ratios`, each pair's B/A in measurement order.
+ *      Every field of version 6 keeps its meaning.
  */
 import type { Direction, Known, ReplicateUnit, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
 import type { WelchTest } from '../stats/tests.ts';
+import type { RunClock } from './clock.ts';
+import type { ProcessesPerSide } from './design.ts';
+import type { ComparisonOptions, Correction } from './options.ts';
+export type { ComparisonOptions, Correction } from './options.ts';
 
 export const COMPARISON_SCHEMA = 7;
 
@@ -124,14 +132,6 @@ export interface RunSummary {
   /** Round.ops of each value. */
   opsPerRound: number[];
 }
-
-/**
- * How the p-values of one family of contrasts (the same contrast over every
- * subject of a comparison) are corrected for testing many subjects at once:
- * `holm` is Holm's step-down (src/stats/multiple.ts), `none` tests each
- * subject at alpha on its own (for a single, pre-registered subject).
- */
-export type Correction = 'holm' | 'none';
 
 /**
  * A contrast's p-values after the family-wise correction. `familySize` is
@@ -284,39 +284,11 @@ export interface EnvironmentField {
   same: boolean;
 }
 
-export interface ComparisonOptions {
-  /** Significance level of both tests: the family-wise error rate with `correction` holm. */
-  alpha: number;
-  /** Multiple-comparison correction over the subjects of each family of contrasts. */
-  correction: Correction;
-  /** Noise threshold: the whole CI of the change must lie beyond ±thresholdPct. */
-  thresholdPct: number;
-  confidenceLevel: number;
-  /** Unused since schema 6 (the verdict's interval is the deciding test's, not a bootstrap); kept so old command lines and documents still read. */
-  bootstrapResamples: number;
-  bootstrapSeed: number;
-  /** Power assumed for the minimum detectable effect. */
-  power: number;
-  /** Fewer measured rounds than this in A or B gives 'insufficient data'. */
-  minRounds: number;
-  /** Fewer units of replication than this in a run gives 'insufficient units'. */
-  minUnits: number;
-  /**
-   * Take every round as its own unit (the round-level statistics of schema
-   * 2): kept to measure how often they claim a difference between two runs
-   * of the same kernel (bench/aa-false-claims.ts). Not for verdicts.
-   */
-  roundsAsUnits: boolean;
-  /** Control subjects (e.g. getppid): shown, but left out of the geometric mean and the regressions. */
-  controls: string[];
-  detectPct: number | null;
-  allowMismatch: boolean;
-  allowIncomplete: boolean;
-}
-
 /** The run as compared, without its rounds (those are in each RunSummary). */
 export interface ComparedRun extends Omit<Run, 'unit'> {
   role: RunRole;
+  /** What its rounds were timed on (src/compare/clock.ts). */
+  clock: Known<RunClock>;
 }
 
 export type GeometricMean =
@@ -371,6 +343,10 @@ export interface ComparisonDesign {
   kind: DesignKind;
   /** One short line, e.g. 'duet: A and B at once on CPUs 0 and 1, 40 pairs, CPUs swapped every block'. */
   text: string;
+  /** Paired designs: probe processes per side (a duet starts a fresh pair per block); null for the others, whose units are processes, boots or invocations. */
+  processesPerSide: ProcessesPerSide;
+  /** The CPUs the design's probes ran on when it used more than the pinned one (a duet's two, A's first); null otherwise. */
+  cpus: number[] | null;
 }
 
 /**
@@ -396,6 +372,8 @@ export interface Comparison {
   /** The design the verdicts rest on; reports print its text. */
   design: ComparisonDesign;
   unit: Unit;
+  /** The clock every run's rounds were timed on; unknown (saying which run used which) when they differ. */
+  clock: Known<RunClock>;
   measures: Measures;
   direction: Direction;
   runs: ComparedRun[];

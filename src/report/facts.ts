@@ -7,6 +7,7 @@
  */
 import type { Comparison, ComparedRun, RunRole } from '../compare/types.ts';
 import { knownText, readEnvironment, vmOf, type StoredEnvironment } from '../environment/read.ts';
+import { comparisonClockText, designOf } from './comparison-words.ts';
 
 /** One labelled fact line, e.g. { label: 'Kernels', text: 'A 6.1.0, B 6.12.0' }. */
 export interface Fact {
@@ -61,8 +62,15 @@ function pinnedText(runs: ComparedRun[]): string | undefined {
   });
 }
 
+/** A design on two CPUs (a duet, A's CPU first): "CPUs 1 and 0 (A and B at once, one on each)", not the one CPU the environment records. */
+function designCpusText(c: Comparison): string | undefined {
+  const cpus = designOf(c)?.cpus;
+  if (!Array.isArray(cpus) || cpus.length !== 2) return undefined;
+  return `CPUs ${cpus[0]} and ${cpus[1]} (A and B at once, one on each)`;
+}
+
 /** Turbo, governor, SMT and isolcpus: the tuning of the machine the numbers were measured on (a VM's host). */
-function hostTuning(runs: ComparedRun[]): string[] {
+function hostTuning(runs: ComparedRun[], cpus?: string): string[] {
   const parts: string[] = [];
   const add = (name: string, v: string | undefined): void => {
     if (v !== undefined) parts.push(`${name} ${v}`);
@@ -70,7 +78,7 @@ function hostTuning(runs: ComparedRun[]): string[] {
   add('turbo', perRole(runs, (r) => headWord(knownText(env(r).cpu?.boost))));
   add('governor', perRole(runs, (r) => knownText(env(r).cpu?.governor)));
   add('SMT', perRole(runs, (r) => knownText(env(r).cpu?.smt)));
-  if (!isVm(runs)) add('pinned', pinnedText(runs));
+  if (!isVm(runs)) add('pinned', cpus ?? pinnedText(runs));
   const isol = perRole(runs, (r) => knownText(env(r).isolation?.isolcpus));
   if (isol !== undefined && isol !== '' && isol !== 'unknown') add('isolcpus', isol);
   return parts;
@@ -92,8 +100,9 @@ function guestTuning(runs: ComparedRun[]): string {
 }
 
 /** Host runs: one tuning line. VM runs: the host's tuning, then the guest's (a VM run's virtualization field only repeats the qemu mode). */
-function tuning(runs: ComparedRun[]): string {
-  const host = hostTuning(runs);
+function tuning(c: Comparison): string {
+  const runs = c.runs;
+  const host = hostTuning(runs, designCpusText(c));
   if (isVm(runs)) return `${host.length > 0 ? `host ${host.join(', ')}` : 'host not recorded'}; guest ${guestTuning(runs)}`;
   const virt = perRole(runs, (r) => knownText(env(r).virtualization));
   const parts = virt === undefined ? host : [...host, `virtualization ${virt}`];
@@ -158,7 +167,8 @@ export function environmentFacts(c: Comparison): Fact[] {
     }),
   );
   push('stress-ng', perRole(runs, (r) => knownText(env(r).stressNg?.version)));
-  push('Tuning', tuning(runs));
+  push('Clock', comparisonClockText(c, true));
+  push('Tuning', tuning(c));
   push('Calibration', calibration(runs));
   push('Warnings', warnings(runs));
   for (const w of c.warnings ?? []) push('Warning', w.message);

@@ -29,14 +29,14 @@ ul.verdicts li { margin: .35em 0; display: flex; align-items: baseline; }
 .badge.insufficient::before { content: "?  "; }
 .table-wrap { overflow-x: auto; margin: .5em 0 1.2em; }
 table { border-collapse: collapse; font-size: .84em; }
-/* Environment values (kernel command lines, JSON parameters) are long: wrap them inside a full-width table. */
+/* Environment values (kernel command lines, JSON parameters) are long: wrap them at spaces inside a full-width table; only a word longer than its column breaks. */
 table[data-table="environment"] { width: 100%; table-layout: fixed; }
-table[data-table="environment"] td, table[data-table="environment"] th { overflow-wrap: anywhere; }
-table[data-table="environment"] th[scope="col"]:first-child { width: 11em; }
+table[data-table="environment"] td, table[data-table="environment"] th { overflow-wrap: break-word; }
+table[data-table="environment"] th[scope="col"]:first-child { width: 14em; }
 table[data-table="environment"] th[scope="col"]:nth-last-child(-n+2) { width: 7em; }
-/* The Numbers table has a dozen columns: it wraps inside the page (1280 px and up) rather than scrolling sideways. */
+/* The Numbers table has a dozen columns: it wraps inside the page (1280 px and up) at spaces, never inside a word or a number. */
 table[data-table="results"] { width: 100%; }
-table[data-table="results"] td, table[data-table="results"] th { overflow-wrap: anywhere; }
+table[data-table="results"] td, table[data-table="results"] th { overflow-wrap: normal; word-break: normal; hyphens: manual; }
 table[data-table="results"] td.num { white-space: normal; }
 caption { text-align: left; font-weight: 600; padding: .3em 0; }
 th, td { border: 1px solid #ccc; padding: .25em .55em; vertical-align: top; }

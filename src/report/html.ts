@@ -27,7 +27,7 @@ import {
   subjectsRegressionsFirst,
   testNameOf,
 } from './summary.ts';
-import { changePlot, distributionPlot, roundsPlot } from './svg.ts';
+import { changePlot, distributionPlot, pairRatiosPlot, roundsPlot, type RunSeries } from './svg.ts';
 import { driftTable, environmentTable, powerTable, resultsTable, runsTable, type Table } from './tables.ts';
 
 export const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
@@ -46,10 +46,23 @@ const BADGE_CLASS: Record<Verdict, string> = {
 /** A table with a caption; numeric columns right-aligned. */
 export function htmlTable(t: Table): string {
   const head = t.headers.map((h) => `<th scope="col">${escapeXml(h)}</th>`).join('');
-  const body = t.rows
-    .map((r) => `<tr>${r.map((cell, i) => (i === 0 ? `<th scope="row">${escapeXml(cell)}</th>` : `<td${t.numeric.includes(i) ? ' class="num"' : ''}>${escapeXml(cell)}</td>`)).join('')}</tr>`)
-    .join('\n');
+  const body = t.rows.map((r, ri) => `<tr>${htmlCells(t, r, t.spans?.[ri])}</tr>`).join('\n');
   return `<div class="table-wrap"><table id="table-${t.id}" data-table="${t.id}"><caption>${escapeXml(t.caption)}</caption>\n<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table></div>`;
+}
+
+/** A row's cells: the first a row header, a spanning cell with its colspan, numeric columns (by their first column) right-aligned. */
+function htmlCells(t: Table, row: string[], spans: number[] | undefined): string {
+  let column = 0;
+  return row
+    .map((cell, i) => {
+      const span = spans?.[i] ?? 1;
+      const at = column;
+      column += span;
+      if (i === 0) return `<th scope="row">${escapeXml(cell)}</th>`;
+      const attrs = `${span > 1 ? ` colspan="${span}"` : ''}${t.numeric.includes(at) ? ' class="num"' : ''}`;
+      return `<td${attrs}>${escapeXml(cell)}</td>`;
+    })
+    .join('');
 }
 
 /** Runs in the order they were measured (start time), which is the rounds plot's x axis. */
@@ -100,6 +113,25 @@ export function changeSection(c: Comparison): string {
   );
 }
 
+/**
+ * The measurement-order plot of a subject: a paired design's B/A per pair
+ * (A's and B's rounds side by side would hide the pairing, and with it the
+ * drift the pairs cancel), every round of each run otherwise.
+ */
+function measurementPlot(c: Comparison, s: SubjectComparison, unit: string, series: RunSeries[]): { svg: string; caption: string } {
+  const ratios = s.change.pairs?.ratios;
+  if (ratios !== undefined && ratios.length > 0) {
+    return {
+      svg: pairRatiosPlot({ title: `${s.subject}: B/A of each pair in measurement order`, ratios, meanRatio: s.change.ratio, thresholdPct: c.options.thresholdPct }),
+      caption: `B/A of each pair (the B block's mean ${unit} over the A block's), pairs in the order they were measured: a slope or step is drift the pairing cancels, a lone point an outlier pair.`,
+    };
+  }
+  return {
+    svg: roundsPlot({ title: `${s.subject}: every round in measurement order`, unit, series }),
+    caption: `Each round's ${unit}, runs in the order they were measured: a step or slope within a run, or between A and A2, is drift.`,
+  };
+}
+
 function subjectArticle(c: Comparison, s: SubjectComparison): string {
   const unit = unitWords(c.unit).perOp;
   const byRole = new Map(s.runs.map((r) => [r.role, r]));
@@ -107,7 +139,7 @@ function subjectArticle(c: Comparison, s: SubjectComparison): string {
     .map((run) => byRole.get(run.role))
     .filter((r) => r !== undefined)
     .map((r) => ({ run: r.role, values: r.valuesInUnit }));
-  const rounds = roundsPlot({ title: `${s.subject}: every round in measurement order`, unit, series });
+  const rounds = measurementPlot(c, s, unit, series);
   const dist = distributionPlot({
     title: `${s.subject}: distribution of rounds per run`,
     unit,
@@ -123,7 +155,7 @@ function subjectArticle(c: Comparison, s: SubjectComparison): string {
   return (
     `<article class="subject" id="subject-${escapeXml(s.subject)}"><h3>${escapeXml(s.subject)}</h3>` +
     `<p>${escapeXml(s.verdict.reason)}</p><div class="plots">` +
-    `<figure>${rounds}<figcaption>Each round's ${escapeXml(unit)}, runs in the order they were measured: a step or slope within a run, or between A and A2, is drift.</figcaption></figure>` +
+    `<figure>${rounds.svg}<figcaption>${escapeXml(rounds.caption)}</figcaption></figure>` +
     `<figure>${dist}<figcaption>Rounds per run (hollow markers), median (bar), mean with its confidence interval (whisker).</figcaption></figure>` +
     `</div></article>`
   );

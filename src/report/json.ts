@@ -17,6 +17,9 @@
  *   3: the comparison is schema 6: `comparison.design` says which design
  *      the verdicts rest on; `Contrast.test`/`rank` replace `welch`/
  *      `mannWhitney`; paired designs carry `pairs`; `power.advice`.
+ *      Later, without a version change (fields added): the comparison is
+ *      schema 7, with the clock of the runs and the design's processes
+ *      per side and CPUs, and `facts` gains `Clock`.
  */
 import { lkmlSummary } from '../codegen/render.ts';
 import type { Cell, FunctionDelta } from '../codegen/types.ts';

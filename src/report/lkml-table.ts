@@ -10,12 +10,11 @@ import type { Caveat, Comparison, SubjectComparison, Verdict } from '../compare/
 import { alignColumns } from '../format/columns.ts';
 import { fixed, readableDecimals, signed } from '../format/numbers.ts';
 import { pctFixed } from '../format/percent.ts';
-import { contrastDecimals, isInterval, unitsText } from './comparison-words.ts';
-import { directionOf } from '../model.ts';
+import { contrastDecimals, countOf, isInterval } from './comparison-words.ts';
 import { CAVEAT_TEXT, testNameOf, controlsText, driftText, geometricMeanText, notComparedText, notRunText } from './summary.ts';
 import { isClaim, judgedContrast } from '../compare/verdict.ts';
-import { unitNounOf, unitWords } from '../format/units.ts';
-import { LKML_COLUMNS, lkmlPara, wrapProse } from './wrap.ts';
+import { unitNounOf } from '../format/units.ts';
+import { LKML_COLUMNS, lkmlPara, plain, wrapProse } from './wrap.ts';
 
 /** Short verdict words for a 72-column row; the unit line above the table says what "fewer" counts. */
 const VERDICT_CELL: Record<Verdict, string> = {
@@ -62,12 +61,12 @@ export function alignedRows(header: string[], rows: string[][], width = LKML_COL
   const rest = alignColumns([header, ...rows].map((r) => ['', ...r.slice(1)]), right).map((l) => l.length);
   const room = Math.max(header[0]!.length, width - Math.max(...rest));
   const out: string[] = [];
-  const cut = rows.map((r) => (r[0]!.length > room ? ['', ...r.slice(1)] : r));
+  const cut = rows.map((r) => (r[0]!.length > room ? ['', ...r.slice(1)] : r).map(plain));
   const lines = alignColumns([header, ...cut], right);
   out.push(lines[0]!);
   rows.forEach((r, i) => {
     // A name longer than a whole line is cut by the wrapper (a subject has no separators to break at).
-    if (r[0]!.length > room) out.push(...wrapProse(r[0]!, width));
+    if (r[0]!.length > room) out.push(...wrapProse(plain(r[0]!), width));
     out.push(lines[i + 1]!);
   });
   return out;
@@ -136,7 +135,7 @@ export function designLine(c: Comparison): string | undefined {
 export function verdictRuleShort(c: Comparison): string {
   const o = c.options;
   const m = c.multipleComparisons;
-  const correction = o.correction === 'holm' ? `Holm, ${m.familySize} subjects` : `no correction, ${m.familySize} subjects`;
+  const correction = `${o.correction === 'holm' ? 'Holm' : 'no correction'}, ${countOf(m.familySize, 'subject')}`;
   const u = c.subjects[0]?.runs[0]?.replicateUnit;
   const paired = c.design?.kind === 'duet' || c.design?.kind === 'alternation';
   const on = o.roundsAsUnits ? 'on rounds as units' : paired ? 'on pairs (B/A of each pair)' : u?.known ? `on ${unitNounOf(u.value, false)} means` : 'on run means';
@@ -170,16 +169,4 @@ export function measuredLines(c: Comparison, caption: string, opts: { all: boole
   return [...lkmlPara(caption), ...subjectTable(c, all), ...prose.flatMap((p) => lkmlPara(p))];
 }
 
-/**
- * "3 processes x 5 rounds x 20000 calls" for the whole table: the units
- * and rounds of the first subject (every subject of a run shares them),
- * the calls per round as a range when the subjects differ.
- */
-export function tableRoundsText(c: Comparison): string {
-  const first = c.subjects[0]?.runs ?? [];
-  const ops = c.subjects.flatMap((s) => s.runs.flatMap((r) => r.opsPerRound));
-  if (directionOf(c.unit) === 'higher-is-better' || ops.length === 0) return unitsText(first);
-  const lo = Math.min(...ops);
-  const hi = Math.max(...ops);
-  return `${unitsText(first)} x ${lo === hi ? lo : `${lo}-${hi}`} ${unitWords(c.unit).ops}`;
-}
+export { tableRoundsText } from './comparison-words.ts';

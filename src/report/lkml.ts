@@ -9,6 +9,7 @@
  */
 import type { Comparison } from '../compare/types.ts';
 import { environmentFacts, runName } from './facts.ts';
+import { comparisonClockText } from './comparison-words.ts';
 import { unitWords } from '../format/units.ts';
 import {
   branchClaim,
@@ -25,19 +26,20 @@ import {
 import type { ReportContext } from './reporter.ts';
 import { measuresText } from './summary.ts';
 import { designLine, driftSummaryText, measuredLines, tableRoundsText } from './lkml-table.ts';
-import { glueNumbers, LKML_COLUMNS, lkmlPara, plain, wrapCommand, wrapProse } from './wrap.ts';
+import { asciiOnly, glueNumbers, LKML_COLUMNS, lkmlPara, plain, wrapCommand, wrapProse } from './wrap.ts';
 
 /** Shell commands under a heading, each wrapped so it still pastes and runs. */
 export function lkmlCommands(heading: string, commands: readonly string[]): string[] {
   return [heading, ...commands.flatMap((cmd) => wrapCommand(plain(cmd), LKML_COLUMNS, '  ', '      '))];
 }
 
-/** "Means in ns/call, B vs A (or B vs A+A2, the contrast an A/B/A verdict uses), 3 processes x 5 rounds x 20000 calls:" (the caution of a count or an emulated clock in brackets). */
+/** "Means in ns/call (thread CPU clock), B vs A (or B vs A+A2, the contrast an A/B/A verdict uses), 3 processes per side x 5 rounds x 20000 calls:" (the caution of a count or an emulated clock in the brackets too). */
 export function tableCaption(c: Comparison): string {
   // Instruction counts get the longer sentence of what they leave out (measuresText), once.
   const caution = c.measures === 'instructions' ? null : unitWords(c.unit).caution;
   const vs = c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? 'B vs A+A2' : 'B vs A';
-  return `Means in ${unitWords(c.unit).perOp}${caution ? ` (${caution})` : ''}, ${vs}, ${tableRoundsText(c)}:`;
+  const notes = [caution, comparisonClockText(c)].filter((x) => x !== null && x !== undefined);
+  return `Means in ${unitWords(c.unit).perOp} (${notes.join('; ')}), ${vs}, ${tableRoundsText(c)}:`;
 }
 
 /** Render a Comparison as a mailing-list text block. */
@@ -54,9 +56,10 @@ export function lkmlReport(c: Comparison, ctx: ReportContext): string {
   const code = codegen === undefined ? [] : lkmlPara(codegenSentence(codegen.result).replace(/\b(gcc|clang) (?=\d)/g, '$1\u00a0'));
   const hints = ctx.evidence?.hints;
   blocks.push(drift === undefined ? [] : lkmlPara(drift), code, hints === undefined ? [] : branchBlock(hints));
-  blocks.push(environmentFacts(c).flatMap((f) => lkmlPara(`${f.label}: ${f.text}`)));
+  // the table's caption names the clock: the block stays short enough to paste
+  blocks.push(environmentFacts(c).filter((f) => f.label !== 'Clock').flatMap((f) => lkmlPara(`${f.label}: ${f.text}`)));
   blocks.push(lkmlCommands('Reproduce:', reproduceAll(c, ctx.evidence, ctx.reproduce)));
-  return `${blocks.filter((b) => b.length > 0).map((b) => b.join('\n')).join('\n\n')}\n`;
+  return asciiOnly(`${blocks.filter((b) => b.length > 0).map((b) => b.join('\n')).join('\n\n')}\n`);
 }
 
 /**

@@ -8,7 +8,7 @@ import { unitWords } from '../format/units.ts';
 import { branchHeading, branchTable, codegenSentence, codegenTable, noHintsText, type PatchDocuments, patchRows, reproduceAll, TABLE_BRANCH_ROWS } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
 import { controlsText, correctionText, designLine, geometricMeanText, measuresText, notComparedText, notRunText, regressionsText, unitsMethodText } from './summary.ts';
-import { driftTable, environmentTable, powerTable, resultsTable, runsTable, type Table } from './tables.ts';
+import { driftTable, environmentTable, powerTable, resultsTable, runsTable, type Table, unspannedCells } from './tables.ts';
 
 /** Escape text for a Markdown table cell or paragraph. */
 export function escapeMarkdown(text: string): string {
@@ -19,7 +19,7 @@ export function escapeMarkdown(text: string): string {
 export function markdownTable(t: Table): string {
   const row = (cells: string[]): string => `| ${cells.map(escapeMarkdown).join(' | ')} |`;
   const align = t.headers.map((_, i) => (t.numeric.includes(i) ? '---:' : '---'));
-  return [`**${escapeMarkdown(t.caption)}**`, '', row(t.headers), `| ${align.join(' | ')} |`, ...t.rows.map(row)].join('\n');
+  return [`**${escapeMarkdown(t.caption)}**`, '', row(t.headers), `| ${align.join(' | ')} |`, ...t.rows.map((_, i) => row(unspannedCells(t, i)))].join('\n');
 }
 
 /** A fenced code block long enough never to be closed by its content. */

@@ -6,10 +6,13 @@
  *   2 - `replicate` on every round (the 0-based unit of replication within
  *       the run: probe process, boot or stress-ng invocation, named by the
  *       run's `replicateUnit`); null/empty for runs recorded before units
- *       were stored, which count as one unit.
+ *       were stored, which count as one unit. Later, without a version
+ *       change (a field added): `clock`, what the rounds were timed on
+ *       (a Known<RunClock>, src/compare/clock.ts).
  */
 import type { Round, RunWithRounds, Unit } from '../model.ts';
 import { summarizeRun } from './run-table.ts';
+import { clockOf } from '../compare/clock.ts';
 
 export const RUN_DOC_VERSION = 2;
 
@@ -44,6 +47,7 @@ export function runJson(run: RunWithRounds): string {
     format: 'hintlab-run',
     version: RUN_DOC_VERSION,
     run: meta,
+    clock: clockOf(run),
     summaries: summarizeRun(run).map((s) => ({
       subject: s.subject,
       rounds: s.rounds,

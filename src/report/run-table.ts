@@ -11,6 +11,8 @@ import { readEnvironment } from '../environment/read.ts';
 import { formatNumber } from '../format/numbers.ts';
 import { formatColumnPct } from '../format/percent.ts';
 import { alignColumns } from '../format/columns.ts';
+import { clockOf } from '../compare/clock.ts';
+import { clockText } from './comparison-words.ts';
 
 export interface SubjectSummary {
   subject: string;
@@ -53,7 +55,7 @@ function pad(cells: string[][], rightAlignFrom: number): string[] {
 
 /** The results table of one run. */
 export function runTable(run: RunWithRounds): string {
-  const header = ['subject', `mean ${run.unit}`, 'median', 'stdev', 'CV', 'min', 'max', 'rounds x ops'];
+  const header = ['subject', `mean ${run.unit} (${clockText(clockOf(run))})`, 'median', 'stdev', 'CV', 'min', 'max', 'rounds x ops'];
   const rows = summarizeRun(run).map((s) => [
     s.subject,
     formatNumber(s.mean),

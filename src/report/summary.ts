@@ -5,7 +5,7 @@
  */
 import type { Caveat, Comparison, SubjectComparison } from '../compare/types.ts';
 import { isClaim, judgedContrast, testName } from '../compare/verdict.ts';
-import { ciPctText, contrastDecimals, cvText, roundsText } from './comparison-words.ts';
+import { ciPctText, contrastDecimals, countOf, cvText, designOf, roundsText } from './comparison-words.ts';
 import { fixed, readableDecimals, signed } from '../format/numbers.ts';
 import { pctDecimals, pctFixed } from '../format/percent.ts';
 import { unitNounOf, unitWords } from '../format/units.ts';
@@ -48,7 +48,7 @@ export function subjectSentence(c: Comparison, s: SubjectComparison): string {
   const after = fixed(judged.candidateMeanInUnit, d);
   return (
     `${s.subject}: ${before} -> ${after} ${unitWords(c.unit).perOp}, ${changeText(c, s)}, ` +
-    `${cvText(s.runs)}, ${roundsText(s.runs, c.unit)}: ${verdictText(s)}.`
+    `${cvText(s.runs)}, ${roundsText(s.runs, c.unit, designOf(c))}: ${verdictText(s)}.`
   );
 }
 
@@ -74,7 +74,7 @@ export function geometricMeanText(c: Comparison): string | undefined {
   const g = c.geometricMean;
   if (c.subjects.length < 2) return undefined;
   if (g.kind !== 'ok') return `Geometric mean: not computed (${g.reason}).`;
-  return `Geometric mean of B/A over ${g.subjects} subjects: ${signed(g.changePct, readableDecimals(pctDecimals(g.changePct), [g.changePct]))} % (${g.claims === 0 ? 'no subject differs beyond the noise' : g.improved ? 'better' : 'not better'}).`;
+  return `Geometric mean of B/A over ${countOf(g.subjects, 'subject')}: ${signed(g.changePct, readableDecimals(pctDecimals(g.changePct), [g.changePct]))} % (${g.claims === 0 ? 'no subject differs beyond the noise' : g.improved ? 'better' : 'not better'}).`;
 }
 
 /** "Slower (regressions): getppid, read." when anything regressed; for instruction counts "More instructions: ...". */

@@ -173,6 +173,44 @@ export function roundsPlot(p: { title: string; unit: string; series: RunSeries[]
   return parts.join('');
 }
 
+/**
+ * A paired design's pairs: B/A of each pair in measurement order, so a
+ * drift (a slope), a step or an outlier pair shows where it happened. The
+ * line at 1 is no change, the grey band the noise threshold around it, the
+ * dashed line the geometric mean of the ratios (the change the verdict used).
+ */
+export function pairRatiosPlot(p: { title: string; ratios: number[]; meanRatio: number; thresholdPct: number }): string {
+  const frame: Frame = { width: 640, height: 260, left: 64, right: 12, top: 30, bottom: 36 };
+  const band: [number, number] = [1 - p.thresholdPct / 100, 1 + p.thresholdPct / 100];
+  const yt = niceTicks(Math.min(band[0], ...p.ratios), Math.max(band[1], ...p.ratios));
+  const y = linearScale(yt.domain, [frame.height - frame.bottom, frame.top]);
+  const x = linearScale([0.5, Math.max(1, p.ratios.length) + 0.5], [frame.left, frame.width - frame.right]);
+  const [x0, x1] = [frame.left, frame.width - frame.right];
+  const hline = (v: number, attrs: string) => `<line x1="${x0}" x2="${x1}" y1="${f(y(v))}" y2="${f(y(v))}" ${attrs}/>`;
+  const style = RUN_STYLE.B;
+  const path = p.ratios.map((r, i) => `${i === 0 ? 'M' : 'L'}${f(x(i + 1))},${f(y(r))}`).join('');
+  const parts = [
+    openSvg('pairs', frame, p.title),
+    `<rect class="threshold-band" x="${x0}" y="${f(y(band[1]))}" width="${x1 - x0}" height="${f(y(band[0]) - y(band[1]))}" fill="#e8e8e8" stroke="#bbb" stroke-dasharray="3 2"/>`,
+    yAxis(frame, y, yt.ticks, 'B/A of the pair'),
+    hline(1, 'class="no-change" stroke="#555"'),
+    hline(p.meanRatio, 'class="mean" stroke="#222" stroke-width="1.5" stroke-dasharray="6 3"'),
+    `<path d="${path}" fill="none" stroke="${style.colour}" stroke-opacity="0.35"/>`,
+    `<g class="series" data-run="B/A">${p.ratios.map((r, i) => marker('circle', x(i + 1), y(r), 3, style.colour)).join('')}</g>`,
+    text((x0 + x1) / 2, frame.height - 6, `pair, in measurement order (1 to ${p.ratios.length})`, 'text-anchor="middle"'),
+    `<g class="legend">` +
+      `<rect x="${x0}" y="${frame.top - 18}" width="14" height="10" fill="#e8e8e8" stroke="#bbb" stroke-dasharray="3 2"/>` +
+      text(x0 + 18, frame.top - 9, `noise threshold ±${p.thresholdPct} %`) +
+      `<line x1="${x0 + 170}" x2="${x0 + 190}" y1="${frame.top - 13}" y2="${frame.top - 13}" stroke="#222" stroke-width="1.5" stroke-dasharray="6 3"/>` +
+      text(x0 + 195, frame.top - 9, 'geometric mean of the pairs') +
+      marker('circle', x0 + 370, frame.top - 13, 3, style.colour) +
+      text(x0 + 378, frame.top - 9, 'one pair: B block / A block') +
+      `</g>`,
+    '</svg>',
+  ];
+  return parts.join('');
+}
+
 /** One run's values of one subject with its summary (computed elsewhere). */
 export interface DistributionGroup {
   run: RunRole;

@@ -8,7 +8,7 @@ import { fixed, formatP, readableDecimals, signed } from '../format/numbers.ts';
 import { unitNounOf, unitWords } from '../format/units.ts';
 import { directionOf } from '../model.ts';
 import { runName } from './facts.ts';
-import { contrastDecimals, isInterval, roundsText } from './comparison-words.ts';
+import { comparisonClockText, contrastDecimals, designOf, isInterval, roundsText } from './comparison-words.ts';
 import { judgedContrast } from '../compare/verdict.ts';
 import { rankNameOf, subjectsRegressionsFirst, testNameOf, verdictText } from './summary.ts';
 
@@ -20,6 +20,15 @@ export interface Table {
   rows: string[][];
   /** Columns holding numbers: right-aligned. */
   numeric: number[];
+  /** Per row, the columns each cell spans (absent, or absent for a row: one each); the spans of a row add up to the headers. */
+  spans?: (number[] | undefined)[];
+}
+
+/** A row's cells, each followed by an empty cell per extra column it spans (for formats without spans). */
+export function unspannedCells(t: Table, i: number): string[] {
+  const spans = t.spans?.[i];
+  const row = t.rows[i] ?? [];
+  return spans === undefined ? row : row.flatMap((cell, j) => [cell, ...Array.from({ length: (spans[j] ?? 1) - 1 }, () => '')]);
 }
 
 function roles(c: Comparison): RunRole[] {
@@ -45,6 +54,13 @@ function ciRange(s: SubjectComparison['change']['ciPct'], decimals: number): str
   return isInterval(s) ? `${signed(s.low, decimals)} to ${signed(s.high, decimals)}` : `n/a (${s.reason})`;
 }
 
+/** The one value of a row every run shows alike, or undefined. */
+function sharedValue(f: Comparison['environment'][number], rs: RunRole[]): [string] | undefined {
+  const values = rs.map((r) => f.values[r]);
+  const first = values[0];
+  return rs.length > 1 && first !== undefined && values.every((v) => v === first) ? [first] : undefined;
+}
+
 /** The runs compared: role, id and label, kind, status, start time. */
 export function runsTable(c: Comparison): Table {
   return {
@@ -67,7 +83,7 @@ export function resultsTable(c: Comparison): Table {
   const adjusted = adjustedHeader(c);
   return {
     id: 'results',
-    caption: `Results (${u.perOp}; change is ${c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? 'B vs A+A2, the contrast the verdict used' : 'B vs A'})`,
+    caption: `Results (${u.perOp}, ${comparisonClockText(c)}; change is ${c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? 'B vs A+A2, the contrast the verdict used' : 'B vs A'})`,
     headers: [
       'Subject',
       ...rs.map((r) => `${r} mean (${u.perOp})`),
@@ -97,7 +113,7 @@ export function resultsTable(c: Comparison): Table {
         signed(judged.changePct, pd),
         s.verdict.exact ? 'exact' : ciRange(ci, cd),
         s.runs.map((r) => fixed(r.cvPct, cvd)).join('/'),
-        roundsText(s.runs, c.unit),
+        roundsText(s.runs, c.unit, designOf(c)),
         pText(judged.test),
         ...(adjusted.length > 0 ? [adjustedText(judged.adjusted)] : []),
         pText(judged.rank),
@@ -196,7 +212,9 @@ export function environmentTable(c: Comparison): Table {
     id: 'environment',
     caption: 'Environment side by side',
     headers: ['Field', ...rs, 'Check', 'Same'],
-    rows: c.environment.map((f) => [f.field, ...rs.map((r) => f.values[r] ?? ''), kindText[f.kind], f.same ? 'yes' : 'no']),
+    // a value every run shares (a kernel command line, the CPU model) is written once, across the runs' columns
+    rows: c.environment.map((f) => [f.field, ...(sharedValue(f, rs) ?? rs.map((r) => f.values[r] ?? '')), kindText[f.kind], f.same ? 'yes' : 'no']),
+    spans: c.environment.map((f) => (sharedValue(f, rs) === undefined ? undefined : [1, rs.length, 1, 1])),
     numeric: [],
   };
 }

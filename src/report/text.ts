@@ -30,7 +30,7 @@ import {
   patchRows,
   TABLE_BRANCH_ROWS,
 } from './patch-evidence.ts';
-import { contrastDecimals } from './comparison-words.ts';
+import { comparisonClockText, contrastDecimals, tableRoundsText } from './comparison-words.ts';
 import { correctionText, designLine, measuresText, notRunList, rankNameOf, testNameOf, unitsMethodText } from './summary.ts';
 import type { Table } from './tables.ts';
 import { alignColumns } from '../format/columns.ts';
@@ -247,6 +247,8 @@ function headerLines(cmp: Comparison): string[] {
     `unit: ${cmp.unit} (${cmp.direction.replace(/-/g, ' ')}); ${cmp.measures === 'instructions' ? 'fewer/more instructions' : 'faster/slower'} needs ` +
       `${o.correction === 'holm' ? 'Holm-adjusted ' : ''}${testNameOf(cmp)} p < ${o.alpha} ` +
       `and the whole ${Math.round(o.confidenceLevel * 100)} % interval of the change beyond ±${o.thresholdPct} %`,
+    `clock: ${comparisonClockText(cmp, true)}`,
+    `measured: ${tableRoundsText(cmp)}`,
     designLine(cmp),
     unitsMethodText(cmp),
     ...(measuresText(cmp) === undefined ? [] : [measuresText(cmp)!]),

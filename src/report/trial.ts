@@ -29,7 +29,7 @@ import { renderText } from './text.ts';
 import type { TrialDocument, TrialKernel } from '../trial/document.ts';
 import { alignColumns } from '../format/columns.ts';
 import { codegenSentences, compilerShort, configText, headline, kernelSentences, listText, secondsText, measuredIntro, patchSentences, reproduceLines, stepsSentence } from './trial-words.ts';
-import { lkmlPara } from './wrap.ts';
+import { asciiOnly, lkmlPara } from './wrap.ts';
 import { stressLkml, stressSentences } from './trial-stress.ts';
 import { perHunkLkml, perHunkSentences, perHunkTable } from './trial-hunks.ts';
 import { costLkml, costText } from './trial-cost.ts';
@@ -130,7 +130,7 @@ export function trialLkml(doc: TrialDocument, ctx: TrialReportContext): string {
     [...kernelsShort(doc), ...patchShort(doc), ...facts.map((f) => `${f.label}: ${f.text}`)].flatMap((t) => lkmlPara(t)),
     lkmlCommands('Reproduce (each part by hand: the md or text report):', trial.map((r) => r.line)),
   ];
-  return `${blocks.map((b) => b.join('\n')).join('\n\n')}\n`;
+  return asciiOnly(`${blocks.map((b) => b.join('\n')).join('\n\n')}\n`);
 }
 
 function table(rows: string[][]): string[] {

@@ -186,12 +186,43 @@ function splitWord(word: string, firstRoom: number, width: number): string[] {
   return pieces;
 }
 
+/** The signs the reports write outside ASCII, as a mail to a list spells them. */
+const ASCII_SPELLING: Record<string, string> = {
+  '\u00b1': '+/-',
+  '\u00d7': 'x',
+  '\u2013': '-',
+  '\u2014': '-',
+  '\u2212': '-',
+  '\u2026': '...',
+  '\u00b5': 'u',
+  '\u2264': '<=',
+  '\u2265': '>=',
+  '\u2248': '~',
+  '\u2192': '->',
+  '\u2018': "'",
+  '\u2019': "'",
+  '\u201c': '"',
+  '\u201d': '"',
+};
+
 /**
- * Tabs and control characters would break the column count (and mail
- * clients mangle them): a tab becomes a space, other controls a `?`.
+ * Mail to a kernel list is plain ASCII, and tabs and control characters
+ * would break the column count (mail clients mangle them): `±` becomes
+ * `+/-` (and the other signs above their spelling), any other non-ASCII
+ * character (a label, a host name) a `?`, a tab a space, other controls a
+ * `?`. The no-break space that glues a number to its unit stays: the
+ * wrapper turns it back into a space.
  */
 export function plain(text: string): string {
-  return text.replace(/\t/g, ' ').replace(/[\x00-\x1f\x7f]/g, '?');
+  return text
+    .replace(/\t/g, ' ')
+    .replace(/[\x00-\x1f\x7f]/g, '?')
+    .replace(/[^\x00-\x7f\u00a0]/gu, (ch) => ASCII_SPELLING[ch] ?? '?');
+}
+
+/** The last guard of a mail block: any byte past ASCII left in it becomes a `?` (one column for one). */
+export function asciiOnly(text: string): string {
+  return text.replace(/[^\x00-\x7f]/gu, '?');
 }
 
 /** Keep a number on the same line as the word after it ("2.5 %", "182.4 ns/call"). */

@@ -57,7 +57,7 @@ test('one invocation stores two runs, the seccomp filter only on B, each process
   assert.deepEqual([a.label, b.label, a.status, b.status], ['A', 'B', 'complete', 'complete']);
   assert.equal(a.environment.injectSeccomp, null);
   assert.equal(b.environment.injectSeccomp, 64);
-  assert.deepEqual(b.params.extra.interleave, { side: 'B', order: 'ABBAAB', labels: { A: 'A', B: 'B' }, injectSeccomp: { A: null, B: 64 }, clock: 'wall', files: [], design: 'processes' });
+  assert.deepEqual(b.params.extra.interleave, { side: 'B', order: 'ABBAAB', labels: { A: 'A', B: 'B' }, injectSeccomp: { A: null, B: 64 }, clock: 'thread-cpu', files: [], design: 'processes' });
   assert.equal(b.command, 'hintlab bench --inject-seccomp-b 64');
   // 6 rounds over 3 processes per side: each process warms up once and measures 2
   assert.deepEqual(a.rounds.filter((r) => r.subject === 'getppid').map((r) => [r.warmup, r.index, r.replicate]), [

@@ -13,6 +13,7 @@ import { Store } from '../../src/store/store.ts';
 import { fakeSys } from '../environment/fake-sys.ts';
 import { roundsScript } from './fake-probe.ts';
 import { checkRoundTime } from '../../src/bench/pilot.ts';
+import { defaultClock } from '../../src/bench/probe-run.ts';
 
 const probe: ProbeBuild = { path: '/nonexistent', static: false, buildId: 'b1', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-O2'] };
 
@@ -166,4 +167,27 @@ test('--ops up to 20 times a profile\'s default runs no pilot', async () => {
   const target = scriptedTarget(({ args }) => roundsScript(args));
   await runBench(request({ profiles: selectProfiles(['getppid']), ops: 1000 }), { store, target, probe, reader: fakeSys() });
   assert.equal(target.jobs.length, 1, 'the run itself only');
+});
+
+test('a plain run times on the thread CPU clock by default, passes it to the probe and stores it; --clock wall passes nothing', async () => {
+  const argsOf = async (over: Partial<BenchRequest>) => {
+    const store = Store.open(':memory:');
+    const calls: string[][] = [];
+    const target = scriptedTarget(({ args }) => (calls.push(args), roundsScript(args)));
+    const res = await runBench(request(over), { store, target, probe, reader: fakeSys() });
+    assert.equal(res.state, 'complete');
+    return { args: calls.at(-1)!, clock: res.run.params.extra.clock };
+  };
+  const byDefault = await argsOf({});
+  assert.deepEqual(byDefault.args.slice(byDefault.args.indexOf('--clock'), byDefault.args.indexOf('--clock') + 2), ['--clock', 'thread-cpu']);
+  assert.equal(byDefault.clock, 'thread-cpu');
+  const wall = await argsOf({ clock: 'wall' });
+  assert.ok(!wall.args.includes('--clock'));
+  assert.equal(wall.clock, 'wall');
+});
+
+test('a profile that waits for a partner makes the wall clock the default for the whole invocation: its CPU time would leave the wait out', () => {
+  assert.equal(defaultClock(selectProfiles(['getppid', 'mincore-256k'])), 'thread-cpu');
+  assert.equal(defaultClock(selectProfiles(['getppid', 'sched_yield-dual'])), 'wall');
+  assert.equal(defaultClock(selectProfiles(['sched_setaffinity-queued'])), 'wall');
 });

@@ -35,7 +35,7 @@ test('report --format lkml prints the 72-column block with the A/B/A verdict', a
   assert.equal(code, 0);
   // 100.0 -> 105.0 is +5.0 ns, +5.0 %.
   assert.match(out, /^getppid +100\.0 +105\.0 +\+5\.0 % +\S+ to \S+ +slower$/m);
-  assert.match(out, /^Means in ns\/call, B vs A\+A2, 10 processes x 100000 calls:$/m);
+  assert.match(out.replace(/\n\s*/g, ' '), /Means in ns\/call \(wall clock\), B vs A\+A2, 10 processes per run x 100000 calls:/);
   // The runs came from $HINTLAB_DB, a file in the report's directory: every reproduce line names it, relative to that directory.
   assert.ok(out.includes('  hintlab compare base patched base2 --threshold 1 --alpha 0.05 \\\n      --correction holm --db results.db\n'), out);
   assert.ok(out.includes('  hintlab bench --label run1 --db results.db\n'), out);

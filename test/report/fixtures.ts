@@ -217,6 +217,7 @@ function run(role: RunRole, id: number, label: string | null, env: Record<string
     hintlabVersion: '0.1.0',
     params: { subjects: SUBJECTS.map((s) => s.subject), ops: 20000, warmups: 2, rounds: 15, cpu: 1, subjectParams: {}, extra: {} },
     environment: env,
+    clock: { known: true, value: 'wall' },
   };
 }
 
@@ -233,9 +234,10 @@ export function abaComparison(opts: { withA2?: boolean; unit?: Unit } = {}): Com
   return {
     schema: 7,
     design: withA2
-      ? { kind: 'aba', text: 'A/B/A: three separate runs, B against the midpoint of A and A2 over their difference (t with 1 degree of freedom)' }
-      : { kind: 'separate-runs', text: 'separate runs: A and B measured apart, so a shift between runs cannot be told from a change (no claim)' },
+      ? { kind: 'aba', text: 'A/B/A: three separate runs, B against the midpoint of A and A2 over their difference (t with 1 degree of freedom)', processesPerSide: null, cpus: null }
+      : { kind: 'separate-runs', text: 'separate runs: A and B measured apart, so a shift between runs cannot be told from a change (no claim)', processesPerSide: null, cpus: null },
     unit: opts.unit ?? 'ns/call',
+    clock: { known: true, value: 'wall' },
     measures: opts.unit === 'instructions/call' ? 'instructions' : 'time',
     direction: opts.unit === 'bogo-ops/s' ? 'higher-is-better' : 'lower-is-better',
     runs,

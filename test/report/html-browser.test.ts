@@ -9,13 +9,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
-import { chromium } from 'playwright-core';
 import { htmlReport } from '../../src/report/html.ts';
 import { evidence } from './evidence-fixtures.ts';
 import { abaComparison, CTX, SUBJECTS } from './fixtures.ts';
-import { requireTool, toolPath } from '../helpers/tools.ts';
+import { requireTool } from '../helpers/tools.ts';
+import { launchChromium } from './browser.ts';
 
-const CHROMIUM = toolPath('chromium');
 const OUT = resolve(import.meta.dirname, '../../test-output/report');
 
 test(
@@ -25,11 +24,7 @@ test(
     mkdirSync(OUT, { recursive: true });
     const file = join(OUT, 'aba.html');
     writeFileSync(file, htmlReport(abaComparison(), { ...CTX, evidence: evidence() }));
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM ?? undefined,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
       const consoleErrors: string[] = [];

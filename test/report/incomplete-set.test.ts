@@ -47,7 +47,7 @@ test('the lkml block puts the missing stressors and the verdict rule with the ge
   const head = unwrap(first.slice(first.indexOf('Verdicts:')));
   assert.equal(
     head,
-    'Verdicts: run-level t p < 0.05 (Holm, 3 subjects) on invocation means, B against A+A2 and the whole 95 % CI beyond ±1 %; smallest claimable change 0.8 %. ' +
+    'Verdicts: run-level t p < 0.05 (Holm, 3 subjects) on invocation means, B against A+A2 and the whole 95 % CI beyond +/-1 %; smallest claimable change 0.8 %. ' +
       'Geometric mean of B/A over 3 subjects: -1.6 % (better). ' +
       `Not run (the measured set is incomplete): ${LIST}.`,
   );
@@ -75,12 +75,12 @@ test('JSON carries the raw and the adjusted p-values and the families', () => {
   assert.equal(doc.comparison.options.correction, 'holm');
 });
 
-test('a throughput table heads its rounds column "Rounds", matching cells that say "15 invocations"', () => {
+test('a throughput table heads its rounds column "Rounds", matching cells that say "15 invocations per run"', () => {
   const c = macroComparison();
   const md = markdownReport(c, CTX).split('\n');
   const header = md.find((l) => l.startsWith('| Subject | A mean (bogo-ops/s)'))!;
   assert.match(header, /\| Round CV A\/B\/A2 \(%\) \| Rounds \| p run-level t \|/);
-  assert.ok(md.some((l) => l.startsWith('| getppid |') && l.includes('| 15 invocations |')));
+  assert.ok(md.some((l) => l.startsWith('| getppid |') && l.includes('| 15 invocations per run |')));
   assert.match(htmlReport(c, CTX), /<th scope="col">Round CV A\/B\/A2 \(%\)<\/th><th scope="col">Rounds<\/th>/);
   // Calls keep their ops: "15 x 20000 calls" under "Rounds x ops".
   assert.match(markdownReport(abaComparison(), CTX), /\| Rounds x ops \|/);

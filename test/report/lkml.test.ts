@@ -16,17 +16,17 @@ test('the subject sentence gives before, after, the change the verdict used with
   // (182.4 + 182.6) / 2 = 182.5: 182.5 -> 170.6 is -11.9 ns, 100 * (170.6 / 182.5 - 1) = -6.52 %.
   assert.equal(
     subjectSentence(c, sched!),
-    'sched_getattr: 182.5 -> 170.6 ns/call, -11.9 ns (-6.5 %, B vs A+A2, 95 % CI -6.9 to -6.1 %), round CV A/B/A2 0.3/0.4/0.3 %, 3 processes x 5 rounds x 20000 calls: faster.',
+    'sched_getattr: 182.5 -> 170.6 ns/call, -11.9 ns (-6.5 %, B vs A+A2, 95 % CI -6.9 to -6.1 %), round CV A/B/A2 0.3/0.4/0.3 %, 3 processes per run x 5 rounds x 20000 calls: faster.',
   );
   // (45.20 + 45.25) / 2 = 45.225 -> 46.10: +0.875 ns, +1.935 %.
   assert.equal(
     subjectSentence(c, getppid!),
-    'getppid: 45.23 -> 46.10 ns/call, +0.88 ns (+1.9 %, B vs A+A2, 95 % CI +1.5 to +2.5 %), round CV 0.5 %, 3 processes x 5 rounds x 20000 calls: slower.',
+    'getppid: 45.23 -> 46.10 ns/call, +0.88 ns (+1.9 %, B vs A+A2, 95 % CI +1.5 to +2.5 %), round CV 0.5 %, 3 processes per run x 5 rounds x 20000 calls: slower.',
   );
   // (301.0 + 300.8) / 2 = 300.9 -> 301.5: +0.6 ns, +0.199 %: below 1 %, so two decimals.
   assert.equal(
     subjectSentence(c, read!),
-    'read: 300.9 -> 301.5 ns/call, +0.6 ns (+0.20 %, B vs A+A2, 95 % CI -0.45 to +0.78 %), round CV A/B/A2 0.9/1.1/1.0 %, 3 processes x 5 rounds x 20000 calls: no difference proven (detectable: 0.8 %).',
+    'read: 300.9 -> 301.5 ns/call, +0.6 ns (+0.20 %, B vs A+A2, 95 % CI -0.45 to +0.78 %), round CV A/B/A2 0.9/1.1/1.0 %, 3 processes per run x 5 rounds x 20000 calls: no difference proven (detectable: 0.8 %).',
   );
 });
 
@@ -41,7 +41,7 @@ test('the lkml block is one aligned table, regressions first, then facts and the
     'sched_getattr  182.5  170.6   -6.5 %  -6.9 to -6.1    faster',
     'read           300.9  301.5  +0.20 %  -0.45 to +0.78  no difference',
   ]);
-  assert.equal(lines[head - 1], 'Means in ns/call, B vs A+A2, 3 processes x 5 rounds x 20000 calls:');
+  assert.deepEqual(lines.slice(head - 2, head), ['Means in ns/call (wall clock), B vs A+A2, 3 processes per run x 5 rounds', '  x 20000 calls:']);
   assert.ok(lines.includes('Machine: Intel(R) Xeon(R) CPU @ 2.20GHz, host lab-7'));
   assert.ok(lines.includes('Probe: gcc (Debian 12.2.0-14) 12.2.0 -O2'));
   assert.ok(lines.includes('Baseline drift (A2 vs A): sched_getattr +0.11 % (95 % CI -0.20 to'));
@@ -54,8 +54,8 @@ test('the lkml block is one aligned table, regressions first, then facts and the
     '      --correction holm',
   ]);
   assert.ok(widest(text) <= 72);
-  // 30 for the block itself, and the design line every report names (two lines wrapped, an A/B/A's).
-  assert.ok(lines.length <= 32, `${lines.length} lines`);
+  // 30 for the block itself, the design line every report names (two lines wrapped, an A/B/A's), and the caption's clock.
+  assert.ok(lines.length <= 33, `${lines.length} lines`);
 });
 
 /** The fixture with `extra` more unproven subjects, copies of read with the given % changes. */
@@ -70,7 +70,7 @@ test('subjects with no proven change fold into one line naming the largest chang
   const c = withUnproven([0.03, -0.12]);
   const text = lkmlReport(c, CTX);
   // read against A+A2 (the judged contrast): 100 * (301.5 / 300.9 - 1) = +0.20 %, larger than |+0.03| and |-0.12|.
-  assert.match(text, /\n3 others: no difference proven beyond ±1 %, largest \|change\| 0\.20 %\n {2}\(read; --all lists them\)\.\n/);
+  assert.match(text, /\n3 others: no difference proven beyond \+\/-1 %, largest \|change\| 0\.20 %\n {2}\(read; --all lists them\)\.\n/);
   assert.doesNotMatch(text, /^read/m);
   assert.match(text, /^getppid .* slower$/m);
   const all = lkmlReport(c, { ...CTX, all: true });
@@ -91,7 +91,7 @@ test('the measurement design is one line under the title when the comparison nam
   const c = abaComparison() as Omit<Comparison, 'design'> & { design?: Comparison['design'] };
   delete c.design;
   assert.doesNotMatch(lkmlReport(c as Comparison, CTX), /Design:/);
-  c.design = { kind: 'processes', text: 'interleaved A/B, 15 processes per side, alternated' };
+  c.design = { kind: 'processes', text: 'interleaved A/B, 15 processes per side, alternated', processesPerSide: null, cpus: null };
   const lines = lkmlReport(c as Comparison, CTX).split('\n');
   assert.equal(lines[2], 'Design: interleaved A/B, 15 processes per side, alternated');
 });
@@ -116,7 +116,7 @@ test('an A/B comparison has no drift paragraph', () => {
 
 test('instruction-counted runs never speak of nanoseconds', () => {
   const text = lkmlReport(abaComparison({ unit: 'instructions/call' }), CTX);
-  assert.match(text.replace(/\n\s*/g, ' '), /Means in instructions\/call, B vs A\+A2, .* Instruction counts \(qemu -icount\) ignore cycles, caches and stalls/);
+  assert.match(text.replace(/\n\s*/g, ' '), /Means in instructions\/call \(wall clock\), B vs A\+A2, .* Instruction counts \(qemu -icount\) ignore cycles, caches and stalls/);
   assert.doesNotMatch(text, /\bns\b|nanosec/);
 });
 
@@ -138,7 +138,7 @@ test('VM runs name each guest kernel by label and the qemu mode', () => {
 
 test('stress-ng throughput speaks of bogo-ops/s and rounds', () => {
   const text = lkmlReport(abaComparison({ unit: 'bogo-ops/s' }), CTX);
-  assert.match(text.replace(/\n\s*/g, ' '), /Means in bogo-ops\/s \(stress-ng throughput: higher is better\), B vs A\+A2, 15 invocations: /);
+  assert.match(text.replace(/\n\s*/g, ' '), /Means in bogo-ops\/s \(stress-ng throughput: higher is better; wall clock\), B vs A\+A2, 15 invocations per run: /);
   assert.match(text, /on invocation means/);
   assert.doesNotMatch(text, /\bns\b/);
 });
@@ -171,5 +171,25 @@ test('the lkml block never exceeds 72 columns, whatever the names, kernels and c
 test('subjects with different calls per round give the caption their range, not the first one\'s', () => {
   const c = structuredClone(abaComparison());
   c.subjects[2]!.runs = c.subjects[2]!.runs.map((r) => ({ ...r, opsPerRound: r.opsPerRound.map(() => 500) }));
-  assert.match(lkmlReport(c, CTX), /^Means in ns\/call, B vs A\+A2, 3 processes x 5 rounds x 500-20000 calls:$/m);
+  assert.match(lkmlReport(c, CTX).replace(/\n\s*/g, ' '), /Means in ns\/call \(wall clock\), B vs A\+A2, 3 processes per run x 5 rounds x 500-20000 calls:/);
+});
+
+/** Every byte past ASCII in `text`, with the line it is on. */
+function nonAscii(text: string): string[] {
+  return text.split('\n').filter((line) => [...Buffer.from(line, 'utf8')].some((b) => b >= 0x80));
+}
+
+test('the lkml block is plain ASCII, +/- for the noise threshold, whatever labels and hosts the runs carry', () => {
+  const c = abaComparison();
+  c.runs[1]!.label = 'patched\u2013v2 \u00b5-opt';
+  (c.runs[0]!.environment as { hostname: unknown }).hostname = { known: true, value: 'l\u00e4b-7' };
+  c.subjects[2]!.change = { ...c.subjects[2]!.change, changePct: 0 };
+  for (const text of [lkmlReport(c, CTX), lkmlReport(c, { ...CTX, all: true }), lkmlReport(adversarial(), CTX)]) {
+    assert.deepEqual(nonAscii(text), []);
+    assert.doesNotMatch(text, /\u00b1/);
+  }
+  const text = lkmlReport(c, CTX).replace(/\n\s*/g, ' ');
+  assert.match(text, /beyond \+\/-1 %/);
+  assert.match(text, /run 13 "patched-v2 u-opt"/);
+  for (const line of lkmlReport(c, CTX).split('\n')) assert.ok(line.length <= 72, line);
 });

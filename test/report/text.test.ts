@@ -69,8 +69,9 @@ function subject(name: string, a: number, b: number, ci: [number, number], verdi
 function comparison(unit: Unit): Comparison {
   return {
     schema: 7,
-    design: { kind: 'processes', text: 'processes: A and B probe processes interleaved A B B A in one invocation, unpaired, 5 units per side' },
+    design: { kind: 'processes', text: 'processes: A and B probe processes interleaved A B B A in one invocation, unpaired, 5 units per side', processesPerSide: null, cpus: null },
     unit,
+    clock: { known: true, value: 'wall' },
     measures: unit === 'instructions/call' ? 'instructions' : 'time',
     direction: 'lower-is-better',
     runs: [1, 2].map((id) => ({
@@ -87,6 +88,7 @@ function comparison(unit: Unit): Comparison {
       hintlabVersion: '0.1.0',
       params: { subjects: [], ops: null, warmups: 0, rounds: 15, cpu: 1, subjectParams: {}, extra: {} },
       environment: {},
+      clock: { known: true as const, value: 'wall' as const },
     })),
     options: { ...DEFAULT_OPTIONS, detectPct: 0.5, allowMismatch: true },
     subjects: [
@@ -128,8 +130,10 @@ describe('text report', () => {
   });
 
   it('lists the design, regressions and the geometric mean before the per-subject table and blocks', () => {
-    assert.deepEqual(lines.slice(2, 10), [
+    assert.deepEqual(lines.slice(2, 12), [
       'unit: ns/call (lower is better); faster/slower needs Holm-adjusted Welch p < 0.05 and the whole 95 % interval of the change beyond ±1 %',
+      'clock: wall clock (CLOCK_MONOTONIC_RAW): includes the time other tasks held the CPU',
+      'measured: 3 processes per side x 5 rounds',
       'Design: processes: A and B probe processes interleaved A B B A in one invocation, unpaired, 5 units per side.',
       "Units: processes (Welch's t on unit means; Mann-Whitney shown).",
       '',
@@ -138,8 +142,8 @@ describe('text report', () => {
       'not compared: select-1000 (measured only in A)',
       '',
     ]);
-    assert.ok(lines[10]!.startsWith('subject  A'));
-    assert.ok(lines.indexOf('getppid') > 10);
+    assert.ok(lines[12]!.startsWith('subject  A'));
+    assert.ok(lines.indexOf('getppid') > 12);
   });
 
   it('ends with how the interval was computed and the correction used, over how many subjects', () => {

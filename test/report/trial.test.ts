@@ -26,12 +26,12 @@ behaviour: 45 steps identical on A and B (scenarios: sched_param, slice)
 not run: affinity-two-cpus (needs 2 CPUs)
 
 Measured (qemu tcg -icount, instructions/call: a count, not a time), B
-  vs A, 3 boots x 5 rounds x 20000 calls, boots A B B A A B:
+  vs A, 3 boots per side x 5 rounds x 20000 calls, boots A B B A A B:
 subject                 A      B   change  95 % CI, %      verdict
 getppid             217.1  217.1   0.00 %  -0.01 to +0.01  no difference
 sched_getscheduler  193.1  191.1  -1.04 %  -1.05 to -1.02  fewer
 Verdicts: Welch p < 0.05 (Holm, 2 subjects) on boot means and the whole
-  95 % CI beyond ±1 %; smallest claimable change 1.0 %.
+  95 % CI beyond +/-1 %; smallest claimable change 1.0 %.
 
 Kernels: Linux 6.12.117, tinyconfig + hintlab fragment + behave
   fragment, -O2, gcc 12.2; A built in 630 s (943 objects), B from A's
@@ -50,6 +50,7 @@ test('the lkml report of a trial is exactly this text, no line over 72 columns, 
   assert.equal(text, LKML);
   assert.deepEqual(text.split('\n').filter((l) => l.length > 72), []);
   assert.ok(text.trimEnd().split('\n').length <= 27);
+  assert.ok([...Buffer.from(text, 'utf8')].every((b) => b < 0x80), 'plain ASCII for mail');
 });
 
 test('the Markdown report has each part as a section, the hunks and steps as tables', () => {
