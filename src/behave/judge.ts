@@ -31,19 +31,23 @@ export interface PriorStep {
   outcome: StepOutcome;
 }
 
+/** Where a step is: its scenario, its number, its line of the scenario source, its call. */
+export interface StepPlace {
+  scenario: string;
+  step: number;
+  line: number;
+  call: string;
+}
+
 export type Divergence =
-  | {
+  | (StepPlace & {
       kind: 'step';
-      scenario: string;
-      step: number;
-      line: number;
-      call: string;
       a: StepOutcome;
       b: StepOutcome;
       differences: FieldDifference[];
       /** The steps just before it (from A's trace), oldest first. */
       before: PriorStep[];
-    }
+    })
   /** One trace has steps the other has not (or different calls at a step: the scenarios are not the same). */
   | { kind: 'missing'; scenario: string; step: number; presentIn: 'A' | 'B'; call: string }
   /** The scenario's process (or program) ended differently: its exit status on each side. */
@@ -52,23 +56,18 @@ export type Divergence =
 
 /** What A's two boots did not repeat: no verdict on B is drawn from it. */
 export type NotJudged =
-  | {
+  | (StepPlace & {
       kind: 'step';
-      scenario: string;
-      step: number;
-      line: number;
-      call: string;
       a: StepOutcome;
       aAgain: StepOutcome;
       /** What differs between A and A again (`a` is A's value, `b` A again's). */
       differences: FieldDifference[];
-    }
+    })
   /** A's two boots have different steps from `step` on: the rest of the scenario (`steps` steps) is not judged. */
   | { kind: 'missing'; scenario: string; step: number; steps: number; call: string }
   | { kind: 'end'; scenario: string; a: number | null; aAgain: number | null }
   /** A kernel warning on one boot of A only. */
   | { kind: 'splat'; lines: string[] };
-
 
 /** Steps shown before a divergence. */
 const CONTEXT_STEPS = 3;
