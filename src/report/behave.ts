@@ -186,6 +186,7 @@ export function behaveLkml(doc: BehaveDocument, max = Infinity): string {
   if (more > 0) lines.push(...wrapProse(`${more} more (each in the text, md and html reports)`, LKML_COLUMNS, '  - ', '    '));
   for (const u of doc.notJudged.slice(0, max)) lines.push(...wrapProse(lkmlNotJudged(u, doc), LKML_COLUMNS, '  - ', '    '));
   if (doc.notJudged.length > max) lines.push(...wrapProse(`${doc.notJudged.length - max} more not judged (each in the text, md and html reports)`, LKML_COLUMNS, '  - ', '    '));
+  for (const l of doc.sharedSplats) lines.push(...wrapProse(`kernel warning on every boot of ${doc.a.label} and ${doc.b.label} alike: ${l[0]?.trim() ?? ''}`, LKML_COLUMNS));
   // a claim of "identical" must not hide what was never run
   const notRun = doc.scenarios.filter((s) => s.state === 'not-run');
   // the reason's first clause ("needs 2 CPUs"); the why after it is in the text report

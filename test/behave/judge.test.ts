@@ -123,6 +123,7 @@ test('kernel warnings: on one boot of A only not judged, on every boot no diverg
   const text = behaveText(doc);
   assert.ok(text.includes('\nnot judged: a kernel warning on one boot of A only:\n  | WARNING: CPU: 0 PID: 38 at kernel/sched/syscalls.c:900'), text);
   assert.ok(text.includes('\nkernel warning on every boot of A and B alike (no divergence):\n  | WARNING: CPU: 0 PID: 38 at kernel/sched/syscalls.c:1080'), text);
+  assert.match(behaveLkml(doc).replace(/\s+/g, ' '), /kernel warning on every boot of A and B alike: WARNING: CPU: 0 PID: 38 at kernel\/sched\/syscalls.c:1080/);
   assert.equal(splatSignature(['[   12.345678] WARNING: CPU: 1 PID: 7 at mm/x.c:3 f+0x1/0x2']), 'WARNING: CPU: _ PID: _ at mm/x.c:3 f');
 });
 
