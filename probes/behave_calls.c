@@ -184,6 +184,23 @@ static void call_affinity(struct behave_ctx *ctx, struct behave_out *c, const st
 
 /* ---- the rest ---- */
 
+/* Run on the CPU for this much CPU time of the calling thread. */
+static void spin_cpu_ns(long long ns)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) < ns);
+}
+
+/*
+ * CPU time that holds at least three ticks at HZ=100 (the lowest HZ):
+ * added to the old base slice, the task has passed its deadline and a
+ * tick has seen it.
+ */
+#define BASE_SLICE_SETTLE_NS 30000000LL
+
 static void call_base_slice(struct behave_ctx *ctx, struct behave_out *c, const struct behave_line *l)
 {
 	long long ns = ba_num(c, l, "ns", 0);
@@ -196,7 +213,18 @@ static void call_base_slice(struct behave_ctx *ctx, struct behave_out *c, const 
 		ba_out(c, "why=not-a-guest");
 		return;
 	}
-	ba_result(c, behave_set_base_slice((unsigned long long)ns));
+	unsigned long long old = behave_base_slice_ns();
+	int r = behave_set_base_slice((unsigned long long)ns);
+	ba_result(c, r);
+	/*
+	 * The kernel gives a task with the default slice the new base only at
+	 * its next deadline (update_deadline() in kernel/sched/fair.c, from the
+	 * tick), so a state read right after the write saw the old or the new
+	 * slice depending on where the tick fell. The task runs past its
+	 * deadline first: the state after this step is the settled one.
+	 */
+	if (r == 0)
+		spin_cpu_ns((long long)old + ns + BASE_SLICE_SETTLE_NS);
 }
 
 static void call_spin(struct behave_out *c, const struct behave_line *l)
@@ -205,11 +233,7 @@ static void call_spin(struct behave_out *c, const struct behave_line *l)
 	long long ms = ba_num(c, l, "ms", 10);
 	if (c->bad)
 		return;
-	struct timespec t0, t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	do
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	while ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) < ms * 1000000LL);
+	spin_cpu_ns(ms * 1000000LL);
 	ba_result(c, 0);
 }
 

@@ -1,17 +1,29 @@
 /**
- * Two traces compared step by step into one versioned document
- * (BEHAVE_SCHEMA), which every output only formats (src/report/behave.ts).
+ * Three traces (A, B, A again) compared step by step into one versioned
+ * document (BEHAVE_SCHEMA), which every output only formats
+ * (src/report/behave.ts).
  *
- * A step is identical when its call, return value, errno, the call's own
- * outputs and every state field of every task are identical. A kernel
- * warning or splat on either console is a divergence of its own.
+ * Two outcomes of a step are alike when the call, return value, errno, the
+ * call's own outputs and every state field of every task are. A step is
+ * judged only where A's two boots are alike (./judge.ts): then it is
+ * identical when B is alike too and a divergence when B differs; where A's
+ * boots differ, the step is not judged, whatever B did. A kernel warning
+ * is judged the same way, by its first line without numbers that change
+ * from boot to boot.
  *
  * Format history (BEHAVE_SCHEMA):
- *   1: first version.
+ *   1: first version (A booted once).
+ *   2: `aAgain` (the second boot of A) and `notJudged` (what A did not
+ *      repeat); `identical` is also false when something was not judged.
+ *      A schema-1 document reads as A booted once (`readBehaveDocument`).
  */
-import type { ScenarioTrace, Trace, TraceStep } from './trace.ts';
+import { UserError } from '../errors.ts';
+import { judgeScenario, judgeSplats, type Divergence, type NotJudged } from './judge.ts';
 
-export const BEHAVE_SCHEMA = 1;
+export type { Divergence, FieldDifference, NotJudged, PriorStep, StepOutcome } from './judge.ts';
+import type { ScenarioTrace, Trace } from './trace.ts';
+
+export const BEHAVE_SCHEMA = 2;
 
 /** One kernel's side of the comparison. */
 export interface BehaveKernel {
@@ -39,130 +51,84 @@ export interface ScenarioResult {
   reason?: string;
 }
 
-export interface StepOutcome {
-  ret: string;
-  errno: string;
-  out: string;
-}
-
-/** One field that differs: `ret`, `errno`, `out`, or `<who>.<field>` of the state (self.runtime). */
-export interface FieldDifference {
-  field: string;
-  a: string | null;
-  b: string | null;
-}
-
-export interface PriorStep {
-  step: number;
-  call: string;
-  outcome: StepOutcome;
-}
-
-export type Divergence =
-  | {
-      kind: 'step';
-      scenario: string;
-      step: number;
-      line: number;
-      call: string;
-      a: StepOutcome;
-      b: StepOutcome;
-      differences: FieldDifference[];
-      /** The steps just before it (from A's trace), oldest first. */
-      before: PriorStep[];
-    }
-  /** One trace has steps the other has not (or different calls at a step: the scenarios are not the same). */
-  | { kind: 'missing'; scenario: string; step: number; presentIn: 'A' | 'B'; call: string }
-  /** The scenario's process (or program) ended differently: its exit status on each side. */
-  | { kind: 'end'; scenario: string; a: number | null; b: number | null }
-  | { kind: 'splat'; kernel: 'A' | 'B'; lines: string[] };
+/** The order the kernels boot in; each boot is independent of the others (icount, nothing kept between boots). */
+export const BOOT_ORDER = ['A', 'B', 'A again'] as const;
 
 export interface BehaveDocument {
   schema: typeof BEHAVE_SCHEMA;
   kind: 'hintlab-behave';
   a: BehaveKernel;
   b: BehaveKernel;
+  /** The second boot of A, after B; null in a schema-1 document (A booted once, its repeats unknown). */
+  aAgain: BehaveKernel | null;
   /** The guests' conditions: qemu icount, one CPU, the runner (probe) build. */
   guest: { icount: boolean; cpus: number; runnerBuild: string };
   scenarios: ScenarioResult[];
-  /** Steps compared in all. */
+  /** Steps compared in all (those not judged included). */
   steps: number;
+  /** No divergence and nothing left unjudged. */
   identical: boolean;
+  /** Where A repeated itself and B differs. */
   divergences: Divergence[];
-}
-
-/** Steps shown before a divergence. */
-const CONTEXT_STEPS = 3;
-
-function outcome(s: TraceStep): StepOutcome {
-  return { ret: s.ret, errno: s.errno, out: s.out };
-}
-
-function differences(a: TraceStep, b: TraceStep): FieldDifference[] {
-  const out: FieldDifference[] = [];
-  for (const f of ['ret', 'errno', 'out'] as const) if (a[f] !== b[f]) out.push({ field: f, a: a[f], b: b[f] });
-  const who = [...new Set([...Object.keys(a.state), ...Object.keys(b.state)])];
-  for (const w of who) {
-    const fa = a.state[w] ?? {};
-    const fb = b.state[w] ?? {};
-    for (const k of [...new Set([...Object.keys(fa), ...Object.keys(fb)])]) {
-      if (fa[k] !== fb[k]) out.push({ field: `${w}.${k}`, a: fa[k] ?? null, b: fb[k] ?? null });
-    }
-  }
-  return out;
-}
-
-/** Compare one scenario's steps; returns the divergences and the number of steps compared. */
-export function compareScenario(a: ScenarioTrace, b: ScenarioTrace): { steps: number; divergences: Divergence[] } {
-  const divergences: Divergence[] = [];
-  const n = Math.max(a.steps.length, b.steps.length);
-  for (let i = 0; i < n; i++) {
-    const sa = a.steps[i];
-    const sb = b.steps[i];
-    if (!sa || !sb || sa.call !== sb.call) {
-      const present = (sa ?? sb)!;
-      divergences.push({ kind: 'missing', scenario: a.name, step: present.n, presentIn: sa ? 'A' : 'B', call: present.call });
-      break;
-    }
-    const diff = differences(sa, sb);
-    if (diff.length) {
-      const before = a.steps.slice(Math.max(1, i - CONTEXT_STEPS), i).map((s) => ({ step: s.n, call: s.call, outcome: outcome(s) }));
-      divergences.push({ kind: 'step', scenario: a.name, step: sa.n, line: sa.line, call: sa.call, a: outcome(sa), b: outcome(sb), differences: diff, before });
-    }
-  }
-  if (a.status !== b.status) divergences.push({ kind: 'end', scenario: a.name, a: a.status, b: b.status });
-  return { steps: Math.max(0, Math.min(a.steps.length, b.steps.length) - 1), divergences };
+  notJudged: NotJudged[];
+  /** Kernel warnings on every boot, A's and B's alike: no divergence, but never hidden. */
+  sharedSplats: string[][];
 }
 
 export interface CompareInput {
   a: BehaveKernel;
   b: BehaveKernel;
+  aAgain: BehaveKernel;
   traceA: Trace;
   traceB: Trace;
+  traceAAgain: Trace;
   /** Scenarios in run order, with where they came from; not-run ones carry their reason. */
   scenarios: { name: string; source: string; notRun?: string }[];
   guest: BehaveDocument['guest'];
 }
 
-/** The comparison document of two traces of the same scenarios. */
+/** Steps that could not be judged: each unjudged step, and the rest of a scenario after A's boots parted. */
+export function notJudgedSteps(doc: BehaveDocument): number {
+  return doc.notJudged.reduce((n, u) => n + (u.kind === 'step' ? 1 : u.kind === 'missing' ? u.steps : 0), 0);
+}
+
+/** The comparison document of three traces (A, B, A again) of the same scenarios. */
 export function compareTraces(input: CompareInput): BehaveDocument {
   const scenarios: ScenarioResult[] = [];
   const divergences: Divergence[] = [];
+  const notJudged: NotJudged[] = [];
+  const empty = (name: string): ScenarioTrace => ({ name, steps: [], status: null });
+  const find = (t: Trace, name: string) => t.scenarios.find((x) => x.name === name) ?? empty(name);
   for (const s of input.scenarios) {
     if (s.notRun) {
       scenarios.push({ name: s.name, source: s.source, state: 'not-run', steps: 0, reason: s.notRun });
       continue;
     }
-    const empty: ScenarioTrace = { name: s.name, steps: [], status: null };
-    const ta = input.traceA.scenarios.find((x) => x.name === s.name) ?? empty;
-    const tb = input.traceB.scenarios.find((x) => x.name === s.name) ?? empty;
-    const r = compareScenario(ta, tb);
+    const r = judgeScenario(find(input.traceA, s.name), find(input.traceB, s.name), find(input.traceAAgain, s.name));
     scenarios.push({ name: s.name, source: s.source, state: 'compared', steps: r.steps });
     divergences.push(...r.divergences);
+    notJudged.push(...r.notJudged);
   }
-  for (const [kernel, t] of [['A', input.traceA], ['B', input.traceB]] as const) {
-    for (const lines of t.splats) divergences.push({ kind: 'splat', kernel, lines });
-  }
+  const splats = judgeSplats(input.traceA.splats, input.traceB.splats, input.traceAAgain.splats);
+  divergences.push(...splats.divergences);
+  notJudged.push(...splats.notJudged);
   const steps = scenarios.reduce((n, s) => n + s.steps, 0);
-  return { schema: BEHAVE_SCHEMA, kind: 'hintlab-behave', a: input.a, b: input.b, guest: input.guest, scenarios, steps, identical: divergences.length === 0, divergences };
+  return {
+    schema: BEHAVE_SCHEMA, kind: 'hintlab-behave', a: input.a, b: input.b, aAgain: input.aAgain, guest: input.guest, scenarios, steps,
+    identical: divergences.length === 0 && notJudged.length === 0, divergences, notJudged, sharedSplats: splats.shared,
+  };
 }
+
+/**
+ * A stored comparison document, as the current schema: a schema-1 document
+ * (A booted once) gets `aAgain: null` and nothing unjudged, and says so
+ * when reported; a newer schema is refused.
+ */
+export function readBehaveDocument(json: unknown, where: string): BehaveDocument {
+  const doc = json as Partial<BehaveDocument> & { schema?: unknown; kind?: unknown };
+  if (doc?.kind !== 'hintlab-behave' || typeof doc.schema !== 'number') throw new UserError(`${where}: not a behaviour comparison (no kind 'hintlab-behave' with a schema)`);
+  if (doc.schema > BEHAVE_SCHEMA) throw new UserError(`${where}: behaviour comparison schema ${doc.schema} is newer than this hintlab reads (${BEHAVE_SCHEMA}); upgrade hintlab`);
+  if (doc.schema === BEHAVE_SCHEMA) return doc as BehaveDocument;
+  return { ...(doc as BehaveDocument), schema: BEHAVE_SCHEMA, aAgain: null, notJudged: [], sharedSplats: [] };
+}
+

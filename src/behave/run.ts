@@ -1,11 +1,12 @@
 /**
  * `hintlab behave` as a library call: the same scenarios run in a qemu
  * guest of each kernel (icount, one CPU, the probe's `--behave` mode as
- * /init), each trace stored under what determines it, and the two compared
- * step by step into a BehaveDocument (./compare.ts).
+ * /init), A booted twice (A, B, A again), each trace stored under what
+ * determines it, and the three compared step by step into a
+ * BehaveDocument (./compare.ts), where only what A repeats is judged.
  *
  * `runBehave(request, deps)` is the entry point for callers above (the CLI,
- * `trial`): it returns the document and stores both traces and the
+ * `trial`): it returns the document and stores the traces and the
  * comparison, so a rerun with an unchanged kernel image, scenario plan,
  * runner build and guest conditions boots nothing.
  *
@@ -122,9 +123,17 @@ export async function traceOn(target: Target, job: BehaveJob, abort: AbortSignal
   return { trace: reader.result(), seconds: exit.elapsedMs / 1000 };
 }
 
-/** What determines a kernel's trace: its image, the plan, the runner build and the guest's conditions. */
-export function traceKey(imageSha256: string, job: BehaveJob, runnerBuild: string): string {
-  return sha256(JSON.stringify({ schema: 1, image: imageSha256, plan: job.planSha256, runner: runnerBuild, icount: true, cpus: GUEST_CPUS, memoryMiB: MEMORY_MIB, append: BEHAVE_APPEND }));
+/** Which boot of a kernel a trace is: A's second boot is kept apart from its first, so reuse never stands in for a repeat. */
+export type BootNumber = 1 | 2;
+
+/**
+ * What determines a kernel's trace: its image, the plan, the runner build,
+ * the guest's conditions, and which boot it is. A first boot keeps the key
+ * it always had, so traces stored before A was booted twice are reused.
+ */
+export function traceKey(imageSha256: string, job: BehaveJob, runnerBuild: string, boot: BootNumber = 1): string {
+  const what = { schema: 1, image: imageSha256, plan: job.planSha256, runner: runnerBuild, icount: true, cpus: GUEST_CPUS, memoryMiB: MEMORY_MIB, append: BEHAVE_APPEND };
+  return sha256(JSON.stringify(boot === 1 ? what : { ...what, boot }));
 }
 
 function storedTrace(store: Store | null, key: string): { trace: Trace; kernelRelease: string | null; bootSeconds: number | null } | null {
@@ -138,22 +147,23 @@ function storedTrace(store: Store | null, key: string): { trace: Trace; kernelRe
   }
 }
 
-async function kernelTrace(req: BehaveRequest, deps: BehaveDeps, kernel: VmKernel, job: BehaveJob): Promise<{ side: BehaveKernel; trace: Trace }> {
+async function kernelTrace(req: BehaveRequest, deps: BehaveDeps, kernel: VmKernel, job: BehaveJob, boot: BootNumber): Promise<{ side: BehaveKernel; trace: Trace }> {
   const imageSha256 = sha256(readFileSync(kernel.image));
-  const key = traceKey(imageSha256, job, deps.probe.buildId);
-  const side = (reused: boolean, kernelRelease: string | null, bootSeconds: number | null): BehaveKernel => ({ label: kernel.label, image: kernel.image, imageSha256, kernelRelease, traceKey: key, reused, bootSeconds });
+  const key = traceKey(imageSha256, job, deps.probe.buildId, boot);
+  const label = boot === 1 ? kernel.label : `${kernel.label} again`;
+  const side = (reused: boolean, kernelRelease: string | null, bootSeconds: number | null): BehaveKernel => ({ label, image: kernel.image, imageSha256, kernelRelease, traceKey: key, reused, bootSeconds });
   const stored = req.fresh ? null : storedTrace(deps.store, key);
   if (stored) {
-    deps.onBoot?.(kernel.label, 'reused');
+    deps.onBoot?.(label, 'reused');
     return { side: side(true, stored.kernelRelease, stored.bootSeconds), trace: stored.trace };
   }
-  deps.onBoot?.(kernel.label, 'booting');
+  deps.onBoot?.(label, 'booting');
   const target = guestTarget(
-    { label: kernel.label, image: kernel.image, accel: 'tcg', icount: true, cpus: GUEST_CPUS, memoryMiB: MEMORY_MIB, append: BEHAVE_APPEND },
+    { label, image: kernel.image, accel: 'tcg', icount: true, cpus: GUEST_CPUS, memoryMiB: MEMORY_MIB, append: BEHAVE_APPEND },
     { probe: deps.probe, launcher: deps.launcher, cacheDir: deps.cacheDir },
   );
   const { trace, seconds } = await traceOn(target, job, deps.abort);
-  deps.onBoot?.(kernel.label, 'booted', seconds);
+  deps.onBoot?.(label, 'booted', seconds);
   deps.store?.behave.putTrace({
     key, kernelSha256: imageSha256, planSha256: job.planSha256, runnerBuild: deps.probe.buildId, icount: true,
     kernelRelease: trace.kernelRelease, bootSeconds: seconds, traceJson: JSON.stringify(trace), hintlabVersion: req.hintlabVersion,
@@ -161,14 +171,22 @@ async function kernelTrace(req: BehaveRequest, deps: BehaveDeps, kernel: VmKerne
   return { side: side(false, trace.kernelRelease, seconds), trace };
 }
 
-/** Boot (or reuse) both kernels' traces, compare them, store the comparison; returns its document. */
+/**
+ * Boot (or reuse) A, B and A again, compare them, store the comparison;
+ * returns its document. A boots a second time so that a step whose result
+ * varies from boot to boot is not judged (./judge.ts); the order A, B, A
+ * again is docs/behave.md's.
+ */
 export async function runBehave(req: BehaveRequest, deps: BehaveDeps): Promise<BehaveDocument> {
   const job = behaveJob(req.scenarios, req.programs ?? [], req.timeoutSeconds);
   if (job.expected.length === 0) throw new UserError(`no scenario can run in an icount guest: ${job.notRun.map((s) => `${s.name} ${s.reason}`).join('; ')}`, 2);
   const [ka, kb] = req.kernels;
-  const a = await kernelTrace(req, deps, ka, job);
-  const b = await kernelTrace(req, deps, kb, job);
-  const doc = compareTraces({ a: a.side, b: b.side, traceA: a.trace, traceB: b.trace, scenarios: job.order, guest: { icount: true, cpus: GUEST_CPUS, runnerBuild: deps.probe.buildId } });
-  deps.store?.behave.putComparison(sha256(`${a.side.traceKey}\0${b.side.traceKey}`), a.side.traceKey, b.side.traceKey, JSON.stringify(doc));
+  const a = await kernelTrace(req, deps, ka, job, 1);
+  const b = await kernelTrace(req, deps, kb, job, 1);
+  const again = await kernelTrace(req, deps, ka, job, 2);
+  const guest = { icount: true, cpus: GUEST_CPUS, runnerBuild: deps.probe.buildId };
+  const doc = compareTraces({ a: a.side, b: b.side, aAgain: again.side, traceA: a.trace, traceB: b.trace, traceAAgain: again.trace, scenarios: job.order, guest });
+  // the third trace is named by the key and kept in the document (a_trace and b_trace are A's first boot and B)
+  deps.store?.behave.putComparison(sha256(`${a.side.traceKey}\0${b.side.traceKey}\0${again.side.traceKey}`), a.side.traceKey, b.side.traceKey, JSON.stringify(doc));
   return doc;
 }

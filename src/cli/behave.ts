@@ -88,7 +88,7 @@ async function behaveAction(opts: BehaveOptions, io: CliIO): Promise<void> {
 export function registerBehave(program: Command, io: CliIO): void {
   program
     .command('behave')
-    .description('run the same syscall scenarios in a qemu guest of each kernel (icount) and compare the traces step by step')
+    .description('run the same syscall scenarios in a qemu guest of each kernel (icount), A twice, and compare the traces step by step where A repeats itself')
     .option('--kernel <label=path>', 'a kernel: bzImage, vmlinuz or a `hintlab kernel build` directory (exactly two)', collect, [])
     .option('--scenario <name|file>', "a built-in scenario, a scenario file, or 'all' (repeatable; default all built-in)", collect, [])
     .option('--program <path>', 'a static program whose output lines are its trace (repeatable)', collect, [])
@@ -96,7 +96,7 @@ export function registerBehave(program: Command, io: CliIO): void {
     .option('--lkml', 'the lines for a changelog or a mail (72 columns)')
     .option('-o, --output <file>', 'write to FILE (atomically) instead of stdout')
     .option('--timeout <s>', 'seconds one boot may take before qemu is killed', intOption('--timeout', 5), 600)
-    .option('--fresh', 'boot both kernels even when stored traces match (the new traces replace them)')
+    .option('--fresh', 'boot A, B and A again even when stored traces match (the new traces replace them)')
     .option('--list', 'list the built-in scenarios and their steps')
     .option('--show <name>', 'print a built-in scenario with its line numbers')
     .option('--db <path>', DB_HELP)

@@ -22,7 +22,7 @@ import { repeatOrder, type VmDeps, type VmRequest, type VmResult } from '../vm/r
 import { parseLavaAddress } from '../target/lava/address.ts';
 import { describeLavaProgress } from '../target/lava/target.ts';
 import type { Unit } from '../model.ts';
-import type { BehaveDocument } from '../behave/compare.ts';
+import { notJudgedSteps, type BehaveDocument } from '../behave/compare.ts';
 import type { TrialCodegen } from './codegen.ts';
 import type { TrialKernel } from './document.ts';
 import { sha256, stepKey, type TrialDeps, type TrialRequest, type TrialServices } from './request.ts';
@@ -110,6 +110,13 @@ export function vmKernel(label: string, k: TrialKernel, cwd: string): VmKernel {
   return resolveKernel(`${label}=${k.dir}`, cwd);
 }
 
+/** The step's one-line verdict: what was judged, and how many steps A did not repeat. */
+function behaveVerdict(doc: BehaveDocument): string {
+  if (doc.identical) return `${plural(doc.steps, 'step')} identical`;
+  const unjudged = notJudgedSteps(doc);
+  return `${plural(doc.divergences.length, 'divergence')} in ${doc.steps} steps${doc.notJudged.length ? `; ${unjudged ? `${plural(unjudged, 'step')} ` : ''}not judged (A varied)` : ''}`;
+}
+
 /** Behave A vs B (or the debug-checks pair); each kernel's trace reused from the store when it is there. */
 export async function behaveStep(req: TrialRequest, deps: TrialDeps, services: TrialServices, pair: [TrialKernel, TrialKernel]): Promise<StepOutcome<BehaveDocument>> {
   const kernels = [vmKernel('A', pair[0], req.invocation.cwd), vmKernel('B', pair[1], req.invocation.cwd)] as const;
@@ -125,14 +132,15 @@ export async function behaveStep(req: TrialRequest, deps: TrialDeps, services: T
         deps.onDetail?.(state === 'reused' ? `kernel ${label}: trace reused from the store` : state === 'booting' ? `kernel ${label}: booting (icount, 1 CPU)` : `kernel ${label}: trace in ${seconds?.toFixed(1)} s`),
     },
   );
-  const reused = doc.a.reused && doc.b.reused;
-  const verdict = doc.identical ? `${plural(doc.steps, 'step')} identical` : `${plural(doc.divergences.length, 'divergence')} in ${doc.steps} steps`;
-  const earlier = (doc.a.bootSeconds ?? 0) + (doc.b.bootSeconds ?? 0);
+  const sides = [doc.a, doc.b, ...(doc.aAgain ? [doc.aAgain] : [])];
+  const reused = sides.every((k) => k.reused);
+  const stored = sides.filter((k) => k.reused).map((k) => k.label);
+  const earlier = sides.reduce((n, k) => n + (k.bootSeconds ?? 0), 0);
   return {
-    key: stepKey('behave', { a: doc.a.traceKey, b: doc.b.traceKey }),
+    key: stepKey('behave', { a: doc.a.traceKey, b: doc.b.traceKey, aAgain: doc.aAgain?.traceKey }),
     state: reused ? 'reused' : 'done',
     result: doc,
-    summary: reused ? `reused: ${verdict} (both traces from the store)` : `${verdict}${doc.a.reused || doc.b.reused ? ` (${doc.a.reused ? 'A' : 'B'}'s trace from the store)` : ''}`,
+    summary: reused ? `reused: ${behaveVerdict(doc)} (every trace from the store)` : `${behaveVerdict(doc)}${stored.length ? ` (${stored.length === 1 ? `${stored[0]}'s trace` : `the traces of ${stored.join(' and ')}`} from the store)` : ''}`,
     ...(reused ? { earlierSeconds: Math.round(earlier * 10) / 10 } : {}),
   };
 }

@@ -1,4 +1,4 @@
-/** Step-by-step comparison of hand-built traces and its three outputs, as exact text. */
+/** Step-by-step comparison of hand-built traces (A again equal to A: every step judged) and its outputs, as exact text. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { BEHAVE_SCHEMA, compareTraces, type BehaveKernel } from '../../src/behave/compare.ts';
@@ -16,7 +16,8 @@ function scenario(name: string, steps: TraceStep[]): ScenarioTrace {
 }
 
 function kernel(label: string, reused = false): BehaveKernel {
-  return { label, image: `/k/${label}/bzImage`, imageSha256: `${label === 'A' ? 'aa' : 'bb'}${'0'.repeat(62)}`, kernelRelease: '6.12.117', traceKey: `key-${label}`, reused, bootSeconds: reused ? 14.2 : 17.06 };
+  const image = label.startsWith('A') ? 'A' : 'B';
+  return { label, image: `/k/${image}/bzImage`, imageSha256: `${image === 'A' ? 'aa' : 'bb'}${'0'.repeat(62)}`, kernelRelease: '6.12.117', traceKey: `key-${label}`, reused, bootSeconds: reused ? 14.2 : 17.06 };
 }
 
 const guest = { icount: true, cpus: 1, runnerBuild: 'r1' };
@@ -35,35 +36,45 @@ function variant(): Trace {
   return structuredClone(base);
 }
 
+/** A, B and A again, where A again repeats A unless given. */
+function compare(traceB: Trace, opts: { traceA?: Trace; traceAAgain?: Trace; bReused?: boolean; scenarios?: typeof order } = {}) {
+  const traceA = opts.traceA ?? base;
+  return compareTraces({ a: kernel('A'), b: kernel('B', opts.bReused), aAgain: kernel('A again'), traceA, traceB, traceAAgain: opts.traceAAgain ?? structuredClone(traceA), scenarios: opts.scenarios ?? order, guest });
+}
+
+const AGAIN = 'A again: 6.12.117, /k/A/bzImage (sha256 aa0000000000), booted in 17.1 s';
+
 test('identical traces: one line with the step count and the scenarios, the kernels and what did not run', () => {
-  const doc = compareTraces({ a: kernel('A'), b: kernel('B', true), traceA: base, traceB: variant(), scenarios: order, guest });
-  assert.deepEqual([doc.schema, doc.kind, doc.steps, doc.identical, doc.divergences], [BEHAVE_SCHEMA, 'hintlab-behave', 5, true, []]);
+  const doc = compare(variant(), { bReused: true });
+  assert.deepEqual([doc.schema, doc.kind, doc.steps, doc.identical, doc.divergences, doc.notJudged], [BEHAVE_SCHEMA, 'hintlab-behave', 5, true, [], []]);
   assert.deepEqual(doc.scenarios.map((s) => [s.name, s.state, s.steps]), [['param', 'compared', 3], ['uclamp', 'compared', 2], ['two', 'not-run', 0]]);
   assert.equal(behaveText(doc), [
-    'behaviour: 5 steps identical on A and B (scenarios: param, uclamp)',
+    'behaviour: 5 steps identical on A (booted twice) and B (scenarios: param, uclamp)',
     'A: 6.12.117, /k/A/bzImage (sha256 aa0000000000), booted in 17.1 s',
     'B: 6.12.117, /k/B/bzImage (sha256 bb0000000000), trace reused from the store',
+    AGAIN,
     'steps per scenario: param 3, uclamp 2',
     'not run: two (needs 2 CPUs; icount guests have 1)',
     '',
   ].join('\n'));
-  assert.equal(behaveLkml(doc), 'behaviour: 5 steps identical on A and B (scenarios: param, uclamp)\nnot run: two (needs 2 CPUs)\n');
+  assert.equal(behaveLkml(doc), 'behaviour: 5 steps identical on A (booted twice) and B (scenarios:\nparam, uclamp)\nnot run: two (needs 2 CPUs)\n');
 });
 
 test('an error code changed for one argument class and a state seen one step later are each a divergence with the steps before it', () => {
   const b = variant();
   b.scenarios[0]!.steps[3]!.errno = 'EFAULT';
   b.scenarios[1]!.steps[2]!.state.self!.umin = '1024';
-  const doc = compareTraces({ a: kernel('A'), b: kernel('B'), traceA: base, traceB: b, scenarios: order, guest });
+  const doc = compare(b);
   assert.equal(doc.identical, false);
   assert.deepEqual(doc.divergences.map((d) => d.kind === 'step' && [d.scenario, d.step, d.differences]), [
     ['param', 3, [{ field: 'errno', a: 'EINVAL', b: 'EFAULT' }]],
     ['uclamp', 2, [{ field: 'self.umin', a: '0', b: '1024' }]],
   ]);
   assert.equal(behaveText(doc), [
-    'behaviour: 2 divergences in 5 steps between A and B (scenarios: param, uclamp)',
+    'behaviour: 2 divergences in 5 steps between A (booted twice) and B (scenarios: param, uclamp)',
     'A: 6.12.117, /k/A/bzImage (sha256 aa0000000000), booted in 17.1 s',
     'B: 6.12.117, /k/B/bzImage (sha256 bb0000000000), booted in 17.1 s',
+    AGAIN,
     'steps per scenario: param 3, uclamp 2',
     'not run: two (needs 2 CPUs; icount guests have 1)',
     '',
@@ -83,8 +94,8 @@ test('an error code changed for one argument class and a state seen one step lat
     '',
   ].join('\n'));
   assert.equal(behaveLkml(doc), [
-    'behaviour: 2 divergences in 5 steps between A and B (scenarios: param,',
-    'uclamp):',
+    'behaviour: 2 divergences in 5 steps between A (booted twice) and B',
+    '(scenarios: param, uclamp):',
     '  - param step 3, sched_getparam pid=self param=null: errno EINVAL on A,',
     '    EFAULT on B',
     '  - uclamp step 2, sched_setscheduler pid=self policy=FIFO prio=1:',
@@ -100,7 +111,7 @@ test('a kernel warning on one console and a trace cut short are divergences, nev
   b.splats.push(['WARNING: CPU: 0 PID: 1 at kernel/sched/syscalls.c:640 __sched_setscheduler+0x1a/0x2b0', 'Call Trace:']);
   b.scenarios[0]!.steps.pop();
   b.scenarios[1]!.status = 3;
-  const doc = compareTraces({ a: kernel('A'), b: kernel('B'), traceA: base, traceB: b, scenarios: order, guest });
+  const doc = compare(b);
   assert.deepEqual(doc.divergences.map((d) => d.kind), ['missing', 'end', 'splat']);
   assert.equal(doc.steps, 4, 'only the steps both traces hold are counted');
   const text = behaveText(doc);
@@ -116,7 +127,7 @@ test('a struct printed whole on both kernels names only the members that differ 
   a.scenarios[0]!.steps[1]!.out = attr('3000000');
   const b = structuredClone(a);
   b.scenarios[0]!.steps[1]!.out = attr('2800000');
-  const doc = compareTraces({ a: kernel('A'), b: kernel('B'), traceA: a, traceB: b, scenarios: order, guest });
+  const doc = compare(b, { traceA: a });
   assert.deepEqual(behaveLkml(doc).split('\n').slice(2, 4), ['  - param step 1, sched_getparam pid=self: out.runtime 3000000 on A,', '    2800000 on B']);
 });
 
@@ -125,7 +136,7 @@ test('the mail lines name the first divergences and count the rest', () => {
   b.scenarios[0]!.steps[1]!.errno = 'EPERM';
   b.scenarios[0]!.steps[2]!.errno = 'EPERM';
   b.scenarios[0]!.steps[3]!.errno = 'EPERM';
-  const doc = compareTraces({ a: kernel('A'), b: kernel('B'), traceA: base, traceB: b, scenarios: order, guest });
+  const doc = compare(b);
   const lines = behaveLkml(doc, 1).split('\n');
   assert.equal(lines.filter((l) => l.startsWith('  - param step')).length, 1);
   assert.ok(lines.includes('  - 2 more (each in the text, md and html reports)'), lines.join('\n'));
@@ -134,7 +145,7 @@ test('the mail lines name the first divergences and count the rest', () => {
 test('the mail headline counts the scenarios when there are more than four', () => {
   const many = ['s1', 's2', 's3', 's4', 's5'].map((name) => scenario(name, [st(1, 'getppid')]));
   const trace: Trace = { kernelRelease: '6.12.117', splats: [], scenarios: many };
-  const doc = compareTraces({ a: kernel('A'), b: kernel('B'), traceA: trace, traceB: structuredClone(trace), scenarios: many.map((s) => ({ name: s.name, source: 'built-in' })), guest });
-  assert.equal(behaveLkml(doc), 'behaviour: 5 steps identical on A and B (5 scenarios)\n');
-  assert.match(behaveText(doc), /^behaviour: 5 steps identical on A and B \(scenarios: s1, s2, s3, s4, s5\)$/m);
+  const doc = compare(structuredClone(trace), { traceA: trace, scenarios: many.map((s) => ({ name: s.name, source: 'built-in' })) });
+  assert.equal(behaveLkml(doc), 'behaviour: 5 steps identical on A (booted twice) and B (5 scenarios)\n');
+  assert.match(behaveText(doc), /^behaviour: 5 steps identical on A \(booted twice\) and B \(scenarios: s1, s2, s3, s4, s5\)$/m);
 });

@@ -1,15 +1,18 @@
 /**
- * runBehave over a scripted qemu launcher: traces are stored under what
- * determines them and reused, a boot that gives no whole trace is an error
+ * runBehave over a scripted qemu launcher: A boots twice (A, B, A again),
+ * traces are stored under what determines them and reused, a step A does
+ * not repeat is not judged, a boot that gives no whole trace is an error
  * with the console tail (never a divergence, never stored), and a kernel
  * warning on a console is a divergence. Real boots: ./cloud-kernel.test.ts.
  */
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { frameLine } from '../../src/bench/protocol.ts';
-import { BehaveBootError, runBehave, type BehaveDeps, type BehaveRequest } from '../../src/behave/run.ts';
+import { BEHAVE_APPEND, BehaveBootError, behaveJob, runBehave, traceKey, type BehaveDeps, type BehaveRequest } from '../../src/behave/run.ts';
+import { TraceReader } from '../../src/behave/trace.ts';
 import { parseScenarios } from '../../src/behave/scenario.ts';
 import { Store } from '../../src/store/store.ts';
 import type { BootEnd, VmLauncher } from '../../src/vm/qemu.ts';
@@ -44,13 +47,19 @@ function guestLines(nice = '0', extra: string[] = []): string[] {
   ];
 }
 
-function launcher(byImage: Record<string, string[]>, end: BootEnd = { kind: 'exited', code: 0, signal: null }): VmLauncher & { boots: number } {
+/** Lines per image: the same on every boot, or per boot of that image (1, 2, ...). */
+type Script = string[] | ((boot: number) => string[]);
+
+function launcher(byImage: Record<string, Script>, end: BootEnd = { kind: 'exited', code: 0, signal: null }): VmLauncher & { boots: number; images: string[] } {
   const l = {
     boots: 0,
+    images: [] as string[],
     async boot(req: Parameters<VmLauncher['boot']>[0]) {
       l.boots++;
       const image = req.argv[req.argv.indexOf('-kernel') + 1]!;
-      const lines = Object.entries(byImage).find(([k]) => image.endsWith(k))?.[1] ?? [];
+      l.images.push(image.replace(/.*bzImage-/, ''));
+      const script = Object.entries(byImage).find(([k]) => image.endsWith(k))?.[1] ?? [];
+      const lines = typeof script === 'function' ? script(l.images.filter((i) => image.endsWith(i)).length) : script;
       for (const line of lines) req.onLine(line);
       return { end, consoleTail: lines.slice(-25), stderrTail: [], elapsedMs: 2500 };
     },
@@ -62,17 +71,52 @@ const scenarios = parseScenarios('scenario tiny\nsetpriority pid=self nice=3\n',
 const request = (a = kernel('A'), b = kernel('B')): BehaveRequest => ({ kernels: [a, b], scenarios, timeoutSeconds: 60, hintlabVersion: 'test' });
 const deps = (store: Store, l: VmLauncher): BehaveDeps => ({ store, launcher: l, probe, abort: new AbortController().signal, cacheDir: dir });
 
-test('both traces are stored under their keys, and a rerun boots nothing and finds the same result', async () => {
+test('A, B and A again are booted in that order and stored under three keys, and a rerun boots nothing and finds the same result', async () => {
   const store = Store.open(join(dir, 'reuse.db'));
   try {
     const l = launcher({ 'bzImage-A': guestLines(), 'bzImage-B': guestLines() });
     const first = await runBehave(request(), deps(store, l));
-    assert.deepEqual([first.identical, first.steps, l.boots, first.a.reused, first.b.reused], [true, 1, 2, false, false]);
-    assert.notEqual(first.a.traceKey, first.b.traceKey, 'two images, two keys');
+    assert.deepEqual([first.identical, first.steps, l.images, first.a.reused, first.b.reused, first.aAgain?.reused], [true, 1, ['A', 'B', 'A'], false, false, false]);
+    assert.equal(new Set([first.a.traceKey, first.b.traceKey, first.aAgain?.traceKey]).size, 3, "A's second boot is never A's first trace reused");
+    assert.deepEqual([first.aAgain?.label, first.aAgain?.image], ['A again', first.a.image]);
     const again = await runBehave(request(), deps(store, l));
-    assert.deepEqual([again.identical, l.boots, again.a.reused, again.b.reused, again.a.bootSeconds], [true, 2, true, true, 2.5]);
+    assert.deepEqual([again.identical, l.boots, again.a.reused, again.b.reused, again.aAgain?.reused, again.a.bootSeconds], [true, 3, true, true, true, 2.5]);
     const fresh = await runBehave({ ...request(), fresh: true }, deps(store, l));
-    assert.deepEqual([fresh.a.reused, l.boots], [false, 4]);
+    assert.deepEqual([fresh.a.reused, fresh.aAgain?.reused, l.boots], [false, false, 6]);
+  } finally {
+    store.close();
+  }
+});
+
+test("a trace of A stored before A was booted twice is reused as A's first boot, and only B and A again boot", async () => {
+  const store = Store.open(':memory:');
+  try {
+    // the key of a first boot is made of what it has always been made of
+    const job = behaveJob(scenarios, [], 60);
+    const imageSha256 = createHash('sha256').update(readFileSync(kernel('A').image)).digest('hex');
+    const key = createHash('sha256').update(JSON.stringify({ schema: 1, image: imageSha256, plan: job.planSha256, runner: probe.buildId, icount: true, cpus: 1, memoryMiB: 256, append: BEHAVE_APPEND })).digest('hex');
+    assert.equal(traceKey(imageSha256, job, probe.buildId, 1), key);
+    const reader = new TraceReader();
+    for (const line of guestLines()) reader.feed(line);
+    store.behave.putTrace({ key, kernelSha256: imageSha256, planSha256: job.planSha256, runnerBuild: probe.buildId, icount: true, kernelRelease: '6.12.117', bootSeconds: 19, traceJson: JSON.stringify(reader.result()), hintlabVersion: 'older' });
+    const l = launcher({ 'bzImage-A': guestLines(), 'bzImage-B': guestLines() });
+    const doc = await runBehave(request(), deps(store, l));
+    assert.deepEqual([l.images, doc.a.reused, doc.a.bootSeconds, doc.identical], [['B', 'A'], true, 19, true]);
+  } finally {
+    store.close();
+  }
+});
+
+test('a step where the two boots of A differ is not judged even though B differs from one of them; a step A repeats is judged', async () => {
+  const store = Store.open(':memory:');
+  try {
+    // A's first boot reads nice 3, its second 0; B reads 0
+    const l = launcher({ 'bzImage-A': (boot) => guestLines(boot === 1 ? '3' : '0'), 'bzImage-B': guestLines('0') });
+    const doc = await runBehave(request(), deps(store, l));
+    assert.deepEqual([doc.identical, doc.divergences], [false, []]);
+    assert.deepEqual(doc.notJudged.map((u) => u.kind === 'step' && [u.scenario, u.step, u.differences]), [['tiny', 1, [{ field: 'self.nice', a: '3', b: '0' }]]]);
+    const repeated = await runBehave({ ...request(), fresh: true }, deps(store, launcher({ 'bzImage-A': guestLines('3'), 'bzImage-B': guestLines('0') })));
+    assert.deepEqual([repeated.notJudged, repeated.divergences.length], [[], 1]);
   } finally {
     store.close();
   }

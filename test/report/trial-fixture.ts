@@ -78,10 +78,11 @@ const codegen: CodegenResult = {
 };
 
 const behave: BehaveDocument = {
-  schema: 1,
+  schema: 2,
   kind: 'hintlab-behave',
   a: { label: 'A', image: `${OUT}/A/bzImage`, imageSha256: '4fe680d3e696'.padEnd(64, '0'), kernelRelease: '6.12.117', traceKey: 'ta', reused: false, bootSeconds: 24.1 },
   b: { label: 'B', image: `${OUT}/B/bzImage`, imageSha256: '600e40d52f29'.padEnd(64, '0'), kernelRelease: '6.12.117', traceKey: 'tb', reused: false, bootSeconds: 23.8 },
+  aAgain: { label: 'A again', image: `${OUT}/A/bzImage`, imageSha256: '4fe680d3e696'.padEnd(64, '0'), kernelRelease: '6.12.117', traceKey: 'ta2', reused: false, bootSeconds: 24.3 },
   guest: { icount: true, cpus: 1, runnerBuild: 'runner-1' },
   scenarios: [
     { name: 'sched_param', source: 'built-in', state: 'compared', steps: 22 },
@@ -91,6 +92,8 @@ const behave: BehaveDocument = {
   steps: 45,
   identical: true,
   divergences: [],
+  notJudged: [],
+  sharedSplats: [],
 };
 
 /** Three boots per kernel, five rounds each: getppid unchanged, sched_getscheduler 2 instructions fewer on B. */

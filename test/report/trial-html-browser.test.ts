@@ -48,7 +48,7 @@ test('a trial page at 1280 px: the behaviour banner shows first, nothing is cut 
     await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
     const banner = page.locator('#behaviour-banner');
     assert.ok(await banner.isVisible());
-    assert.equal((await banner.textContent())?.startsWith('Behaviour differs: 1 divergence in 45 steps between A and B'), true);
+    assert.equal((await banner.textContent())?.startsWith('Behaviour differs: 1 divergence in 45 steps between A (booted twice) and B'), true);
     const box = await banner.boundingBox();
     assert.ok(box !== null && box.y + box.height <= 900, `banner below the first screen: ${JSON.stringify(box)}`);
     // Nothing wider than the window, and no box scrolled sideways (a table or listing cut off at its edge).

@@ -22,7 +22,8 @@ Code (gcc 12.2 -O2): kernel/sched/build_policy.o (it #includes
   kernel/sched/syscalls.c): __x64_sys_sched_getscheduler reordered,
   2 instructions moved out of line to __x64_sys_sched_getscheduler.cold,
   fall-through path 14 -> 13 instructions to return.
-behaviour: 45 steps identical on A and B (scenarios: sched_param, slice)
+behaviour: 45 steps identical on A (booted twice) and B (scenarios:
+sched_param, slice)
 not run: affinity-two-cpus (needs 2 CPUs)
 
 Measured (qemu tcg -icount, instructions/call: a count, not a time), B
@@ -49,7 +50,8 @@ test('the lkml report of a trial is exactly this text, no line over 72 columns, 
   const text = trialLkml(trialDocument(), ctx);
   assert.equal(text, LKML);
   assert.deepEqual(text.split('\n').filter((l) => l.length > 72), []);
-  assert.ok(text.trimEnd().split('\n').length <= 27);
+  // 28: the behaviour line names A's two boots
+  assert.ok(text.trimEnd().split('\n').length <= 28);
   assert.ok([...Buffer.from(text, 'utf8')].every((b) => b < 0x80), 'plain ASCII for mail');
 });
 
@@ -115,4 +117,25 @@ test('a reused build, the --debug-checks pair and a patch that no object reads a
   assert.match(text, /\nCode \(gcc 12\.2 -O2\): no object of the build reads\n {2}Documentation\/scheduler\/sched-eevdf\.rst\.\n/);
   const full = trialText(doc, ctx);
   assert.match(full, /kernel\/sched\/syscalls\.c \(where its hunks applied was not recorded: B was built before hintlab recorded it\)\./);
+});
+
+test('a behaviour step A did not repeat is said in every trial format, with both A values, and raises no banner', () => {
+  const doc = trialDocument();
+  const b = doc.behave.document;
+  b.identical = false;
+  b.notJudged = [{
+    kind: 'step', scenario: 'slice', step: 9, line: 167, call: 'base_slice ns=2000000',
+    a: { ret: '0', errno: '0', out: '-' }, aAgain: { ret: '0', errno: '0', out: '-' },
+    differences: [{ field: 'self.debug', a: 'state:R,custom:0,slice:2.000000', b: 'state:R,custom:0,slice:0.700000' }],
+  }];
+  const said = '0 divergences in 45 steps between A (booted twice) and B (scenarios: sched_param, slice); 1 step could not be judged (A varied): slice step 9';
+  const flat = (text: string) => text.replace(/\s+/g, ' ');
+  for (const [format, text] of [['text', trialText(doc, ctx)], ['md', trialMarkdown(doc, ctx)], ['html', trialHtml(doc, ctx)], ['lkml', trialLkml(doc, ctx)]] as const) {
+    assert.ok(flat(text).includes(said), `${format}: ${text}`);
+    assert.ok(flat(text).includes('2.000000') && flat(text).includes('0.700000'), `${format} names both A values`);
+  }
+  assert.ok(!trialHtml(doc, ctx).includes('behaviour-banner'), 'nothing diverged: no banner');
+  assert.ok(trialText(doc, ctx).includes('\nnot judged: scenario slice, step 9 (built-in:167): base_slice ns=2000000\n'));
+  const json = JSON.parse(trialJson(doc, ctx)) as { behave: { document: { notJudged: unknown[] } } };
+  assert.equal(json.behave.document.notJudged.length, 1);
 });

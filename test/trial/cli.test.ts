@@ -38,7 +38,7 @@ test('each step is printed as it starts and as it ends with its wall time; the l
   const lines = r.stdout.trimEnd().split('\n');
   assert.ok(lines.every((l) => l.length <= 72), lines.filter((l) => l.length > 72).join('\n'));
   assert.match(r.stdout, /^hintlab trial #1: Linux 6\.12\.99, A = the tree, B = A \+ hint\.patch\.\n/);
-  assert.match(r.stdout, /\nBehaviour: 1 step identical on A and B \(scenarios: tiny\)\n/i);
+  assert.match(r.stdout, /\nBehaviour: 1 step identical on A \(booted twice\) and B \(scenarios: tiny\)\n/i);
 });
 
 test('a rerun reuses every step and says so on each step line; --format json and -o FILE write the document', { skip }, async () => {
