@@ -185,7 +185,9 @@ export function lavaTarget(spec: LavaGuestSpec, opts: LavaTargetOptions): Target
 }
 
 /** How long a cancel may take to be answered before it is left to the guard (bounded by the cancel wait). */
-const CANCEL_ANSWER_MS = 15_000;
+const CANCEL_ANSWER_MS = 10_000;
+/** After a cancel, how long one look at the job may take: LAVA answers in a fraction of a second, and the user is waiting. */
+const LOOK_AFTER_CANCEL_MS = 5_000;
 
 /** How following a job ended: LAVA's last word on it (none when Ctrl-C came before the first), and whether hintlab is done with it. */
 interface Followed {
@@ -214,13 +216,14 @@ async function follow(opts: LavaTargetOptions, id: number, log: LogReader, abort
     return client.cancel(id, AbortSignal.timeout(Math.min(CANCEL_ANSWER_MS, cancelWaitMs))).then(() => true, () => false);
   };
   for (;;) {
-    const signal = forced ? AbortSignal.timeout(Math.max(1, cancelWaitMs - (Date.now() - cancelledAt))) : abort;
+    const signal = forced ? AbortSignal.timeout(Math.max(1, Math.min(LOOK_AFTER_CANCEL_MS, cancelWaitMs - (Date.now() - cancelledAt)))) : abort;
     try {
       last = await look(client, id, log, signal);
     } catch (err) {
-      if (!(err instanceof LavaRequestAborted)) throw err;
-      // the wait for LAVA's end ran out (the cancel was accepted), or Ctrl-C came mid-look
+      // after an accepted cancel, a look that fails or takes too long ends the wait: the job is LAVA's to end
       if (forced) return { status: last, end: forced, settled: true };
+      // Ctrl-C came mid-look
+      if (!(err instanceof LavaRequestAborted)) throw err;
       if (!(await force({ kind: 'aborted' }))) return { status: last, end: forced, settled: false };
       continue;
     }
