@@ -16,6 +16,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileCases } from './hostile/cases-files.ts';
 import { inputCases } from './hostile/cases-input.ts';
+import { lavaCases } from './hostile/cases-lava.ts';
 import { input2Cases } from './hostile/cases-input2.ts';
 import { processCases } from './hostile/cases-processes.ts';
 import { switchCases } from './hostile/cases-switch.ts';
@@ -34,7 +35,7 @@ for (const label of ['A', 'B']) {
   if (r.status !== 0) throw new Error(`bench --label ${label} failed: ${summary(r)}`);
 }
 const only = process.argv[2];
-const cases = [...fileCases, ...inputCases, ...processCases, ...treeCases, ...switchCases, ...input2Cases].filter((c) => only === undefined || c.action.includes(only));
+const cases = [...fileCases, ...inputCases, ...processCases, ...treeCases, ...switchCases, ...input2Cases, ...lavaCases].filter((c) => only === undefined || c.action.includes(only));
 const rows = await runCases(cases, { ...base, db });
 process.stdout.write(`${rows.join('\n')}\n`);
 const clean = rows.filter((r) => r.endsWith('| yes |')).length;
