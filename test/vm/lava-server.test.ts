@@ -21,6 +21,7 @@ import { environmentText } from '../../src/report/run-table.ts';
 import { Store } from '../../src/store/store.ts';
 import { parseLavaAddress, redactLavaTokens } from '../../src/target/lava/address.ts';
 import { LavaClient } from '../../src/target/lava/client.ts';
+import { startLavaGuard } from '../../src/target/lava/guard.ts';
 import { lavaTarget } from '../../src/target/lava/target.ts';
 import { runVmOnLava } from '../../src/vm/lava.ts';
 import type { VmRequest } from '../../src/vm/runner.ts';
@@ -254,4 +255,17 @@ test('a token holding / or : or a malformed %-escape is never shown: masked up t
   assert.deepEqual(redactLavaTokens(['--target', 'lava://a/b:c@d@lab/qemu', '--target=lava+https://x/y@lab/qemu']), ['--target', 'lava://***@lab/qemu', '--target=lava+https://***@lab/qemu']);
   assert.throws(() => parseLavaAddress('lava://s3cr%zz@lab/qemu', {}), (err: Error) => err instanceof UserError && err.exitCode === 2 && /^--target: the token holds a malformed %-escape/.test(err.message) && !err.message.includes('s3cr'));
   assert.throws(() => parseLavaAddress('lava://lab/qemu?tags=a%zz', {}), /--target: tag 'a%zz' holds a malformed %-escape \(write a literal % as %25\)$/);
+});
+
+test('the job guard gives up on a server that drips its answer to a cancel: 4 tries, each cut at 5 s, then it exits', { timeout: 90_000 }, async () => {
+  const s = await serve(drip);
+  try {
+    const guard = await startLavaGuard({ base: `http://${s.url}`, token: 'tok' });
+    guard.submitted(5);
+    // released with a job outstanding: the guard cancels it (or gives up) before it exits
+    await guard.release();
+    assert.deepEqual(s.seen, Array(4).fill('GET /api/v0.2/jobs/5/cancel/'));
+  } finally {
+    await s.close();
+  }
 });
