@@ -16,6 +16,7 @@ import { LavaClient, LavaSubmissionUnknown } from '../target/lava/client.ts';
 import { type JobGuard, startLavaGuard } from '../target/lava/guard.ts';
 import { LAVA_APPEND } from '../target/lava/job.ts';
 import { lavaTarget, type LavaProgress } from '../target/lava/target.ts';
+import type { Target } from '../target/target.ts';
 import { type FileServer, serveFiles } from '../target/lava/serve.ts';
 import type { AccelChoice } from './accel.ts';
 import { RunNotFoundError, type Store } from '../store/store.ts';
@@ -149,8 +150,7 @@ async function runOnLab(req: VmRequest, deps: LavaVmDeps, { client, parallel, fi
   const skipSteps = resumed.flatMap((s) => (s.why === null ? [s.plan.index] : []));
   if (deps.resume) deps.onResume?.(resumed.flatMap((s) => (s.why === null ? [s.plan] : [])), resumed.filter((s) => s.why !== null && s.why !== 'not stored'));
   // a submission LAVA answered without a job id stops the design: another would only add an unknown job
-  const stop = new AbortController();
-  let unknown: LavaSubmissionUnknown | null = null;
+  const stop = new StopOnUnknownJob();
   const result = await runVm(
     { ...req, parallel, skipSteps },
     {
@@ -159,38 +159,49 @@ async function runOnLab(req: VmRequest, deps: LavaVmDeps, { client, parallel, fi
       launcher: { boot: () => Promise.reject(new Error('internal: a LAVA run boots no local qemu')) },
       chooseAccel: async () => ACCEL,
       append: LAVA_APPEND,
-      targetFor: (spec) => {
-        const target = lavaTarget(
-          { label: spec.label, image: spec.image, icount: spec.icount, cpus: spec.cpus, memoryMiB: spec.memoryMiB },
-          {
-            client,
-            probe: deps.probe,
-            cacheDir: deps.cacheDir,
-            pollMs: deps.pollMs,
-            guard,
-            ...(files ? { urlOf: (p: string) => files.url(p) } : {}),
-            jobName: () => {
-              const n = (boots.get(spec.label) ?? 0) + 1;
-              boots.set(spec.label, n);
-              return `hintlab ${req.labelPrefix}${spec.label}: kernel ${spec.label}, boot ${n}`;
+      targetFor: (spec) =>
+        stop.watch(
+          lavaTarget(
+            { label: spec.label, image: spec.image, icount: spec.icount, cpus: spec.cpus, memoryMiB: spec.memoryMiB },
+            {
+              client,
+              probe: deps.probe,
+              cacheDir: deps.cacheDir,
+              pollMs: deps.pollMs,
+              guard,
+              ...(files ? { urlOf: (p: string) => files.url(p) } : {}),
+              jobName: () => {
+                const n = (boots.get(spec.label) ?? 0) + 1;
+                boots.set(spec.label, n);
+                return `hintlab ${req.labelPrefix}${spec.label}: kernel ${spec.label}, boot ${n}`;
+              },
+              onProgress: deps.onLavaProgress,
             },
-            onProgress: deps.onLavaProgress,
-          },
-        );
-        return {
-          ...target,
-          run: (job, onLine, abort) =>
-            target.run(job, onLine, abort).catch((err: unknown) => {
-              if (err instanceof LavaSubmissionUnknown) {
-                unknown ??= err;
-                stop.abort();
-              }
-              throw err;
-            }),
-        };
-      },
+          ),
+        ),
     },
   );
-  if (unknown) throw new UserError((unknown as LavaSubmissionUnknown).message);
+  if (stop.unknown) throw new UserError(stop.unknown.message);
   return result;
+}
+
+/** Aborts the design at the first submission whose job LAVA did not name (LavaSubmissionUnknown), and keeps it to say. */
+class StopOnUnknownJob {
+  private readonly controller = new AbortController();
+  readonly signal = this.controller.signal;
+  unknown: LavaSubmissionUnknown | null = null;
+
+  watch(target: Target): Target {
+    return {
+      ...target,
+      run: (job, onLine, abort) =>
+        target.run(job, onLine, abort).catch((err: unknown) => {
+          if (err instanceof LavaSubmissionUnknown) {
+            this.unknown ??= err;
+            this.controller.abort();
+          }
+          throw err;
+        }),
+    };
+  }
 }
