@@ -10,11 +10,9 @@
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { frameLine } from '../../src/bench/protocol.ts';
-import { type FakeLava, startFakeLava } from '../../test/helpers/fake-lava.ts';
+import { type FakeLava, probeConsole, startFakeLava, startServer } from '../../test/helpers/fake-lava.ts';
 import { BIN, type Case, crashed, refused, type Result, type Scratch, short, summary } from './harness.ts';
 
 const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
@@ -51,26 +49,13 @@ type Handler = (req: IncomingMessage, res: ServerResponse, path: string) => void
 const json = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
 
 /** A lab with one good device on an online worker (unless `devices` answers that list); the rest of its answers are `rest`'s. */
-async function lab(rest: Handler, devices?: Handler): Promise<{ url: string; seen: string[]; close: () => Promise<void> }> {
-  const seen: string[] = [];
-  const server = createServer((req, res) => {
-    seen.push(`${req.method} ${req.url}`);
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
+function lab(rest: Handler, devices?: Handler): ReturnType<typeof startServer> {
+  return startServer((req, res, path) => {
     if (path === '/api/v0.2/devices/' && devices) return devices(req, res, path);
     if (path === '/api/v0.2/devices/') return json(res, 200, { results: [{ hostname: 'qemu01', health: 'Good', state: 'Idle', tags: [], worker_host: 'w1' }] });
     if (path === '/api/v0.2/workers/') return json(res, 200, { results: [{ hostname: 'w1', state: 'Online' }] });
     rest(req, res, path);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 function drip(res: ServerResponse): void {
@@ -105,18 +90,6 @@ async function withFake<T>(fn: (fake: FakeLava) => Promise<T>): Promise<T> {
   } finally {
     await fake.close();
   }
-}
-
-/** The probe's lines of a boot measuring getppid at `elapsed` per round. */
-function console(elapsed: number): string[] {
-  return [
-    'Linux version 6.1.0',
-    frameLine('@hl1 hello proto=1 kernel=6.1.0 version=%231 machine=x86_64 pid1=1 cpu=0 ops=1000 warmups=0 rounds=2 seccomp=0'),
-    frameLine('@hl1 prepared profile=getppid params='),
-    ...[0, 1].map((i) => frameLine(`@hl1 round profile=getppid idx=${i} warmup=0 ops=1000 elapsed=${elapsed} cpu=0`)),
-    frameLine('@hl1 done rounds=2 profiles=1'),
-    frameLine('@hl1 poweroff status=0'),
-  ];
 }
 
 export const lavaCases: Case[] = [
@@ -228,7 +201,7 @@ export const lavaCases: Case[] = [
     expected: 'boots again each time, saying why',
     run: (s) =>
       withFake(async (fake) => {
-        fake.scriptFor = () => ({ console: console(400_000) });
+        fake.scriptFor = () => ({ console: probeConsole(400_000) });
         const image = kernel(s, 'k-resume');
         const db = join(s.dir, 'resume.db');
         const args = (rounds = '2') => ['vm', '--target', `lava://tok@${fake.url}/qemu`, '--kernel', `A=${image}`, '--order', 'A', ...QUICK.slice(0, -3), '--rounds', rounds, '--icount', '--db', db, '--resume'];

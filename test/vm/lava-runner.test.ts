@@ -12,7 +12,6 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { ProbeBuild } from '../../src/bench/build.ts';
-import { frameLine } from '../../src/bench/protocol.ts';
 import { findProfile } from '../../src/bench/profiles.ts';
 import { measuredValues } from '../../src/model.ts';
 import { Store } from '../../src/store/store.ts';
@@ -20,7 +19,7 @@ import type { VmKernel } from '../../src/vm/kernels.ts';
 import { type ResumeStep, resumeSteps, runVmOnLava, stepsDone } from '../../src/vm/lava.ts';
 import { repeatOrder, type StepResult, type VmRequest } from '../../src/vm/runner.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { type FakeLava, startFakeLava } from '../helpers/fake-lava.ts';
+import { type FakeLava, probeConsole, startFakeLava } from '../helpers/fake-lava.ts';
 import { descendants, named } from '../helpers/procs.ts';
 
 const dir = tempDir();
@@ -42,17 +41,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A probe that measures getppid at `elapsed` per round of 1000 calls. */
-function console(elapsed: number): string[] {
-  return [
-    'Linux version 6.1.0',
-    frameLine('@hl1 hello proto=1 kernel=6.1.0 version=%231 machine=x86_64 pid1=1 cpu=0 ops=1000 warmups=0 rounds=2 seccomp=0'),
-    frameLine('@hl1 prepared profile=getppid params='),
-    ...[0, 1].map((i) => frameLine(`@hl1 round profile=getppid idx=${i} warmup=0 ops=1000 elapsed=${elapsed} cpu=0`)),
-    frameLine('@hl1 done rounds=2 profiles=1'),
-    frameLine('@hl1 poweroff status=0'),
-  ];
-}
+const console = probeConsole;
 
 function request(over: Partial<VmRequest> = {}): VmRequest {
   return { kernels, steps: ['A', 'B', 'A'], profiles: [findProfile('getppid')!], ops: 1000, warmups: 0, rounds: 2, accel: 'auto', icount: true, timeoutSeconds: 60, labelPrefix: 'vm-', command: 'hintlab vm ...', hintlabVersion: '0.0.0', ...over };

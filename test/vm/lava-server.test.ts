@@ -9,8 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { ProbeBuild } from '../../src/bench/build.ts';
@@ -26,7 +25,7 @@ import { lavaTarget } from '../../src/target/lava/target.ts';
 import { runVmOnLava } from '../../src/vm/lava.ts';
 import type { VmRequest } from '../../src/vm/runner.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { startFakeLava } from '../helpers/fake-lava.ts';
+import { startFakeLava, startServer } from '../helpers/fake-lava.ts';
 
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,24 +39,7 @@ const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
 type Handler = (req: IncomingMessage, res: ServerResponse, path: string) => void;
 
-/** A server on 127.0.0.1 answering every request with `handler`; its requests counted by path. */
-async function serve(handler: Handler): Promise<{ url: string; seen: string[]; close: () => Promise<void> }> {
-  const seen: string[] = [];
-  const server: Server = createServer((req, res) => {
-    seen.push(`${req.method} ${req.url}`);
-    handler(req, res, new URL(req.url ?? '/', 'http://x').pathname);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+const serve = startServer;
 
 /** One byte every 20 ms for as long as the client listens: the idle timeout never fires. */
 function drip(req: IncomingMessage, res: ServerResponse): void {
