@@ -199,8 +199,9 @@ interface Followed {
 
 /**
  * Look at the job until LAVA says it is finished; on abort or timeout, cancel it and wait for that.
- * A Ctrl-C ends a look under way at once; after the cancel, every look is bounded by what is left of
- * the wait, so neither a slow server nor one that drips its answers holds hintlab.
+ * A Ctrl-C ends a look under way at once; after the cancel, each look is bounded (5 s, and what is left
+ * of the wait) and the first that fails ends the wait, so neither a slow server nor one that drips its
+ * answers holds hintlab.
  */
 async function follow(opts: LavaTargetOptions, id: number, log: LogReader, abort: AbortSignal, timeoutSeconds: number): Promise<Followed> {
   const { client } = opts;
