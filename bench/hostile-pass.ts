@@ -18,6 +18,7 @@ import { concurrencyCases } from './hostile/cases-concurrency.ts';
 import { costCases } from './hostile/cases-cost.ts';
 import { fileCases } from './hostile/cases-files.ts';
 import { inputCases } from './hostile/cases-input.ts';
+import { lavaCases } from './hostile/cases-lava.ts';
 import { input2Cases } from './hostile/cases-input2.ts';
 import { processCases } from './hostile/cases-processes.ts';
 import { switchCases } from './hostile/cases-switch.ts';
@@ -36,7 +37,7 @@ for (const label of ['A', 'B']) {
   if (r.status !== 0) throw new Error(`bench --label ${label} failed: ${summary(r)}`);
 }
 const only = process.argv[2];
-const cases = [...fileCases, ...inputCases, ...processCases, ...treeCases, ...switchCases, ...input2Cases, ...concurrencyCases, ...costCases].filter((c) => only === undefined || c.action.includes(only));
+const cases = [...fileCases, ...inputCases, ...processCases, ...treeCases, ...switchCases, ...input2Cases, ...concurrencyCases, ...costCases, ...lavaCases].filter((c) => only === undefined || c.action.includes(only));
 const rows = await runCases(cases, { ...base, db });
 process.stdout.write(`${rows.join('\n')}\n`);
 const clean = rows.filter((r) => r.endsWith('| yes |')).length;

@@ -154,7 +154,10 @@ async function vmLavaAction(opts: VmOptions, io: CliIO, planned: Planned): Promi
         onDevices: (d, parallel) => io.stderr(`LAVA devices: ${d.join(', ')}${parallel > 1 ? ` (boots run ${parallel} at once)` : ''}\n`),
         onLavaProgress: (p) => io.stderr(`  ${describeLavaProgress(p)}\n`),
         resume: opts.resume === true,
-        onResume: (done) => io.stderr(`resume: ${done.map((s) => s.runLabel).join(', ')} already stored complete; booting the rest\n`),
+        onResume: (done, again) => {
+          if (done.length) io.stderr(`resume: ${done.map((s) => s.runLabel).join(', ')} already stored complete; booting the rest\n`);
+          for (const s of again) io.stderr(`resume: ${s.plan.runLabel} boots again: ${s.why}\n`);
+        },
       });
       bar.clear();
       reportSteps(io, store, result, planned.steps.length, opts.db, opts.detect);

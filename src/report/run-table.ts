@@ -3,6 +3,7 @@
  * subject (mean, median, stdev, CV, min, max, rounds x ops) and the run's
  * environment. Returns text; the CLI decides where it goes.
  */
+import { printable } from '../errors.ts';
 import type { Known, Run, RunWithRounds } from '../model.ts';
 import { measuredValues } from '../model.ts';
 import { cvPct, isSample, max, mean, median, min, stdev } from '../stats/descriptive.ts';
@@ -114,6 +115,10 @@ function fieldLines(obj: Record<string, unknown>, indent: string, prefix = ''): 
   const lines: string[] = [];
   for (const [key, v] of Object.entries(obj)) {
     if (key === 'warnings' || key === 'where') continue;
+    if (prefix === 'lava.' && key === 'jobs' && Array.isArray(v)) {
+      lines.push(...v.map((job, i) => `${indent}lava.jobs[${i + 1}]: ${lavaJobText(job)}`));
+      continue;
+    }
     const isKnown = v !== null && typeof v === 'object' && 'known' in (v as object);
     if (v !== null && typeof v === 'object' && !isKnown && !Array.isArray(v)) {
       lines.push(...fieldLines(v as Record<string, unknown>, indent, `${prefix}${key}.`));
@@ -124,6 +129,21 @@ function fieldLines(obj: Record<string, unknown>, indent: string, prefix = ''): 
     }
   }
   return lines;
+}
+
+/**
+ * One stored LAVA job (src/target/target.ts LabJob) on a line: `job 12 on
+ * qemu01, Complete, http://.../scheduler/job/12, qemu: ...`. Its strings came
+ * from a LAVA server, and runs stored before they were escaped on arrival
+ * may hold terminal escapes: they are escaped again here.
+ */
+function lavaJobText(job: unknown): string {
+  if (job === null || typeof job !== 'object') return printable(String(job));
+  const j = job as { jobId?: unknown; device?: unknown; health?: unknown; url?: unknown; qemu?: unknown; kernelSha256?: unknown };
+  const parts = [`job ${String(j.jobId ?? '?')} on ${String(j.device ?? 'no device')}`, String(j.health ?? 'health unknown'), String(j.url ?? 'no URL')];
+  if (typeof j.kernelSha256 === 'string') parts.push(`kernel sha256 ${j.kernelSha256.slice(0, 16)}`);
+  if (typeof j.qemu === 'string') parts.push(`qemu: ${j.qemu}`);
+  return printable(parts.join(', '));
 }
 
 /**

@@ -90,6 +90,8 @@ export interface LabJob {
   health: string;
   /** The qemu command line the lab ran, when its log said. */
   qemu: string | null;
+  /** sha256 of the kernel image the job was given (what `vm --resume` tells a rebuilt bzImage by). */
+  kernelSha256?: string;
 }
 
 import type { SysReader } from '../environment/reader.ts';

@@ -12,13 +12,16 @@
  */
 import { UserError } from '../errors.ts';
 import { parseLavaAddress } from '../target/lava/address.ts';
-import { LavaClient } from '../target/lava/client.ts';
+import { LavaClient, LavaSubmissionUnknown } from '../target/lava/client.ts';
 import { type JobGuard, startLavaGuard } from '../target/lava/guard.ts';
 import { LAVA_APPEND } from '../target/lava/job.ts';
 import { lavaTarget, type LavaProgress } from '../target/lava/target.ts';
+import type { Target } from '../target/target.ts';
 import { type FileServer, serveFiles } from '../target/lava/serve.ts';
 import type { AccelChoice } from './accel.ts';
 import { RunNotFoundError, type Store } from '../store/store.ts';
+import type { Run } from '../model.ts';
+import { fileSha256 } from '../target/lava/job.ts';
 import { planSteps, runVm, type StepPlan, type VmDeps, type VmRequest, type VmResult } from './runner.ts';
 
 export interface LavaVmDeps extends Omit<VmDeps, 'launcher' | 'chooseAccel' | 'targetFor' | 'costPlugin'> {
@@ -30,42 +33,78 @@ export interface LavaVmDeps extends Omit<VmDeps, 'launcher' | 'chooseAccel' | 't
   onLavaProgress?: (p: LavaProgress) => void;
   /** `--resume`: boots of this order already stored complete are not run again. */
   resume?: boolean;
-  /** The steps `--resume` found done. */
-  onResume?: (done: StepPlan[]) => void;
+  /** What `--resume` found: the steps done, and why each stored one that is not boots again. */
+  onResume?: (done: StepPlan[], again: ResumeStep[]) => void;
   /** The usable devices, and how many boots run at once on them. */
   onDevices?: (devices: string[], parallel: number) => void;
 }
 
 const ACCEL: AccelChoice = { accel: 'tcg', why: "a LAVA qemu device: emulated, so no ns are claimed" };
 
+/** A step of the order as `--resume` finds it: done (null), or why it boots (again). */
+export interface ResumeStep {
+  plan: StepPlan;
+  /** Why the stored run is not taken: null when it is; `not stored` when there is none. */
+  why: string | null;
+}
+
 /**
- * `--resume`: the steps of this order already stored complete from this lab,
- * by step index. A step counts as done when the newest run of its label is
- * complete and was made by the same order, profiles, icount, kernel image
- * and LAVA server; anything else runs again. One run per boot only: a
+ * `--resume`: the steps of this order already stored complete from this
+ * lab, by step index. A step counts as done only when the newest run of its
+ * label is complete and was made by the same order, profiles, --ops,
+ * --warmups, --rounds, --inject-work, icount, probe build and LAVA server,
+ * from a kernel image with the same content (its sha256, stored with each
+ * job): a bzImage rebuilt in place is booted again. A run stored without
+ * the hash is booted again too, and says so. One run per boot only: a
  * --repeat design pools its boots into one run per kernel.
  */
-export function stepsDone(store: Store, req: VmRequest, server: string): number[] {
+export function resumeSteps(store: Store, req: VmRequest, server: string, probeBuildId: string): ResumeStep[] {
   if (req.poolBoots) throw new UserError('--resume continues an order with one run per boot (--order); a --repeat design pools boots into one run per kernel, so run it again whole', 2);
-  return planSteps(req).flatMap((plan) => {
+  const hashes = new Map<string, string>();
+  const hashOf = (path: string) => hashes.get(path) ?? hashes.set(path, fileSha256(path)).get(path)!;
+  return planSteps(req).map((plan) => {
     let run;
     try {
       run = store.resolveRun(plan.runLabel);
     } catch (err) {
-      if (err instanceof RunNotFoundError) return [];
+      if (err instanceof RunNotFoundError) return { plan, why: 'not stored' };
       throw err;
     }
-    const extra = run.params.extra as { order?: string; icount?: boolean } | undefined;
-    const env = run.environment as { lava?: { server?: string }; vm?: { kernelPath?: string } };
-    const same =
-      run.status === 'complete' &&
-      extra?.order === req.steps.join(',') &&
-      extra.icount === req.icount &&
-      run.params.subjects.join(',') === req.profiles.map((p) => p.name).join(',') &&
-      env.lava?.server === server &&
-      env.vm?.kernelPath === plan.kernel.image;
-    return same ? [plan.index] : [];
+    return { plan, why: staleBecause(run, req, plan, { server, probeBuildId, kernelSha256: hashOf(plan.kernel.image) }) };
   });
+}
+
+/** The step indices `--resume` does not boot again. */
+export function stepsDone(store: Store, req: VmRequest, server: string, probeBuildId: string): number[] {
+  return resumeSteps(store, req, server, probeBuildId).flatMap((s) => (s.why === null ? [s.plan.index] : []));
+}
+
+/** Why a stored run is not this step's boot, or null when it is. */
+function staleBecause(run: Run, req: VmRequest, plan: StepPlan, now: { server: string; probeBuildId: string; kernelSha256: string }): string | null {
+  const extra = run.params.extra as { order?: string; icount?: boolean; injectWork?: number };
+  const env = run.environment as { lava?: { server?: string; jobs?: { kernelSha256?: unknown }[] }; vm?: { kernelPath?: string }; probe?: { buildId?: string } };
+  const p = run.params;
+  const differs = (flag: string, was: unknown, is: unknown) => (was === is ? null : `stored with ${flag} ${String(was ?? 'unset')}, not ${String(is ?? 'unset')}`);
+  const stored = env.lava?.jobs?.at(-1)?.kernelSha256;
+  const hash = typeof stored === 'string' ? stored : null;
+  return (
+    (run.status === 'complete' ? null : `stored ${run.status}`) ??
+    differs('order', extra.order, req.steps.join(',')) ??
+    differs('profiles', p.subjects.join(','), req.profiles.map((x) => x.name).join(',')) ??
+    differs('--ops', p.ops, req.ops) ??
+    differs('--warmups', p.warmups, req.warmups) ??
+    differs('--rounds', p.rounds, req.rounds) ??
+    differs('--inject-work', extra.injectWork ?? 0, req.injectWork?.[plan.kernel.label] ?? 0) ??
+    differs('--icount', extra.icount === true, req.icount) ??
+    (env.lava?.server === now.server ? null : `stored from ${env.lava?.server ?? 'local qemu'}`) ??
+    (env.probe?.buildId === now.probeBuildId ? null : 'stored by another probe build') ??
+    (env.vm?.kernelPath === plan.kernel.image ? null : `stored from kernel ${env.vm?.kernelPath ?? 'unknown'}`) ??
+    (hash === null
+      ? "stored without the kernel image's hash (an older hintlab), so it cannot be told from a rebuilt one"
+      : hash === now.kernelSha256
+        ? null
+        : `kernel image ${plan.kernel.image} changed since (sha256 ${hash.slice(0, 12)}, now ${now.kernelSha256.slice(0, 12)})`)
+  );
 }
 
 /** Run the request's boot order as LAVA jobs. */
@@ -105,35 +144,64 @@ interface Lab {
   guard: JobGuard;
 }
 
-function runOnLab(req: VmRequest, deps: LavaVmDeps, { client, parallel, files, boots, guard }: Lab): Promise<VmResult> {
+async function runOnLab(req: VmRequest, deps: LavaVmDeps, { client, parallel, files, boots, guard }: Lab): Promise<VmResult> {
   const address = client.address;
-  const skipSteps = deps.resume ? stepsDone(deps.store, req, address.name) : [];
-  if (skipSteps.length) deps.onResume?.(skipSteps.map((i) => planSteps(req)[i]!));
-  return runVm(
+  const resumed = deps.resume ? resumeSteps(deps.store, req, address.name, deps.probe.buildId) : [];
+  const skipSteps = resumed.flatMap((s) => (s.why === null ? [s.plan.index] : []));
+  if (deps.resume) deps.onResume?.(resumed.flatMap((s) => (s.why === null ? [s.plan] : [])), resumed.filter((s) => s.why !== null && s.why !== 'not stored'));
+  // a submission LAVA answered without a job id stops the design: another would only add an unknown job
+  const stop = new StopOnUnknownJob();
+  const result = await runVm(
     { ...req, parallel, skipSteps },
     {
       ...deps,
+      abort: AbortSignal.any([deps.abort, stop.signal]),
       launcher: { boot: () => Promise.reject(new Error('internal: a LAVA run boots no local qemu')) },
       chooseAccel: async () => ACCEL,
       append: LAVA_APPEND,
       targetFor: (spec) =>
-        lavaTarget(
-          { label: spec.label, image: spec.image, icount: spec.icount, cpus: spec.cpus, memoryMiB: spec.memoryMiB },
-          {
-            client,
-            probe: deps.probe,
-            cacheDir: deps.cacheDir,
-            pollMs: deps.pollMs,
-            guard,
-            ...(files ? { urlOf: (p: string) => files.url(p) } : {}),
-            jobName: () => {
-              const n = (boots.get(spec.label) ?? 0) + 1;
-              boots.set(spec.label, n);
-              return `hintlab ${req.labelPrefix}${spec.label}: kernel ${spec.label}, boot ${n}`;
+        stop.watch(
+          lavaTarget(
+            { label: spec.label, image: spec.image, icount: spec.icount, cpus: spec.cpus, memoryMiB: spec.memoryMiB },
+            {
+              client,
+              probe: deps.probe,
+              cacheDir: deps.cacheDir,
+              pollMs: deps.pollMs,
+              guard,
+              ...(files ? { urlOf: (p: string) => files.url(p) } : {}),
+              jobName: () => {
+                const n = (boots.get(spec.label) ?? 0) + 1;
+                boots.set(spec.label, n);
+                return `hintlab ${req.labelPrefix}${spec.label}: kernel ${spec.label}, boot ${n}`;
+              },
+              onProgress: deps.onLavaProgress,
             },
-            onProgress: deps.onLavaProgress,
-          },
+          ),
         ),
     },
   );
+  if (stop.unknown) throw new UserError(stop.unknown.message);
+  return result;
+}
+
+/** Aborts the design at the first submission whose job LAVA did not name (LavaSubmissionUnknown), and keeps it to say. */
+class StopOnUnknownJob {
+  private readonly controller = new AbortController();
+  readonly signal = this.controller.signal;
+  unknown: LavaSubmissionUnknown | null = null;
+
+  watch(target: Target): Target {
+    return {
+      ...target,
+      run: (job, onLine, abort) =>
+        target.run(job, onLine, abort).catch((err: unknown) => {
+          if (err instanceof LavaSubmissionUnknown) {
+            this.unknown ??= err;
+            this.controller.abort();
+          }
+          throw err;
+        }),
+    };
+  }
 }

@@ -7,8 +7,9 @@
  * in turn (job 1 on the first, job 2 on the second, ...). The real server is
  * test/helpers/lava.ts.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { frameLine } from '../../src/bench/protocol.ts';
 
 export interface FakeJobScript {
   console: string[];
@@ -136,4 +137,35 @@ export async function startFakeLava(token = 'good-token'): Promise<FakeLava> {
   fake.url = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   fake.close = () => new Promise((resolve) => server.close(() => resolve()));
   return fake;
+}
+
+/** A plain server on 127.0.0.1 for one hostile case: every request goes to `handler`, and is listed in `seen` as `METHOD URL`. */
+export async function startServer(handler: (req: IncomingMessage, res: ServerResponse, path: string) => void): Promise<{ url: string; seen: string[]; close: () => Promise<void> }> {
+  const seen: string[] = [];
+  const server: Server = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    handler(req, res, new URL(req.url ?? '/', 'http://x').pathname);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The console of a boot whose probe measures getppid in 2 rounds of 1000 calls, `elapsed` each. */
+export function probeConsole(elapsed: number): string[] {
+  return [
+    'Linux version 6.1.0',
+    frameLine('@hl1 hello proto=1 kernel=6.1.0 version=%231 machine=x86_64 pid1=1 cpu=0 ops=1000 warmups=0 rounds=2 seccomp=0'),
+    frameLine('@hl1 prepared profile=getppid params='),
+    ...[0, 1].map((i) => frameLine(`@hl1 round profile=getppid idx=${i} warmup=0 ops=1000 elapsed=${elapsed} cpu=0`)),
+    frameLine('@hl1 done rounds=2 profiles=1'),
+    frameLine('@hl1 poweroff status=0'),
+  ];
 }

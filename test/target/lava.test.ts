@@ -5,6 +5,7 @@
  * The real server is test/vm/lava.test.ts.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -89,7 +90,7 @@ test('a complete job: queued, running on its device, the console streamed in ord
   const id = fake.jobs.at(-1)!.id;
   assert.deepEqual(lines, ['Linux version 6.1.0', 'init: "quoted" and \\" kept', '@hl1 hello proto=1', '@hl1 poweroff status=0']);
   assert.deepEqual(exit.end, { kind: 'exited', code: 0, signal: null });
-  assert.deepEqual(exit.labJob, { server: `lava://${fake.url}/qemu`, deviceType: 'qemu', jobId: id, url: `http://${fake.url}/scheduler/job/${id}`, device: 'qemu01', health: 'Complete', qemu: '/usr/bin/qemu-system-x86_64 -cpu qemu64 -nographic -m 256 -kernel /k -initrd /i' });
+  assert.deepEqual(exit.labJob, { server: `lava://${fake.url}/qemu`, deviceType: 'qemu', jobId: id, url: `http://${fake.url}/scheduler/job/${id}`, device: 'qemu01', health: 'Complete', qemu: '/usr/bin/qemu-system-x86_64 -cpu qemu64 -nographic -m 256 -kernel /k -initrd /i', kernelSha256: createHash('sha256').update('KERNEL').digest('hex') });
   assert.deepEqual(progress.map((p) => p.kind), ['submitted', 'running', 'finished']);
   const def = JSON.parse(fake.jobs.at(-1)!.definition);
   assert.match(def.actions[0].deploy.images.ramdisk.url, /^file:\/\/.*\.cpio\.gz$/);

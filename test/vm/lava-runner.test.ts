@@ -12,15 +12,14 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { ProbeBuild } from '../../src/bench/build.ts';
-import { frameLine } from '../../src/bench/protocol.ts';
 import { findProfile } from '../../src/bench/profiles.ts';
 import { measuredValues } from '../../src/model.ts';
 import { Store } from '../../src/store/store.ts';
 import type { VmKernel } from '../../src/vm/kernels.ts';
-import { runVmOnLava, stepsDone } from '../../src/vm/lava.ts';
+import { type ResumeStep, resumeSteps, runVmOnLava, stepsDone } from '../../src/vm/lava.ts';
 import { repeatOrder, type StepResult, type VmRequest } from '../../src/vm/runner.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { type FakeLava, startFakeLava } from '../helpers/fake-lava.ts';
+import { type FakeLava, probeConsole, startFakeLava } from '../helpers/fake-lava.ts';
 import { descendants, named } from '../helpers/procs.ts';
 
 const dir = tempDir();
@@ -42,17 +41,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A probe that measures getppid at `elapsed` per round of 1000 calls. */
-function console(elapsed: number): string[] {
-  return [
-    'Linux version 6.1.0',
-    frameLine('@hl1 hello proto=1 kernel=6.1.0 version=%231 machine=x86_64 pid1=1 cpu=0 ops=1000 warmups=0 rounds=2 seccomp=0'),
-    frameLine('@hl1 prepared profile=getppid params='),
-    ...[0, 1].map((i) => frameLine(`@hl1 round profile=getppid idx=${i} warmup=0 ops=1000 elapsed=${elapsed} cpu=0`)),
-    frameLine('@hl1 done rounds=2 profiles=1'),
-    frameLine('@hl1 poweroff status=0'),
-  ];
-}
+const console = probeConsole;
 
 function request(over: Partial<VmRequest> = {}): VmRequest {
   return { kernels, steps: ['A', 'B', 'A'], profiles: [findProfile('getppid')!], ops: 1000, warmups: 0, rounds: 2, accel: 'auto', icount: true, timeoutSeconds: 60, labelPrefix: 'vm-', command: 'hintlab vm ...', hintlabVersion: '0.0.0', ...over };
@@ -141,17 +130,17 @@ test('--resume boots only what the same order has not stored complete: a failed 
   fake.next.push({ console: console(400_000) }, { console: [], health: 'Canceled', failureComment: 'Canceled by admin' });
   const first = await onLava(request({ steps: ['A', 'B'] }));
   assert.deepEqual(first.steps.map((s) => s.state), ['complete', 'failed']);
-  assert.deepEqual(stepsDone(first.store, request({ steps: ['A', 'B'] }), `lava://${fake.url}/qemu`), [0]);
+  assert.deepEqual(stepsDone(first.store, request({ steps: ['A', 'B'] }), `lava://${fake.url}/qemu`, probe.buildId), [0]);
   // another order, another lab: nothing counts as done
-  assert.deepEqual(stepsDone(first.store, request({ steps: ['A', 'B', 'A'] }), `lava://${fake.url}/qemu`), []);
-  assert.deepEqual(stepsDone(first.store, request({ steps: ['A', 'B'] }), 'lava://elsewhere/qemu'), []);
+  assert.deepEqual(stepsDone(first.store, request({ steps: ['A', 'B', 'A'] }), `lava://${fake.url}/qemu`, probe.buildId), []);
+  assert.deepEqual(stepsDone(first.store, request({ steps: ['A', 'B'] }), 'lava://elsewhere/qemu', probe.buildId), []);
   const jobs = fake.jobs.length;
   fake.next.push({ console: console(300_000) });
   const again = await onLava(request({ steps: ['A', 'B'] }), first.store, true);
   assert.deepEqual(again.steps.map((s) => [s.runLabel, s.state]), [['vm-B-1', 'complete']]);
   assert.equal(fake.jobs.length - jobs, 1, 'one job: B only');
   assert.deepEqual(measuredValues(first.store.resolveRun('vm-B-1'), 'getppid'), [300, 300]);
-  assert.throws(() => stepsDone(first.store, request({ steps: repeatOrder(['A', 'B'], 2), poolBoots: true }), 'x'), /--resume continues an order with one run per boot/);
+  assert.throws(() => stepsDone(first.store, request({ steps: repeatOrder(['A', 'B'], 2), poolBoots: true }), 'x', probe.buildId), /--resume continues an order with one run per boot/);
 });
 
 test('serve=HOST:PORT: the jobs name http:// URLs hintlab serves while the order runs, and the server is gone after', async () => {
@@ -176,4 +165,37 @@ test('two devices: a boot that fails does not stop the boot beside it', async ()
   } finally {
     fake.devices.pop();
   }
+});
+
+test('--resume boots again what was stored from a kernel rebuilt in place, with other --rounds/--ops/--warmups/--inject-work, or before the kernel\'s hash was kept, saying why', async () => {
+  fake.scriptFor = byKernel;
+  const server = `lava://${fake.url}/qemu`;
+  const req = request({ steps: ['A', 'B'] });
+  const { store } = await onLava(req);
+  assert.deepEqual(stepsDone(store, req, server, probe.buildId), [0, 1]);
+  const why = (r: VmRequest) => resumeSteps(store, r, server, probe.buildId).map((s) => s.why);
+  assert.deepEqual(why(request({ steps: ['A', 'B'], rounds: 3 })), ['stored with --rounds 2, not 3', 'stored with --rounds 2, not 3']);
+  assert.deepEqual(why(request({ steps: ['A', 'B'], ops: 500 })), ['stored with --ops 1000, not 500', 'stored with --ops 1000, not 500']);
+  assert.deepEqual(why(request({ steps: ['A', 'B'], warmups: 1 })), ['stored with --warmups 0, not 1', 'stored with --warmups 0, not 1']);
+  assert.deepEqual(why(request({ steps: ['A', 'B'], injectWork: { B: 100 } })), [null, 'stored with --inject-work 0, not 100']);
+  assert.deepEqual(resumeSteps(store, req, server, 'another-probe').map((s) => s.why), ['stored by another probe build', 'stored by another probe build']);
+  // B's bzImage rebuilt in place: same path, other bytes
+  const b = kernels[1]!.image;
+  writeFileSync(b, 'kernel B, rebuilt');
+  try {
+    assert.match(why(req)[1] ?? '', new RegExp(`^kernel image ${b} changed since \\(sha256 [0-9a-f]{12}, now [0-9a-f]{12}\\)$`));
+    assert.equal(why(req)[0], null);
+    const jobs = fake.jobs.length;
+    let again: ResumeStep[] = [];
+    await runVmOnLava(req, { target: `lava://good-token@${fake.url}/qemu`, env: {}, store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2, resume: true, onResume: (_done, a) => (again = a) });
+    assert.equal(fake.jobs.length - jobs, 1, 'B booted again, A not');
+    assert.deepEqual(again.map((s) => s.plan.runLabel), ['vm-B-1']);
+  } finally {
+    writeFileSync(b, 'kernel B');
+  }
+  // a run an older hintlab stored: its job has no kernel hash
+  const a = store.resolveRun('vm-A-1');
+  const lava = (a.environment as { lava: { server: string; deviceType: string; jobs: Record<string, unknown>[] } }).lava;
+  store.updateEnvironment(a.id, { lava: { ...lava, jobs: lava.jobs.map(({ kernelSha256: _dropped, ...job }) => job) } });
+  assert.deepEqual(why(req)[0], "stored without the kernel image's hash (an older hintlab), so it cannot be told from a rebuilt one");
 });

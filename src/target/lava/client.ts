@@ -7,7 +7,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { createRequire } from 'node:module';
-import { UserError } from '../../errors.ts';
+import { printable, UserError } from '../../errors.ts';
+import { mib } from '../../gunzip.ts';
 import type { LavaAddress } from './address.ts';
 
 /** LAVA's words for where a job is (`state`) and how it ended (`health`). */
@@ -38,29 +39,62 @@ export interface LavaDevice {
 /** Device healths a job can be scheduled on (LAVA runs health checks on Unknown ones first). */
 const SCHEDULABLE = new Set(['Good', 'Unknown']);
 
+/** How long one request may take and how much of an answer is read; tests give small ones. */
+export interface LavaLimits {
+  /** The whole request, from connecting to the answer's last byte (default 60 s). */
+  deadlineMs?: number;
+  /** The largest answer read (default 64 MiB): a job's log page is kilobytes. */
+  maxBodyBytes?: number;
+}
+
+/**
+ * LAVA could not say whether it created the job: an answer to a submission
+ * that is not JSON or names no job id, or none within the deadline. The job
+ * may be queued in LAVA without hintlab (or its guard) knowing its id, so
+ * it would never be cancelled, and every further boot would submit again:
+ * the design stops.
+ */
+export class LavaSubmissionUnknown extends UserError {}
+
+/** A request ended by the caller's abort signal (Ctrl-C): nothing to retry, nothing to say about the server. */
+export class LavaRequestAborted extends Error {}
+
 /** What a fetch needs; tests give a fake server's address. */
 export class LavaClient {
-  constructor(readonly address: LavaAddress) {}
+  private readonly deadlineMs: number;
+  private readonly maxBodyBytes: number;
+  constructor(
+    readonly address: LavaAddress,
+    limits: LavaLimits = {},
+  ) {
+    this.deadlineMs = limits.deadlineMs ?? REQUEST_DEADLINE_MS;
+    this.maxBodyBytes = limits.maxBodyBytes ?? MAX_BODY_BYTES;
+  }
 
   /** The page of job `id` in LAVA's web UI (for messages and the run's environment). */
   jobUrl(id: number): string {
     return `${this.address.base}/scheduler/job/${id}`;
   }
 
-  private async request(path: string, init: { method?: string; body?: string } = {}, what = path): Promise<Reply> {
+  private async request(path: string, init: { method?: string; body?: string; signal?: AbortSignal } = {}, what = path): Promise<Reply> {
     const url = `${this.address.base}/api/v0.2/${path}`;
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (init.body !== undefined) headers['Content-Type'] = 'application/json';
     if (this.address.token) headers.Authorization = `Token ${this.address.token}`;
     const method = init.method ?? 'GET';
+    const limits = { deadlineMs: this.deadlineMs, maxBytes: this.maxBodyBytes, signal: init.signal };
     let res: Reply | null = null;
-    // a look (GET) is tried again after a network error; a submission never is, so no job is submitted twice
+    // a look (GET) is tried again after a network error; a submission never is, so no job is submitted twice;
+    // an answer too slow or too large is not tried again: the next one would be the same
     for (let attempt = 1; res === null; attempt++) {
       try {
-        res = await send(url, method, headers, init.body);
+        res = await send(url, method, headers, init.body, limits);
       } catch (err) {
-        if (method !== 'GET' || attempt >= GET_ATTEMPTS) {
-          throw new UserError(`LAVA server ${this.address.base} did not answer (${what}${attempt > 1 ? `, ${attempt} tries` : ''}): ${(err as Error).message}; check the server in --target`);
+        if (err instanceof LavaRequestAborted) throw err;
+        if (err instanceof TooLarge) throw new UserError(`LAVA server ${this.address.base} answered more than ${mib(this.maxBodyBytes)} (${what}, ${url}); hintlab reads at most that much of one answer: check that --target names a LAVA server, not a file or a proxy's page`);
+        if (method !== 'GET' || attempt >= GET_ATTEMPTS || err instanceof Overdue) {
+          const message = `LAVA server ${this.address.base} did not answer (${what}${attempt > 1 ? `, ${attempt} tries` : ''}): ${(err as Error).message}; check the server in --target`;
+          throw method === 'POST' && err instanceof Overdue ? new LavaSubmissionUnknown(`${message}${UNKNOWN_JOB}`) : new UserError(message);
         }
         await new Promise((r) => setTimeout(r, RETRY_MS));
       }
@@ -71,10 +105,12 @@ export class LavaClient {
     return res;
   }
 
-  private async json(path: string, what: string): Promise<unknown> {
-    const res = await this.request(path, {}, what);
-    if (!res.ok) throw new UserError(`LAVA ${what} failed at ${res.url}: HTTP ${res.status}: ${lavaWords(res)}`);
-    return JSON.parse(res.text);
+  private async json(path: string, what: string, signal?: AbortSignal): Promise<unknown> {
+    const res = await this.request(path, { signal }, what);
+    if (!res.ok) throw new UserError(`LAVA ${what} failed at ${res.url}: ${statusWords(res)}`);
+    const body = parseJson(res);
+    if (body === NOT_JSON) throw new UserError(`LAVA ${what} at ${res.url}: the answer is not JSON (${excerpt(res.text)}); check that --target names a LAVA server's address`);
+    return body;
   }
 
   /**
@@ -83,11 +119,10 @@ export class LavaClient {
    * the tags, on a worker that is online. Otherwise a message in LAVA's words.
    */
   async checkDeviceType(deviceType: string, tags: string[] = []): Promise<LavaDevice[]> {
-    const page = (await this.json(`devices/?device_type=${encodeURIComponent(deviceType)}&limit=1000`, `listing devices of type ${deviceType}`)) as { results?: LavaDevice[] };
-    const devices = page.results ?? [];
-    const workers = (await this.json('workers/?limit=1000', 'listing workers')) as { results?: { hostname: string; state: string }[] };
-    const offline = new Set((workers.results ?? []).filter((w) => w.state !== 'Online').map((w) => w.hostname));
-    const usable = devices.filter((d) => SCHEDULABLE.has(d.health) && !offline.has(d.worker_host ?? '') && tags.every((t) => d.tags.includes(t)));
+    const devices = listOf<LavaDevice>(await this.json(`devices/?device_type=${encodeURIComponent(deviceType)}&limit=1000`, `listing devices of type ${deviceType}`));
+    const workers = listOf<{ hostname: string; state: string }>(await this.json('workers/?limit=1000', 'listing workers'));
+    const offline = new Set(workers.filter((w) => w.state !== 'Online').map((w) => w.hostname));
+    const usable = devices.filter((d) => SCHEDULABLE.has(d.health) && !offline.has(d.worker_host ?? '') && tags.every((t) => Array.isArray(d.tags) && d.tags.includes(t)));
     if (!usable.length) {
       const seen = devices.map((d) => `${d.hostname} (${d.health}${offline.has(d.worker_host ?? '') ? `, worker ${d.worker_host} offline` : ''})`).join(', ') || 'none';
       throw new UserError(`LAVA server ${this.address.base} has no usable device of type '${deviceType}'${tags.length ? ` with tags ${tags.join(',')}` : ''} (devices: ${seen}); bring one online or name another device type in --target`);
@@ -95,18 +130,22 @@ export class LavaClient {
     return usable;
   }
 
-  /** Submit a definition; its job id. */
+  /** Submit a definition; its job id. An answer that does not name one is a LavaSubmissionUnknown. */
   async submit(definition: string): Promise<number> {
     const res = await this.request('jobs/', { method: 'POST', body: JSON.stringify({ definition }) }, 'submitting a job');
-    if (!res.ok) throw new UserError(`LAVA refused the job at ${res.url}: HTTP ${res.status}: ${lavaWords(res)}`);
-    const body = JSON.parse(res.text) as { job_ids?: number[] };
-    const id = body.job_ids?.[0];
-    if (typeof id !== 'number') throw new UserError(`LAVA accepted the job at ${res.url} but named no job id: ${JSON.stringify(body)}`);
+    if (!res.ok) throw new UserError(`LAVA refused the job at ${res.url}: ${statusWords(res)}`);
+    const body = parseJson(res) as { job_ids?: unknown[] } | typeof NOT_JSON;
+    const id = body === NOT_JSON ? undefined : body?.job_ids?.[0];
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) {
+      const said = body === NOT_JSON ? `an answer that is not JSON (${excerpt(res.text)})` : `no job id (${excerpt(JSON.stringify(body))})`;
+      throw new LavaSubmissionUnknown(`LAVA answered the submission at ${res.url} with HTTP ${res.status} and ${said}${UNKNOWN_JOB}`);
+    }
     return id;
   }
 
-  async status(id: number): Promise<LavaJobStatus> {
-    const job = (await this.json(`jobs/${id}/`, `reading job ${id}`)) as Record<string, unknown>;
+  async status(id: number, signal?: AbortSignal): Promise<LavaJobStatus> {
+    const job = (await this.json(`jobs/${id}/`, `reading job ${id}`, signal)) as Record<string, unknown> | null;
+    if (job === null || typeof job !== 'object') throw new UserError(`LAVA reading job ${id} at ${this.address.base}: the answer is no job record (${excerpt(JSON.stringify(job))})`);
     return {
       id,
       state: String(job.state),
@@ -116,67 +155,143 @@ export class LavaClient {
     };
   }
 
-  /** The log entries from index `start` on (none yet: an empty list). */
-  async logFrom(id: number, start: number): Promise<LavaLogEntry[]> {
-    const res = await this.request(`jobs/${id}/logs/?start=${start}`, {}, `reading job ${id}'s log`);
+  /** The log entries from index `start` on (none yet: an empty list); their text is as LAVA sent it. */
+  async logFrom(id: number, start: number, signal?: AbortSignal): Promise<LavaLogEntry[]> {
+    const res = await this.request(`jobs/${id}/logs/?start=${start}`, { signal }, `reading job ${id}'s log`);
     if (res.status === 404) return [];
-    if (!res.ok) throw new UserError(`LAVA log of job ${id} at ${res.url}: HTTP ${res.status}: ${lavaWords(res)}`);
+    if (!res.ok) throw new UserError(`LAVA log of job ${id} at ${res.url}: ${statusWords(res)}`);
     return parseLavaLog(res.text);
   }
 
   /** Ask LAVA to cancel job `id` (it ends as `Canceled` once the worker has stopped it). */
-  async cancel(id: number): Promise<void> {
-    const res = await this.request(`jobs/${id}/cancel/`, {}, `cancelling job ${id}`);
-    if (!res.ok) throw new UserError(`LAVA did not cancel job ${id} at ${res.url}: HTTP ${res.status}: ${lavaWords(res)}`);
+  async cancel(id: number, signal?: AbortSignal): Promise<void> {
+    const res = await this.request(`jobs/${id}/cancel/`, { signal }, `cancelling job ${id}`);
+    if (!res.ok) throw new UserError(`LAVA did not cancel job ${id} at ${res.url}: ${statusWords(res)}`);
   }
 }
 
-/** An HTTP answer, read whole. */
+const UNKNOWN_JOB =
+  "; LAVA may have queued the job without hintlab knowing its id, so hintlab cannot cancel it and stopped rather than submit again: look for a job named 'hintlab ...' in the server's job list (/scheduler/alljobs) and cancel it there";
+
+/** `results` of a LAVA list page, each string of it printable; a page without a list is the server's fault, said so. */
+function listOf<T>(page: unknown): T[] {
+  const results = (page as { results?: unknown } | null)?.results;
+  if (results === undefined) return [];
+  if (!Array.isArray(results)) throw new UserError(`LAVA answered a list without a list of results (${excerpt(JSON.stringify(page))}); check that --target names a LAVA server`);
+  return results.filter((r): r is T => r !== null && typeof r === 'object');
+}
+
+/** An HTTP answer, read whole (up to the cap), every string LAVA put in it made printable. */
 interface Reply {
   url: string;
   status: number;
   ok: boolean;
   text: string;
+  /** A redirect's target (the Location header), printable. */
+  location: string | null;
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_DEADLINE_MS = 60_000;
+const MAX_BODY_BYTES = 64 * 2 ** 20;
 const GET_ATTEMPTS = 3;
 const RETRY_MS = 1000;
+
+/** No whole answer within the request's deadline (a server that drips keeps the idle timeout from firing). */
+class Overdue extends Error {}
+/** The answer passed the cap on its size. */
+class TooLarge extends Error {}
 
 /**
  * One request on a connection of its own (no keep-alive: LAVA's gunicorn
  * closes idle connections after 2 s, about when the next look at a job
- * would reuse one, and a request on a closed connection fails).
+ * would reuse one, and a request on a closed connection fails). It ends
+ * by its deadline, by the caller's signal, or when the answer passes the
+ * cap, whichever comes first; the socket is destroyed each time.
  */
-function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
+function send(url: string, method: string, headers: Record<string, string>, body: string | undefined, limits: { deadlineMs: number; maxBytes: number; signal?: AbortSignal }): Promise<Reply> {
   const lib = url.startsWith('https:') ? https : http;
   return new Promise((resolve, reject) => {
+    if (limits.signal?.aborted) return reject(new LavaRequestAborted('interrupted'));
     const req = lib.request(url, { method, headers: { ...headers, ...(body !== undefined ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) }, agent: false, timeout: REQUEST_TIMEOUT_MS }, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
+      let bytes = 0;
+      res.on('data', (c: Buffer) => {
+        bytes += c.length;
+        if (bytes > limits.maxBytes) return end(new TooLarge());
+        chunks.push(c);
+      });
+      res.on('error', (err) => end(err));
       res.on('end', () => {
         const status = res.statusCode ?? 0;
-        resolve({ url, status, ok: status >= 200 && status < 300, text: Buffer.concat(chunks).toString('utf8') });
+        const location = typeof res.headers.location === 'string' ? printable(res.headers.location) : null;
+        end(null, { url, status, ok: status >= 200 && status < 300, text: Buffer.concat(chunks).toString('utf8'), location });
       });
     });
+    const onAbort = () => end(new LavaRequestAborted('interrupted'));
+    const deadline = setTimeout(() => end(new Overdue(`no whole answer within ${seconds(limits.deadlineMs)} s`)), limits.deadlineMs);
+    limits.signal?.addEventListener('abort', onAbort, { once: true });
+    let ended = false;
+    function end(err: Error | null, reply?: Reply): void {
+      if (ended) return;
+      ended = true;
+      clearTimeout(deadline);
+      limits.signal?.removeEventListener('abort', onAbort);
+      if (err) {
+        req.destroy();
+        reject(err);
+      } else resolve(reply!);
+    }
     req.on('timeout', () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
-    req.on('error', (err: NodeJS.ErrnoException) => reject(new Error(err.code ? `${err.code}${err.message.includes(err.code) ? '' : `: ${err.message}`}` : err.message)));
+    req.on('error', (err: NodeJS.ErrnoException) => end(new Error(err.code ? `${err.code}${err.message.includes(err.code) ? '' : `: ${err.message}`}` : err.message)));
     req.end(body);
   });
 }
 
-/** LAVA's own message in an error response (`detail`, `message`), else the start of the body. */
-function lavaWords(res: Reply): string {
+const seconds = (ms: number): string => String(Math.round(ms / 100) / 10);
+
+const NOT_JSON = Symbol('not JSON');
+
+/** The answer's JSON with every string in it printable (server text reaches terminals and the store), or NOT_JSON. */
+function parseJson(res: Reply): unknown {
   try {
-    const body = JSON.parse(res.text) as { detail?: unknown; message?: unknown };
-    const said = body.detail ?? body.message;
-    if (said !== undefined) return typeof said === 'string' ? said : JSON.stringify(said);
+    return printableDeep(JSON.parse(res.text));
   } catch {
-    // not JSON: an HTML error page or a proxy's text
+    return NOT_JSON;
   }
-  // an HTML error page says it between its tags
-  return res.text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200) || `HTTP ${res.status}`;
+}
+
+/** `value` with every string in it (keys too) escaped by `printable`. */
+export function printableDeep(value: unknown): unknown {
+  if (typeof value === 'string') return printable(value);
+  if (Array.isArray(value)) return value.map(printableDeep);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [printable(k), printableDeep(v)]));
+  return value;
+}
+
+/** The start of an answer for a message: printable, one line, at most 120 characters. */
+function excerpt(text: string): string {
+  const one = printable(text.replace(/\s+/g, ' ').trim());
+  return one.length > 120 ? `${one.slice(0, 117)}...` : one || 'empty';
+}
+
+/** `HTTP 500: LAVA's words`, or for a redirect where it points (the API is not where --target says). */
+function statusWords(res: Reply): string {
+  if (res.status >= 300 && res.status < 400) {
+    return `HTTP ${res.status}, redirected to ${res.location ?? 'no Location'}; give the server's address as its API answers there in --target (lava+https:// for https)`;
+  }
+  return `HTTP ${res.status}: ${lavaWords(res)}`;
+}
+
+/** LAVA's own message in an error response (`detail`, `message`), else the start of the body; printable. */
+function lavaWords(res: Reply): string {
+  const body = parseJson(res) as { detail?: unknown; message?: unknown } | typeof NOT_JSON | null;
+  if (body !== NOT_JSON && body !== null && typeof body === 'object') {
+    const said = body.detail ?? body.message;
+    if (said !== undefined) return typeof said === 'string' ? said : printable(JSON.stringify(said));
+  }
+  // not JSON: an HTML error page or a proxy's text, which says it between its tags
+  return printable(res.text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200)) || `HTTP ${res.status}`;
 }
 
 /**

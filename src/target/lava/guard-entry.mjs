@@ -26,16 +26,27 @@ function cancel(id) {
   const headers = { Accept: 'application/json', ...(server.token ? { Authorization: `Token ${server.token}` } : {}) };
   const lib = url.startsWith('https:') ? https : http;
   return new Promise((resolve, reject) => {
+    // a whole answer within the time, not just some byte: a server that drips would otherwise hold the guard
+    const deadline = setTimeout(() => req.destroy(new Error(`no whole answer within ${REQUEST_TIMEOUT_MS / 1000} s`)), REQUEST_TIMEOUT_MS);
     const req = lib.request(url, { method: 'GET', headers, agent: false, timeout: REQUEST_TIMEOUT_MS }, (res) => {
       res.resume();
       res.on('end', () => {
+        clearTimeout(deadline);
         const status = res.statusCode ?? 0;
         if (status >= 200 && status < 300) resolve();
         else reject(new Error(`HTTP ${status}`));
       });
+      res.on('error', (err) => reject(err));
+      res.on('close', () => {
+        clearTimeout(deadline);
+        if (!res.complete) reject(new Error(`no whole answer within ${REQUEST_TIMEOUT_MS / 1000} s`));
+      });
     });
     req.on('timeout', () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
-    req.on('error', (err) => reject(err));
+    req.on('error', (err) => {
+      clearTimeout(deadline);
+      reject(err);
+    });
     req.end();
   });
 }

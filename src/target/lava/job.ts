@@ -9,6 +9,13 @@
  *
  * The definition is JSON, which LAVA reads as the YAML subset it is.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+/** sha256 of a file's content, hex: what a job's kernel is known by (`--resume`, the served URLs). */
+export function fileSha256(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
 
 /** Under icount the guest clock is fixed and counts one ns per instruction (the same options as src/vm/qemu.ts). */
 const ICOUNT_OPTIONS = ['-icount shift=0,sleep=off', '-rtc base=2020-01-01T00:00:00,clock=vm'];

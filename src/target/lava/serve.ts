@@ -6,12 +6,12 @@
  * its content's hash, read-only, for as long as the design runs; `close`
  * ends the server and every connection to it.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream, readFileSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename } from 'node:path';
 import { UserError } from '../../errors.ts';
+import { fileSha256 } from './job.ts';
 
 export interface FileServer {
   /** The URL the worker downloads `path` from (the file is registered on the first call). */
@@ -42,7 +42,7 @@ export async function serveFiles(hostPort: string): Promise<FileServer> {
   const shown = host.includes(':') ? `[${host}]` : host;
   return {
     url(path) {
-      const name = `/${createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16)}/${encodeURIComponent(basename(path))}`;
+      const name = `/${fileSha256(path).slice(0, 16)}/${encodeURIComponent(basename(path))}`;
       files.set(name, path);
       return `http://${shown}:${port}${name}`;
     },

@@ -16,10 +16,10 @@ import { pathToFileURL } from 'node:url';
 import type { ProbeBuild } from '../../bench/build.ts';
 import { initramfsFile, jobEntries, readableTail } from '../guest.ts';
 import type { LabJob, Target, TargetEnd, TargetExit } from '../target.ts';
-import type { LavaClient, LavaJobStatus, LavaLogEntry } from './client.ts';
+import { type LavaClient, type LavaJobStatus, type LavaLogEntry, LavaRequestAborted } from './client.ts';
 import type { JobGuard } from './guard.ts';
-import { lavaJobDefinition } from './job.ts';
-import { UserError } from '../../errors.ts';
+import { fileSha256, lavaJobDefinition } from './job.ts';
+import { printable, UserError } from '../../errors.ts';
 
 /** What a LAVA boot runs. */
 export interface LavaGuestSpec {
@@ -83,25 +83,29 @@ class LogReader {
   constructor(private readonly onLine: (line: string) => void) {}
 
   takeResult(msg: unknown): void {
-    this.jobError = jobErrorOf(msg) ?? this.jobError;
+    const said = jobErrorOf(msg);
+    this.jobError = said === null ? this.jobError : printable(said);
   }
 
+  /** Entries as LAVA sent them: every string kept or passed on is made printable here, where the log enters hintlab. */
   take(entries: LavaLogEntry[]): void {
     this.next += entries.length;
     for (const e of entries) {
       if (e.lvl === 'results') this.takeResult(e.msg);
       if (typeof e.msg !== 'string') continue;
       if (e.lvl === 'target') {
-        // LAVA's ShellLogger writes every `"` of the console as `\"` (and drops ESC and CR); undo the quotes
-        const line = e.msg.replace(/\\"/g, '"').replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1bc/g, '').replace(/\r/g, '');
+        // LAVA's ShellLogger writes every `"` of the console as `\"` (and drops ESC and CR); undo the quotes,
+        // drop colour sequences, and escape what is left (an OSC title, a bell) rather than pass it to a terminal
+        const line = printable(e.msg.replace(/\\"/g, '"').replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1bc/g, '').replace(/\r/g, ''));
         this.consoleTail.push(line.trimEnd());
         if (this.consoleTail.length > TAIL_LINES) this.consoleTail.shift();
         this.onLine(line);
       } else if (e.lvl === 'error') {
-        this.errors.push(e.msg);
+        this.errors.push(printable(e.msg));
       } else if (this.qemu === null) {
         // LAVA 2023.01 says `Boot command: /usr/bin/qemu-system-x86_64 ...`
-        this.qemu = /^Boot command: (\S*qemu-system-\S+ .*)$/.exec(e.msg.trim())?.[1] ?? null;
+        const command = /^Boot command: (\S*qemu-system-\S+ .*)$/.exec(e.msg.trim())?.[1];
+        this.qemu = command === undefined ? null : printable(command);
       }
     }
   }
@@ -140,6 +144,8 @@ export function lavaTarget(spec: LavaGuestSpec, opts: LavaTargetOptions): Target
       const initrd = initramfsFile(opts.probe, job.args, opts.cacheDir, jobEntries(job));
       const urlOf = opts.urlOf ?? ((p: string) => pathToFileURL(p).href);
       const timeoutSeconds = job.timeoutSeconds ?? 600;
+      // the content the worker is given, before it is named: a bzImage rebuilt later is another kernel
+      const kernelSha256 = fileSha256(spec.image);
       const definition = lavaJobDefinition({
         name: opts.jobName?.(spec) ?? `hintlab kernel ${spec.label}`,
         deviceType: address.deviceType,
@@ -157,64 +163,114 @@ export function lavaTarget(spec: LavaGuestSpec, opts: LavaTargetOptions): Target
       const url = client.jobUrl(id);
       opts.onProgress?.({ kind: 'submitted', jobId: id, url });
       const log = new LogReader(onLine);
-      let followed;
+      let followed: Followed;
       try {
         followed = await follow(opts, id, log, abort, timeoutSeconds);
       } catch (err) {
         // the server stopped answering: the job must not keep a device busy once hintlab gives up on it
         // (a cancel that fails stays the guard's: it tries again as hintlab ends)
-        const cancelled = await client.cancel(id).then(() => true, () => false);
+        const cancelled = await client.cancel(id, AbortSignal.timeout(CANCEL_ANSWER_MS)).then(() => true, () => false);
         if (cancelled) opts.guard?.settled(id);
         throw new Error(`${(err as Error).message} (LAVA job ${url} ${cancelled ? 'was asked to cancel' : `could not be cancelled${opts.guard ? '; hintlab tries again as it ends' : ': cancel it in LAVA'}`})`);
       }
-      // finished in LAVA, or its cancel accepted and waited for
-      opts.guard?.settled(id);
+      // finished in LAVA, or its cancel accepted; a cancel LAVA did not take stays the guard's
+      if (followed.settled) opts.guard?.settled(id);
       const { status, end } = followed;
-      const facts: LabJob = { server: address.name, deviceType: address.deviceType, jobId: id, url, device: status.device, health: status.health, qemu: log.qemu };
-      opts.onProgress?.({ kind: 'finished', jobId: id, url, device: status.device, health: status.health });
-      return exitOf(end ?? endOf(client, status, log), log, facts, started, client, spec);
+      const facts: LabJob = { server: address.name, deviceType: address.deviceType, jobId: id, url, device: status?.device ?? null, health: status?.health ?? 'Unknown', qemu: log.qemu, kernelSha256 };
+      opts.onProgress?.({ kind: 'finished', jobId: id, url, device: facts.device, health: facts.health });
+      return exitOf(end ?? endOf(client, status!, log), log, facts, started, client, spec);
     },
     async close() {},
   };
 }
 
-/** Look at the job until LAVA says it is finished; on abort or timeout, cancel it and wait for that. */
-async function follow(opts: LavaTargetOptions, id: number, log: LogReader, abort: AbortSignal, timeoutSeconds: number): Promise<{ status: LavaJobStatus; end: TargetEnd | null }> {
+/** How long a cancel may take to be answered before it is left to the guard (bounded by the cancel wait). */
+const CANCEL_ANSWER_MS = 10_000;
+/** After a cancel, how long one look at the job may take: LAVA answers in a fraction of a second, and the user is waiting. */
+const LOOK_AFTER_CANCEL_MS = 5_000;
+
+/** How following a job ended: LAVA's last word on it (none when Ctrl-C came before the first), and whether hintlab is done with it. */
+interface Followed {
+  status: LavaJobStatus | null;
+  end: TargetEnd | null;
+  /** Finished in LAVA, or its cancel accepted; false leaves the job to the guard. */
+  settled: boolean;
+}
+
+/**
+ * Look at the job until LAVA says it is finished; on abort or timeout, cancel it and wait for that.
+ * A Ctrl-C ends a look under way at once; after the cancel, each look is bounded (5 s, and what is left
+ * of the wait) and the first that fails ends the wait, so neither a slow server nor one that drips its
+ * answers holds hintlab.
+ */
+async function follow(opts: LavaTargetOptions, id: number, log: LogReader, abort: AbortSignal, timeoutSeconds: number): Promise<Followed> {
   const { client } = opts;
   const pollMs = opts.pollMs ?? 2000;
+  const cancelWaitMs = opts.cancelWaitMs ?? 120_000;
+  const watch = new QueueWatch(opts, timeoutSeconds);
   let forced: TargetEnd | null = null;
   let cancelledAt = 0;
-  let runningSince = 0;
-  let device: string | null = null;
-  let queueChecked = Date.now();
+  let last: LavaJobStatus | null = null;
+  const force = async (end: TargetEnd): Promise<boolean> => {
+    forced = end;
+    cancelledAt = Date.now();
+    return client.cancel(id, AbortSignal.timeout(Math.min(CANCEL_ANSWER_MS, cancelWaitMs))).then(() => true, () => false);
+  };
   for (;;) {
-    const status = await client.status(id);
-    log.take(await client.logFrom(id, log.next));
-    if (status.state === 'Running' && status.device && device === null) {
-      device = status.device;
-      runningSince = Date.now();
-      opts.onProgress?.({ kind: 'running', jobId: id, url: client.jobUrl(id), device });
+    const signal = forced ? AbortSignal.timeout(Math.max(1, Math.min(LOOK_AFTER_CANCEL_MS, cancelWaitMs - (Date.now() - cancelledAt)))) : abort;
+    try {
+      last = await look(client, id, log, signal);
+    } catch (err) {
+      // after an accepted cancel, a look that fails or takes too long ends the wait: the job is LAVA's to end
+      if (forced) return { status: last, end: forced, settled: true };
+      // Ctrl-C came mid-look
+      if (!(err instanceof LavaRequestAborted)) throw err;
+      if (!(await force({ kind: 'aborted' }))) return { status: last, end: forced, settled: false };
+      continue;
     }
-    if (status.state === 'Finished') {
-      // the last lines can land between the status and the log read
-      log.take(await client.logFrom(id, log.next));
-      return { status, end: forced };
-    }
-    if (forced && Date.now() - cancelledAt > (opts.cancelWaitMs ?? 120_000)) return { status, end: forced };
-    // LAVA times the job itself; hintlab's bound starts when a device has it, plus a grace for LAVA's own ending
-    const overdue = runningSince && Date.now() - runningSince > (timeoutSeconds + 120) * 1000;
-    // a queued job waits for ever once no device of its type can run it (offline, retired, its worker gone)
-    let stranded: string | null = null;
-    if (!forced && !device && Date.now() - queueChecked > (opts.queueCheckMs ?? 30_000)) {
-      queueChecked = Date.now();
-      stranded = await noDevice(client);
-    }
-    if (!forced && (abort.aborted || overdue || stranded)) {
-      forced = abort.aborted ? { kind: 'aborted' } : stranded ? { kind: 'lost', reason: `LAVA job ${client.jobUrl(id)} was cancelled while queued: ${stranded}` } : { kind: 'timeout', seconds: timeoutSeconds };
-      cancelledAt = Date.now();
-      await client.cancel(id);
-    }
+    watch.saw(client, id, last);
+    if (last.state === 'Finished') return { status: last, end: forced, settled: true };
+    if (forced && Date.now() - cancelledAt > cancelWaitMs) return { status: last, end: forced, settled: true };
+    const why = forced ? null : abort.aborted ? ({ kind: 'aborted' } as const) : await watch.reason(client, id);
+    if (why && !(await force(why))) return { status: last, end: forced, settled: false };
     await sleep(pollMs, forced ? undefined : abort);
+  }
+}
+
+/** One look at the job: its status and the log since the last look (the last lines can land between the two, so a finished job's log is read again). */
+async function look(client: LavaClient, id: number, log: LogReader, signal: AbortSignal): Promise<LavaJobStatus> {
+  const status = await client.status(id, signal);
+  log.take(await client.logFrom(id, log.next, signal));
+  if (status.state === 'Finished') log.take(await client.logFrom(id, log.next, signal));
+  return status;
+}
+
+/** When a job that is not finished must be cancelled: it ran past its time, or it waits in a queue no device serves. */
+class QueueWatch {
+  private runningSince = 0;
+  private device: string | null = null;
+  private queueChecked = Date.now();
+  constructor(
+    private readonly opts: LavaTargetOptions,
+    private readonly timeoutSeconds: number,
+  ) {}
+
+  /** The first look that finds the job running on a device starts its clock and says so. */
+  saw(client: LavaClient, id: number, status: LavaJobStatus): void {
+    if (status.state !== 'Running' || !status.device || this.device !== null) return;
+    this.device = status.device;
+    this.runningSince = Date.now();
+    this.opts.onProgress?.({ kind: 'running', jobId: id, url: client.jobUrl(id), device: this.device });
+  }
+
+  async reason(client: LavaClient, id: number): Promise<TargetEnd | null> {
+    // LAVA times the job itself; hintlab's bound starts when a device has it, plus a grace for LAVA's own ending
+    if (this.runningSince && Date.now() - this.runningSince > (this.timeoutSeconds + 120) * 1000) return { kind: 'timeout', seconds: this.timeoutSeconds };
+    // a queued job waits for ever once no device of its type can run it (offline, retired, its worker gone)
+    if (this.device || Date.now() - this.queueChecked <= (this.opts.queueCheckMs ?? 30_000)) return null;
+    this.queueChecked = Date.now();
+    const stranded = await noDevice(client);
+    return stranded ? { kind: 'lost', reason: `LAVA job ${client.jobUrl(id)} was cancelled while queued: ${stranded}` } : null;
   }
 }
 
