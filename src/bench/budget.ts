@@ -22,6 +22,11 @@ export const PAIRED_OPS_DIVISOR = 5;
 /** The confidence sequence needs three pairs: the time budget never stops before them. */
 export const MIN_PAIRS = 3;
 
+/** The pairs a budget measures at least: `--min-pairs`, and never fewer than the confidence sequence needs. */
+export function minPairsOf(budget: PairedBudget): number {
+  return Math.max(MIN_PAIRS, budget.minPairs ?? MIN_PAIRS);
+}
+
 /** Mean of the measured rounds of each (subject, replicate). */
 function unitMeans(run: RunWithRounds): Map<string, Map<number, number>> {
   const sums = new Map<string, Map<number, [number, number]>>();
@@ -69,10 +74,11 @@ export interface BudgetState {
 export function budgetState(ratios: Map<string, number[]>, budget: PairedBudget, profiles: number, elapsedS: number): BudgetState {
   const intervals = new Map([...ratios].map(([s, xs]) => [s, confidenceSequence(xs, budget.alpha)]));
   const all = [...intervals.values()];
+  const pairs = Math.min(...[...ratios.values()].map((xs) => xs.length));
+  if (pairs < minPairsOf(budget)) return { stop: null, intervals };
   const reached = budget.precisionPct !== null && all.length > 0 && all.every((iv) => iv !== null && percentOf(iv).halfWidth <= budget.precisionPct!);
   if (reached) return { stop: 'precision', intervals };
-  const pairs = Math.min(...[...ratios.values()].map((xs) => xs.length));
-  return { stop: elapsedS >= budget.secondsPerProfile * profiles && pairs >= MIN_PAIRS ? 'time' : null, intervals };
+  return { stop: elapsedS >= budget.secondsPerProfile * profiles ? 'time' : null, intervals };
 }
 
 /** Progress text: the interval of the widest profile so far, e.g. `getppid +2.1 % [-0.4, +4.7], 12 pairs`. */

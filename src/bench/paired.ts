@@ -8,7 +8,7 @@
 import { drive, type DriveStop, type DrivenRun, type DriverSegment, type OpenedRun, type SegmentResult } from '../target/driver.ts';
 import { AlternationSession, GoFifo } from './alternation.ts';
 import { PAIRS_PER_PROCESS, TurnSession, Turns } from './turns.ts';
-import { budgetState, MIN_PAIRS, progressText, stoppingRecord, pairLogRatios, type BudgetState } from './budget.ts';
+import { budgetState, minPairsOf, progressText, stoppingRecord, pairLogRatios, type BudgetState } from './budget.ts';
 import { designLine } from './design.ts';
 import { duetLayout } from './duet.ts';
 import { probeArgs, type CpuPlan } from './probe-run.ts';
@@ -50,7 +50,7 @@ function watcher(run: PairedRun) {
       pairs++;
       // a precision target is looked at after every pair: it stops at the first pair that reaches it
       if (state && run.budget.precisionPct === null && now - looked < LOOK_EVERY_MS) {
-        const timeUp = elapsed >= total && pairsAtLook + pairs >= MIN_PAIRS;
+        const timeUp = elapsed >= total && pairsAtLook + pairs >= minPairsOf(run.budget);
         return { ...state, stop: timeUp ? 'time' : null };
       }
       looked = now;

@@ -35,6 +35,8 @@ export interface PairedBudget {
   blockRounds: number;
   /** Level of the confidence sequence the precision stop watches. */
   alpha: number;
+  /** Pairs measured at least, whatever the time or the precision reached (`--min-pairs`; never below MIN_PAIRS). */
+  minPairs?: number;
 }
 
 /** `--inject-work-b`: N additions per call, or a share of A's cost measured by a pilot. */

@@ -23,6 +23,7 @@ const PAIRED_ONLY: [flag: string, given: (o: BenchOptions) => boolean][] = [
   ['--precision', (o) => o.precision !== undefined],
   ['--time', (o) => o.time !== undefined],
   ['--block-rounds', (o) => o.blockRounds !== undefined],
+  ['--min-pairs', (o) => o.minPairs !== undefined],
 ];
 
 /** Refuse a paired-design flag where no paired design runs, naming the flag and the fix. */
@@ -92,7 +93,7 @@ export function interleavedRequest(opts: BenchOptions, common: Omit<InterleavedR
     switchOptions: { force: opts.force === true, wait: opts.wait === true, command: common.command, onNote: (m) => io.stderr(`hintlab: ${m}\n`) },
     warmupsAsked: opts.warmupsGiven === true,
     design: parseDesign(opts.design),
-    budget: { secondsPerProfile: opts.time ?? DEFAULT_SECONDS_PER_PROFILE, precisionPct: opts.precision ?? null, blockRounds: opts.blockRounds ?? DEFAULT_BLOCK_ROUNDS, alpha: DEFAULT_ALPHA },
+    budget: { secondsPerProfile: opts.time ?? DEFAULT_SECONDS_PER_PROFILE, precisionPct: opts.precision ?? null, blockRounds: opts.blockRounds ?? DEFAULT_BLOCK_ROUNDS, alpha: DEFAULT_ALPHA, ...(opts.minPairs === undefined ? {} : { minPairs: opts.minPairs }) },
     workB: parseWork(opts.injectWorkB),
     ...(opts.seed === undefined ? {} : { seed: opts.seed }),
   };

@@ -56,6 +56,8 @@ export interface BenchOptions extends ProbePlanOptions {
   /** `--precision`: stop at this half-width (%) of the paired change's confidence sequence. */
   precision?: number;
   blockRounds?: number;
+  /** `--min-pairs`: pairs measured at least, whatever --time or --precision say. */
+  minPairs?: number;
   /** `--inject-work-b`: N or PCT%. */
   injectWorkB?: string;
   seed?: number;

@@ -1,7 +1,7 @@
 /** `hintlab bench`: argument parsing and output for the host benchmark. */
 import type { Command } from 'commander';
 import { buildProbe, type ProbeBuild } from '../bench/build.ts';
-import { DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE, PAIRED_OPS_DIVISOR, PAIRED_WARMUPS } from '../bench/budget.ts';
+import { DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE, MIN_PAIRS, PAIRED_OPS_DIVISOR, PAIRED_WARMUPS } from '../bench/budget.ts';
 import { PROFILES, type ProfileInfo, selectProfiles } from '../bench/profiles.ts';
 import { BenchRequestError, runBench, type BenchDeps, type BenchRequest } from '../bench/runner.ts';
 import { interleavedRequest, isInterleaved, measureInterleaved, parseClock, refuseIgnoredPairedFlags } from './bench-interleave.ts';
@@ -142,6 +142,7 @@ export function registerBench(program: Command, io: CliIO): void {
     .option('--time <seconds>', `duet and alternation: seconds of measuring per profile (default ${DEFAULT_SECONDS_PER_PROFILE})`, intOption('--time', 1))
     .option('--precision <pct>', 'duet and alternation: stop once every profile\'s change is known to +-PCT % (anytime-valid confidence sequence), or at --time', pctOption('--precision', '2%', false, PRECISION_MIN))
     .option('--block-rounds <n>', `duet and alternation: measured rounds per block (default ${DEFAULT_BLOCK_ROUNDS})`, intOption('--block-rounds', 1))
+    .option('--min-pairs <n>', `duet and alternation: measure at least N pairs per invocation, whatever --time or --precision say (default ${MIN_PAIRS})`, intOption('--min-pairs', MIN_PAIRS))
     .option('--inject-work-b <n|pct%>', 'B side: N dependent register additions per call outside the syscall, or PCT% to calibrate N from a pilot so that B costs PCT % more')
     .option('--clock <wall|cpu>', 'time rounds on the wall clock or on the probe thread\'s CPU clock (leaves out the time other tasks held the CPU); default: cpu, or wall when a profile waits for a partner (sched_yield-dual, sched_setaffinity-queued)')
     .option('--seed <n>', 'alternation: seed of the random ABBA order (default: drawn and recorded)', intOption('--seed', 0))

@@ -107,7 +107,7 @@ test('one-process alternation: a wait after a round could not be stored gets s, 
 
 test('a real invocation: both sides store the same pairs, each its blocks as replicates in the seeded order, across fresh processes', async () => {
   const db = join(tempDir(), 't.db');
-  const r = await runCli(['bench', '--db', db, '--profile', 'getppid', '--ops', '2000', '--time', '2', '--seed', '5', '--label-b', 'B', '--inject-seccomp-b', '64']);
+  const r = await runCli(['bench', '--db', db, '--profile', 'getppid', '--ops', '2000', '--time', '1', '--min-pairs', String(PAIRS_PER_PROCESS + 2), '--seed', '5', '--label-b', 'B', '--inject-seccomp-b', '64']);
   assert.equal(r.code, 0, r.stderr);
   const pairs = Number(/taking turns on CPU \d+, (\d+) pairs/.exec(r.stdout)?.[1]);
   assert.ok(pairs > PAIRS_PER_PROCESS, `${pairs} pairs: more than one generation of processes`);
