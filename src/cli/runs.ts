@@ -1,5 +1,6 @@
 /** `hintlab runs` and `hintlab export`: what is stored, and raw rounds out. */
 import { readEnvironment } from '../environment/read.ts';
+import { printable, printableMessage } from '../errors.ts';
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { Run } from '../model.ts';
@@ -83,8 +84,9 @@ function runsAction(ref: string | undefined, opts: RunsFlags, io: CliIO): void {
     if (ref !== undefined) {
       const run = resolveShown(store, ref, 'showing', io);
       if (opts.json) return io.stdout(runJson(run));
-      io.stdout(`${runHeadline(run)}\ncommand: ${run.command}\n`);
-      if (run.error) io.stdout(`error: ${run.error}\n`);
+      io.stdout(`${runHeadline(run)}\ncommand: ${printable(run.command)}\n`);
+      // a stored error can hold what a server or a file said: escaped, never run by the terminal
+      if (run.error) io.stdout(`error: ${printableMessage(run.error)}\n`);
       io.stdout(runTable(run));
       if (opts.verbose) io.stdout(`params:\n${paramsText(run)}environment:\n${environmentText(run)}`);
       return;
@@ -99,8 +101,8 @@ function runsAction(ref: string | undefined, opts: RunsFlags, io: CliIO): void {
     io.stdout(table([header, ...runs.map((r) => listLine(r, store.roundCounts(r.id)))]));
     if (opts.verbose) {
       for (const r of runs) {
-        io.stdout(`\n${runHeadline(r)}\ncommand: ${r.command}\n`);
-        if (r.error) io.stdout(`error: ${r.error}\n`);
+        io.stdout(`\n${runHeadline(r)}\ncommand: ${printable(r.command)}\n`);
+        if (r.error) io.stdout(`error: ${printableMessage(r.error)}\n`);
         io.stdout(`params:\n${paramsText(r)}environment:\n${environmentText(r)}`);
       }
     }
