@@ -16,12 +16,18 @@ export function stepLine(s: StepResult): string {
 }
 
 /** The table of every boot, then the failures as an error, or the compare command to run next. */
-export function reportSteps(io: CliIO, store: Store, result: { state: 'finished' | 'interrupted'; steps: StepResult[] }, planned: number, db: string | undefined, detectPct?: number): void {
+/** What happened to the boot in flight when a run was interrupted, by where boots run. */
+const IN_FLIGHT = {
+  qemu: 'qemu was stopped and the boot in flight is stored as failed',
+  lava: 'the LAVA job in flight was asked to cancel and its boot is stored as failed',
+} as const;
+
+export function reportSteps(io: CliIO, store: Store, result: { state: 'finished' | 'interrupted'; steps: StepResult[] }, planned: number, db: string | undefined, detectPct?: number, where: keyof typeof IN_FLIGHT = 'qemu'): void {
   // pooled boots share their kernel's run: one column per run
   const runs = [...new Set(result.steps.map((s) => s.runId))].map((id) => store.getRun(id));
   if (runs.length) io.stdout(stepsTable(runs));
   const failed = result.steps.filter((s) => s.state === 'failed');
-  if (result.state === 'interrupted') throw new UserError(`interrupted after ${result.steps.length} of ${planned} boots; qemu was stopped and the boot in flight is stored as failed`);
+  if (result.state === 'interrupted') throw new UserError(`interrupted after ${result.steps.length} of ${planned} boots; ${IN_FLIGHT[where]}`);
   if (failed.length) {
     throw new UserError(`${failed.length} of ${planned} boots failed (${failed.map((s) => s.runLabel).join(', ')}); they are stored as failed runs in ${store.path} and never used as data`);
   }

@@ -160,7 +160,7 @@ async function vmLavaAction(opts: VmOptions, io: CliIO, planned: Planned): Promi
         },
       });
       bar.clear();
-      reportSteps(io, store, result, planned.steps.length, opts.db, opts.detect);
+      reportSteps(io, store, result, planned.steps.length, opts.db, opts.detect, 'lava');
     });
   } finally {
     bar.clear();

@@ -94,7 +94,8 @@ test('Ctrl-C while the server drips a job\'s status ends the boot within seconds
   );
   try {
     const ctl = new AbortController();
-    // the default deadline (60 s) and cancel wait (120 s) are far away: the signal ends the look under way,
+    // the default deadline (60 s) and cancel wait (120 s) are far away: the signal ends the look under way
+    // (the bound below is half the deadline, so a loaded machine cannot fail it),
     // and the look after the cancel is bounded on its own (5 s)
     const t = lavaTarget(spec, { client: client(s.url), probe, cacheDir: dir, pollMs: 5 });
     const running = t.run(job, () => {}, ctl.signal);
@@ -103,7 +104,7 @@ test('Ctrl-C while the server drips a job\'s status ends the boot within seconds
     ctl.abort();
     const exit = await running;
     assert.deepEqual(exit.end, { kind: 'aborted' });
-    assert.ok(Date.now() - abortedAt < 12_000, `ended ${Date.now() - abortedAt} ms after the abort`);
+    assert.ok(Date.now() - abortedAt < 30_000, `ended ${Date.now() - abortedAt} ms after the abort`);
     assert.ok(s.seen.includes('GET /api/v0.2/jobs/7/cancel/'), `requests: ${s.seen.join(', ')}`);
   } finally {
     await s.close();
