@@ -200,6 +200,8 @@ interface JudgeContext {
   secondsPerPair: number | null;
   /** The unit repeats exactly boot to boot (stress-ng under icount): the exact rule of rates applies. */
   exactRates?: boolean;
+  /** Subjects in the judged family (filled in by judgeAll): the power figures hold for one changed alone among them. */
+  familySize?: number;
 }
 
 /** A subject's A/B/A analysis and verdicts, from contrasts that carry their family's adjusted p-values. */
@@ -224,10 +226,10 @@ function judgeSubject(d: SubjectDraft, change: Contrast, corrected: { drift: Con
   if (measures === 'instructions') verdict = withExactCounts(verdict, d.runs, direction, options);
   else if (ctx.exactRates) verdict = withExactRates(verdict, d.runs, direction, options);
   if (d.incomplete) verdict = { ...verdict, caveats: [...verdict.caveats, 'incomplete-run'] };
-  let power = powerOf(judged, d.runs[0]!, d.runs[1]!, options);
+  let power = powerOf(judged, d.runs[0]!, d.runs[1]!, options, ctx.familySize);
   // Separate runs can claim nothing at any size: their reason already says which design can.
   if (power.kind === 'ok' && verdict.verdict === 'no difference proven' && ctx.design.kind !== 'separate-runs') {
-    const advice = adviceOf(judged, power, d.runs[0]!, d.runs[1]!, ctx.design, options, ctx.secondsPerPair);
+    const advice = adviceOf(judged, power, d.runs[0]!, d.runs[1]!, ctx.design, options, ctx.secondsPerPair, ctx.familySize);
     power = { ...power, advice };
     verdict = withAdvice(verdict, power);
   }
@@ -246,9 +248,10 @@ function judgeAll(drafts: readonly SubjectDraft[], ctx: JudgeContext) {
   const drifts = correctFamily(measured.map((m) => m.drift), options);
   const pooled = correctFamily(measured.map((m) => m.vsPooled), options);
   let k = 0;
+  const judgedFamily = measured.length > 0 ? pooled.familySize : changes.familySize;
   const subjects = drafts.map((d, i) => {
     const corrected = d.drift.kind === 'measured' ? { drift: drifts.contrasts[k]!, vsPooled: pooled.contrasts[k++]! } : null;
-    return judgeSubject(d, changes.contrasts[i]!, corrected, ctx);
+    return judgeSubject(d, changes.contrasts[i]!, corrected, { ...ctx, familySize: judgedFamily });
   });
   const multipleComparisons: MultipleComparisons = {
     correction: options.correction,

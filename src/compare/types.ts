@@ -84,8 +84,8 @@ export type Verdict =
 
 export type { InsufficientData, Interval } from '../stats/result.ts';
 export type { WelchTest as WelchResult } from '../stats/tests.ts';
-import type { ContrastTest, PairInfo, RankTest, RunToRun } from './test-types.ts';
-export type { ContrastTest, PairInfo, RankTest, RunToRun, TestMethod } from './test-types.ts';
+import type { BeyondThreshold, ContrastTest, PairInfo, RankTest, RunToRun } from './test-types.ts';
+export type { BeyondThreshold, ContrastTest, PairInfo, RankTest, RunToRun, TestMethod } from './test-types.ts';
 
 /** Descriptive statistics of one run's measured rounds of one subject. */
 export interface RunSummary {
@@ -144,6 +144,8 @@ export type AdjustedP =
       pValue: number;
       /** The rank test's p after the same correction (for the tests-disagree caveat); null when not computed. */
       rankPValue: number | null;
+      /** `Contrast.beyondThreshold`'s p after the same correction over its own family: a claim needs it below alpha (absent before schema 7). */
+      beyondThresholdPValue?: number;
     }
   | { kind: 'not-tested'; reason: string };
 
@@ -171,6 +173,8 @@ export interface Contrast {
   units: { baseline: number; candidate: number };
   /** The deciding test (its method says which). */
   test: ContrastTest;
+  /** The one-sided test of a change beyond the noise threshold: a claim needs its adjusted p below alpha too (absent before schema 7). */
+  beyondThreshold?: BeyondThreshold;
   /** The rank test shown beside it: a disagreement is a caveat, never a verdict. */
   rank: RankTest;
   /** Paired designs: the pairs behind the contrast; null for unpaired ones. */
