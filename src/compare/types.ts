@@ -55,12 +55,25 @@
  *      term with its one degree of freedom, never clipped. `PowerAnalysis`
  *      gained `advice` (what design or budget would reach a given change)
  *      and its figures include every term the verdict uses.
+ *   7: every verdict at its stated rate (issue 32). A claim beyond the
+ *      noise threshold is the minimum-effect test `Contrast.beyondThreshold`
+ *      (one-sided p that the change is within the threshold on its
+ *      estimate's side), Holm-adjusted over the subjects as
+ *      `AdjustedP.beyondThresholdPValue`, no longer the unadjusted whole
+ *      CI; both fields are absent in older documents. `PowerAnalysis.mdePct`
+ *      and `claimablePct` are where a claim happens with the stated power
+ *      for a subject changed alone among the family (exact noncentral t,
+ *      Holm's alpha / m), and the advice's precision target and pairs reach
+ *      the target with that power; `claimablePct` was where a claim
+ *      happened about half the time. A unit mean that is 0 or below, NaN
+ *      or infinite gives 'insufficient data'. Every field of version 6 is
+ *      kept with its meaning.
  */
 import type { Direction, Known, ReplicateUnit, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
 import type { WelchTest } from '../stats/tests.ts';
 
-export const COMPARISON_SCHEMA = 6;
+export const COMPARISON_SCHEMA = 7;
 
 /** A: baseline; B: candidate; A2: the baseline measured again after B. */
 export type RunRole = 'A' | 'B' | 'A2';
@@ -196,7 +209,7 @@ export type Caveat =
   | 'incomplete-run'
   /** A and B are two separate runs without A2: a shift between runs cannot be told from a change. */
   | 'separate-runs'
-  /** The deciding test's p is below alpha and the CI excludes 0, but it reaches inside the noise threshold: a real change, too small to claim. */
+  /** The deciding test's p is below alpha and the CI excludes 0, but the change is not shown beyond the noise threshold: a real change, too small to claim. */
   | 'inside-threshold';
 
 export interface VerdictResult {
@@ -239,14 +252,17 @@ export type PowerAnalysis =
       power: number;
       /**
        * Smallest |change| in % the deciding test (the judged contrast's, with
-       * every term it uses: A2, run-to-run, pairing) detects at this power:
-       * (t(1 - alpha/2, df) + t(power, df)) x its standard error.
+       * every term it uses: A2, run-to-run, pairing) detects at this power,
+       * for a subject changed alone among the family (Holm's alpha / m):
+       * the exact noncentral-t multiple of its standard error.
        */
       mdePct: number;
       /**
-       * Smallest |change| in % the verdict can claim: the larger of mdePct and
-       * the noise threshold plus the half-width of the judged 95 % CI (a claim
-       * needs the whole CI beyond ±thresholdPct). What the reports call detectable.
+       * Smallest |change| in % the verdict claims with this power: the larger
+       * of mdePct and the threshold plus what the minimum-effect test needs
+       * (one-sided noncentral-t multiple of the standard error; for a run
+       * stopped by a precision target, the sequence's half-width plus
+       * z(power) standard errors). What the reports call detectable.
        */
       claimablePct: number;
       /** The effect asked for with --detect, in %, or null. */
@@ -289,7 +305,7 @@ export interface ComparisonOptions {
   alpha: number;
   /** Multiple-comparison correction over the subjects of each family of contrasts. */
   correction: Correction;
-  /** Noise threshold: the whole CI of the change must lie beyond ±thresholdPct. */
+  /** Noise threshold: a claim needs the change shown beyond ±thresholdPct (the minimum-effect test, family-wise). */
   thresholdPct: number;
   confidenceLevel: number;
   /** Unused since schema 6 (the verdict's interval is the deciding test's, not a bootstrap); kept so old command lines and documents still read. */
