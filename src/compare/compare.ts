@@ -202,6 +202,8 @@ interface JudgeContext {
   exactRates?: boolean;
   /** Subjects in the judged family (filled in by judgeAll): the power figures hold for one changed alone among them. */
   familySize?: number;
+  /** Subjects compared (filled in by judgeAll): the family an exact claim's rate is held over. */
+  subjects?: number;
 }
 
 /** A subject's A/B/A analysis and verdicts, from contrasts that carry their family's adjusted p-values. */
@@ -223,8 +225,8 @@ function judgeSubject(d: SubjectDraft, change: Contrast, corrected: { drift: Con
     verdict = withDrift(judge(corrected.vsPooled, d.drift.vsPooled.counts, direction, options, measures), change, corrected.drift);
     judged = corrected.vsPooled;
   }
-  if (measures === 'instructions') verdict = withExactCounts(verdict, d.runs, direction, options);
-  else if (ctx.exactRates) verdict = withExactRates(verdict, d.runs, direction, options);
+  if (measures === 'instructions') verdict = withExactCounts(verdict, d.runs, direction, options, ctx.subjects);
+  else if (ctx.exactRates) verdict = withExactRates(verdict, d.runs, direction, options, ctx.subjects);
   if (d.incomplete) verdict = { ...verdict, caveats: [...verdict.caveats, 'incomplete-run'] };
   let power = powerOf(judged, d.runs[0]!, d.runs[1]!, options, ctx.familySize);
   // Separate runs can claim nothing at any size: their reason already says which design can.
@@ -251,7 +253,7 @@ function judgeAll(drafts: readonly SubjectDraft[], ctx: JudgeContext) {
   const judgedFamily = measured.length > 0 ? pooled.familySize : changes.familySize;
   const subjects = drafts.map((d, i) => {
     const corrected = d.drift.kind === 'measured' ? { drift: drifts.contrasts[k]!, vsPooled: pooled.contrasts[k++]! } : null;
-    return judgeSubject(d, changes.contrasts[i]!, corrected, { ...ctx, familySize: judgedFamily });
+    return judgeSubject(d, changes.contrasts[i]!, corrected, { ...ctx, familySize: judgedFamily, subjects: drafts.length });
   });
   const multipleComparisons: MultipleComparisons = {
     correction: options.correction,
