@@ -10,7 +10,7 @@ import { type InsufficientData, insufficient } from '../stats/result.ts';
 import { withExactCounts, withExactRates } from './exact.ts';
 import { runLevelContrast } from './aba.ts';
 import { type RoleRun, checkEnvironment, checkStatus, checkUnits, environmentTable } from './checks.ts';
-import { pairedContrast, unpairedContrast } from './contrast.ts';
+import { type PairGrouping, pairedContrast, unpairedContrast } from './contrast.ts';
 import { type FamilyMember, correctFamily } from './family.ts';
 import { notRunOf } from './not-run.ts';
 import { adviceOf, powerOf } from './sensitivity.ts';
@@ -162,10 +162,23 @@ function changeOf(a: Side, b: Side, subject: string, design: Design, options: Co
   if (!isPaired(design) || options.roundsAsUnits) return { contrast: unpairedContrast('A', [a.units], 'B', b.units, options), counts };
   const pairs = pairsOf(a.run, b.run, subject);
   const dropped = pairs.dropped > 0 ? ` (${pairs.dropped} unit${pairs.dropped === 1 ? '' : 's'} measured on one side only, dropped)` : '';
+  const grouping = pairGrouping(design);
+  const contrast = pairedContrast(pairs, options, design.stopping !== null, grouping);
+  const generations = typeof grouping === 'object' ? ` in ${contrast.units.candidate} generation${contrast.units.candidate === 1 ? '' : 's'} of processes (${grouping.generation} pairs each)` : '';
   return {
-    contrast: pairedContrast(pairs, options, design.stopping !== null),
-    counts: { ...counts, unitsText: `${pairs.a.length} pair${pairs.a.length === 1 ? '' : 's'} of A and B${dropped}` },
+    contrast,
+    counts: {
+      ...counts,
+      unitsText: `${pairs.a.length} pair${pairs.a.length === 1 ? '' : 's'} of A and B${generations}${dropped}`,
+      advice: typeof grouping === 'object' ? `measure at least ${options.minUnits * grouping.generation} pairs (a longer --time), so that ${options.minUnits} generations of processes take part` : counts.advice,
+    },
   };
+}
+
+/** Pairs of two processes taking turns share a generation; other paired designs' pairs are independent. */
+function pairGrouping(design: Design): PairGrouping {
+  if (design.kind !== 'alternation' || design.processes !== 2) return 'independent';
+  return design.pairsPerProcess ? { generation: design.pairsPerProcess } : 'unrecorded';
 }
 
 function sideOf(role: RunRole, run: RunWithRounds, subject: string, options: ComparisonOptions): Side | null {

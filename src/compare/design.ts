@@ -24,7 +24,15 @@ import type { RunWithRounds } from '../model.ts';
 export type Design =
   | { kind: 'processes' }
   | { kind: 'duet'; cpus: [number, number] | null; swapEvery: number | null; stopping: Stopping | null }
-  | { kind: 'alternation'; blockRounds: number | null; seed: number | null; stopping: Stopping | null; processes?: number | null }
+  | {
+      kind: 'alternation';
+      blockRounds: number | null;
+      seed: number | null;
+      stopping: Stopping | null;
+      processes?: number | null;
+      /** Two processes taking turns: pairs measured by one generation of processes before both are replaced (null when not recorded). */
+      pairsPerProcess?: number | null;
+    }
   | { kind: 'aba' }
   | { kind: 'boots' }
   | { kind: 'separate-runs'; advice: string };
@@ -48,6 +56,7 @@ interface InterleaveRecord {
   blockRounds?: unknown;
   seed?: unknown;
   processes?: unknown;
+  pairsPerProcess?: unknown;
 }
 
 function extraOf(run: RunWithRounds): Record<string, unknown> {
@@ -98,7 +107,9 @@ function interleavedDesign(a: RunWithRounds, b: RunWithRounds): Design {
     const cpus = Array.isArray(rec.cpus) && rec.cpus.length === 2 && rec.cpus.every((c) => num(c) !== null) ? ([rec.cpus[0], rec.cpus[1]] as [number, number]) : null;
     return { kind: 'duet', cpus, swapEvery: num(rec.swapEvery), stopping: stoppingOf(a, b) };
   }
-  if (rec.design === 'alternation') return { kind: 'alternation', blockRounds: num(rec.blockRounds), seed: num(rec.seed), stopping: stoppingOf(a, b), processes: num(rec.processes) };
+  if (rec.design === 'alternation') {
+    return { kind: 'alternation', blockRounds: num(rec.blockRounds), seed: num(rec.seed), stopping: stoppingOf(a, b), processes: num(rec.processes), pairsPerProcess: num(rec.pairsPerProcess) };
+  }
   return { kind: 'processes' };
 }
 
@@ -146,7 +157,8 @@ export function designText(d: Design, units: readonly number[]): string {
     case 'alternation': {
       const block = d.blockRounds !== null ? ` of ${d.blockRounds} round${d.blockRounds === 1 ? '' : 's'}` : '';
       const seed = d.seed !== null ? ` (seed ${d.seed})` : '';
-      const how = d.processes === 2 ? 'an A and a B process taking turns on one CPU' : 'the switch flipped between them';
+      const generations = d.pairsPerProcess ? `, judged on the means of each ${d.pairsPerProcess}-pair generation of processes` : '';
+      const how = d.processes === 2 ? `an A and a B process taking turns on one CPU${generations}` : 'the switch flipped between them';
       return `alternation: blocks${block} in random ABBA order${seed}, ${how}, ${countText(units, 'pair')} of adjacent blocks${stoppingText(d.stopping)}`;
     }
     case 'processes':
