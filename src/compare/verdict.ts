@@ -130,7 +130,7 @@ export function judge(contrast: Contrast, counts: SideCounts, direction: Directi
   if (adjusted.beyondThresholdPValue !== undefined && adjusted.beyondThresholdPValue < options.alpha) {
     return {
       verdict: claimOf(worse(contrast.changePct, direction), measures),
-      reason: `${formatChangePct(contrast.changePct)} (${ci}) lies beyond the ±${t} % noise threshold (${beyond}), ${p}`,
+      reason: `${formatChangePct(contrast.changePct)}${ratioName(contrast)} (${ci}) lies beyond the ±${t} % noise threshold (${beyond}), ${p}`,
       caveats,
     };
   }
@@ -140,6 +140,15 @@ export function judge(contrast: Contrast, counts: SideCounts, direction: Directi
     // Significant by the deciding test and its interval (which excludes 0), yet too small to claim.
     caveats: ciPct.low > 0 || ciPct.high < 0 ? [...caveats, 'inside-threshold'] : caveats,
   };
+}
+
+/**
+ * What a paired change is: the geometric mean of the per-pair ratios
+ * B_k/A_k, which the paired tests test, not the ratio of the two sides'
+ * means that the tables print beside it.
+ */
+function ratioName(c: Contrast): string {
+  return c.pairs !== null ? ' (the geometric mean of the per-pair ratios)' : '';
 }
 
 /** 'one-sided p = 0.003 that it is within +1 % (Holm-adjusted over 24 subjects: 0.07)'. */

@@ -37,6 +37,8 @@ describe('paired designs', () => {
     // Wilcoxon with 5 pairs cannot go below 0.0625: no tests-disagree caveat.
     assert.deepEqual(s.verdict.caveats, []);
     assert.match(s.verdict.reason, /paired t p = 5\.1e-5/);
+    // what the paired t tests is said: the geometric mean of the ratios, not the ratio of the means
+    assert.match(s.verdict.reason, /^\+2\.03 % \(the geometric mean of the per-pair ratios\) \(95 % CI \+1\.7\d* % to \+2\.3\d* %\) lies beyond the ±1 % noise threshold \(one-sided p = [\d.e-]+ that it is within ±1 %/);
     const text = renderText(cmp);
     assert.match(text, /^Design: duet: A and B at once on CPUs 0 and 1, 5 pairs, CPUs swapped every block\.$/m);
     assert.match(text, /^ {2}pairs: 5; B\/A per pair \+2\.03 % on average \(geometric\)/m);
