@@ -66,8 +66,10 @@
  *      Holm's alpha / m), and the advice's precision target and pairs reach
  *      the target with that power; `claimablePct` was where a claim
  *      happened about half the time. A unit mean that is 0 or below, NaN
- *      or infinite gives 'insufficient data'. Every field of version 6 is
- *      kept with its meaning.
+ *      or infinite gives 'insufficient data'. Two processes taking turns are
+ *      judged on generation means (`Contrast.units` counts generations);
+ *      an exact claim needs boots enough for the subjects compared. Every
+ *      field of version 6 is kept with its meaning.
  */
 import type { Direction, Known, ReplicateUnit, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
