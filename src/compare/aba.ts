@@ -30,8 +30,8 @@ import { type Units, meanOfUnitMeans, unitMeans } from '../stats/bootstrap.ts';
 import { type Sample, variance } from '../stats/descriptive.ts';
 import { studentTSf } from '../stats/distributions.ts';
 import { insufficient } from '../stats/result.ts';
-import { contrastBase, differenceIntervalPct, mannWhitneyRank } from './contrast.ts';
-import type { ComparisonOptions, Contrast, ContrastTest } from './types.ts';
+import { beyondThresholdT, contrastBase, differenceIntervalPct, levelBounds, mannWhitneyRank, unusableLevels } from './contrast.ts';
+import type { BeyondThreshold, ComparisonOptions, Contrast, ContrastTest } from './types.ts';
 
 /** se² of a run's level from its unit means: s² / n (0 for one unit). */
 function levelVariance(units: Units): number {
@@ -50,18 +50,22 @@ export function runLevelContrast(a: Units, a2: Units, b: Units, options: Compari
   const v = 0.75 * d * d + excessB;
   const df = 1;
   const diff = levelB - mid;
-  let test: ContrastTest = insufficient('A2 has exactly the level of A and B no more unit noise than they: the run-to-run term is 0, t is undefined');
+  const unusable = unusableLevels([['A', unitMeans(a)], ['A2', unitMeans(a2)], ['B', unitMeans(b)]]);
+  let test: ContrastTest = insufficient(unusable ?? 'A2 has exactly the level of A and B no more unit noise than they: the run-to-run term is 0, t is undefined');
   let ciPct: Contrast['ciPct'] = test;
-  if (v > 0) {
+  let beyondThreshold: BeyondThreshold = test;
+  if (unusable === null && v > 0) {
     const se = Math.sqrt(v);
     const t = diff / se;
     test = { kind: 'ok', method: 'run-level-t', t, df, pValue: Math.min(1, 2 * studentTSf(Math.abs(t), df)), sePct: (100 * se) / Math.abs(mid) };
     ciPct = differenceIntervalPct(diff, se, df, mid, options.confidenceLevel);
+    beyondThreshold = beyondThresholdT(diff, se, df, levelBounds(options.thresholdPct, mid), options.thresholdPct);
   }
   const baseMeans = [...unitMeans(a), ...unitMeans(a2)];
   return {
     ...contrastBase('A+A2', 'B', mid, levelB, [[...a.flat(), ...a2.flat()], b.flat()]),
     ciPct,
+    beyondThreshold,
     units: { baseline: baseMeans.length, candidate: b.length },
     test,
     rank: mannWhitneyRank(baseMeans, unitMeans(b)),

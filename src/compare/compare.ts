@@ -10,7 +10,7 @@ import { type InsufficientData, insufficient } from '../stats/result.ts';
 import { withExactCounts, withExactRates } from './exact.ts';
 import { runLevelContrast } from './aba.ts';
 import { type RoleRun, checkEnvironment, checkStatus, checkUnits, environmentTable } from './checks.ts';
-import { pairedContrast, unpairedContrast } from './contrast.ts';
+import { type PairGrouping, pairedContrast, unpairedContrast } from './contrast.ts';
 import { type FamilyMember, correctFamily } from './family.ts';
 import { notRunOf } from './not-run.ts';
 import { adviceOf, powerOf } from './sensitivity.ts';
@@ -165,10 +165,23 @@ function changeOf(a: Side, b: Side, subject: string, design: Design, options: Co
   if (!isPaired(design) || options.roundsAsUnits) return { contrast: unpairedContrast('A', [a.units], 'B', b.units, options), counts };
   const pairs = pairsOf(a.run, b.run, subject);
   const dropped = pairs.dropped > 0 ? ` (${pairs.dropped} unit${pairs.dropped === 1 ? '' : 's'} measured on one side only, dropped)` : '';
+  const grouping = pairGrouping(design);
+  const contrast = pairedContrast(pairs, options, design.stopping !== null, grouping);
+  const generations = typeof grouping === 'object' ? ` in ${contrast.units.candidate} generation${contrast.units.candidate === 1 ? '' : 's'} of processes (${grouping.generation} pairs each)` : '';
   return {
-    contrast: pairedContrast(pairs, options, design.stopping !== null),
-    counts: { ...counts, unitsText: `${pairs.a.length} pair${pairs.a.length === 1 ? '' : 's'} of A and B${dropped}` },
+    contrast,
+    counts: {
+      ...counts,
+      unitsText: `${pairs.a.length} pair${pairs.a.length === 1 ? '' : 's'} of A and B${generations}${dropped}`,
+      advice: typeof grouping === 'object' ? `measure at least ${options.minUnits * grouping.generation} pairs (a longer --time), so that ${options.minUnits} generations of processes take part` : counts.advice,
+    },
   };
+}
+
+/** Pairs of two processes taking turns share a generation; other paired designs' pairs are independent. */
+function pairGrouping(design: Design): PairGrouping {
+  if (design.kind !== 'alternation' || design.processes !== 2) return 'independent';
+  return design.pairsPerProcess ? { generation: design.pairsPerProcess } : 'unrecorded';
 }
 
 function sideOf(role: RunRole, run: RunWithRounds, subject: string, options: ComparisonOptions): Side | null {
@@ -203,6 +216,10 @@ interface JudgeContext {
   secondsPerPair: number | null;
   /** The unit repeats exactly boot to boot (stress-ng under icount): the exact rule of rates applies. */
   exactRates?: boolean;
+  /** Subjects in the judged family (filled in by judgeAll): the power figures hold for one changed alone among them. */
+  familySize?: number;
+  /** Subjects compared (filled in by judgeAll): the family an exact claim's rate is held over. */
+  subjects?: number;
 }
 
 /** A subject's A/B/A analysis and verdicts, from contrasts that carry their family's adjusted p-values. */
@@ -224,13 +241,13 @@ function judgeSubject(d: SubjectDraft, change: Contrast, corrected: { drift: Con
     verdict = withDrift(judge(corrected.vsPooled, d.drift.vsPooled.counts, direction, options, measures), change, corrected.drift);
     judged = corrected.vsPooled;
   }
-  if (measures === 'instructions') verdict = withExactCounts(verdict, d.runs, direction, options);
-  else if (ctx.exactRates) verdict = withExactRates(verdict, d.runs, direction, options);
+  if (measures === 'instructions') verdict = withExactCounts(verdict, d.runs, direction, options, ctx.subjects);
+  else if (ctx.exactRates) verdict = withExactRates(verdict, d.runs, direction, options, ctx.subjects);
   if (d.incomplete) verdict = { ...verdict, caveats: [...verdict.caveats, 'incomplete-run'] };
-  let power = powerOf(judged, d.runs[0]!, d.runs[1]!, options);
+  let power = powerOf(judged, d.runs[0]!, d.runs[1]!, options, ctx.familySize);
   // Separate runs can claim nothing at any size: their reason already says which design can.
   if (power.kind === 'ok' && verdict.verdict === 'no difference proven' && ctx.design.kind !== 'separate-runs') {
-    const advice = adviceOf(judged, power, d.runs[0]!, d.runs[1]!, ctx.design, options, ctx.secondsPerPair);
+    const advice = adviceOf(judged, power, d.runs[0]!, d.runs[1]!, ctx.design, options, ctx.secondsPerPair, ctx.familySize);
     power = { ...power, advice };
     verdict = withAdvice(verdict, power);
   }
@@ -249,9 +266,10 @@ function judgeAll(drafts: readonly SubjectDraft[], ctx: JudgeContext) {
   const drifts = correctFamily(measured.map((m) => m.drift), options);
   const pooled = correctFamily(measured.map((m) => m.vsPooled), options);
   let k = 0;
+  const judgedFamily = measured.length > 0 ? pooled.familySize : changes.familySize;
   const subjects = drafts.map((d, i) => {
     const corrected = d.drift.kind === 'measured' ? { drift: drifts.contrasts[k]!, vsPooled: pooled.contrasts[k++]! } : null;
-    return judgeSubject(d, changes.contrasts[i]!, corrected, ctx);
+    return judgeSubject(d, changes.contrasts[i]!, corrected, { ...ctx, familySize: judgedFamily, subjects: drafts.length });
   });
   const multipleComparisons: MultipleComparisons = {
     correction: options.correction,

@@ -24,7 +24,17 @@ import type { RunWithRounds } from '../model.ts';
 export type Design =
   | { kind: 'processes' }
   | { kind: 'duet'; cpus: [number, number] | null; swapEvery: number | null; stopping: Stopping | null; blockRounds?: number | null; processesPerSide?: ProcessesPerSide }
-  | { kind: 'alternation'; blockRounds: number | null; seed: number | null; stopping: Stopping | null; processes?: number | null; processesPerSide?: ProcessesPerSide; cpu?: number | null }
+  | {
+      kind: 'alternation';
+      blockRounds: number | null;
+      seed: number | null;
+      stopping: Stopping | null;
+      processes?: number | null;
+      /** Two processes taking turns: pairs measured by one generation of processes before both are replaced (null when not recorded). */
+      pairsPerProcess?: number | null;
+      processesPerSide?: ProcessesPerSide;
+      cpu?: number | null;
+    }
   | { kind: 'aba' }
   | { kind: 'boots' }
   | { kind: 'separate-runs'; advice: string };
@@ -124,7 +134,7 @@ function interleavedDesign(a: RunWithRounds, b: RunWithRounds): Design {
   }
   if (rec.design === 'alternation') {
     const cpu = num(rec.cpu) ?? a.params.cpu;
-    return { kind: 'alternation', blockRounds: num(rec.blockRounds), seed: num(rec.seed), stopping: stoppingOf(a, b), processes: num(rec.processes), processesPerSide: alternationProcesses(rec, a), cpu };
+    return { kind: 'alternation', blockRounds: num(rec.blockRounds), seed: num(rec.seed), stopping: stoppingOf(a, b), processes: num(rec.processes), pairsPerProcess: num(rec.pairsPerProcess), processesPerSide: alternationProcesses(rec, a), cpu };
   }
   return { kind: 'processes' };
 }
@@ -173,7 +183,8 @@ export function designText(d: Design, units: readonly number[]): string {
     case 'alternation': {
       const block = d.blockRounds !== null ? ` of ${d.blockRounds} round${d.blockRounds === 1 ? '' : 's'}` : '';
       const seed = d.seed !== null ? ` (seed ${d.seed})` : '';
-      const how = d.processes === 2 ? 'an A and a B process taking turns on one CPU' : 'the switch flipped between them';
+      const generations = d.pairsPerProcess ? `, judged on the means of each ${d.pairsPerProcess}-pair generation of processes` : '';
+      const how = d.processes === 2 ? `an A and a B process taking turns on one CPU${generations}` : 'the switch flipped between them';
       return `alternation: blocks${block} in random ABBA order${seed}, ${how}, ${countText(units, 'pair')} of adjacent blocks${stoppingText(d.stopping)}`;
     }
     case 'processes':

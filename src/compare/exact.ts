@@ -15,7 +15,15 @@
  *   - A2 differs from A: the count did not repeat across runs, so nothing
  *     is exact and the statistical verdict stands, with that said.
  * It needs at least `minUnits` units in every run, as any claim does: one
- * boot cannot show that a count repeats.
+ * boot cannot show that a count repeats. And a claim needs enough boots
+ * for the family: a count that secretly takes two values equally often
+ * repeats in all 3 boots of A and, with the other value, in all 3 of B in
+ * 2 (1/2)^3 (1/2)^3 = 3.1 % of comparisons, and exact claims skip Holm, so
+ * over 24 subjects some subject would be claimed in 53 %. An exact claim is
+ * made only when m x falseExactBound(boots of A, boots of B) <= alpha for
+ * the m subjects compared (Bonferroni): 3 boots per side for one subject,
+ * 4 for 2 to 6, 5 for up to 25. Otherwise the tests decide (zero spread:
+ * insufficient data) and the reason says how many boots would do.
  *
  * stress-ng's bogo-ops per guest second under icount (a trial's stressors,
  * 'icount-bogo-ops/s') repeat the same way (`withExactRates`): equal in
@@ -24,10 +32,50 @@
  * noise threshold, since a bogo-op count is quantized over its budget,
  * and 'no difference proven' within it, the exact change said.
  */
-import { formatChangePct } from '../format/percent.ts';
+import { formatChangePct, formatSpreadPct } from '../format/percent.ts';
 import type { Direction } from '../model.ts';
 import type { ComparisonOptions, RunSummary, VerdictResult } from './types.ts';
 import { claimOf } from './verdict.ts';
+
+/**
+ * The largest chance, over how often a count that takes two values gives
+ * each, that `na` baseline boots all give one value and `nb` candidate
+ * boots all give the other: max over p of p^na (1-p)^nb + (1-p)^na p^nb.
+ * Two values is the worst case (more values only split the mass).
+ */
+export function falseExactBound(na: number, nb: number): number {
+  let worst = 0;
+  for (let i = 0; i <= 1000; i++) {
+    const p = i / 1000;
+    worst = Math.max(worst, p ** na * (1 - p) ** nb + (1 - p) ** na * p ** nb);
+  }
+  return worst;
+}
+
+/** Boots per side (equal) at which an exact claim holds alpha over `subjects`. */
+function bootsNeeded(subjects: number, alpha: number): number {
+  let n = 2;
+  while (subjects * falseExactBound(n, n) > alpha) n++;
+  return n;
+}
+
+/**
+ * An exact claim of the runs' boots, or the statistical verdict with why it
+ * is not exact: too few boots for the number of subjects compared.
+ */
+function guardedClaim(claim: VerdictResult, statistical: VerdictResult, runs: readonly RunSummary[], options: ComparisonOptions, subjects: number): VerdictResult {
+  const na = runs.filter((r) => r.role !== 'B').reduce((n, r) => n + r.units, 0);
+  const nb = runs.find((r) => r.role === 'B')?.units ?? 0;
+  const rate = subjects * falseExactBound(na, nb);
+  if (rate <= options.alpha) return claim;
+  const boots = runs.map((r) => `${r.role} ${r.units}`).join(', ');
+  return {
+    ...statistical,
+    reason:
+      `${statistical.reason}; every boot repeated its value (boots: ${boots}), but over ${subjects} subject${subjects === 1 ? '' : 's'} a count that took two values ` +
+      `would repeat like this in up to ${formatSpreadPct(100 * rate)} of comparisons: an exact claim needs ${bootsNeeded(subjects, options.alpha)} boots per side`,
+  };
+}
 
 /** The one value every unit of the run gave, or null when they differ (or there are too few). */
 function repeatedValue(run: RunSummary, minUnits: number): number | null {
@@ -47,7 +95,7 @@ function repeatedPair(runs: readonly RunSummary[], minUnits: number): { a: numbe
 }
 
 /** The exact verdict of icount rates whose boots all repeated, or `verdict` unchanged. */
-export function withExactRates(verdict: VerdictResult, runs: readonly RunSummary[], direction: Direction, options: ComparisonOptions): VerdictResult {
+export function withExactRates(verdict: VerdictResult, runs: readonly RunSummary[], direction: Direction, options: ComparisonOptions, subjects = 1): VerdictResult {
   const r = repeatedPair(runs, options.minUnits);
   if (!r) return verdict;
   const every = `every boot gave the same value (boots: ${r.boots})`;
@@ -56,7 +104,8 @@ export function withExactRates(verdict: VerdictResult, runs: readonly RunSummary
   const said = `exact: ${every}: ${count(r.a)} in A, ${count(r.b)} in B (${formatChangePct(pct)})`;
   if (Math.abs(pct) <= options.thresholdPct) return { verdict: 'no difference proven', reason: `${said}, within the ±${options.thresholdPct} % threshold`, caveats: [], exact: true };
   const worse = direction === 'lower-is-better' ? r.b > r.a : r.b < r.a;
-  return { verdict: claimOf(worse, 'time'), reason: `${said}, beyond the ±${options.thresholdPct} % threshold; deterministic for the emulated execution, not a sample`, caveats: [], exact: true };
+  const claim: VerdictResult = { verdict: claimOf(worse, 'time'), reason: `${said}, beyond the ±${options.thresholdPct} % threshold; deterministic for the emulated execution, not a sample`, caveats: [], exact: true };
+  return guardedClaim(claim, verdict, runs, options, subjects);
 }
 
 /** The smallest exact change per call that is claimed: one event in 100 calls. */
@@ -66,7 +115,7 @@ export const EXACT_MIN_PER_CALL = 0.01;
  * The exact verdict of instruction counts whose units all repeated, or the
  * statistical `verdict` unchanged when they did not.
  */
-export function withExactCounts(verdict: VerdictResult, runs: readonly RunSummary[], direction: Direction, options: ComparisonOptions): VerdictResult {
+export function withExactCounts(verdict: VerdictResult, runs: readonly RunSummary[], direction: Direction, options: ComparisonOptions, subjects = 1): VerdictResult {
   const values = new Map(runs.map((r) => [r.role, repeatedValue(r, options.minUnits)]));
   if ([...values.values()].some((v) => v === null) || !values.has('A') || !values.has('B')) return verdict;
   const a = values.get('A')!;
@@ -91,10 +140,11 @@ export function withExactCounts(verdict: VerdictResult, runs: readonly RunSummar
     };
   }
   const worse = direction === 'lower-is-better' ? change > 0 : change < 0;
-  return {
+  const claim: VerdictResult = {
     verdict: claimOf(worse, 'instructions'),
     reason: `exact: ${every}: ${count(a)} in A, ${count(b)} in B, ${change > 0 ? '+' : ''}${count(change)} (${formatChangePct(pct)}), deterministic for the emulated execution, not a sample`,
     caveats: [],
     exact: true,
   };
+  return guardedClaim(claim, verdict, runs, options, subjects);
 }

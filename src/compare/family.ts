@@ -24,15 +24,21 @@ function adjust(pValues: readonly number[], correction: ComparisonOptions['corre
  * testable contrasts (src/compare/verdict.ts `testability`) form the family
  * and count in its size; the others are `not-tested` with the reason.
  * Rank-test p-values are adjusted over the members that have one, so the
- * two tests are compared at the same family-wise level.
+ * two tests are compared at the same family-wise level. The minimum-effect
+ * p-values (`Contrast.beyondThreshold`) are adjusted over the same members
+ * as a family of their own: with 24 subjects each changed by exactly the
+ * threshold, the unadjusted whole-CI rule claimed at least one change beyond
+ * it in 45 % of comparisons (docs/compare.md).
  */
 export function correctFamily(members: readonly FamilyMember[], options: ComparisonOptions): { contrasts: Contrast[]; familySize: number } {
   const tests = members.map((m) => testability(m.contrast, m.counts, options));
-  const tested = tests.flatMap((t, i) => (t.kind === 'testable' ? [{ i, welch: t.pValue, mwu: t.rankPValue }] : []));
+  const tested = tests.flatMap((t, i) => (t.kind === 'testable' ? [{ i, welch: t.pValue, mwu: t.rankPValue, beyond: t.beyondThresholdPValue }] : []));
   const welch = adjust(tested.map((t) => t.welch), options.correction);
+  const beyond = adjust(tested.map((t) => t.beyond), options.correction);
   const withMwu = tested.filter((t) => t.mwu !== null);
   const mwu = adjust(withMwu.map((t) => t.mwu as number), options.correction);
   const adjustedWelch = new Map(tested.map((t, k) => [t.i, welch[k]!]));
+  const adjustedBeyond = new Map(tested.map((t, k) => [t.i, beyond[k]!]));
   const adjustedMwu = new Map(withMwu.map((t, k) => [t.i, mwu[k]!]));
   const contrasts = members.map((m, i): Contrast => {
     const t = tests[i]!;
@@ -48,6 +54,7 @@ export function correctFamily(members: readonly FamilyMember[], options: Compari
         familySize: tested.length,
         pValue: p,
         rankPValue: adjustedMwu.get(i) ?? null,
+        beyondThresholdPValue: adjustedBeyond.get(i)!,
       },
     };
   });

@@ -13,7 +13,7 @@ export interface ComparisonOptions {
   alpha: number;
   /** Multiple-comparison correction over the subjects of each family of contrasts. */
   correction: Correction;
-  /** Noise threshold: the whole CI of the change must lie beyond ±thresholdPct. */
+  /** Noise threshold: a claim needs the change shown beyond ±thresholdPct (the minimum-effect test, family-wise). */
   thresholdPct: number;
   confidenceLevel: number;
   /** Unused since schema 6 (the verdict's interval is the deciding test's, not a bootstrap); kept so old command lines and documents still read. */

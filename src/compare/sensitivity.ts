@@ -7,10 +7,11 @@
 import { formatSpreadPct } from '../format/percent.ts';
 import type { Sample } from '../stats/descriptive.ts';
 import { stdev } from '../stats/descriptive.ts';
-import { studentTQuantile } from '../stats/distributions.ts';
+import { normalQuantile, studentTQuantile } from '../stats/distributions.ts';
+import { detectableNcp } from '../stats/noncentral.ts';
 import { pairsNeeded, roundsNeeded } from '../stats/power.ts';
 import { insufficient } from '../stats/result.ts';
-import { valuesForHalfWidth } from '../stats/sequential.ts';
+import { sequenceHalfWidth, valuesForHalfWidth } from '../stats/sequential.ts';
 import type { Design } from './design.ts';
 import type { ComparisonOptions, Contrast, PowerAnalysis, RunSummary } from './types.ts';
 import { unitCount } from './units.ts';
@@ -18,39 +19,69 @@ import { unitCount } from './units.ts';
 /** The change the advice aims at when --detect does not name one: the 2-5 % a kernel patch claims. */
 export const DEFAULT_TARGET_PCT = 3;
 
-/** Units of replication needed to detect `detectPct`, in the judged test's terms; null when more units cannot help. */
-function unitsNeededFor(judged: Contrast, a: RunSummary, b: RunSummary, detectPct: number, options: ComparisonOptions): number | null {
-  const po = { alpha: options.alpha, power: options.power };
-  if (judged.test.kind !== 'ok' || judged.test.method === 'run-level-t') return null;
-  if (judged.pairs !== null) {
-    const r = pairsNeeded(judged.pairs.sdLogRatio, Math.log(1 + detectPct / 100), po);
-    return r.kind === 'ok' ? r.pairs : null;
-  }
-  const noise = (s: RunSummary) => ({ stdev: s.units >= 2 ? stdev(s.unitMeansInUnit as unknown as Sample) : 0, n: s.units });
-  const r = roundsNeeded(noise(a), noise(b), (detectPct / 100) * Math.abs(a.meanInUnit), po);
-  return r.kind === 'ok' ? r.rounds : null;
+/**
+ * The level each subject's tests are held to when it changes alone in its
+ * family: Holm's first step, alpha / m. A claim then needs p < alpha / m,
+ * so the figures below are what a single changed subject among m reaches.
+ */
+export function subjectAlpha(options: ComparisonOptions, familySize: number): number {
+  return options.correction === 'holm' ? options.alpha / Math.max(1, familySize) : options.alpha;
 }
 
 /**
- * Power of the judged contrast: mdePct = (t(1 - alpha/2, df) + t(power, df))
- * x its standard error (Julious 2004, as src/stats/power.ts), and the
- * claimable floor: a claim needs the whole interval beyond ±threshold, so
- * nothing smaller than threshold + the interval's half-width can be claimed.
+ * Units of replication needed to claim `detectPct` with the stated power, in
+ * the judged test's terms: enough for the test of 0 (two-sided) and for the
+ * minimum-effect test (one-sided, the change minus the threshold); null when
+ * more units cannot help (A/B/A's run-to-run term, a change inside the threshold).
  */
-export function powerOf(judged: Contrast, a: RunSummary, b: RunSummary, options: ComparisonOptions): PowerAnalysis {
+function unitsNeededFor(judged: Contrast, a: RunSummary, b: RunSummary, detectPct: number, options: ComparisonOptions, familySize: number): number | null {
+  if (judged.test.kind !== 'ok' || judged.test.method === 'run-level-t' || !(detectPct > options.thresholdPct)) return null;
+  const alpha = subjectAlpha(options, familySize);
+  const rules = [
+    { effectPct: detectPct, po: { alpha, power: options.power, sides: 2 as const } },
+    { effectPct: detectPct - options.thresholdPct, po: { alpha, power: options.power, sides: 1 as const } },
+  ];
+  const needed = rules.map(({ effectPct, po }) => {
+    if (judged.pairs !== null) {
+      const r = pairsNeeded(judged.pairs.sdLogRatio, Math.log(1 + effectPct / 100), po);
+      return r.kind === 'ok' ? r.pairs : null;
+    }
+    const noise = (s: RunSummary) => ({ stdev: s.units >= 2 ? stdev(s.unitMeansInUnit as unknown as Sample) : 0, n: s.units });
+    const r = roundsNeeded(noise(a), noise(b), (effectPct / 100) * Math.abs(a.meanInUnit), po);
+    return r.kind === 'ok' ? r.rounds : null;
+  });
+  return needed.some((n) => n === null) ? null : Math.max(...(needed as number[]));
+}
+
+/**
+ * Power of the judged contrast, for a subject changed alone among
+ * `familySize` (Holm's alpha / m). mdePct: the change the test of 0 finds
+ * with that power, ncp x its standard error, ncp exact from the noncentral
+ * t (src/stats/noncentral.ts). claimablePct: the change the verdict claims
+ * with that power, which also needs the minimum-effect test: threshold +
+ * ncp(one-sided) x SE; for a run stopped by a precision target, judged on
+ * its confidence sequence, threshold + the sequence's half-width + z(power)
+ * x SE. The whole-CI figure printed before (threshold + the CI's
+ * half-width) was where a claim happens half the time.
+ */
+export function powerOf(judged: Contrast, a: RunSummary, b: RunSummary, options: ComparisonOptions, familySize = 1): PowerAnalysis {
   const test = judged.test;
   if (test.kind !== 'ok') return insufficient(test.reason);
   if (!(test.sePct > 0)) return insufficient('zero noise: the power approximation is undefined');
-  const mdePct = (studentTQuantile(1 - options.alpha / 2, test.df) + studentTQuantile(options.power, test.df)) * test.sePct;
-  const half = judged.ciPct.kind === 'ok' ? (judged.ciPct.high - judged.ciPct.low) / 2 : 0;
+  const alpha = subjectAlpha(options, familySize);
+  const mdePct = detectableNcp(test.df, alpha, options.power, 2) * test.sePct;
+  let beyondPct = options.thresholdPct + detectableNcp(test.df, alpha, options.power, 1) * test.sePct;
+  if (test.method === 'anytime' && judged.ciPct.kind === 'ok') {
+    beyondPct = options.thresholdPct + (judged.ciPct.high - judged.ciPct.low) / 2 + normalQuantile(options.power) * test.sePct;
+  }
   return {
     kind: 'ok',
     alpha: options.alpha,
     power: options.power,
     mdePct,
-    claimablePct: Math.max(mdePct, options.thresholdPct + half),
+    claimablePct: Math.max(mdePct, beyondPct),
     detectPct: options.detectPct,
-    unitsNeeded: options.detectPct === null ? null : unitsNeededFor(judged, a, b, options.detectPct, options),
+    unitsNeeded: options.detectPct === null ? null : unitsNeededFor(judged, a, b, options.detectPct, options, familySize),
     advice: null,
   };
 }
@@ -60,31 +91,47 @@ function secondsText(s: number): string {
   return `${Math.round(s / 60)} min`;
 }
 
-/** Paired: the precision target that claims `target` and the pairs and seconds it needs here (from the confidence sequence). */
-function pairedAdvice(judged: Contrast, target: number, options: ComparisonOptions, secondsPerPair: number | null): string {
-  const precision = target - options.thresholdPct;
-  if (!(precision > 0)) return `a ${target} % change is inside the ±${options.thresholdPct} % noise threshold: it cannot be claimed (lower --threshold for finer changes)`;
+/** The largest precision target of 2 significant digits at or below `pct`: stopping there is never later than planned. */
+function precisionBelow(pct: number): number {
+  const step = 10 ** (Math.floor(Math.log10(pct)) - 1);
+  return Math.floor(pct / step + 1e-9) * step;
+}
+
+/**
+ * Paired: the precision target that claims `target` with the stated power,
+ * and the pairs and seconds it needs here. A run stopped at half-width h
+ * claims when its estimate lies h beyond the threshold, so h + z(power) x
+ * SE must fit between the threshold and the target (with the sequence at
+ * Holm's alpha / m); a target of exactly target - threshold claimed about
+ * half the time.
+ */
+function pairedAdvice(judged: Contrast, target: number, options: ComparisonOptions, secondsPerPair: number | null, familySize: number): string {
+  if (!(target > options.thresholdPct)) return `a ${target} % change is inside the ±${options.thresholdPct} % noise threshold: it cannot be claimed (lower --threshold for finer changes)`;
   const sd = judged.pairs!.sdLogRatio;
-  const n = valuesForHalfWidth(sd, Math.log(1 + precision / 100), options.alpha);
-  if (n === null) return `a ${target} % change needs --precision ${precision}%, beyond a million pairs at this spread (${formatSpreadPct(100 * sd)} per pair)`;
+  const alpha = subjectAlpha(options, familySize);
+  const gap = Math.log1p(target / 100) - Math.log1p(options.thresholdPct / 100);
+  const spread = `spread ${formatSpreadPct(100 * sd)} per pair`;
+  const n = valuesForHalfWidth(sd, gap, alpha, 1_000_000, {}, normalQuantile(options.power));
+  if (n === null) return `a ${target} % change needs beyond a million pairs at this spread (${spread})`;
+  const precision = precisionBelow(100 * Math.expm1(sequenceHalfWidth(n, (n - 1) * sd * sd, alpha)));
   const time = secondsPerPair !== null ? `, about ${secondsText(n * secondsPerPair)} here at ${secondsPerPair < 1 ? secondsPerPair.toPrecision(2) : secondsPerPair.toFixed(1)} s per pair` : '';
-  return `to claim a ${target} % change, --precision ${precision}% needs about ${n} pairs (spread ${formatSpreadPct(100 * sd)} per pair${time})`;
+  return `to claim a ${target} % change (power ${Math.round(options.power * 100)} %), --precision ${precision}% needs about ${n} pairs (${spread}${time})`;
 }
 
 /** What would reach a `target` % change, for the design that ran (null when the verdict claims or cannot be judged). */
-export function adviceOf(judged: Contrast, power: PowerAnalysis, a: RunSummary, b: RunSummary, design: Design, options: ComparisonOptions, secondsPerPair: number | null): string | null {
+export function adviceOf(judged: Contrast, power: PowerAnalysis, a: RunSummary, b: RunSummary, design: Design, options: ComparisonOptions, secondsPerPair: number | null, familySize = 1): string | null {
   if (judged.test.kind !== 'ok' || power.kind !== 'ok') return null;
   const target = options.detectPct ?? DEFAULT_TARGET_PCT;
   // Already sensitive enough: the change is smaller than the target, not unseen.
   if (power.claimablePct <= target) return `a change of ${target} % would most likely (power ${Math.round(options.power * 100)} %) have been claimed here: this one is smaller`;
-  if (judged.pairs !== null) return pairedAdvice(judged, target, options, secondsPerPair);
+  if (judged.pairs !== null) return pairedAdvice(judged, target, options, secondsPerPair, familySize);
   if (judged.test.method === 'run-level-t') {
     return (
       `one A/B/A triple estimates the run-to-run term from A vs A2 alone (1 degree of freedom, t ${studentTQuantile(1 - options.alpha / 2, 1).toFixed(1)}); ` +
       'for power, measure A and B together in one invocation (hintlab bench --label-b: duet or alternation), or boot each kernel 3 or more times (vm --repeat, session --order ABABAB)'
     );
   }
-  const n = unitsNeededFor(judged, a, b, target, options);
+  const n = unitsNeededFor(judged, a, b, target, options, familySize);
   const more = n === null ? `a ${target} % change needs more units than can be planned at this noise` : `a ${target} % change needs about ${unitCount(a.replicateUnit, n)} per side`;
   const paired = design.kind === 'processes' ? '; a paired design (duet or alternation, docs/compare.md) cancels the noise A and B share' : '';
   return `${more}${paired}`;

@@ -56,6 +56,21 @@ export type RankTest =
     }
   | InsufficientData;
 
+/**
+ * The minimum-effect test beside the deciding one: H0 "the change lies
+ * within the noise threshold on the side of its estimate" (at most
+ * +threshold for an estimate above it, at least -threshold below), tested
+ * one-sided with the deciding test's own distribution (t with its df and
+ * standard error; for a run stopped by a precision target, the confidence
+ * sequence's martingale at the last pair, which is conservative). Its p is
+ * corrected over the family like the deciding test's, so a claim of a
+ * change beyond the threshold holds at alpha family-wise. With threshold 0
+ * it is the one-sided half of the deciding test.
+ */
+export type BeyondThreshold =
+  | { kind: 'ok'; thresholdPct: number; side: 'above' | 'below'; pValue: number }
+  | InsufficientData;
+
 /** Paired designs: the pairs behind a contrast. */
 export interface PairInfo {
   /** Pairs with both sides measured (unit k of A with unit k of B). */

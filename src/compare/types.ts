@@ -62,7 +62,21 @@
  *      when one process measured both sides) and `.cpus`; `Comparison.clock`,
  *      `ComparedRun.clock` (./clock.ts) and the checked environment row
  *      `clock`; `PairInfo.ratios`, each pair's B/A in measurement order.
- *      Every field of version 6 keeps its meaning.
+ *      Every verdict at its stated rate: a claim beyond the
+ *      noise threshold is the minimum-effect test `Contrast.beyondThreshold`
+ *      (one-sided p that the change is within the threshold on its
+ *      estimate's side), Holm-adjusted over the subjects as
+ *      `AdjustedP.beyondThresholdPValue`, no longer the unadjusted whole
+ *      CI; both fields are absent in older documents. `PowerAnalysis.mdePct`
+ *      and `claimablePct` are where a claim happens with the stated power
+ *      for a subject changed alone among the family (exact noncentral t,
+ *      Holm's alpha / m), and the advice's precision target and pairs reach
+ *      the target with that power; `claimablePct` was where a claim
+ *      happened about half the time. A unit mean that is 0 or below, NaN
+ *      or infinite gives 'insufficient data'. Two processes taking turns are
+ *      judged on generation means (`Contrast.units` counts generations);
+ *      an exact claim needs boots enough for the subjects compared. Every
+ *      field of version 6 is kept with its meaning.
  */
 import type { Direction, Known, ReplicateUnit, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
@@ -96,8 +110,8 @@ export type Verdict =
 
 export type { InsufficientData, Interval } from '../stats/result.ts';
 export type { WelchTest as WelchResult } from '../stats/tests.ts';
-import type { ContrastTest, PairInfo, RankTest, RunToRun } from './test-types.ts';
-export type { ContrastTest, PairInfo, RankTest, RunToRun, TestMethod } from './test-types.ts';
+import type { BeyondThreshold, ContrastTest, PairInfo, RankTest, RunToRun } from './test-types.ts';
+export type { BeyondThreshold, ContrastTest, PairInfo, RankTest, RunToRun, TestMethod } from './test-types.ts';
 
 /** Descriptive statistics of one run's measured rounds of one subject. */
 export interface RunSummary {
@@ -148,6 +162,8 @@ export type AdjustedP =
       pValue: number;
       /** The rank test's p after the same correction (for the tests-disagree caveat); null when not computed. */
       rankPValue: number | null;
+      /** `Contrast.beyondThreshold`'s p after the same correction over its own family: a claim needs it below alpha (absent before schema 7). */
+      beyondThresholdPValue?: number;
     }
   | { kind: 'not-tested'; reason: string };
 
@@ -175,6 +191,8 @@ export interface Contrast {
   units: { baseline: number; candidate: number };
   /** The deciding test (its method says which). */
   test: ContrastTest;
+  /** The one-sided test of a change beyond the noise threshold: a claim needs its adjusted p below alpha too (absent before schema 7). */
+  beyondThreshold?: BeyondThreshold;
   /** The rank test shown beside it: a disagreement is a caveat, never a verdict. */
   rank: RankTest;
   /** Paired designs: the pairs behind the contrast; null for unpaired ones. */
@@ -196,7 +214,7 @@ export type Caveat =
   | 'incomplete-run'
   /** A and B are two separate runs without A2: a shift between runs cannot be told from a change. */
   | 'separate-runs'
-  /** The deciding test's p is below alpha and the CI excludes 0, but it reaches inside the noise threshold: a real change, too small to claim. */
+  /** The deciding test's p is below alpha and the CI excludes 0, but the change is not shown beyond the noise threshold: a real change, too small to claim. */
   | 'inside-threshold';
 
 export interface VerdictResult {
@@ -239,14 +257,17 @@ export type PowerAnalysis =
       power: number;
       /**
        * Smallest |change| in % the deciding test (the judged contrast's, with
-       * every term it uses: A2, run-to-run, pairing) detects at this power:
-       * (t(1 - alpha/2, df) + t(power, df)) x its standard error.
+       * every term it uses: A2, run-to-run, pairing) detects at this power,
+       * for a subject changed alone among the family (Holm's alpha / m):
+       * the exact noncentral-t multiple of its standard error.
        */
       mdePct: number;
       /**
-       * Smallest |change| in % the verdict can claim: the larger of mdePct and
-       * the noise threshold plus the half-width of the judged 95 % CI (a claim
-       * needs the whole CI beyond ±thresholdPct). What the reports call detectable.
+       * Smallest |change| in % the verdict claims with this power: the larger
+       * of mdePct and the threshold plus what the minimum-effect test needs
+       * (one-sided noncentral-t multiple of the standard error; for a run
+       * stopped by a precision target, the sequence's half-width plus
+       * z(power) standard errors). What the reports call detectable.
        */
       claimablePct: number;
       /** The effect asked for with --detect, in %, or null. */

@@ -39,7 +39,7 @@ export function pairsOf(a: RunWithRounds, b: RunWithRounds, subject: string): Pa
   const ua = keyedUnitsOf(a, subject);
   const ub = keyedUnitsOf(b, subject);
   const keys = [...ua.keys()].filter((k) => ub.has(k));
-  return { a: keys.map((k) => ua.get(k)!), b: keys.map((k) => ub.get(k)!), dropped: ua.size + ub.size - 2 * keys.length };
+  return { a: keys.map((k) => ua.get(k)!), b: keys.map((k) => ub.get(k)!), keys, dropped: ua.size + ub.size - 2 * keys.length };
 }
 
 /** '3 processes', '1 boot', '1 unit (units not recorded)'. */

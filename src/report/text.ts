@@ -163,7 +163,7 @@ function powerLine(s: SubjectComparison): string {
   if (p.kind !== 'ok') return `  smallest detectable change: n/a (${p.reason})`;
   const asked =
     p.detectPct !== null && p.unitsNeeded !== null ? `; ${p.detectPct} % needs ${unitCount(s.runs[0]!.replicateUnit, p.unitsNeeded)} per run` : '';
-  const floor = p.claimablePct > p.mdePct ? `; the test alone ${fixed(p.mdePct, readableDecimals(2, [p.mdePct]))} %, but a claim needs the whole interval beyond the noise threshold` : '';
+  const floor = p.claimablePct > p.mdePct ? `; the test alone ${fixed(p.mdePct, readableDecimals(2, [p.mdePct]))} %, but a claim needs the change shown beyond the noise threshold` : '';
   return `  smallest detectable change: ${fixed(p.claimablePct, readableDecimals(2, [p.claimablePct]))} % (alpha ${p.alpha}, power ${Math.round(p.power * 100)} %${floor})${asked}`;
 }
 

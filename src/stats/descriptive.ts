@@ -8,6 +8,12 @@
 export type Sample = readonly [number, ...number[]];
 
 /** True when `xs` is non-empty (narrows to `Sample`). */
+/** The first value that is NaN or infinite, as text, or null when every value is finite. */
+export function nonFinite(xs: readonly number[]): string | null {
+  const bad = xs.find((x) => !Number.isFinite(x));
+  return bad === undefined ? null : String(bad);
+}
+
 export function isSample(xs: readonly number[]): xs is Sample {
   return xs.length > 0;
 }

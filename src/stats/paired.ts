@@ -4,7 +4,7 @@
  * which decides, and the Wilcoxon signed-rank test, shown beside it.
  * Both are two-sided tests of "the differences are centred on 0".
  */
-import { isSample, mean, variance } from './descriptive.ts';
+import { isSample, mean, nonFinite, variance } from './descriptive.ts';
 import { normalSf, studentTQuantile, studentTSf } from './distributions.ts';
 import { type InsufficientData, insufficient } from './result.ts';
 
@@ -20,6 +20,8 @@ export type MeanTTest =
  */
 export function pairedTTest(xs: readonly number[]): MeanTTest {
   if (xs.length < 2 || !isSample(xs)) return insufficient(`a paired t-test needs at least 2 pairs (have ${xs.length})`);
+  const bad = nonFinite(xs);
+  if (bad !== null) return insufficient(`a difference is ${bad}: the paired t-test needs finite values`);
   const se = Math.sqrt(variance(xs) / xs.length);
   if (se === 0) return insufficient('every pair differs by the same amount: zero variance, t is undefined');
   const m = mean(xs);
@@ -76,6 +78,8 @@ const EXACT_PAIRS = 50;
  * p these pairs could give (2 / 2^n exact): with 5 pairs it is 0.0625.
  */
 export function wilcoxonSignedRank(xs: readonly number[]): SignedRankTest {
+  const bad = nonFinite(xs);
+  if (bad !== null) return insufficient(`a difference is ${bad}: the signed-rank test needs finite values`);
   const nonzero = xs.filter((x) => x !== 0);
   const n = nonzero.length;
   if (n < 1) return insufficient('the signed-rank test needs a pair that differs');

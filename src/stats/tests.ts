@@ -3,7 +3,7 @@
  * Both compare a `candidate` sample with a `baseline` sample and are
  * two-sided. A test that cannot be computed returns `insufficient-data`.
  */
-import { isSample, mean, variance } from './descriptive.ts';
+import { isSample, mean, nonFinite, variance } from './descriptive.ts';
 import { normalSf, studentTSf } from './distributions.ts';
 import { type InsufficientData, insufficient } from './result.ts';
 
@@ -32,6 +32,8 @@ export function welchTTest(
       `Welch's t-test needs at least 2 rounds per run (have ${baseline.length} and ${candidate.length})`,
     );
   }
+  const bad = nonFinite([...baseline, ...candidate]);
+  if (bad !== null) return insufficient(`a value is ${bad}: Welch's t-test needs finite values`);
   const seB = variance(baseline) / baseline.length;
   const seC = variance(candidate) / candidate.length;
   const se2 = seB + seC + extra.variance;
@@ -108,6 +110,8 @@ export function mannWhitneyU(baseline: readonly number[], candidate: readonly nu
   const n1 = candidate.length;
   const n2 = baseline.length;
   if (n1 < 1 || n2 < 1) return insufficient(`Mann-Whitney U needs rounds in both runs (have ${n2} and ${n1})`);
+  const bad = nonFinite([...baseline, ...candidate]);
+  if (bad !== null) return insufficient(`a value is ${bad}: Mann-Whitney U needs finite values`);
   const { ranks, tieSizes } = rank([...candidate, ...baseline]);
   let rankSum = 0;
   for (let i = 0; i < n1; i++) rankSum += ranks[i]!;

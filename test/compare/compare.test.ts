@@ -107,7 +107,7 @@ describe('compare: verdict rules', () => {
     const v = cmp.subjects[0]!.verdict;
     // Welch p = 1.08e-6 (scipy), but +0.5 % is inside ±1 %.
     assert.equal(v.verdict, 'no difference proven');
-    assert.match(v.reason, /reaches inside the ±1 % noise threshold/);
+    assert.match(v.reason, /not shown beyond the ±1 % noise threshold/);
     assert.equal(compare({ a: makeRun({ id: 1, values: { x: base } }), b: makeRun({ id: 2, values: { x: base.map((v) => v + 0.5) } }) }, { thresholdPct: 0.1 }).subjects[0]!.verdict.verdict, 'slower');
   });
 
@@ -132,12 +132,13 @@ describe('compare: verdict rules', () => {
   });
 
   it('gives the minimum detectable effect and the units for --detect (here every round is its own unit)', () => {
-    const cmp = compare({ a: makeRun({ id: 1, values: { x: A } }), b: makeRun({ id: 2, values: { x: A } }) }, { detectPct: 1 });
+    const cmp = compare({ a: makeRun({ id: 1, values: { x: A } }), b: makeRun({ id: 2, values: { x: A } }) }, { detectPct: 1, thresholdPct: 0 });
     const p = cmp.subjects[0]!.power;
     assert.equal(p.kind, 'ok');
     if (p.kind !== 'ok') return;
-    // (t.ppf(.975, 12) + t.ppf(.8, 12)) * sqrt(2 * (10/6) / 7), as % of the mean 100 (scipy: 3.0514221212553667 * 0.69007)
-    assertClose(p.mdePct, 3.0514221212553667 * Math.sqrt((2 * 10) / 6 / 7), 1e-12);
+    // the ncp with exact two-sided power 0.8 at 12 df (scipy nct: 3.0526574670540905; the textbook
+    // t.ppf(.975, 12) + t.ppf(.8, 12) is 3.0514) x sqrt(2 * (10/6) / 7), as % of the mean 100
+    assertClose(p.mdePct, 3.0526574670540905 * Math.sqrt((2 * 10) / 6 / 7), 1e-6);
     assert.equal(p.detectPct, 1);
     // 1 % of 100 at sd sqrt(10/6): 28 units, also the smallest n with exact noncentral-t power >= 0.8 (scipy)
     assert.equal(p.unitsNeeded, 28);

@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compare } from '../../src/compare/compare.ts';
+import { isClaim } from '../../src/compare/verdict.ts';
+import { mulberry32 } from '../../src/stats/random.ts';
 import { makeRun } from './fixtures.ts';
 
 const icount = (id: number, label: string, getppid: number[], extra: Record<string, number[]> = {}) =>
@@ -21,8 +23,8 @@ test('one instruction fewer in every one of 3 boots is claimed, as exact, though
   assert.deepEqual(c.regressions, []);
 });
 
-test('the same count in every boot of A and B is identical; a changed subject beside it is still claimed', () => {
-  const c = compare({ a: icount(1, 'A', [321.65, 321.65, 321.65], { mincore: [900, 900, 900] }), b: icount(2, 'B', [321.65, 321.65, 321.65], { mincore: [905, 905, 905] }) });
+test('the same count in every boot of A and B is identical; a changed subject beside it is still claimed (4 boots for 2 subjects)', () => {
+  const c = compare({ a: icount(1, 'A', [321.65, 321.65, 321.65, 321.65], { mincore: [900, 900, 900, 900] }), b: icount(2, 'B', [321.65, 321.65, 321.65, 321.65], { mincore: [905, 905, 905, 905] }) });
   const [g, m] = c.subjects;
   assert.equal(g!.verdict.verdict, 'identical');
   assert.match(g!.verdict.reason, /321\.65 in A and B alike/);
@@ -61,4 +63,33 @@ test('an exact difference below one event in 100 calls is no change per call, an
   assert.equal(v.verdict, 'no difference proven');
   assert.equal(v.exact, true);
   assert.match(v.reason, /-0\.0001 per call, 10 per round of 100000 calls: less than one in 100 calls, an event of the round, not a change per call/);
+});
+
+/** 24 subjects whose count per boot is 100 or 101, each with probability 1/2, in A and B alike: no subject differs. */
+function twoValued(seed: number, boots: number) {
+  const random = mulberry32(seed);
+  const side = () => Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`s${i}`, Array.from({ length: boots }, () => (random() < 0.5 ? 100 : 101))]));
+  return compare({ a: makeRun({ id: 1, kind: 'vm', unit: 'instructions/call', values: side() }), b: makeRun({ id: 2, kind: 'vm', unit: 'instructions/call', values: side() }) });
+}
+
+test('3 repeating boots are no proof over 24 subjects: the reason says 5 boots per side would be', () => {
+  const values = (x: number) => [x, x, x];
+  const subjects = (x: number) => Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`s${i}`, values(x + i)]));
+  const c = compare({ a: makeRun({ id: 1, kind: 'vm', unit: 'instructions/call', values: subjects(100) }), b: makeRun({ id: 2, kind: 'vm', unit: 'instructions/call', values: subjects(200) }) });
+  const v = c.subjects[0]!.verdict;
+  assert.equal(v.exact, undefined);
+  assert.equal(v.verdict, 'insufficient data');
+  // 24 x 2 (1/2)^6 = 75 %
+  assert.match(v.reason, /every boot repeated its value \(boots: A 3, B 3\), but over 24 subjects a count that took two values would repeat like this in up to 75(\.0+)? % of comparisons: an exact claim needs 5 boots per side$/);
+});
+
+test('a count that takes two values equally often is claimed exact in at most alpha of comparisons of 24 subjects (5 boots), where 3 boots per subject claimed in 53 %', () => {
+  // 24 x 2 x 4^-5 = 4.7 % is the bound; 400 seeded comparisons (binomial SE 1.1 points at 5 %)
+  let claims = 0;
+  for (let k = 0; k < 400; k++) if (twoValued(k, 5).subjects.some((s) => isClaim(s.verdict.verdict))) claims++;
+  console.log(`# two-valued counts, 24 subjects, 5 boots: exact claims in ${claims / 400} of 400 comparisons`);
+  assert.ok(claims / 400 <= 0.065, `claims in ${claims / 400}`);
+  let three = 0;
+  for (let k = 0; k < 100; k++) if (twoValued(1000 + k, 3).subjects.some((s) => isClaim(s.verdict.verdict))) three++;
+  assert.equal(three, 0, '3 boots over 24 subjects claim nothing exact');
 });

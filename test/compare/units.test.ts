@@ -9,6 +9,8 @@ import { markdownReport } from '../../src/report/md.ts';
 import { renderText } from '../../src/report/text.ts';
 import { CTX } from '../report/fixtures.ts';
 import { makeRun } from './fixtures.ts';
+import { detectableNcp } from '../../src/stats/noncentral.ts';
+import { assertClose } from '../stats/close.ts';
 
 /** Five rounds per unit around each unit's mean, tight within the unit (±0.05 %). */
 const units = (means: number[], rounds = 5) => means.flatMap((m) => Array.from({ length: rounds }, (_, i) => m * (1 + 0.0005 * Math.sin(i + m))));
@@ -93,17 +95,20 @@ describe('instruction counts', () => {
 });
 
 describe('the detectable change', () => {
-  it('is never below what the verdict can claim: the threshold plus the half-width of the judged CI', () => {
+  it('is the change claimed with 80 % power: the threshold plus the one-sided noncentral-t multiple of the standard error', () => {
     const a = makeRun({ id: 1, kind: 'vm', unit: 'instructions/call', values: { getppid: boots(1800, [0, 1, -1]) }, units: 3 });
     const b = makeRun({ id: 2, kind: 'vm', unit: 'instructions/call', values: { getppid: boots(1800, [1, -1, 0]) }, units: 3 });
     const s = compare({ a, b }).subjects[0]!;
     assert.ok(s.power.kind === 'ok' && s.change.ciPct.kind === 'ok');
-    const half = (s.change.ciPct.high - s.change.ciPct.low) / 2;
+    const test = s.change.test;
+    assert.ok(test.kind === 'ok');
     assert.ok(s.power.mdePct < 0.01, `Welch alone sees ${s.power.mdePct} %`);
-    assert.equal(s.power.claimablePct, 1 + half);
-    assert.match(renderText(compare({ a, b })), /smallest detectable change: 1\.0\d* % \(alpha 0\.05, power 80 %; the test alone 0\.\d+ %, but a claim needs the whole interval beyond the noise threshold\)/);
+    // one-sided at alpha 0.05 with power 0.8 at Welch's df: the ncp solved from scipy's nct is checked in test/stats/noncentral.test.ts
+    assertClose(s.power.claimablePct, 1 + detectableNcp(test.df, 0.05, 0.8, 1) * test.sePct, 1e-12);
+    assert.ok(s.power.claimablePct > 1 + (s.change.ciPct.high - s.change.ciPct.low) / 2, 'more than the whole-CI figure, which claims about half the time');
+    assert.match(renderText(compare({ a, b })), /smallest detectable change: 1\.0\d* % \(alpha 0\.05, power 80 %; the test alone 0\.\d+ %, but a claim needs the change shown beyond the noise threshold\)/);
     const bare = compare({ a, b }, { thresholdPct: 0 }).subjects[0]!.power;
-    assert.equal(bare.kind === 'ok' && bare.claimablePct, Math.max(s.power.mdePct, half));
+    assert.equal(bare.kind === 'ok' && bare.claimablePct, s.power.mdePct);
   });
 });
 
@@ -115,7 +120,7 @@ describe('a significant change inside the noise threshold', () => {
     const s = cmp.subjects[0]!;
     assert.equal(s.verdict.verdict, 'no difference proven');
     assert.deepEqual(s.verdict.caveats, ['inside-threshold']);
-    assert.match(s.verdict.reason, /reaches inside the ±1 % noise threshold/);
+    assert.match(s.verdict.reason, /not shown beyond the ±1 % noise threshold/);
     assert.match(lkmlReport(cmp, CTX), /^getppid .* no difference~\n~ significant but inside the noise threshold\n/m);
     const finer = compare({ a, b }, { thresholdPct: 0.1 }).subjects[0]!;
     assert.deepEqual([finer.verdict.verdict, finer.verdict.caveats], ['fewer instructions', []]);

@@ -103,11 +103,11 @@ test('pooled icount boots: one run per kernel, each boot one unit, bogo-ops per 
   store.close();
 });
 
-test('under icount a rate every boot repeats is judged exactly: identical, within the threshold, or a claim beyond it', async () => {
+test('under icount a rate every boot repeats is judged exactly: identical, within the threshold, or a claim beyond it (4 boots per side for 2 stressors)', async () => {
   const store = Store.open(join(dir, 'exact.db'));
-  const same = (x: number) => Array.from({ length: 6 }, () => x);
+  const same = (x: number) => Array.from({ length: 8 }, () => x);
   const req: VmMacroRequest = {
-    kernels: [kernel('A'), kernel('B')], steps: ['A', 'B', 'B', 'A', 'A', 'B'], stressors: ['fifo', 'yield'], sets: [], instances: '1', seconds: 1, repeats: 2,
+    kernels: [kernel('A'), kernel('B')], steps: ['A', 'B', 'B', 'A', 'A', 'B', 'B', 'A'], stressors: ['fifo', 'yield'], sets: [], instances: '1', seconds: 1, repeats: 2,
     accel: 'tcg', icount: true, poolBoots: true, timeoutSeconds: 60, labelPrefix: 'x-', command: 'hintlab trial', hintlabVersion: '0.0.0-test',
   };
   const plan = await planVmMacro(req, stressNg);
@@ -122,7 +122,7 @@ test('under icount a rate every boot repeats is judged exactly: identical, withi
   // fifo repeats, B 5 % down
   const second = await judged('second', { A: { fifo: same(80000), yield: same(400000) }, B: { fifo: same(76000), yield: same(400000) } });
   assert.deepEqual([...first, ...second].map((v) => v.slice(0, 2)), [['fifo@1', 'identical'], ['yield@1', 'no difference proven'], ['fifo@1', 'slower'], ['yield@1', 'identical']]);
-  assert.equal(first[0]![2], 'exact: every boot gave the same value (boots: A 3, B 3), 43569 in A and B alike');
+  assert.equal(first[0]![2], 'exact: every boot gave the same value (boots: A 4, B 4), 43569 in A and B alike');
   assert.match(first[1]![2]!, /^exact: .*400000 in A, 402000 in B \(\+0\.5\d* %\), within the ±1 % threshold$/);
   assert.match(second[0]![2]!, /80000 in A, 76000 in B \(-5(\.0+)? %\), beyond the ±1 % threshold/);
   store.close();
