@@ -20,6 +20,8 @@ import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import type { StepEvent, TrialRequest } from '../trial/request.ts';
 import { runTrial } from '../trial/run.ts';
+import { defaultRepeat, stressorsNamed } from '../trial/boots.ts';
+import { DEFAULT_OPTIONS } from '../compare/compare.ts';
 import { PER_HUNK_MAX_KERNELS } from '../trial/per-hunk.ts';
 import { costByDefault } from '../trial/hint-only.ts';
 import { patchSections } from '../kernel/patch-names.ts';
@@ -54,7 +56,8 @@ interface TrialOptions {
   ops?: number;
   rounds: number;
   warmups: number;
-  repeat: number;
+  /** `--repeat`; undefined: enough boots for the trial's exact claims (src/trial/boots.ts). */
+  repeat?: number;
   kvm?: boolean;
   target?: string;
   scenario: string[];
@@ -139,13 +142,15 @@ function checkedFlags(opts: TrialOptions, io: CliIO, given: (flag: string) => bo
   for (const p of patchTexts) patchSections(p.text, `--patch ${p.path}`);
   const decided = costByDefault(opts.costModel !== undefined ? true : opts.cost, opts.kvm === true || opts.target !== undefined, patchTexts.map((p) => p.text));
   const cost = decided.on ? parseCostModel(opts.costModel ?? '') : null;
-  const hunkNote = perHunkPlan({ ...opts, stress: stressOption(opts) !== null }, patchTexts);
+  const stress = stressOption(opts);
+  const repeat = opts.repeat ?? defaultRepeat(profiles.length, stress ? stressorsNamed(stress.stressors, stress.sets) : 0, DEFAULT_OPTIONS.alpha);
+  const hunkNote = perHunkPlan({ ...opts, repeat, stress: stress !== null }, patchTexts);
   const notes = [...(decided.note ? [`note: ${decided.note}`] : []), ...(hunkNote ? [hunkNote] : [])];
-  return { profiles, cost, notes, scenarios: selectScenarios(opts.scenario, io.cwd), base: configBase(opts.base, io.cwd), opt: optLevel(opts.opt) };
+  return { profiles, cost, notes, repeat, scenarios: selectScenarios(opts.scenario, io.cwd), base: configBase(opts.base, io.cwd), opt: optLevel(opts.opt) };
 }
 
 async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) => boolean): Promise<void> {
-  const { profiles, cost, notes, scenarios, base, opt } = checkedFlags(opts, io, given);
+  const { profiles, cost, notes, repeat, scenarios, base, opt } = checkedFlags(opts, io, given);
   // decided before anything builds: -o x.html with --format md is refused now, not after the kernels
   const format = outputFormat({ format: opts.format, given: given('--format'), output: opts.output }, REPORT_EXTENSIONS);
   const dbPath = dbPathFrom(opts.db, io.env);
@@ -179,7 +184,7 @@ async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) 
           ops: opts.ops ?? null,
           rounds: opts.rounds,
           warmups: opts.warmups,
-          repeat: opts.repeat,
+          repeat,
           kvm: opts.kvm === true,
           cost,
           maxObjects: opts.maxObjects,
@@ -250,7 +255,7 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--ops <n>', 'calls per round for every profile (default: per profile)', intOption('--ops', 1))
     .option('--rounds <n>', 'measured rounds per profile and boot', intOption('--rounds', 1), 5)
     .option('--warmups <n>', 'warm-up rounds per profile and boot', intOption('--warmups', 0), 1)
-    .option('--repeat <n>', 'boots per kernel, in A B B A A B ... order; each boot is one unit (3 at least: a verdict needs 3 units per side)', repeatOption, 3)
+    .option('--repeat <n>', 'boots per kernel, in A B B A A B ... order; each boot is one unit (3 at least: a verdict needs 3 units per side; default: enough for exact claims over the profiles and stressors compared, 4 for up to 6, 5 for up to 25)', repeatOption)
     .option('--kvm', 'measure ns under KVM instead of instructions under icount (only where a KVM trial boot works)')
     .option('--scenario <name|file>', "behaviour scenario: built-in name, file, or 'all' (repeatable; default all)", collect, [])
     .option('--stressor <name>', 'also run this stress-ng stressor in A/B boots of the measured kernels (repeatable, comma-separated)', collect, [])

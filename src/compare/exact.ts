@@ -53,7 +53,7 @@ export function falseExactBound(na: number, nb: number): number {
 }
 
 /** Boots per side (equal) at which an exact claim holds alpha over `subjects`. */
-function bootsNeeded(subjects: number, alpha: number): number {
+export function exactBootsNeeded(subjects: number, alpha: number): number {
   let n = 2;
   while (subjects * falseExactBound(n, n) > alpha) n++;
   return n;
@@ -73,7 +73,7 @@ function guardedClaim(claim: VerdictResult, statistical: VerdictResult, runs: re
     ...statistical,
     reason:
       `${statistical.reason}; every boot repeated its value (boots: ${boots}), but over ${subjects} subject${subjects === 1 ? '' : 's'} a count that took two values ` +
-      `would repeat like this in up to ${formatSpreadPct(100 * rate)} of comparisons: an exact claim needs ${bootsNeeded(subjects, options.alpha)} boots per side`,
+      `would repeat like this in up to ${formatSpreadPct(100 * rate)} of comparisons: an exact claim needs ${exactBootsNeeded(subjects, options.alpha)} boots per side`,
   };
 }
 
