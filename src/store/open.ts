@@ -110,9 +110,42 @@ function nodeKind(st: Stats): string {
   return 'a node of another kind';
 }
 
-/** Open the database at `path` (or `:memory:`), checked, migrated and in WAL mode. */
+/** How long an open keeps trying while other processes open the same file (a new database made by several at once). */
+const OPEN_BUSY_MS = 10_000;
+
+/** Sleep without yielding: opening is synchronous all the way up (better-sqlite3). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Open the database at `path` (or `:memory:`), checked, migrated and in WAL
+ * mode. Several processes opening one new file at once can meet SQLite's
+ * SQLITE_BUSY where its busy handler is not called (the switch of a fresh
+ * file to WAL, a lock SQLite refuses to wait for to avoid a deadlock): the
+ * whole open is tried again, with a random pause, for up to OPEN_BUSY_MS.
+ */
 export function openDatabase(path: string, opts: OpenOptions): Database.Database {
   if (path !== ':memory:') checkPath(path, opts);
+  const deadline = Date.now() + OPEN_BUSY_MS;
+  for (;;) {
+    try {
+      return openOnce(path, opts);
+    } catch (err) {
+      if (!(err instanceof BusyOpen) || Date.now() >= deadline) throw err instanceof BusyOpen ? err.refusal : err;
+      sleepSync(10 + Math.random() * 90);
+    }
+  }
+}
+
+/** An open that met SQLITE_BUSY: tried again until the deadline, then `refusal` is what the user reads. */
+class BusyOpen extends Error {
+  constructor(readonly refusal: UserError) {
+    super(refusal.message);
+  }
+}
+
+function openOnce(path: string, opts: OpenOptions): Database.Database {
   let db: Database.Database;
   try {
     db = new (sqlite())(path, { fileMustExist: !opts.create });
@@ -120,6 +153,9 @@ export function openDatabase(path: string, opts: OpenOptions): Database.Database
     throw refuse(path, describeStoreFailure(path, err));
   }
   try {
+    // first: every later step (the reads, the switch to WAL, the migrations) may meet another
+    // process opening the same new file, and waits for it instead of failing at once
+    db.pragma('busy_timeout = 5000');
     // reads only: a newer database is refused before any byte of it changes
     const version = db.pragma('user_version', { simple: true }) as number;
     db.prepare('SELECT count(*) FROM sqlite_master').get();
@@ -133,12 +169,12 @@ export function openDatabase(path: string, opts: OpenOptions): Database.Database
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
     migrate(db, path);
   } catch (err) {
     db.close();
     if (err instanceof UserError) throw err;
-    throw refuse(path, describeStoreFailure(path, err));
+    const refusal = refuse(path, describeStoreFailure(path, err));
+    throw (err as { code?: unknown }).code === 'SQLITE_BUSY' ? new BusyOpen(refusal) : refusal;
   }
   return db;
 }
