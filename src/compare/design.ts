@@ -183,8 +183,12 @@ export function designText(d: Design, units: readonly number[]): string {
     case 'alternation': {
       const block = d.blockRounds !== null ? ` of ${d.blockRounds} round${d.blockRounds === 1 ? '' : 's'}` : '';
       const seed = d.seed !== null ? ` (seed ${d.seed})` : '';
-      const generations = d.pairsPerProcess ? `, judged on the means of each ${d.pairsPerProcess}-pair generation of processes` : '';
-      const how = d.processes === 2 ? `an A and a B process taking turns on one CPU${generations}` : 'the switch flipped between them';
+      // two processes taking turns are judged per generation: the units counted are generations, not pairs
+      if (d.processes === 2 && d.pairsPerProcess) {
+        const gens = `${countText(units, 'generation')} of processes (up to ${d.pairsPerProcess} pairs of adjacent blocks each), judged on each generation's mean`;
+        return `alternation: blocks${block} in random ABBA order${seed}, an A and a B process taking turns on one CPU, ${gens}${stoppingText(d.stopping)}`;
+      }
+      const how = d.processes === 2 ? 'an A and a B process taking turns on one CPU' : 'the switch flipped between them';
       return `alternation: blocks${block} in random ABBA order${seed}, ${how}, ${countText(units, 'pair')} of adjacent blocks${stoppingText(d.stopping)}`;
     }
     case 'processes':

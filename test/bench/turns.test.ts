@@ -125,5 +125,5 @@ test('a real invocation: both sides store the same pairs, each its blocks as rep
     store.close();
   }
   const cmp = await runCli(['compare', '1', '2', '--db', db]);
-  assert.match(cmp.stdout, /Design: alternation: blocks of 2 rounds in random ABBA order \(seed 5\), an A and a B process taking turns on one CPU, \d+ pairs of adjacent blocks/);
+  assert.match(cmp.stdout, /Design: alternation: blocks of 2 rounds in random ABBA order \(seed 5\), an A and a B process taking turns on one CPU, \d+ generations? of processes \(up to 25 pairs of adjacent blocks each\), judged on each generation.s mean/);
 });

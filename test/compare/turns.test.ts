@@ -62,7 +62,7 @@ describe('two processes taking turns', () => {
   it('say what the verdict rests on: pairs, generations, and how many pairs a claim needs', () => {
     const c = identical(mulberry32(1), 0);
     assert.equal(c.subjects[0]!.change.units.candidate, 6);
-    assert.match(c.design.text, /taking turns on one CPU, judged on the means of each 25-pair generation of processes/);
+    assert.match(c.design.text, /taking turns on one CPU, \d+ generations of processes \(up to 25 pairs of adjacent blocks each\), judged on each generation.s mean/);
     const short = compare({ a: turns(makeRun({ id: 1, values: { x: Array.from({ length: 40 }, (_, i) => 100 + (i % 3)) } }), 25), b: turns(makeRun({ id: 2, values: { x: Array.from({ length: 40 }, (_, i) => 101 + (i % 5)) } }), 25) });
     const v = short.subjects[0]!.verdict;
     assert.equal(v.verdict, 'insufficient units');
