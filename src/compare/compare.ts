@@ -316,7 +316,14 @@ function comparedRun(role: RunRole, run: RunWithRounds): ComparedRun {
 function comparisonDesign(design: Design, judgedUnits: readonly number[]): ComparisonDesign {
   const paired = design.kind === 'duet' || design.kind === 'alternation';
   const cpus = design.kind === 'duet' && design.cpus !== null ? [...design.cpus] : null;
-  return { kind: design.kind, text: designText(design, judgedUnits), processesPerSide: paired ? (design.processesPerSide ?? null) : null, cpus };
+  const grouping = pairGrouping(design);
+  return {
+    kind: design.kind,
+    text: designText(design, judgedUnits),
+    processesPerSide: paired ? (design.processesPerSide ?? null) : null,
+    cpus,
+    ...(typeof grouping === 'object' ? { pairsPerGeneration: grouping.generation } : {}),
+  };
 }
 
 /**

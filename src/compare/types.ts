@@ -368,6 +368,8 @@ export interface ComparisonDesign {
   processesPerSide: ProcessesPerSide;
   /** The CPUs the design's probes ran on when it used more than the pinned one (a duet's two, A's first); null otherwise. */
   cpus: number[] | null;
+  /** Two processes taking turns: the pairs one generation of processes measured; the verdicts are judged on each generation's mean. Absent otherwise. */
+  pairsPerGeneration?: number;
 }
 
 /**

@@ -26,6 +26,7 @@ import {
   subjectSentence,
   subjectsRegressionsFirst,
   testNameOf,
+  thresholdRuleText,
 } from './summary.ts';
 import { changePlot, distributionPlot, pairRatiosPlot, roundsPlot, type RunSeries } from './svg.ts';
 import { driftTable, environmentTable, powerTable, resultsTable, runsTable, type Table } from './tables.ts';
@@ -108,8 +109,8 @@ export function changeSection(c: Comparison): string {
   return (
     `<section id="change"><h2>Change per subject</h2><figure>${svg}<figcaption>` +
     `Diamond: the change the verdict used (${c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? 'B against A+A2' : 'B against A'}); whiskers: its ${Math.round(c.options.confidenceLevel * 100)} % interval; ` +
-    `grey band: the noise threshold of ±${c.options.thresholdPct} %. A change is claimed only when the whole interval lies outside the band ` +
-    `and the ${c.options.correction === 'holm' ? 'Holm-adjusted ' : ''}${escapeXml(testNameOf(c))} p &lt; ${c.options.alpha}.</figcaption></figure></section>`
+    `grey band: the noise threshold of ±${c.options.thresholdPct} %. A change is claimed only when the ${c.options.correction === 'holm' ? 'Holm-adjusted ' : ''}${escapeXml(testNameOf(c))} p &lt; ${c.options.alpha} ` +
+    `and ${escapeXml(thresholdRuleText(c))}.</figcaption></figure></section>`
   );
 }
 

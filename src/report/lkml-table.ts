@@ -129,8 +129,8 @@ export function designLine(c: Comparison): string | undefined {
 /**
  * How the verdicts were decided, in two lines, with the test that decided
  * (Welch, paired t, run-level t, anytime): "Verdicts: Welch p < 0.05
- * (Holm, 15 subjects) on process means and the whole 95 % CI beyond
- * ±1 %; smallest claimable change 0.8-1.2 %."
+ * (Holm, 15 subjects) on process means and beyond ±1 % by a one-sided
+ * test (Holm); smallest claimable change 0.8-1.2 %."
  */
 export function verdictRuleShort(c: Comparison): string {
   const o = c.options;
@@ -138,12 +138,13 @@ export function verdictRuleShort(c: Comparison): string {
   const correction = `${o.correction === 'holm' ? 'Holm' : 'no correction'}, ${countOf(m.familySize, 'subject')}`;
   const u = c.subjects[0]?.runs[0]?.replicateUnit;
   const paired = c.design?.kind === 'duet' || c.design?.kind === 'alternation';
-  const on = o.roundsAsUnits ? 'on rounds as units' : paired ? 'on pairs (B/A of each pair)' : u?.known ? `on ${unitNounOf(u.value, false)} means` : 'on run means';
+  const pairsOn = c.design?.pairsPerGeneration !== undefined ? 'on generations of processes (mean B/A of their pairs)' : 'on pairs (B/A of each pair)';
+  const on = o.roundsAsUnits ? 'on rounds as units' : paired ? pairsOn : u?.known ? `on ${unitNounOf(u.value, false)} means` : 'on run means';
   const aba = c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? ', B against A+A2' : '';
   const detectable = detectableText(c);
   return (
-    `Verdicts: ${testNameOf(c)} p < ${o.alpha} (${correction}) ${on}${aba} and the whole ${Math.round(o.confidenceLevel * 100)} % CI ` +
-    `beyond ±${o.thresholdPct} %${detectable ? `; smallest claimable change ${detectable}` : ''}.`
+    `Verdicts: ${testNameOf(c)} p < ${o.alpha} (${correction}) ${on}${aba} and beyond ` +
+    `±${o.thresholdPct} % by a one-sided test${o.correction === 'holm' ? ' (Holm)' : ''}${detectable ? `; smallest claimable change ${detectable}` : ''}.`
   );
 }
 

@@ -124,6 +124,10 @@ export function unitsMethodText(c: Comparison): string {
   if (c.options.roundsAsUnits) return 'Every round taken as its own unit (round-level statistics: they leave run-to-run variation out).';
   if (c.design.kind === 'duet' || c.design.kind === 'alternation') {
     const anytime = testNameOf(c) === 'anytime' ? '; stopped by a precision target, so judged on the confidence sequence (valid at any stopping time)' : '';
+    const gen = c.design.pairsPerGeneration;
+    if (gen !== undefined) {
+      return `Pairs: unit k of A with unit k of B, grouped by the generation of processes that measured them (${gen} pairs each); paired t on each generation's mean log ratio ln(B/A); Wilcoxon signed-rank shown${anytime}.`;
+    }
     return `Pairs: unit k of A with unit k of B (paired t on the log ratios ln(B/A); Wilcoxon signed-rank shown)${anytime}.`;
   }
   const u = c.subjects[0]?.runs[0]?.replicateUnit;
@@ -177,11 +181,21 @@ export function correctionText(c: Comparison): string {
   return `Holm's step-down correction over ${subjects}${drift}`;
 }
 
-/** How the verdicts were decided: "Verdicts: paired t p < 0.05 after Holm's ... and the whole 95 % CI beyond ±1 %. Units: ...". */
+/**
+ * The claim's second condition, as compare applies it (src/compare/verdict.ts):
+ * a one-sided test that the change lies beyond the noise threshold, corrected
+ * over the subjects like the test of no change.
+ */
+export function thresholdRuleText(c: Comparison): string {
+  const o = c.options;
+  return `the change shown beyond ±${o.thresholdPct} % by a one-sided test (p < ${o.alpha}${o.correction === 'holm' ? ', Holm-adjusted' : ''})`;
+}
+
+/** How the verdicts were decided: "Verdicts: paired t p < 0.05 after Holm's ... and the change shown beyond ±1 % by a one-sided test (...). Units: ...". */
 export function verdictRuleText(c: Comparison): string {
   const o = c.options;
   return (
     `Verdicts: ${testNameOf(c)} p < ${o.alpha} ${o.correction === 'holm' ? 'after' : 'with'} ${correctionText(c)}, ` +
-    `and the whole ${Math.round(o.confidenceLevel * 100)} % interval beyond ±${o.thresholdPct} %. ${designLine(c)} ${unitsMethodText(c)}`
+    `and ${thresholdRuleText(c)}. ${designLine(c)} ${unitsMethodText(c)}`
   );
 }

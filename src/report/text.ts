@@ -31,7 +31,7 @@ import {
   TABLE_BRANCH_ROWS,
 } from './patch-evidence.ts';
 import { comparisonClockText, contrastDecimals, tableRoundsText } from './comparison-words.ts';
-import { correctionText, designLine, measuresText, notRunList, rankNameOf, testNameOf, unitsMethodText } from './summary.ts';
+import { correctionText, designLine, measuresText, notRunList, rankNameOf, testNameOf, thresholdRuleText, unitsMethodText } from './summary.ts';
 import type { Table } from './tables.ts';
 import { alignColumns } from '../format/columns.ts';
 
@@ -246,7 +246,7 @@ function headerLines(cmp: Comparison): string[] {
     ...runs,
     `unit: ${cmp.unit} (${cmp.direction.replace(/-/g, ' ')}); ${cmp.measures === 'instructions' ? 'fewer/more instructions' : 'faster/slower'} needs ` +
       `${o.correction === 'holm' ? 'Holm-adjusted ' : ''}${testNameOf(cmp)} p < ${o.alpha} ` +
-      `and the whole ${Math.round(o.confidenceLevel * 100)} % interval of the change beyond ±${o.thresholdPct} %`,
+      `and ${thresholdRuleText(cmp)}`,
     `clock: ${comparisonClockText(cmp, true)}`,
     `measured: ${tableRoundsText(cmp)}`,
     designLine(cmp),

@@ -47,7 +47,7 @@ test('the lkml block puts the missing stressors and the verdict rule with the ge
   const head = unwrap(first.slice(first.indexOf('Verdicts:')));
   assert.equal(
     head,
-    'Verdicts: run-level t p < 0.05 (Holm, 3 subjects) on invocation means, B against A+A2 and the whole 95 % CI beyond +/-1 %; smallest claimable change 0.8 %. ' +
+    'Verdicts: run-level t p < 0.05 (Holm, 3 subjects) on invocation means, B against A+A2 and beyond +/-1 % by a one-sided test (Holm); smallest claimable change 0.8 %. ' +
       'Geometric mean of B/A over 3 subjects: -1.6 % (better). ' +
       `Not run (the measured set is incomplete): ${LIST}.`,
   );

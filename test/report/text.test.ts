@@ -131,7 +131,7 @@ describe('text report', () => {
 
   it('lists the design, regressions and the geometric mean before the per-subject table and blocks', () => {
     assert.deepEqual(lines.slice(2, 12), [
-      'unit: ns/call (lower is better); faster/slower needs Holm-adjusted Welch p < 0.05 and the whole 95 % interval of the change beyond ±1 %',
+      'unit: ns/call (lower is better); faster/slower needs Holm-adjusted Welch p < 0.05 and the change shown beyond ±1 % by a one-sided test (p < 0.05, Holm-adjusted)',
       'clock: wall clock (CLOCK_MONOTONIC_RAW): includes the time other tasks held the CPU',
       'measured: 3 processes per side x 5 rounds',
       'Design: processes: A and B probe processes interleaved A B B A in one invocation, unpaired, 5 units per side.',
