@@ -74,7 +74,7 @@ export function geometricMeanText(c: Comparison): string | undefined {
   const g = c.geometricMean;
   if (c.subjects.length < 2) return undefined;
   if (g.kind !== 'ok') return `Geometric mean: not computed (${g.reason}).`;
-  return `Geometric mean of B/A over ${countOf(g.subjects, 'subject')}: ${signed(g.changePct, readableDecimals(pctDecimals(g.changePct), [g.changePct]))} % (${g.claims === 0 ? 'no subject differs beyond the noise' : g.improved ? 'better' : 'not better'}).`;
+  return `Geometric mean of B/A over ${countOf(g.subjects, 'subject')}: ${signed(g.changePct, readableDecimals(pctDecimals(g.changePct), [g.changePct]))} % (${g.claims === 0 ? 'no change claimed for any subject' : g.improved ? 'better' : 'not better'}).`;
 }
 
 /** "Slower (regressions): getppid, read." when anything regressed; for instruction counts "More instructions: ...". */

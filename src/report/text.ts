@@ -191,7 +191,7 @@ function subjectBlock(s: SubjectComparison, cmp: Comparison): string[] {
 
 /** The geometric mean's direction, said only when a subject's own verdict claims a change (it has no test of its own). */
 function geometricWord(g: Extract<Comparison['geometricMean'], { kind: 'ok' }>): string {
-  if (g.claims === 0) return 'no subject differs beyond the noise';
+  if (g.claims === 0) return 'no change claimed for any subject';
   return g.improved ? 'better' : g.ratio === 1 ? 'unchanged' : 'worse';
 }
 
