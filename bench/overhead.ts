@@ -11,8 +11,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildProbe } from '../src/bench/build.ts';
-import { parseLine } from '../src/bench/protocol.ts';
+import { buildProbe } from '../src/launch/probe-build.ts';
+import { parseLine } from '../src/launch/probe-protocol.ts';
 import { isSample, mean, median, stdev } from '../src/stats/descriptive.ts';
 import { studentTQuantile } from '../src/stats/distributions.ts';
 

@@ -12,13 +12,13 @@
  * script then also says whether every cost counter of every round is the
  * same in all boots.
  */
-import { buildProbe } from '../src/bench/build.ts';
+import { buildProbe } from '../src/launch/probe-build.ts';
 import { selectProfiles } from '../src/bench/profiles.ts';
 import { measuredValues } from '../src/model.ts';
 import { cvPct, isSample, median } from '../src/stats/descriptive.ts';
 import { Store } from '../src/store/store.ts';
 import { resolveKernel } from '../src/vm/kernels.ts';
-import { qemuLauncher } from '../src/vm/qemu.ts';
+import { qemuLauncher } from '../src/launch/qemu.ts';
 import { runVm } from '../src/vm/runner.ts';
 import { buildCostPlugin, DEFAULT_COST_MODEL } from '../src/vm/cost-plugin.ts';
 

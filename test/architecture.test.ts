@@ -24,8 +24,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ['errors.ts', 'model.ts', 'version.ts', 'shell.ts', 'json-shape.ts', 'write-file.ts', 'gunzip.ts', 'format', 'environment', 'stats'],
   ['store', 'proc'],
   // what a target needs to start a job: the probe binary, its line protocol, qemu and its initramfs
-  ['bench/build.ts', 'bench/protocol.ts', 'vm/qemu.ts', 'vm/initramfs.ts', 'vm/stress-ng-image.ts'],
-  ['target'],
+  ['launch'],
+  ['targets'],
   ['bench', 'kernel', 'compare', 'codegen', 'macro'],
   ['vm', 'hints', 'session', 'behave', 'trial'],
   ['report'],

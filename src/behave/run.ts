@@ -16,13 +16,13 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { ProbeBuild } from '../bench/build.ts';
+import type { ProbeBuild } from '../launch/probe-build.ts';
 import { UserError } from '../errors.ts';
 import type { Store } from '../store/store.ts';
-import { guestTarget } from '../target/guest.ts';
-import type { Target, TargetFile, TargetJob } from '../target/target.ts';
+import { guestTarget } from '../targets/guest.ts';
+import type { Target, TargetFile, TargetJob } from '../targets/target.ts';
 import type { VmKernel } from '../vm/kernels.ts';
-import type { VmLauncher } from '../vm/qemu.ts';
+import type { VmLauncher } from '../launch/qemu.ts';
 import { compareTraces, type BehaveDocument, type BehaveKernel } from './compare.ts';
 import { compilePlan, type Scenario, type TraceProgram } from './scenario.ts';
 import { TraceReader, type Trace } from './trace.ts';

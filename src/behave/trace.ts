@@ -8,7 +8,7 @@
  * a corrupt line is kept aside (`corrupt`) and makes the boot fail, never a
  * divergence.
  */
-import { ConsoleLines, describeProbeError, type ProbeEvent } from '../bench/protocol.ts';
+import { ConsoleLines, describeProbeError, type ProbeEvent } from '../launch/probe-protocol.ts';
 
 /** The scheduler's view of one task after a step: `who` (self, peer) -> field -> value. */
 export type TaskStates = Record<string, Record<string, string>>;

@@ -13,10 +13,10 @@ import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makePidDir } from '../proc/pid-dirs.ts';
-import type { LineSession, SessionOutcome } from '../target/driver.ts';
-import type { TargetExit } from '../target/target.ts';
+import type { LineSession, SessionOutcome } from '../targets/driver.ts';
+import type { TargetExit } from '../targets/target.ts';
 import { mulberry32 } from '../stats/random.ts';
-import { ConsoleLines, frameLine } from './protocol.ts';
+import { ConsoleLines, frameLine } from '../launch/probe-protocol.ts';
 import type { SideName, SideRun } from './sides.ts';
 
 /** The sides of pairs 0..n-1 in random ABBA order: each pair AB or BA, reproducible from the seed. */

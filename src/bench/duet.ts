@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DriverSegment } from '../target/driver.ts';
+import type { DriverSegment } from '../targets/driver.ts';
 import { probeArgs, type CpuPlan } from './probe-run.ts';
 import { clockArgs, workArgs, type PairedRun, type SideRun } from './sides.ts';
 

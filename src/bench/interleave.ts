@@ -11,7 +11,7 @@
  * returns or throws (and a watchdog restores it if the process dies).
  */
 import { parseCpuList } from '../environment/host.ts';
-import { drive, type DriverSegment, type DrivenRun, type DriveStop } from '../target/driver.ts';
+import { drive, type DriverSegment, type DrivenRun, type DriveStop } from '../targets/driver.ts';
 import { DEFAULT_ALPHA, DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE, PAIRED_OPS_DIVISOR, PAIRED_WARMUPS } from './budget.ts';
 import { chooseDesign, designLine, type DesignKind } from './design.ts';
 import { partnerReason, runAlternation, runDuet, runTurns, type PairedRun } from './paired.ts';

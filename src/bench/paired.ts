@@ -5,7 +5,7 @@
  * the design's facts, the order, the pairs, and the stopping rule when a
  * precision target was watched.
  */
-import { drive, type DriveStop, type DrivenRun, type DriverSegment, type OpenedRun, type SegmentResult } from '../target/driver.ts';
+import { drive, type DriveStop, type DrivenRun, type DriverSegment, type OpenedRun, type SegmentResult } from '../targets/driver.ts';
 import { AlternationSession, GoFifo } from './alternation.ts';
 import { PAIRS_PER_PROCESS, TurnSession, Turns } from './turns.ts';
 import { budgetState, minPairsOf, progressText, stoppingRecord, pairLogRatios, type BudgetState } from './budget.ts';

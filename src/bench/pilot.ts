@@ -6,9 +6,9 @@
  * that fits. Only --ops far above a profile's default (whose rounds last
  * 10-30 ms) pays for a pilot.
  */
-import { parseLine } from './protocol.ts';
+import { parseLine } from '../launch/probe-protocol.ts';
 import { probeArgs, type CpuPlan, type ProbeRequest } from './probe-run.ts';
-import type { Target } from '../target/target.ts';
+import type { Target } from '../targets/target.ts';
 
 /**
  * The longest round hintlab runs: a round is one sample, so a round of

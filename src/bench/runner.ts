@@ -2,13 +2,13 @@
  * `hintlab bench`: validate the request, record the environment, start a
  * run, let the probe measure on the target (this machine unless a test or
  * `--target` gives another), and store every round as it arrives. Each
- * probe process is one segment of the run driver (src/target/driver.ts).
+ * probe process is one segment of the run driver (src/targets/driver.ts).
  */
 import { invocationExtra, type RunInvocation, type RunWithRounds } from '../model.ts';
 import type { Store } from '../store/store.ts';
-import { drive, type DriverSegment } from '../target/driver.ts';
-import { placedEnvironment, type Target } from '../target/target.ts';
-import type { ProbeBuild } from './build.ts';
+import { drive, type DriverSegment } from '../targets/driver.ts';
+import { placedEnvironment, type Target } from '../targets/target.ts';
+import type { ProbeBuild } from '../launch/probe-build.ts';
 import { collectEnvironment, finishEnvironment, parseCpuList } from '../environment/host.ts';
 import type { EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
 import type { SysReader } from '../environment/reader.ts';

@@ -11,9 +11,9 @@
 import { constants } from 'node:os';
 import { directionOf, type Unit } from '../model.ts';
 import { type NewRun, type Store, StoreError } from '../store/store.ts';
-import type { LineSession, SessionOutcome } from '../target/driver.ts';
-import type { TargetEnd, TargetExit } from '../target/target.ts';
-import { ConsoleLines, describeProbeError, parseProfileParams, type ProbeEvent } from './protocol.ts';
+import type { LineSession, SessionOutcome } from '../targets/driver.ts';
+import type { TargetEnd, TargetExit } from '../targets/target.ts';
+import { ConsoleLines, describeProbeError, parseProfileParams, type ProbeEvent } from '../launch/probe-protocol.ts';
 
 /** ' (SIGTERM)' for 15: the name a user sent, beside the number the probe reports. */
 function signalName(signo: number): string {
@@ -23,7 +23,7 @@ function signalName(signo: number): string {
 
 type RoundEvent = Extract<ProbeEvent, { type: 'round' }>;
 
-export type { SessionOutcome } from '../target/driver.ts';
+export type { SessionOutcome } from '../targets/driver.ts';
 
 /** How the target ended a probe it had to stop, in a user's words. */
 function stoppedEnd(end: Exclude<TargetEnd, { kind: 'exited' }>): string {

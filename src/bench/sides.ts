@@ -11,7 +11,7 @@ import { clockFlags, probeRunShape, runParams, type CpuPlan, type RoundClock } f
 import type { BenchDeps, BenchRequest } from './runner.ts';
 import { startProbeRun, type ProbeSession } from './session.ts';
 import type { FileSwitches, FileSwitchSpec, PreparedSwitch, SwitchOptions } from './switch-file.ts';
-import type { OpenedRun } from '../target/driver.ts';
+import type { OpenedRun } from '../targets/driver.ts';
 
 export type SideName = 'A' | 'B';
 export type { RoundClock } from './probe-run.ts';

@@ -16,12 +16,12 @@
  * run. A switched file, if any, is set to the block's side before each
  * block as well.
  */
-import type { LineSession, SessionOutcome } from '../target/driver.ts';
-import type { TargetExit } from '../target/target.ts';
+import type { LineSession, SessionOutcome } from '../targets/driver.ts';
+import type { TargetExit } from '../targets/target.ts';
 import { mulberry32 } from '../stats/random.ts';
 import { GoFifo } from './alternation.ts';
 import { PAIRS_PER_PROCESS } from './design.ts';
-import { ConsoleLines, frameLine } from './protocol.ts';
+import { ConsoleLines, frameLine } from '../launch/probe-protocol.ts';
 import type { SideName, SideRun } from './sides.ts';
 
 export { PAIRS_PER_PROCESS } from './design.ts';

@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GoFifo } from './alternation.ts';
 import { BARRIER_BYTES, duetCpus } from './duet.ts';
-import { ConsoleLines } from './protocol.ts';
+import { ConsoleLines } from '../launch/probe-protocol.ts';
 import { opsFor, probeArgs, type CpuPlan } from './probe-run.ts';
 import { BenchRequestError, type BenchDeps } from './runner.ts';
 import { clockArgs, type InterleavedRequest } from './sides.ts';

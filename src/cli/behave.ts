@@ -5,7 +5,7 @@
  * src/report/behave.ts's.
  */
 import type { Command } from 'commander';
-import { buildProbe } from '../bench/build.ts';
+import { buildProbe } from '../launch/probe-build.ts';
 import { BUILTIN_TEXT, builtinScenarios } from '../behave/builtin.ts';
 import { runBehave } from '../behave/run.ts';
 import { readPrograms, selectScenarios } from '../behave/select.ts';
@@ -14,7 +14,7 @@ import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import { resolveKernel } from '../vm/kernels.ts';
-import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
+import { qemuLauncher, requireQemu } from '../launch/qemu.ts';
 import { interruptible } from './interrupt.ts';
 import { type CliIO, UserError } from './io.ts';
 import { collect, intOption, DB_HELP } from './options.ts';

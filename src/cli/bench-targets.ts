@@ -5,14 +5,14 @@
  * runs carry `where: 'remote', remote: {hostname, url}` and the box's own environment,
  * and with several boxes each run's label ends in `@host`.
  */
-import { buildProbe } from '../bench/build.ts';
+import { buildProbe } from '../launch/probe-build.ts';
 import { BenchRequestError, runBench, type BenchDeps, type BenchRequest } from '../bench/runner.ts';
 import type { RunWithRounds } from '../model.ts';
 import { runJson } from '../report/run-export.ts';
 import { runHeadline, runTable } from '../report/run-table.ts';
 import type { Store } from '../store/store.ts';
-import type { SshAddress } from '../target/ssh-address.ts';
-import { SshTarget } from '../target/ssh.ts';
+import type { SshAddress } from '../targets/ssh-address.ts';
+import { SshTarget } from '../targets/ssh.ts';
 import { interleavedRequest, isInterleaved, measureInterleaved } from './bench-interleave.ts';
 import type { BenchOptions } from './bench-options.ts';
 import { type CliIO, UserError } from './io.ts';

@@ -1,13 +1,13 @@
 /** `hintlab bench`: argument parsing and output for the host benchmark. */
 import type { Command } from 'commander';
-import { buildProbe, type ProbeBuild } from '../bench/build.ts';
+import { buildProbe, type ProbeBuild } from '../launch/probe-build.ts';
 import { DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE, MIN_PAIRS, PAIRED_OPS_DIVISOR, PAIRED_WARMUPS } from '../bench/budget.ts';
 import { PROFILES, type ProfileInfo, selectProfiles } from '../bench/profiles.ts';
 import { BenchRequestError, runBench, type BenchDeps, type BenchRequest } from '../bench/runner.ts';
 import { interleavedRequest, isInterleaved, measureInterleaved, parseClock, refuseIgnoredPairedFlags } from './bench-interleave.ts';
 import { type BenchOptions, probePlanOptions } from './bench-options.ts';
 import { benchRemote } from './bench-targets.ts';
-import { hostTarget } from '../target/host.ts';
+import { hostTarget } from '../targets/host.ts';
 import { runJson } from '../report/run-export.ts';
 import { runHeadline, runTable } from '../report/run-table.ts';
 import { dbPathFrom } from '../store/path.ts';

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
 import { relative, resolve } from 'node:path';
-import { buildProbe } from '../bench/build.ts';
+import { buildProbe } from '../launch/probe-build.ts';
 import { checkCollectInputs, collectCoverage, defaultBuildDir, realTree, defaultOutDir, type CoverageRecord } from '../hints/collect/collect.ts';
 import { parseProfileDirs, type CounterKind, type ProfileScope } from '../hints/collect/kernel.ts';
 import { DEFAULT_STRESSOR_SECONDS, stressNgPlanSeconds } from '../hints/collect/stress-ng.ts';
@@ -10,7 +10,7 @@ import { chooseWorkload, type WorkloadChoice } from '../hints/collect/workload.t
 import { formatDuration } from '../macro/progress.ts';
 import { unavailableText } from '../macro/table.ts';
 import type { AccelRequest } from '../vm/accel.ts';
-import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
+import { qemuLauncher, requireQemu } from '../launch/qemu.ts';
 import { type CliIO, UserError } from './io.ts';
 import { intOption } from './options.ts';
 

@@ -2,14 +2,14 @@ import type { RunInvocation } from '../model.ts';
 import { shellLine } from '../shell.ts';
 
 export { UserError } from '../errors.ts';
-import type { ProbeBuild } from '../bench/build.ts';
+import type { ProbeBuild } from '../launch/probe-build.ts';
 import type { StressNgExecutor } from '../macro/executor.ts';
-import type { Target } from '../target/target.ts';
+import type { Target } from '../targets/target.ts';
 import type { SessionBox } from '../session/runner.ts';
 import type { SessionPlan } from '../session/plan.ts';
-import type { HomeKernel } from '../target/ssh-box.ts';
+import type { HomeKernel } from '../targets/ssh-box.ts';
 import type { TrialDeps, TrialServices } from '../trial/request.ts';
-import type { VmLauncher } from '../vm/qemu.ts';
+import type { VmLauncher } from '../launch/qemu.ts';
 
 /**
  * Where the CLI's text goes. Commands never touch process.stdout directly,
@@ -31,7 +31,7 @@ export interface CliIO {
 /** The measuring parts the CLI would otherwise build itself. */
 export interface Services {
   probeBuild?: ProbeBuild;
-  /** Where `hintlab bench` runs the probe (tests use a scripted one, src/target/fake.ts); default this machine. */
+  /** Where `hintlab bench` runs the probe (tests use a scripted one, src/targets/fake.ts); default this machine. */
   target?: Target;
   /** stress-ng for `hintlab macro` (tests use a scripted one, src/macro/fake.ts). */
   stressNgExecutor?: StressNgExecutor;

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { buildKernel, type ConfigBase, type KernelBuildResult } from '../kernel/build.ts';
 import type { OptLevel } from '../kernel/manifest.ts';
-import { parseSshUrl } from '../target/ssh-address.ts';
+import { parseSshUrl } from '../targets/ssh-address.ts';
 import { type CliIO, UserError } from './io.ts';
 import { interruptible } from './interrupt.ts';
 import { collect, intOption, labelOption } from './options.ts';

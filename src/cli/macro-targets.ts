@@ -9,7 +9,7 @@
 import { sshExecutor } from '../macro/executor.ts';
 import { runMacro, type MacroRequest } from '../macro/runner.ts';
 import { Store } from '../store/store.ts';
-import type { SshTarget } from '../target/ssh.ts';
+import type { SshTarget } from '../targets/ssh.ts';
 import { type CliIO, UserError } from './io.ts';
 import { interruptible } from './interrupt.ts';
 import { checkedMacroPlan, macroOutcome, planText } from './macro-output.ts';

@@ -3,7 +3,7 @@ import type { SessionKernel } from '../session/plan.ts';
 import type { Returned, SessionBox, SessionDeps, SessionResult, StepEnd } from '../session/runner.ts';
 import type { SessionRecord, StepRecord } from '../store/sessions.ts';
 import type { Store } from '../store/store.ts';
-import type { BootReport } from '../target/target.ts';
+import type { BootReport } from '../targets/target.ts';
 import { stepsTable } from '../vm/summary.ts';
 import type { CliIO } from './io.ts';
 import type { Progress } from './progress.ts';

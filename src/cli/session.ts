@@ -4,14 +4,14 @@
  * session to resume), then run it (src/session/runner.ts) on an SshBox.
  */
 import type { Command } from 'commander';
-import { buildProbe } from '../bench/build.ts';
+import { buildProbe } from '../launch/probe-build.ts';
 import { selectProfiles } from '../bench/profiles.ts';
 import { PLAN_VERSION, planSteps, sessionKernel, type SessionPlan } from '../session/plan.ts';
 import { runSession, type SessionBox } from '../session/runner.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
-import { parseSshUrl } from '../target/ssh-address.ts';
-import { type HomeKernel, SshBox } from '../target/ssh-box.ts';
+import { parseSshUrl } from '../targets/ssh-address.ts';
+import { type HomeKernel, SshBox } from '../targets/ssh-box.ts';
 import { shellLine } from '../shell.ts';
 import { VERSION } from '../version.ts';
 import { parseOrder, resolveKernel } from '../vm/kernels.ts';

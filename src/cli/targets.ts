@@ -4,9 +4,9 @@
  * login per box made at once, so that a box that cannot be reached fails
  * the command before anything is stored.
  */
-import type { ProbeBuild } from '../bench/build.ts';
-import { parseSshUrl, type SshAddress } from '../target/ssh-address.ts';
-import { SshTarget } from '../target/ssh.ts';
+import type { ProbeBuild } from '../launch/probe-build.ts';
+import { parseSshUrl, type SshAddress } from '../targets/ssh-address.ts';
+import { SshTarget } from '../targets/ssh.ts';
 import { type CliIO, UserError } from './io.ts';
 
 /** The addresses of `--target`, each given once. */

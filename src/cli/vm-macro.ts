@@ -1,5 +1,5 @@
 /** `hintlab vm --macro`: the macro plan's options, checked, then one guest run of stress-ng per boot. */
-import { buildProbe } from '../bench/build.ts';
+import { buildProbe } from '../launch/probe-build.ts';
 import { processExecutor, StressNgMissingError } from '../macro/executor.ts';
 import { PlanError } from '../macro/plan.ts';
 import { formatDuration } from '../macro/progress.ts';
@@ -11,7 +11,7 @@ import { VERSION } from '../version.ts';
 import type { AccelRequest } from '../vm/accel.ts';
 import type { VmKernel } from '../vm/kernels.ts';
 import { planVmMacro, runVmMacro, type VmMacroPlan, type VmMacroRequest } from '../vm/macro.ts';
-import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
+import { qemuLauncher, requireQemu } from '../launch/qemu.ts';
 import { interruptible } from './interrupt.ts';
 import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
 import { progressBar } from './progress.ts';

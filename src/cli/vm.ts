@@ -1,6 +1,6 @@
 /** `hintlab vm`: argument parsing and output for A/B/A runs across kernels booted in qemu. */
 import type { Command } from 'commander';
-import { buildProbe } from '../bench/build.ts';
+import { buildProbe } from '../launch/probe-build.ts';
 import { WORK_MAX } from '../bench/work-pilot.ts';
 import { selectProfiles } from '../bench/profiles.ts';
 import { dbPathFrom } from '../store/path.ts';
@@ -8,11 +8,11 @@ import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import type { AccelRequest } from '../vm/accel.ts';
 import { parseOrder, resolveKernel } from '../vm/kernels.ts';
-import { qemuLauncher, requireQemu } from '../vm/qemu.ts';
+import { qemuLauncher, requireQemu } from '../launch/qemu.ts';
 import { repeatOrder, runVm, type VmRequest } from '../vm/runner.ts';
 import { runVmOnLava } from '../vm/lava.ts';
-import { parseLavaAddress, redactLavaTokens } from '../target/lava/address.ts';
-import { describeLavaProgress } from '../target/lava/target.ts';
+import { parseLavaAddress, redactLavaTokens } from '../targets/lava/address.ts';
+import { describeLavaProgress } from '../targets/lava/target.ts';
 import { shellLine } from '../shell.ts';
 import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
 import { costReport } from '../vm/cost-summary.ts';

@@ -30,7 +30,7 @@ export interface GuestKernelSource {
   manifest: { compiler: string } | null;
 }
 
-/** What the guest record needs of the probe's hello line (bench/protocol.ts). */
+/** What the guest record needs of the probe's hello line (src/launch/probe-protocol.ts). */
 export interface GuestHello {
   kernel: string;
   version: string;

@@ -24,7 +24,7 @@ export interface EnvWarning {
 
 export type LoadAvg = [number, number, number];
 
-/** The probe build that ran (the fields of bench/build.ts ProbeBuild worth storing). */
+/** The probe build that ran (the fields of launch/probe-build.ts ProbeBuild worth storing). */
 export interface ProbeFacts {
   buildId: string;
   compiler: string;

@@ -14,8 +14,8 @@
  */
 import { UserError } from '../errors.ts';
 import { shellWord } from '../shell.ts';
-import type { SshAddress } from '../target/ssh-address.ts';
-import { SshConnection, type SshOptions } from '../target/ssh-connection.ts';
+import type { SshAddress } from '../targets/ssh-address.ts';
+import { SshConnection, type SshOptions } from '../targets/ssh-connection.ts';
 import { gunzipCapped, MAX_CONFIG_BYTES } from '../gunzip.ts';
 
 /** Where a box keeps its configuration, in the order tried; `{release}` is the box's `uname -r`. */

@@ -7,10 +7,10 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { compilerVersion } from '../bench/build.ts';
+import { compilerVersion } from '../launch/probe-build.ts';
 import { UserError } from '../errors.ts';
-import type { SshAddress } from '../target/ssh-address.ts';
-import type { SshOptions } from '../target/ssh-connection.ts';
+import type { SshAddress } from '../targets/ssh-address.ts';
+import type { SshOptions } from '../targets/ssh-connection.ts';
 import { fetchBoxConfig, type BoxConfigFetch } from './box-config.ts';
 import { BUILTIN_FRAGMENT, fragmentText, NAMED_FRAGMENTS, optFragment, parseFragment, type ConfigSetting, type NamedFragment } from './config.ts';
 import type { BoxConfigRecord, KernelManifest, OptLevel, PatchRecord } from './manifest.ts';

@@ -6,9 +6,9 @@
  */
 import { spawnSupervised } from '../proc/supervise.ts';
 import { shellWord } from '../shell.ts';
-import { hostTarget } from '../target/host.ts';
-import type { SshTarget } from '../target/ssh.ts';
-import type { Target, TargetJob } from '../target/target.ts';
+import { hostTarget } from '../targets/host.ts';
+import type { SshTarget } from '../targets/ssh.ts';
+import type { Target, TargetJob } from '../targets/target.ts';
 
 /** One stress-ng invocation: one stressor at one instance count. */
 export interface Invocation {

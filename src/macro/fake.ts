@@ -1,12 +1,12 @@
 /**
  * A scripted stress-ng for tests, given to the CLI as `services.stressNgExecutor`:
- * its target is a scripted one (src/target/fake.ts, like every fake target)
+ * its target is a scripted one (src/targets/fake.ts, like every fake target)
  * that hands back YAML files in stress-ng 0.15's layout with exact numbers,
  * so the runner and the whole CLI can be checked end to end.
  */
 import { readFileSync } from 'node:fs';
-import { scriptedTarget, type ScriptedJob } from '../target/fake.ts';
-import type { TargetEnd, TargetJob } from '../target/target.ts';
+import { scriptedTarget, type ScriptedJob } from '../targets/fake.ts';
+import type { TargetEnd, TargetJob } from '../targets/target.ts';
 import type { Invocation, InvocationResult, StressNgExecutor } from './executor.ts';
 
 /** The metric fields of one stressor entry, in stress-ng's key names and order. */

@@ -9,12 +9,12 @@
  */
 import { invocationExtra, type RunInvocation, type RunParams, type RunWithRounds } from '../model.ts';
 import type { Store } from '../store/store.ts';
-import type { ProbeBuild } from '../bench/build.ts';
+import type { ProbeBuild } from '../launch/probe-build.ts';
 import { collectEnvironment, finishEnvironment } from '../environment/host.ts';
 import type { EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
 import type { SysReader } from '../environment/reader.ts';
-import { drive, type DriverSegment } from '../target/driver.ts';
-import { placedEnvironment } from '../target/target.ts';
+import { drive, type DriverSegment } from '../targets/driver.ts';
+import { placedEnvironment } from '../targets/target.ts';
 import { stressNgArgs, stressNgJob, type Invocation, type StressNgExecutor } from './executor.ts';
 import { buildPlan, parseInstances, resolveInstances, usableCpus, type PlanItem } from './plan.ts';
 import { MacroHostSession } from './session.ts';

@@ -9,8 +9,8 @@
  */
 import type { Store } from '../store/store.ts';
 import { StoreError } from '../store/store.ts';
-import type { LineSession, SessionOutcome } from '../target/driver.ts';
-import type { TargetExit } from '../target/target.ts';
+import type { LineSession, SessionOutcome } from '../targets/driver.ts';
+import type { TargetExit } from '../targets/target.ts';
 import { HANG_GRACE_SECONDS, type InvocationResult } from './executor.ts';
 import { invocationFailure, withStderr } from './failure.ts';
 import { macroRound } from './metrics.ts';

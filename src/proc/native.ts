@@ -1,7 +1,7 @@
 /**
  * Native helpers compiled on first use with the system C compiler, into a
  * cache keyed by their sources, the compiler's version and the flags: the
- * probe (src/bench/build.ts) and the process supervisor (./supervise.ts).
+ * probe (src/launch/probe-build.ts) and the process supervisor (./supervise.ts).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -132,7 +132,7 @@ function fieldLines(obj: Record<string, unknown>, indent: string, prefix = ''): 
 }
 
 /**
- * One stored LAVA job (src/target/target.ts LabJob) on a line: `job 12 on
+ * One stored LAVA job (src/targets/target.ts LabJob) on a line: `job 12 on
  * qemu01, Complete, http://.../scheduler/job/12, qemu: ...`. Its strings came
  * from a LAVA server, and runs stored before they were escaped on arrival
  * may hold terminal escapes: they are escaped again here.

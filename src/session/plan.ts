@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { UserError } from '../errors.ts';
-import { kernelIdentity } from '../target/bzimage.ts';
-import type { HomeKernel } from '../target/ssh-box.ts';
+import { kernelIdentity } from '../targets/bzimage.ts';
+import type { HomeKernel } from '../targets/ssh-box.ts';
 import type { NewStep } from '../store/sessions.ts';
 
 export const PLAN_VERSION = 1;

@@ -18,7 +18,7 @@
  * left the box.
  */
 import { randomBytes } from 'node:crypto';
-import type { ProbeBuild } from '../bench/build.ts';
+import type { ProbeBuild } from '../launch/probe-build.ts';
 import { selectProfiles } from '../bench/profiles.ts';
 import { BenchRequestError, runBench, type BenchRequest } from '../bench/runner.ts';
 import type { SysReader } from '../environment/reader.ts';
@@ -26,9 +26,9 @@ import { UserError } from '../errors.ts';
 import type { RunInvocation } from '../model.ts';
 import type { SessionRecord, StepRecord } from '../store/sessions.ts';
 import type { Store } from '../store/store.ts';
-import { bootToken, type BoxFacts } from '../target/box-facts.ts';
-import type { HomeKernel } from '../target/ssh-box.ts';
-import type { BootReport, KernelImage, Target } from '../target/target.ts';
+import { bootToken, type BoxFacts } from '../targets/box-facts.ts';
+import type { HomeKernel } from '../targets/ssh-box.ts';
+import type { BootReport, KernelImage, Target } from '../targets/target.ts';
 import { readHome, readPlan, type SessionKernel, type SessionPlan } from './plan.ts';
 
 /** What a session needs of its box; SshBox is one, tests script one. */

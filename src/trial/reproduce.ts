@@ -9,7 +9,7 @@ import type { TrialCodegen } from './codegen.ts';
 import type { ReproduceCommand, TrialKernel } from './document.ts';
 import type { TrialRequest } from './request.ts';
 import type { VmStepResult } from './steps.ts';
-import { parseLavaAddress } from '../target/lava/address.ts';
+import { parseLavaAddress } from '../targets/lava/address.ts';
 import { DEFAULT_COST_MODEL, describeCostModel } from '../vm/cost-plugin.ts';
 
 function baseArgs(base: ConfigBase): string[] {

@@ -5,7 +5,7 @@
  */
 import type { CostModel, CostPlugin } from '../vm/cost-plugin.ts';
 import { createHash } from 'node:crypto';
-import type { ProbeBuild } from '../bench/build.ts';
+import type { ProbeBuild } from '../launch/probe-build.ts';
 import type { ProfileInfo } from '../bench/profiles.ts';
 import type { BehaveDocument } from '../behave/compare.ts';
 import type { BehaveDeps, BehaveRequest } from '../behave/run.ts';
@@ -14,11 +14,11 @@ import type { ConfigBase, KernelBuildDeps, KernelBuildRequest, KernelBuildResult
 import type { OptLevel } from '../kernel/manifest.ts';
 import type { RunInvocation } from '../model.ts';
 import type { Store } from '../store/store.ts';
-import type { VmLauncher } from '../vm/qemu.ts';
+import type { VmLauncher } from '../launch/qemu.ts';
 import type { VmDeps, VmRequest, VmResult } from '../vm/runner.ts';
 import type { VmMacroDeps, VmMacroPlan, VmMacroRequest, VmMacroResult } from '../vm/macro.ts';
 import type { StressNgExecutor } from '../macro/executor.ts';
-import type { CpioEntry } from '../vm/initramfs.ts';
+import type { CpioEntry } from '../launch/initramfs.ts';
 import type { LavaVmDeps } from '../vm/lava.ts';
 import type { CodegenInput, TrialCodegen } from './codegen.ts';
 import type { StepName, TrialStep } from './document.ts';

@@ -26,7 +26,7 @@ import { PlanError } from '../macro/plan.ts';
 import { StressNgOutputError, StressorSelectionError } from '../macro/stressors.ts';
 import type { VmMacroPlan, VmMacroRequest, VmMacroResult } from '../vm/macro.ts';
 import { repeatOrder } from '../vm/runner.ts';
-import { GUEST_STRESS_NG } from '../vm/stress-ng-image.ts';
+import { GUEST_STRESS_NG } from '../launch/stress-ng-image.ts';
 import type { TrialKernel, TrialStressors } from './document.ts';
 import { sha256, stepKey, type TrialDeps, type TrialRequest, type TrialServices, type TrialStressRequest } from './request.ts';
 import { imageHash, runsComplete, vmDeps, vmFailure, vmKernel, type StepOutcome } from './steps.ts';

@@ -12,7 +12,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../errors.ts';
 import { compileCached, defaultCacheDir } from '../proc/native.ts';
-import { QEMU_BINARY } from './qemu.ts';
+import { QEMU_BINARY } from '../launch/qemu.ts';
 
 export const PLUGIN_SOURCE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../probes/plugin');
 

@@ -8,7 +8,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from '../errors.ts';
 import { MANIFEST_FILE, readManifest, type KernelManifest } from '../kernel/manifest.ts';
 import type { Known } from '../model.ts';
-import { isBzImage } from '../target/bzimage.ts';
+import { isBzImage } from '../targets/bzimage.ts';
 
 export interface VmKernel {
   label: string;

@@ -1,7 +1,7 @@
 /**
  * `hintlab vm --target lava://...`: the same boot order as `vm` (A B A, or
  * A B B A ... with --repeat), each boot one LAVA job on a device of the
- * address's type (src/target/lava/). Before anything is submitted the
+ * address's type (src/targets/lava/). Before anything is submitted the
  * server is asked whether the token works and the device type has a usable
  * device, so a bad token or an empty device type is one message, not a
  * failed run per boot.
@@ -11,17 +11,17 @@
  * (hintlab cannot see whether a lab's qemu device has KVM).
  */
 import { UserError } from '../errors.ts';
-import { parseLavaAddress } from '../target/lava/address.ts';
-import { LavaClient, LavaSubmissionUnknown } from '../target/lava/client.ts';
-import { type JobGuard, startLavaGuard } from '../target/lava/guard.ts';
-import { LAVA_APPEND } from '../target/lava/job.ts';
-import { lavaTarget, type LavaProgress } from '../target/lava/target.ts';
-import type { Target } from '../target/target.ts';
-import { type FileServer, serveFiles } from '../target/lava/serve.ts';
+import { parseLavaAddress } from '../targets/lava/address.ts';
+import { LavaClient, LavaSubmissionUnknown } from '../targets/lava/client.ts';
+import { type JobGuard, startLavaGuard } from '../targets/lava/guard.ts';
+import { LAVA_APPEND } from '../targets/lava/job.ts';
+import { lavaTarget, type LavaProgress } from '../targets/lava/target.ts';
+import type { Target } from '../targets/target.ts';
+import { type FileServer, serveFiles } from '../targets/lava/serve.ts';
 import type { AccelChoice } from './accel.ts';
 import { RunNotFoundError, type Store } from '../store/store.ts';
 import type { Run } from '../model.ts';
-import { fileSha256 } from '../target/lava/job.ts';
+import { fileSha256 } from '../targets/lava/job.ts';
 import { planSteps, runVm, type StepPlan, type VmDeps, type VmRequest, type VmResult } from './runner.ts';
 
 export interface LavaVmDeps extends Omit<VmDeps, 'launcher' | 'chooseAccel' | 'targetFor' | 'costPlugin'> {

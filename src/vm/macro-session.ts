@@ -8,7 +8,7 @@
  * by the transfer); the first failed invocation ends the boot as a failed
  * run whose reason is stress-ng's own message from its log file.
  */
-import { ConsoleLines, describeProbeError, type ProbeEvent } from '../bench/protocol.ts';
+import { ConsoleLines, describeProbeError, type ProbeEvent } from '../launch/probe-protocol.ts';
 import { GcdaReceiver } from '../hints/collect/transfer.ts';
 import { stressNgArgs } from '../macro/executor.ts';
 import { invocationFailure, withStderr } from '../macro/failure.ts';
@@ -18,9 +18,9 @@ import { parseStressNgYaml, StressNgYamlError } from '../macro/yaml.ts';
 import type { Unit } from '../model.ts';
 import { shellLine } from '../shell.ts';
 import { type NewRound, type Store, StoreError } from '../store/store.ts';
-import type { LineSession, SessionOutcome } from '../target/driver.ts';
-import type { TargetExit } from '../target/target.ts';
-import { GUEST_STRESS_NG } from './stress-ng-image.ts';
+import type { LineSession, SessionOutcome } from '../targets/driver.ts';
+import type { TargetExit } from '../targets/target.ts';
+import { GUEST_STRESS_NG } from '../launch/stress-ng-image.ts';
 
 /** Where the guest writes stress-ng's YAML and log files (a tmpfs the probe mounts). */
 export const GUEST_OUT_DIR = '/tmp/hintlab';

@@ -20,18 +20,18 @@ import type { StressNgExecutor } from '../macro/executor.ts';
 import { buildPlan, parseInstances, resolveInstances, type PlanItem } from '../macro/plan.ts';
 import { parseStressNgVersion, parseStressorList, selectStressors, type UnavailableStressor } from '../macro/stressors.ts';
 import { invocationExtra, type RunInvocation, type RunParams, type Unit } from '../model.ts';
-import { drive, type OpenedRun } from '../target/driver.ts';
-import { guestTarget } from '../target/guest.ts';
-import type { TargetExit, TargetFile, TargetJob } from '../target/target.ts';
+import { drive, type OpenedRun } from '../targets/driver.ts';
+import { guestTarget } from '../targets/guest.ts';
+import type { TargetExit, TargetFile, TargetJob } from '../targets/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment } from '../environment/guest.ts';
 import type { GuestEnvironment } from '../environment/record.ts';
-import type { CpioEntry } from './initramfs.ts';
+import type { CpioEntry } from '../launch/initramfs.ts';
 import type { VmKernel } from './kernels.ts';
 import { guestPlanText, guestStressNgArgs, GUEST_PLAN, MACRO_PROBE_ARGS, MacroGuestSession, PooledMacroSession } from './macro-session.ts';
-import { BASE_APPEND, type Accel } from './qemu.ts';
+import { BASE_APPEND, type Accel } from '../launch/qemu.ts';
 import { guestCpus, planSteps, stepReports, trialBoot, type StepPlan, type StepResult, type VmDeps } from './runner.ts';
-import { GUEST_STRESS_NG, stressNgFiles } from './stress-ng-image.ts';
+import { GUEST_STRESS_NG, stressNgFiles } from '../launch/stress-ng-image.ts';
 
 export interface VmMacroRequest {
   kernels: VmKernel[];

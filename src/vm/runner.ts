@@ -2,8 +2,8 @@
  * `hintlab vm`: boot each kernel of the order in turn (A, B, A, ...), run
  * the probe as the guest's /init, and store every boot as its own run of
  * kind 'vm', so `hintlab compare vm-A-1 vm-B-1 vm-A-2` works unchanged.
- * Each boot is one segment of the run driver (src/target/driver.ts) on the
- * qemu guest target of its kernel (src/target/guest.ts).
+ * Each boot is one segment of the run driver (src/targets/driver.ts) on the
+ * qemu guest target of its kernel (src/targets/guest.ts).
  *
  * Invariant: a boot that did not end with every requested round (panic,
  * timeout, garbage, probe error, Ctrl-C) is stored as a failed run whose
@@ -13,20 +13,20 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ProbeBuild } from '../bench/build.ts';
+import type { ProbeBuild } from '../launch/probe-build.ts';
 import { probeArgs, probeRunShape, runParams } from '../bench/probe-run.ts';
 import type { ProfileInfo } from '../bench/profiles.ts';
 import { type ProbeSession, startProbeRun } from '../bench/session.ts';
 import { invocationExtra, type RunInvocation, type RunParams, type Unit } from '../model.ts';
 import type { Store } from '../store/store.ts';
-import { drive, type DriverSegment, type DrivenRun, type DriveSpec, type DriveStop, type LineSession, type SessionOutcome } from '../target/driver.ts';
-import { guestTarget, kvmTrial, type GuestOptions, type GuestSpec } from '../target/guest.ts';
-import type { Target, TargetExit } from '../target/target.ts';
+import { drive, type DriverSegment, type DrivenRun, type DriveSpec, type DriveStop, type LineSession, type SessionOutcome } from '../targets/driver.ts';
+import { guestTarget, kvmTrial, type GuestOptions, type GuestSpec } from '../targets/guest.ts';
+import type { Target, TargetExit } from '../targets/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment } from '../environment/guest.ts';
 import type { GuestEnvironment } from '../environment/record.ts';
 import type { VmKernel } from './kernels.ts';
-import { BASE_APPEND, type Accel, type VmLauncher } from './qemu.ts';
+import { BASE_APPEND, type Accel, type VmLauncher } from '../launch/qemu.ts';
 import { type CostModel, type CostPlugin, describeCostModel, pluginArg } from './cost-plugin.ts';
 import { recordBootCost } from './cost-boot.ts';
 import { systemMapFor } from './cost-functions.ts';

@@ -10,12 +10,12 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { frameLine } from '../../src/bench/protocol.ts';
+import { frameLine } from '../../src/launch/probe-protocol.ts';
 import { BEHAVE_APPEND, BehaveBootError, behaveJob, runBehave, traceKey, type BehaveDeps, type BehaveRequest } from '../../src/behave/run.ts';
 import { TraceReader } from '../../src/behave/trace.ts';
 import { parseScenarios } from '../../src/behave/scenario.ts';
 import { Store } from '../../src/store/store.ts';
-import type { BootEnd, VmLauncher } from '../../src/vm/qemu.ts';
+import type { BootEnd, VmLauncher } from '../../src/launch/qemu.ts';
 import type { VmKernel } from '../../src/vm/kernels.ts';
 import { tempDir } from '../helpers/cli.ts';
 

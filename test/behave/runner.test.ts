@@ -11,13 +11,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
-import { buildProbe, type ProbeBuild } from '../../src/bench/build.ts';
+import { buildProbe, type ProbeBuild } from '../../src/launch/probe-build.ts';
 import { builtinScenarios } from '../../src/behave/builtin.ts';
 import { behaveJob, traceOn } from '../../src/behave/run.ts';
 import { parseScenarios } from '../../src/behave/scenario.ts';
 import { readPrograms } from '../../src/behave/select.ts';
 import type { Trace, TraceStep } from '../../src/behave/trace.ts';
-import { hostTarget } from '../../src/target/host.ts';
+import { hostTarget } from '../../src/targets/host.ts';
 
 let probe: ProbeBuild;
 let first: Trace;

@@ -13,8 +13,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
-import { buildProbe } from '../../src/bench/build.ts';
-import { parseLine } from '../../src/bench/protocol.ts';
+import { buildProbe } from '../../src/launch/probe-build.ts';
+import { parseLine } from '../../src/launch/probe-protocol.ts';
 
 type Round = { idx: number; start: number; end: number };
 

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { alternationOrder } from '../../src/bench/alternation.ts';
-import type { ProbeBuild } from '../../src/bench/build.ts';
+import type { ProbeBuild } from '../../src/launch/probe-build.ts';
 import { chooseDesign } from '../../src/bench/design.ts';
 import { runInterleaved, type InterleavedRequest } from '../../src/bench/interleave.ts';
 import { selectProfiles } from '../../src/bench/profiles.ts';
 import { confidenceSequence } from '../../src/stats/sequential.ts';
 import { Store } from '../../src/store/store.ts';
-import { scriptedTarget } from '../../src/target/fake.ts';
+import { scriptedTarget } from '../../src/targets/fake.ts';
 import { fakeSys } from '../environment/fake-sys.ts';
 import { blocksScript, steadyScript } from './fake-probe.ts';
 

@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { ProbeBuild } from '../../src/bench/build.ts';
+import type { ProbeBuild } from '../../src/launch/probe-build.ts';
 import { runInterleaved, type InterleavedRequest } from '../../src/bench/interleave.ts';
 import { selectProfiles } from '../../src/bench/profiles.ts';
 import { Store, StoreError } from '../../src/store/store.ts';
-import { frameLine } from '../../src/bench/protocol.ts';
-import type { Target, TargetExit } from '../../src/target/target.ts';
+import { frameLine } from '../../src/launch/probe-protocol.ts';
+import type { Target, TargetExit } from '../../src/targets/target.ts';
 import { fakeSys } from '../environment/fake-sys.ts';
 import { tempDir } from '../helpers/cli.ts';
 

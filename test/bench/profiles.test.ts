@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import { buildProbe } from '../../src/bench/build.ts';
+import { buildProbe } from '../../src/launch/probe-build.ts';
 import { PROFILES } from '../../src/bench/profiles.ts';
-import { parseLine } from '../../src/bench/protocol.ts';
+import { parseLine } from '../../src/launch/probe-protocol.ts';
 
 /**
  * The profile table exists twice, in C (probes/profiles_*.c, what runs) and

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ProbeBuild } from '../../src/bench/build.ts';
+import type { ProbeBuild } from '../../src/launch/probe-build.ts';
 import { loadAverage } from '../../src/environment/host.ts';
 import { fsReader } from '../../src/environment/reader.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/cli.ts';
-import { scriptedTarget } from '../../src/target/fake.ts';
+import { scriptedTarget } from '../../src/targets/fake.ts';
 import { selectProfiles } from '../../src/bench/profiles.ts';
 import { BenchRequestError, planCpus, probeArgs, runBench, type BenchRequest } from '../../src/bench/runner.ts';
 import { Store } from '../../src/store/store.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { AlternationSession, alternationOrder, type GoFifo } from '../../src/bench/alternation.ts';
-import { frameLine } from '../../src/bench/protocol.ts';
+import { frameLine } from '../../src/launch/probe-protocol.ts';
 import type { SideRun } from '../../src/bench/sides.ts';
 import { PAIRS_PER_PROCESS, Turns } from '../../src/bench/turns.ts';
 import { Store } from '../../src/store/store.ts';

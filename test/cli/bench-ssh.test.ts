@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { buildProbe } from '../../src/bench/build.ts';
+import { buildProbe } from '../../src/launch/probe-build.ts';
 import { Store } from '../../src/store/store.ts';
 import { CLI_FROM_SOURCE, runCli, tempDir } from '../helpers/cli.ts';
 import { descendants, named, survivorsAfter, waitForTree, type Proc } from '../helpers/procs.ts';

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import type { ProbeBuild } from '../../src/bench/build.ts';
-import { scriptedTarget } from '../../src/target/fake.ts';
+import type { ProbeBuild } from '../../src/launch/probe-build.ts';
+import { scriptedTarget } from '../../src/targets/fake.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { roundsScript } from '../bench/fake-probe.ts';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { buildProbe } from '../../src/bench/build.ts';
+import { buildProbe } from '../../src/launch/probe-build.ts';
 import { PROFILES } from '../../src/bench/profiles.ts';
 import { CLI_FROM_SOURCE, runCli, tempDir } from '../helpers/cli.ts';
 import { requireTool } from '../helpers/tools.ts';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { collectEnvironment, finishEnvironment, parseCpuList } from '../../src/environment/host.ts';
-import type { ProbeBuild } from '../../src/bench/build.ts';
+import type { ProbeBuild } from '../../src/launch/probe-build.ts';
 import { fakeSys } from './fake-sys.ts';
 
 const probe: ProbeBuild = { path: '/x', static: false, buildId: 'b1', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-O2'] };

@@ -9,7 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { frameLine } from '../../src/bench/protocol.ts';
+import { frameLine } from '../../src/launch/probe-protocol.ts';
 
 export interface FakeJobScript {
   console: string[];

@@ -2,7 +2,7 @@
  * A test box: a qemu guest (TCG) that is an ssh-reachable, kexec-capable
  * machine, for the session tests. Its initramfs is built here from Debian
  * packages: busybox-static for the shell and init, dropbear-bin for ssh,
- * kexec-tools, each with its ldd libraries (src/vm/stress-ng-image.ts), the
+ * kexec-tools, each with its ldd libraries (src/launch/stress-ng-image.ts), the
  * virtio modules of every kernel the box can run (loaded by `uname -r`, in
  * the order LAB-NOTES gives), /etc/passwd with root, a test key in
  * authorized_keys, devpts. qemu user-mode networking forwards a port on
@@ -20,9 +20,9 @@ import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { spawnSupervised, type Supervised } from '../../src/proc/supervise.ts';
-import { kernelRelease } from '../../src/target/bzimage.ts';
-import { cpioNewc, type CpioEntry } from '../../src/vm/initramfs.ts';
-import { programFiles } from '../../src/vm/stress-ng-image.ts';
+import { kernelRelease } from '../../src/targets/bzimage.ts';
+import { cpioNewc, type CpioEntry } from '../../src/launch/initramfs.ts';
+import { programFiles } from '../../src/launch/stress-ng-image.ts';
 import { tempDir } from './cli.ts';
 import { cachedCloudKernel } from './cloud-kernel.ts';
 import { freePort } from './sshd.ts';

@@ -14,7 +14,7 @@ import { gzipSync, gunzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
 import { UserError } from '../../src/errors.ts';
 import { BOX_CONFIG_PATHS, boxConfigScript, fetchBoxConfig, parseBoxConfigOutput } from '../../src/kernel/box-config.ts';
-import { parseSshUrl } from '../../src/target/ssh-address.ts';
+import { parseSshUrl } from '../../src/targets/ssh-address.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { requireSsh, startSshd, type TestSshd } from '../helpers/sshd.ts';
 

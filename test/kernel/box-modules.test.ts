@@ -20,7 +20,7 @@ import { gatherInputs, type KernelBuildRequest } from '../../src/kernel/inputs.t
 import { buildLayout } from '../../src/kernel/layout.ts';
 import { runMake } from '../../src/kernel/make.ts';
 import { linkCopy } from '../../src/kernel/source.ts';
-import { parseSshUrl } from '../../src/target/ssh-address.ts';
+import { parseSshUrl } from '../../src/targets/ssh-address.ts';
 import { KERNEL_TARBALL, testKernelTree } from '../codegen/kernel-tree.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { requireSsh, startSshd, type TestSshd } from '../helpers/sshd.ts';

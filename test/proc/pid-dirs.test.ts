@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { makePidDir, sweepStalePidDirs } from '../../src/proc/pid-dirs.ts';
-import { JOB_DIR_PREFIX } from '../../src/target/host.ts';
+import { JOB_DIR_PREFIX } from '../../src/targets/host.ts';
 import { CLI_FROM_SOURCE, tempDir } from '../helpers/cli.ts';
 
 /** The pid of a process that has ended. */

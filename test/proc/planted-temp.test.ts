@@ -9,7 +9,7 @@ import { lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSyn
 import { basename, dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { compileCached } from '../../src/proc/native.ts';
-import { initramfsFile } from '../../src/target/guest.ts';
+import { initramfsFile } from '../../src/targets/guest.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { requireTool } from '../helpers/tools.ts';
 

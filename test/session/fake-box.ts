@@ -5,13 +5,13 @@
  * 120 + round), and keeps a log of what it was asked to do. Each boot, probe
  * job and return can be made to fail by the script.
  */
-import type { ProbeBuild } from '../../src/bench/build.ts';
+import type { ProbeBuild } from '../../src/launch/probe-build.ts';
 import type { SysReader } from '../../src/environment/reader.ts';
 import type { SessionBox } from '../../src/session/runner.ts';
-import { bootToken, type BoxFacts } from '../../src/target/box-facts.ts';
-import { scriptedTarget, type ScriptedJob } from '../../src/target/fake.ts';
-import type { HomeKernel } from '../../src/target/ssh-box.ts';
-import type { BootReport, KernelImage, TargetJob } from '../../src/target/target.ts';
+import { bootToken, type BoxFacts } from '../../src/targets/box-facts.ts';
+import { scriptedTarget, type ScriptedJob } from '../../src/targets/fake.ts';
+import type { HomeKernel } from '../../src/targets/ssh-box.ts';
+import type { BootReport, KernelImage, TargetJob } from '../../src/targets/target.ts';
 import { fakeSys } from '../environment/fake-sys.ts';
 
 export const probeBuild: ProbeBuild = { path: '/nonexistent', static: true, buildId: 'b1', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-O2'] };

@@ -10,8 +10,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { buildProbe, type ProbeBuild } from '../../src/bench/build.ts';
-import { SshBox } from '../../src/target/ssh-box.ts';
+import { buildProbe, type ProbeBuild } from '../../src/launch/probe-build.ts';
+import { SshBox } from '../../src/targets/ssh-box.ts';
 import { requireBox, startQemuBox, type QemuBox } from '../helpers/qemu-box.ts';
 import { descendants, named } from '../helpers/procs.ts';
 

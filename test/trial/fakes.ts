@@ -14,8 +14,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import type { ProbeBuild } from '../../src/bench/build.ts';
-import { frameLine } from '../../src/bench/protocol.ts';
+import type { ProbeBuild } from '../../src/launch/probe-build.ts';
+import { frameLine } from '../../src/launch/probe-protocol.ts';
 import { UserError } from '../../src/errors.ts';
 import type { KernelBuildRequest, KernelBuildResult } from '../../src/kernel/build.ts';
 import { existingLayout } from '../../src/kernel/layout.ts';
@@ -24,7 +24,7 @@ import { applyPatch, linkCopy, readPatch, treeFingerprint } from '../../src/kern
 import { standardFields, stressNgYamlText } from '../../src/macro/fake.ts';
 import { crc32 } from 'node:zlib';
 import { sha256 } from '../../src/trial/request.ts';
-import type { BootRequest, BootResult, VmLauncher } from '../../src/vm/qemu.ts';
+import type { BootRequest, BootResult, VmLauncher } from '../../src/launch/qemu.ts';
 
 /** The small tree: kernel/sys.o #includes kernel/sys_impl.c (as 6.12's build_policy.o includes syscalls.c); mm/other.o includes a header. */
 export function miniTree(root: string): string {

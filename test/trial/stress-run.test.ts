@@ -19,7 +19,7 @@ import { trialLkml, trialText } from '../../src/report/trial.ts';
 import { Store } from '../../src/store/store.ts';
 import type { TrialDeps, TrialRequest } from '../../src/trial/request.ts';
 import { runTrial } from '../../src/trial/run.ts';
-import type { BootRequest, VmLauncher } from '../../src/vm/qemu.ts';
+import type { BootRequest, VmLauncher } from '../../src/launch/qemu.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { existsSync, writeFileSync } from 'node:fs';
 import { requireTool } from '../helpers/tools.ts';

@@ -9,12 +9,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import type { ProbeBuild } from '../../src/bench/build.ts';
-import { frameLine } from '../../src/bench/protocol.ts';
+import type { ProbeBuild } from '../../src/launch/probe-build.ts';
+import { frameLine } from '../../src/launch/probe-protocol.ts';
 import { findProfile } from '../../src/bench/profiles.ts';
 import { Store } from '../../src/store/store.ts';
 import { DEFAULT_COST_MODEL } from '../../src/vm/cost-plugin.ts';
-import type { BootResult, VmLauncher } from '../../src/vm/qemu.ts';
+import type { BootResult, VmLauncher } from '../../src/launch/qemu.ts';
 import { runVm } from '../../src/vm/runner.ts';
 import { tempDir } from '../helpers/cli.ts';
 

@@ -6,7 +6,7 @@ import { costPerCall, matchWindows, parseCostOutput } from '../../src/vm/cost.ts
 import { functionAt, parseSystemMap } from '../../src/vm/cost-functions.ts';
 import { checkPluginSupport, describeCostModel, parseCostModel, pluginArg } from '../../src/vm/cost-plugin.ts';
 import { changedFunctions, placementNote } from '../../src/vm/cost-summary.ts';
-import { qemuCommand } from '../../src/vm/qemu.ts';
+import { qemuCommand } from '../../src/launch/qemu.ts';
 
 const OUTPUT = [
   'hintlab-cost 1 target=x86_64 l1i=32768 ways=8 line=64 predictor=2bit,4096',

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { ProbeBuild } from '../../src/bench/build.ts';
+import type { ProbeBuild } from '../../src/launch/probe-build.ts';
 import { findProfile } from '../../src/bench/profiles.ts';
 import { measuredValues } from '../../src/model.ts';
 import { Store } from '../../src/store/store.ts';
@@ -62,7 +62,7 @@ test('A B A as three LAVA jobs on one device: three runs in instructions/call, e
   const before = fake.jobs.length;
   const cancels = fake.cancels.length;
   const { store, result, steps, parallel } = await onLava(request());
-  // the job guard (src/target/lava/guard.ts) ran the design through and left with it, cancelling nothing
+  // the job guard (src/targets/lava/guard.ts) ran the design through and left with it, cancelling nothing
   assert.deepEqual(descendants(process.pid).filter((p) => p.comm === 'node'), [], `left running: ${named(descendants(process.pid))}`);
   assert.equal(fake.cancels.length, cancels);
   assert.equal(parallel, 1);

@@ -19,7 +19,7 @@ import { isExistingDirectory, refuseNested } from '../../kernel/owned-dir.ts';
 import { kernelVersion } from '../../kernel/source.ts';
 import { writeAtomically } from '../../write-file.ts';
 import type { AccelChoice, AccelRequest } from '../../vm/accel.ts';
-import type { VmLauncher } from '../../vm/qemu.ts';
+import type { VmLauncher } from '../../launch/qemu.ts';
 import { runCoverageGuest, type GuestWorkload } from './guest.ts';
 import { buildCoverageKernel, coverageBuildDir, objectDir, profilePatch, type CounterKind, type ProfileScope } from './kernel.ts';
 import type { ReceivedFile } from './transfer.ts';

@@ -9,10 +9,10 @@
  * the .gcda transfer passed every check of `GcdaReceiver`; otherwise the
  * reason carries the console's last lines and the qemu command line.
  */
-import { guestTarget, kvmTrial, type GuestOptions } from '../../target/guest.ts';
-import type { TargetExit, TargetJob } from '../../target/target.ts';
+import { guestTarget, kvmTrial, type GuestOptions } from '../../targets/guest.ts';
+import type { TargetExit, TargetJob } from '../../targets/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from '../../vm/accel.ts';
-import type { VmLauncher } from '../../vm/qemu.ts';
+import type { VmLauncher } from '../../launch/qemu.ts';
 import type { CounterKind } from './kernel.ts';
 import { CoverageSession } from './session.ts';
 import { GUEST_STRESS_PLAN, stressNgJobFiles, type StressNgWorkload } from './stress-ng.ts';

@@ -5,7 +5,7 @@
  * A serial console can break a long line in two; ConsoleLines joins the
  * halves again when the joined line's CRC-32 matches.
  */
-import { ConsoleLines, describeProbeError, type ProbeEvent } from '../../bench/protocol.ts';
+import { ConsoleLines, describeProbeError, type ProbeEvent } from '../../launch/probe-protocol.ts';
 import { invocationFailure } from '../../macro/failure.ts';
 import { GcdaReceiver } from './transfer.ts';
 

@@ -17,8 +17,8 @@
  */
 import { UserError } from '../../errors.ts';
 import { parseStressNgVersion, parseStressorList, selectStressors, StressNgOutputError, StressorSelectionError, STRESSOR_SETS, type UnavailableStressor } from '../../macro/stressors.ts';
-import type { TargetFile } from '../../target/target.ts';
-import { GUEST_STRESS_NG } from '../../vm/stress-ng-image.ts';
+import type { TargetFile } from '../../targets/target.ts';
+import { GUEST_STRESS_NG } from '../../launch/stress-ng-image.ts';
 import { STRESS_NG_CONFIG } from './kernel.ts';
 
 /** Seconds each stressor runs when `--stressor-seconds` is not given: the scheduler set (12 stressors in 0.15.06) made a 130 s boot of 6.12 under TCG. */

@@ -10,7 +10,7 @@
  * would make branches look colder than they ran.
  */
 import { crc32 } from 'node:zlib';
-import type { CoverageEvent } from '../../bench/protocol.ts';
+import type { CoverageEvent } from '../../launch/probe-protocol.ts';
 
 /** One .gcda file as the guest read it. */
 export interface ReceivedFile {

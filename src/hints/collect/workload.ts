@@ -13,8 +13,8 @@ import { PROFILES } from '../../bench/profiles.ts';
 import { UserError } from '../../errors.ts';
 import { processExecutor, StressNgMissingError } from '../../macro/executor.ts';
 import type { UnavailableStressor } from '../../macro/stressors.ts';
-import type { TargetFile } from '../../target/target.ts';
-import { GUEST_STRESS_NG, stressNgFiles } from '../../vm/stress-ng-image.ts';
+import type { TargetFile } from '../../targets/target.ts';
+import { GUEST_STRESS_NG, stressNgFiles } from '../../launch/stress-ng-image.ts';
 import type { GuestWorkload } from './guest.ts';
 import { DEFAULT_STRESSOR_SECONDS, parseStressNgWorkload, resolveStressNgWorkload, type InstalledStressNg } from './stress-ng.ts';
 

@@ -4,7 +4,7 @@
  * docs/probe-protocol.md says, written independently of the probe's C code.
  */
 import { crc32 } from 'node:zlib';
-import { frameLine } from '../../../src/bench/protocol.ts';
+import { frameLine } from '../../../src/launch/probe-protocol.ts';
 
 const pct = (s: string): string => s.replace(/[\s%#=]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 

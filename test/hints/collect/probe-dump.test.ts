@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { buildProbe } from '../../../src/bench/build.ts';
+import { buildProbe } from '../../../src/launch/probe-build.ts';
 import { CoverageSession } from '../../../src/hints/collect/session.ts';
 import { tempDir } from '../../helpers/cli.ts';
 

@@ -10,14 +10,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { frameLine } from '../../../src/bench/protocol.ts';
+import { frameLine } from '../../../src/launch/probe-protocol.ts';
 import { defaultBuildDir } from '../../../src/hints/collect/collect.ts';
 import { coverageJob, guestArgs, runCoverageGuest, type GuestWorkload } from '../../../src/hints/collect/guest.ts';
 import { coverageSettings, STRESS_NG_CONFIG, type ProfileScope } from '../../../src/hints/collect/kernel.ts';
 import { parseStressNgWorkload, resolveStressNgWorkload, stressNgName, stressNgPlanText, type StressNgWorkload } from '../../../src/hints/collect/stress-ng.ts';
 import { chooseWorkload } from '../../../src/hints/collect/workload.ts';
 import { SCHED_SET } from '../../../src/macro/stressors.ts';
-import type { BootEnd, BootRequest, VmLauncher } from '../../../src/vm/qemu.ts';
+import type { BootEnd, BootRequest, VmLauncher } from '../../../src/launch/qemu.ts';
 import { tempDir } from '../../helpers/cli.ts';
 import { fakeGuestStream } from './fake-guest.ts';
 

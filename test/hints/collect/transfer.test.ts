@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { frameLine } from '../../../src/bench/protocol.ts';
+import { frameLine } from '../../../src/launch/probe-protocol.ts';
 import { CoverageSession } from '../../../src/hints/collect/session.ts';
 import { crc32Hex, GcdaReceiver } from '../../../src/hints/collect/transfer.ts';
 import { fakeGuestStream } from './fake-guest.ts';

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { UserError } from '../../src/errors.ts';
-import { connectFailure, parseSshUrl } from '../../src/target/ssh-address.ts';
-import { controlBase } from '../../src/target/ssh-connection.ts';
+import { connectFailure, parseSshUrl } from '../../src/targets/ssh-address.ts';
+import { controlBase } from '../../src/targets/ssh-connection.ts';
 
 const refused = (url: string): string => {
   try {

@@ -17,11 +17,11 @@ export function fileSha256(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex');
 }
 
-/** Under icount the guest clock is fixed and counts one ns per instruction (the same options as src/vm/qemu.ts). */
+/** Under icount the guest clock is fixed and counts one ns per instruction (the same options as src/launch/qemu.ts). */
 const ICOUNT_OPTIONS = ['-icount shift=0,sleep=off', '-rtc base=2020-01-01T00:00:00,clock=vm'];
 
 /**
- * The kernel command line of a LAVA boot: src/vm/qemu.ts's BASE_APPEND without
+ * The kernel command line of a LAVA boot: src/launch/qemu.ts's BASE_APPEND without
  * `quiet`, since LAVA waits for the kernel's "Linux version" banner (a notice,
  * hidden by quiet); loglevel=6 keeps the info messages off the console.
  */

@@ -1,6 +1,6 @@
 /**
  * A qemu guest as a target: every run is one boot of the guest's kernel
- * with the job as /init. The initramfs (src/vm/initramfs.ts) holds the
+ * with the job as /init. The initramfs (src/launch/initramfs.ts) holds the
  * static probe, the job's arguments and its files; it is kept under its
  * content hash, so there is no temporary file to clean up and the qemu
  * command line in an error message can be run again by hand. The serial
@@ -8,7 +8,7 @@
  * `--dump-files` transfer, which the session reads, so `collect` is not
  * used here.
  *
- * qemu itself is started by a `VmLauncher` (src/vm/qemu.ts: under the
+ * qemu itself is started by a `VmLauncher` (src/launch/qemu.ts: under the
  * process supervisor, timeout, abort, poweroff grace); tests give a scripted
  * one. One KVM trial boot (`kvmTrial`) serves vm, vm --macro and hints
  * collect.
@@ -16,13 +16,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { defaultCacheDir, type ProbeBuild } from '../bench/build.ts';
-import { parseLine } from '../bench/protocol.ts';
+import { defaultCacheDir, type ProbeBuild } from '../launch/probe-build.ts';
+import { parseLine } from '../launch/probe-protocol.ts';
 import { shellLine } from '../shell.ts';
 import { writeAtomically } from '../write-file.ts';
-import { probeInitramfs, type CpioEntry } from '../vm/initramfs.ts';
-import { BASE_APPEND, qemuCommand, type Accel, type VmLauncher } from '../vm/qemu.ts';
-import { parentDirs } from '../vm/stress-ng-image.ts';
+import { probeInitramfs, type CpioEntry } from '../launch/initramfs.ts';
+import { BASE_APPEND, qemuCommand, type Accel, type VmLauncher } from '../launch/qemu.ts';
+import { parentDirs } from '../launch/stress-ng-image.ts';
 import type { Target, TargetExit, TargetJob } from './target.ts';
 
 /** What a guest boots, and on which qemu. */

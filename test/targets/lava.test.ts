@@ -9,11 +9,11 @@ import { createHash } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { parseLavaAddress, redactLavaTokens } from '../../src/target/lava/address.ts';
-import { LavaClient, parseLavaLog } from '../../src/target/lava/client.ts';
-import { END_PROMPT, lavaJobDefinition } from '../../src/target/lava/job.ts';
-import { serveFiles } from '../../src/target/lava/serve.ts';
-import { lavaTarget, type LavaProgress } from '../../src/target/lava/target.ts';
+import { parseLavaAddress, redactLavaTokens } from '../../src/targets/lava/address.ts';
+import { LavaClient, parseLavaLog } from '../../src/targets/lava/client.ts';
+import { END_PROMPT, lavaJobDefinition } from '../../src/targets/lava/job.ts';
+import { serveFiles } from '../../src/targets/lava/serve.ts';
+import { lavaTarget, type LavaProgress } from '../../src/targets/lava/target.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { type FakeLava, startFakeLava } from '../helpers/fake-lava.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { frameLine } from '../../src/bench/protocol.ts';
-import { ConsoleLines, describeProbeError, parseLine, parseProfileParams } from '../../src/bench/protocol.ts';
+import { frameLine } from '../../src/launch/probe-protocol.ts';
+import { ConsoleLines, describeProbeError, parseLine, parseProfileParams } from '../../src/launch/probe-protocol.ts';
 
 test('the checksum is the standard CRC-32 (check value of "123456789" is cbf43926)', () => {
   assert.equal(frameLine('123456789'), '123456789 #cbf43926');

@@ -10,10 +10,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { chooseMethod, grubEntryScript, kexecLoadCommand, startBoot, testCmdline } from '../../src/target/box-boot.ts';
-import { type BoxFacts, type BoxShell, missingPrivilege, ownCmdline, parseFacts } from '../../src/target/box-facts.ts';
-import { BoxDidNotReturn, mismatch, waitForNewBoot } from '../../src/target/box-wait.ts';
-import type { ExecResult } from '../../src/target/ssh-connection.ts';
+import { chooseMethod, grubEntryScript, kexecLoadCommand, startBoot, testCmdline } from '../../src/targets/box-boot.ts';
+import { type BoxFacts, type BoxShell, missingPrivilege, ownCmdline, parseFacts } from '../../src/targets/box-facts.ts';
+import { BoxDidNotReturn, mismatch, waitForNewBoot } from '../../src/targets/box-wait.ts';
+import type { ExecResult } from '../../src/targets/ssh-connection.ts';
 
 const ROOT_FACTS = [
   'release=6.1.0-57-cloud-amd64',

@@ -1,5 +1,5 @@
 /**
- * The LAVA job guard (src/target/lava/guard.ts) against the fake REST
+ * The LAVA job guard (src/targets/lava/guard.ts) against the fake REST
  * server (test/helpers/fake-lava.ts): a hintlab killed with SIGKILL while
  * its job is queued gets that job cancelled, and only that one; a clean end
  * cancels nothing; the guard never outlives its purpose and never shows the
@@ -14,10 +14,10 @@ import { createInterface } from 'node:readline';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { parseLavaAddress } from '../../src/target/lava/address.ts';
-import { LavaClient } from '../../src/target/lava/client.ts';
-import { startLavaGuard } from '../../src/target/lava/guard.ts';
-import { lavaTarget } from '../../src/target/lava/target.ts';
+import { parseLavaAddress } from '../../src/targets/lava/address.ts';
+import { LavaClient } from '../../src/targets/lava/client.ts';
+import { startLavaGuard } from '../../src/targets/lava/guard.ts';
+import { lavaTarget } from '../../src/targets/lava/target.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { type FakeLava, startFakeLava } from '../helpers/fake-lava.ts';
 import { descendants, isAlive, named, survivorsAfter } from '../helpers/procs.ts';

@@ -17,7 +17,7 @@
  * box, or its session was cut and it will stop within the lease.
  */
 import { readFileSync } from 'node:fs';
-import type { ProbeBuild } from '../bench/build.ts';
+import type { ProbeBuild } from '../launch/probe-build.ts';
 import type { SysReader } from '../environment/reader.ts';
 import { UserError } from '../errors.ts';
 import { shellLine, shellWord } from '../shell.ts';

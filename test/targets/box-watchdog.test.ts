@@ -13,7 +13,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cancelWatchdogCommand, heartbeatCommand, startWatchdogCommand, watchdogScript } from '../../src/target/box-watchdog.ts';
+import { cancelWatchdogCommand, heartbeatCommand, startWatchdogCommand, watchdogScript } from '../../src/targets/box-watchdog.ts';
 import { tempDir } from '../helpers/cli.ts';
 
 const dirs: string[] = [];

@@ -1,6 +1,6 @@
 /**
  * A LAVA lab as a target: every run is one LAVA job that boots the kernel
- * with hintlab's initramfs (the static probe as /init, src/target/guest.ts's
+ * with hintlab's initramfs (the static probe as /init, src/targets/guest.ts's
  * image) on a device of the address's type. hintlab writes the job, submits
  * it, follows it (queued, running on DEVICE, finished) and streams the
  * guest's console from the job's log to the session as it grows; LAVA owns
@@ -13,7 +13,7 @@
  * hintlab submitted keeps a device busy after it.
  */
 import { pathToFileURL } from 'node:url';
-import type { ProbeBuild } from '../../bench/build.ts';
+import type { ProbeBuild } from '../../launch/probe-build.ts';
 import { initramfsFile, jobEntries, readableTail } from '../guest.ts';
 import type { LabJob, Target, TargetEnd, TargetExit } from '../target.ts';
 import { type LavaClient, type LavaJobStatus, type LavaLogEntry, LavaRequestAborted } from './client.ts';

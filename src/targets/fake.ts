@@ -5,7 +5,7 @@
  * `services.target`, so a command can be run end to end with exact,
  * repeatable numbers; every job it was given is kept in `jobs`.
  */
-import { frameLine } from '../bench/protocol.ts';
+import { frameLine } from '../launch/probe-protocol.ts';
 import type { Target, TargetEnd, TargetExit, TargetJob } from './target.ts';
 
 export interface ScriptedJob {

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
-import { hostTarget } from '../../src/target/host.ts';
-import type { TargetJob } from '../../src/target/target.ts';
+import { hostTarget } from '../../src/targets/host.ts';
+import type { TargetJob } from '../../src/targets/target.ts';
 
 const sh = (script: string, over: Partial<TargetJob> = {}): TargetJob => ({ program: { path: '/bin/sh' }, args: ['-c', script], ...over });
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { cpioNewc, probeInitramfs } from '../../src/vm/initramfs.ts';
+import { cpioNewc, probeInitramfs } from '../../src/launch/initramfs.ts';
 import { requireTool } from '../helpers/tools.ts';
 
 const CPIO = requireTool('cpio', 'cpio');

@@ -73,7 +73,7 @@ export interface TargetExit {
    * the way to run it again. Optional: a target that has none leaves it out.
    */
   command?: string[];
-  /** The lab job the run was (a LAVA target, src/target/lava/): stored in the run's environment. */
+  /** The lab job the run was (a LAVA target, src/targets/lava/): stored in the run's environment. */
   labJob?: LabJob | null;
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
-import { buildProbe } from '../../src/bench/build.ts';
+import { buildProbe } from '../../src/launch/probe-build.ts';
 import { UserError } from '../../src/cli/io.ts';
 import { tempDir } from '../helpers/cli.ts';
 

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Store, StoreError } from '../../src/store/store.ts';
-import { drive, type DriveSpec, type LineSession, type SessionOutcome } from '../../src/target/driver.ts';
-import { scriptedTarget } from '../../src/target/fake.ts';
-import type { TargetExit } from '../../src/target/target.ts';
+import { drive, type DriveSpec, type LineSession, type SessionOutcome } from '../../src/targets/driver.ts';
+import { scriptedTarget } from '../../src/targets/fake.ts';
+import type { TargetExit } from '../../src/targets/target.ts';
 
 /** Counts lines; a segment is complete when its job printed `ok` and exited 0. */
 class CountingSession implements LineSession {

@@ -10,9 +10,9 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { frameLine } from '../../src/bench/protocol.ts';
-import { guestTarget, kvmTrial } from '../../src/target/guest.ts';
-import type { BootEnd, BootRequest, VmLauncher } from '../../src/vm/qemu.ts';
+import { frameLine } from '../../src/launch/probe-protocol.ts';
+import { guestTarget, kvmTrial } from '../../src/targets/guest.ts';
+import type { BootEnd, BootRequest, VmLauncher } from '../../src/launch/qemu.ts';
 import { tempDir } from '../helpers/cli.ts';
 
 const dir = tempDir();

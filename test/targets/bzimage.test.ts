@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, test } from 'node:test';
-import { isBzImage, kernelIdentity, kernelRelease } from '../../src/target/bzimage.ts';
+import { isBzImage, kernelIdentity, kernelRelease } from '../../src/targets/bzimage.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { cachedCloudKernel } from '../helpers/cloud-kernel.ts';
 import { writeFakeBzImage } from '../session/bzimage.ts';

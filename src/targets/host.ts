@@ -22,7 +22,7 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:
 import { dirname, isAbsolute, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import type { ProbeBuild } from '../bench/build.ts';
+import type { ProbeBuild } from '../launch/probe-build.ts';
 import { fsReader, type SysReader } from '../environment/reader.ts';
 import { makePidDir } from '../proc/pid-dirs.ts';
 import { spawnSupervised } from '../proc/supervise.ts';

@@ -12,7 +12,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { QEMU_BINARY } from '../../src/vm/qemu.ts';
+import { QEMU_BINARY } from '../../src/launch/qemu.ts';
 import { tempDir, CLI_FROM_SOURCE } from '../helpers/cli.ts';
 import { cachedCloudKernel } from '../helpers/cloud-kernel.ts';
 import { descendants, named, survivorsAfter, waitForTree, type Proc } from '../helpers/procs.ts';
