@@ -103,3 +103,12 @@ test('every section named in words after a docs page is a heading of that page',
   assert.ok(files.some((f) => f.startsWith('src/')), 'the source is read too');
   assert.deepEqual(files.flatMap(unnamedSections), []);
 });
+
+test('every source, test, bench or script file the README and docs/ name exists', () => {
+  const missing = pages.flatMap((page) => {
+    const text = readFileSync(join(root, page), 'utf8');
+    const named = [...text.matchAll(/\b((?:src|test|bench|scripts|probes)\/[\w/.-]+\.(?:ts|mjs|c|h|sh))\b/g)].map((m) => m[1] ?? '');
+    return named.filter((path) => !existsSync(join(root, path))).map((path) => `${page}: ${path} does not exist`);
+  });
+  assert.deepEqual(missing.filter((line) => !line.startsWith('CHANGELOG.md')), []);
+});
