@@ -135,7 +135,7 @@ export function designLine(c: Comparison): string | undefined {
 export function verdictRuleShort(c: Comparison): string {
   const o = c.options;
   const m = c.multipleComparisons;
-  const correction = `${o.correction === 'holm' ? 'Holm' : 'no correction'}, ${countOf(m.familySize, 'subject')}`;
+  const correction = m.familySize === 0 ? 'no subject could be tested' : `${o.correction === 'holm' ? 'Holm' : 'no correction'}, ${countOf(m.familySize, 'subject')}`;
   const u = c.subjects[0]?.runs[0]?.replicateUnit;
   const paired = c.design?.kind === 'duet' || c.design?.kind === 'alternation';
   const pairsOn = c.design?.pairsPerGeneration !== undefined ? 'on generations of processes (mean B/A of their pairs)' : 'on pairs (B/A of each pair)';

@@ -176,6 +176,7 @@ export function notRunText(c: Comparison): string | undefined {
 export function correctionText(c: Comparison): string {
   const m = c.multipleComparisons;
   const subjects = `${m.familySize} subject${m.familySize === 1 ? '' : 's'}`;
+  if (m.familySize === 0) return 'no correction needed: no subject could be tested';
   if (m.correction === 'none') return `no multiple-comparison correction (--correction none), each of ${subjects} at alpha`;
   const drift = m.driftFamilySize === null ? '' : ` (A2 vs A drift: ${m.driftFamilySize})`;
   return `Holm's step-down correction over ${subjects}${drift}`;
