@@ -8,6 +8,8 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+      // A property destructured away to keep the rest (`const { probe: _probe, ...rest } = env`) is how a field is dropped.
+      '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true, argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
   {
@@ -16,5 +18,11 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] }],
     },
+  },
+  {
+    // The .mjs entries run as plain JavaScript (spawned by path, outside the TypeScript project),
+    // so they get the syntax rules only.
+    files: ['**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
   },
 );

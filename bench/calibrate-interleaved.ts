@@ -39,7 +39,7 @@ const { values: o } = parseArgs({
 });
 
 function measure(db: string, label: string, filter: number): void {
-  const args = ['bench', '--db', db, '--profile', PROFILES, '--ops', o.ops!, '--warmups', '1', '--rounds', o.rounds!, '--processes', o.processes!,
+  const args = ['bench', '--db', db, '--profile', PROFILES, '--ops', o.ops, '--warmups', '1', '--rounds', o.rounds, '--processes', o.processes,
     '--label', `${label}-A`, '--label-b', `${label}-B`, '--inject-seccomp-b', String(filter)];
   execFileSync(process.execPath, ['bin/hintlab.js', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
 }

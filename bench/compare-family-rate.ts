@@ -8,7 +8,7 @@
  *   node --import tsx bench/compare-family-rate.ts [experiments=1000] [subjects=24]
  */
 import { compare } from '../src/compare/compare.ts';
-import type { Correction } from '../src/compare/types.ts';
+import type { Correction } from '../src/compare/options.ts';
 import { gaussian, mulberry32 } from '../src/stats/random.ts';
 import { makeRun } from '../test/compare/fixtures.ts';
 

@@ -35,15 +35,15 @@ const load1 = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 function boot(cost: boolean, rounds: string, i: number): number {
   const t0 = process.hrtime.bigint();
   execFileSync(process.execPath, ['bin/hintlab.js', 'vm', '--kernel', `K=${o.kernel}`, '--order', 'K', '--accel', 'tcg', cost ? '--cost' : '--icount',
-    '--profile', o.profile!, '--ops', o.ops!, '--warmups', '1', '--rounds', rounds, '--label-prefix', `s${i}-`, '--db', join(dir, 'vm.db')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    '--profile', o.profile, '--ops', o.ops, '--warmups', '1', '--rounds', rounds, '--label-prefix', `s${i}-`, '--db', join(dir, 'vm.db')], { stdio: ['ignore', 'ignore', 'pipe'] });
   return Number(process.hrtime.bigint() - t0) / 1e9;
 }
 
 const configs = [
-  { name: 'icount short', cost: false, rounds: o['short-rounds']! },
-  { name: 'icount long', cost: false, rounds: o['long-rounds']! },
-  { name: 'cost short', cost: true, rounds: o['short-rounds']! },
-  { name: 'cost long', cost: true, rounds: o['long-rounds']! },
+  { name: 'icount short', cost: false, rounds: o['short-rounds'] },
+  { name: 'icount long', cost: false, rounds: o['long-rounds'] },
+  { name: 'cost short', cost: true, rounds: o['short-rounds'] },
+  { name: 'cost long', cost: true, rounds: o['long-rounds'] },
 ];
 const times = new Map(configs.map((c) => [c.name, [] as number[]]));
 const loads: number[] = [];

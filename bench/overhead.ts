@@ -47,7 +47,7 @@ function probeNs(): number {
 
 function perfNs(): number | null {
   const r = spawnSync('taskset', ['-c', String(cpu), 'perf', 'bench', 'syscall', 'basic', '--loop', String(ops)], { encoding: 'utf8' });
-  const m = /([\d.]+) usecs\/op/.exec(r.stdout ?? '');
+  const m = /([\d.]+) usecs\/op/.exec(r.stdout || '');
   return r.status === 0 && m ? Number(m[1]) * 1000 : null;
 }
 

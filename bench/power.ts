@@ -44,7 +44,7 @@ interface Kind {
 }
 
 const kinds: Kind[] = [
-  ...o.levels!.split(',').map((p) => ({ name: `work${p}`, flags: ['--inject-work-b', `${p}%`], count: Number(o['per-level']), hit: (v: string) => v === 'slower' })),
+  ...o.levels.split(',').map((p) => ({ name: `work${p}`, flags: ['--inject-work-b', `${p}%`], count: Number(o['per-level']), hit: (v: string) => v === 'slower' })),
   { name: 'null', flags: [], count: Number(o.null), hit: (v: string) => v === 'faster' || v === 'slower' },
   { name: 'seccomp64', flags: ['--inject-seccomp-b', '64'], count: Number(o.seccomp), hit: (v: string) => v === 'slower' },
 ];
@@ -71,7 +71,7 @@ function measure(db: string, kind: Kind, i: number): Outcome {
   const label = `${kind.name}-${i}`;
   const load = load1();
   const t0 = Date.now();
-  const out = hintlab(['bench', '--db', db, '--profile', o.profile!, '--label', `${label}-A`, '--label-b', `${label}-B`, ...kind.flags]);
+  const out = hintlab(['bench', '--db', db, '--profile', o.profile, '--label', `${label}-A`, '--label-b', `${label}-B`, ...kind.flags]);
   const seconds = (Date.now() - t0) / 1000;
   const design = /^design: (.*?) \(A = /m.exec(out)?.[1] ?? '?';
   return { kind: kind.name, ...judge(db, label), seconds, load, design };

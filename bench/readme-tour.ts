@@ -46,7 +46,7 @@ function sh(line: string, cwd: string, env: NodeJS.ProcessEnv): Outcome {
   const start = process.hrtime.bigint();
   const r = spawnSync('bash', ['-c', line], { cwd, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`.trimEnd().split('\n');
+  const out = `${r.stdout || ''}${r.stderr || ''}`.trimEnd().split('\n');
   if (r.status !== 0) process.stderr.write(`${out.slice(-15).join('\n')}\n`);
   process.stderr.write(`  -> exit ${r.status ?? r.signal}, ${seconds.toFixed(1)} s\n`);
   return { line, status: r.status, seconds, last: out.at(-1)?.slice(0, 100) ?? '' };

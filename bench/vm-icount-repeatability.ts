@@ -52,7 +52,7 @@ const result = await runVm(
 );
 const runs = result.steps.map((s) => store.getRun(s.runId));
 const failed = result.steps.filter((s) => s.state === 'failed');
-if (failed.length) throw new Error(`boots failed: ${failed.map((s) => (s.state === 'failed' ? s.reason : '')).join('\n')}`);
+if (failed.length) throw new Error(`boots failed: ${failed.map((s) => s.reason).join('\n')}`);
 console.log(`kernel: ${kernelPath}\n${boots} boots under TCG with -icount shift=0,sleep=off${cost ? ' and the cost plugin' : ''}\n`);
 for (const subject of runs[0]!.params.subjects) {
   const medians: number[] = [];

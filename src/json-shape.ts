@@ -24,6 +24,7 @@ export function describeJson(v: unknown): string {
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'string') return `'${v.length > 40 ? `${v.slice(0, 40)}...` : v}'`;
   if (typeof v === 'object') return 'an object';
+  if (typeof v === 'function') return 'a function';
   return String(v);
 }
 

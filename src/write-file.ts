@@ -63,7 +63,7 @@ export function writeFileSafely(path: string, data: string | Uint8Array, opts: W
   const shown = opts.shownAs ?? path;
   const target = followLinks(path, shown);
   refuseProtected(target ?? path, shown, opts.protect ?? []);
-  if (target === null) return writeThrough(path, data, shown);
+  if (target === null) { writeThrough(path, data, shown); return; }
   const st = statOrNull(target, shown);
   if (st?.isDirectory()) throw new UserError(`cannot write ${shown}: it is a directory; name a file inside it, e.g. ${join(shown, 'out.txt')}`, 2);
   if (st?.isSocket()) throw new UserError(`cannot write ${shown}: it is a socket; name a regular file, a FIFO or a device`, 2);
@@ -106,6 +106,7 @@ export function writeAtomically(target: string, data: string | Uint8Array, mode?
     try {
       const bytes = typeof data === 'string' ? Buffer.from(data) : data;
       for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- reading the umask takes the no-argument call; no worker thread creates files meanwhile
       fchmodSync(fd, mode ?? 0o666 & ~process.umask());
     } finally {
       closeSync(fd);

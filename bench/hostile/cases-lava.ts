@@ -24,8 +24,8 @@ function hintlabAsync(s: Scratch, args: string[], during?: (child: ReturnType<ty
   const child = spawn(process.execPath, [BIN, ...args], { cwd: s.dir, env: s.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   during?.(child, () => stderr);
   return new Promise((resolve) =>
@@ -51,7 +51,7 @@ const json = (res: ServerResponse, status: number, body: unknown) => res.writeHe
 /** A lab with one good device on an online worker (unless `devices` answers that list); the rest of its answers are `rest`'s. */
 function lab(rest: Handler, devices?: Handler): ReturnType<typeof startServer> {
   return startServer((req, res, path) => {
-    if (path === '/api/v0.2/devices/' && devices) return devices(req, res, path);
+    if (path === '/api/v0.2/devices/' && devices) { devices(req, res, path); return; }
     if (path === '/api/v0.2/devices/') return json(res, 200, { results: [{ hostname: 'qemu01', health: 'Good', state: 'Idle', tags: [], worker_host: 'w1' }] });
     if (path === '/api/v0.2/workers/') return json(res, 200, { results: [{ hostname: 'w1', state: 'Online' }] });
     rest(req, res, path);

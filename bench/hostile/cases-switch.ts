@@ -38,7 +38,7 @@ async function holds(path: string, want: string, seconds: number): Promise<boole
 async function switching(s: Scratch, path: string, value: string): Promise<{ child: ChildProcess; stderr: () => string; ended: Promise<number | null> }> {
   const child = spawn(process.execPath, [BIN, ...benchArgs(s, `bg-${knobs++}.db`, [`${path}=${value}`], true)], { cwd: s.dir, env: s.env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const ended = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
   if (!(await holds(path, value, 60))) throw new Error(`the first run never switched the file: ${short(err)}`);
   return { child, stderr: () => err, ended };
@@ -48,7 +48,7 @@ async function switching(s: Scratch, path: string, value: string): Promise<{ chi
 function background(s: Scratch, args: string[]): { child: ChildProcess; stderrNow: () => string; done: Promise<{ status: number | null; stderr: string }> } {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: s.dir, env: s.env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   return { child, stderrNow: () => stderr, done: new Promise((r) => child.on('exit', (status) => r({ status, stderr }))) };
 }
 

@@ -20,7 +20,6 @@
 import { UserError } from '../errors.ts';
 import { judgeScenario, judgeSplats, type Divergence, type NotJudged } from './judge.ts';
 
-export type { Divergence, FieldDifference, NotJudged, PriorStep, StepOutcome } from './judge.ts';
 import type { ScenarioTrace, Trace } from './trace.ts';
 
 export const BEHAVE_SCHEMA = 2;
@@ -50,9 +49,6 @@ export interface ScenarioResult {
   /** Why a scenario did not run (it needs two CPUs; icount guests have one). */
   reason?: string;
 }
-
-/** The order the kernels boot in; each boot is independent of the others (icount, nothing kept between boots). */
-export const BOOT_ORDER = ['A', 'B', 'A again'] as const;
 
 export interface BehaveDocument {
   schema: typeof BEHAVE_SCHEMA;
@@ -125,7 +121,7 @@ export function compareTraces(input: CompareInput): BehaveDocument {
  * when reported; a newer schema is refused.
  */
 export function readBehaveDocument(json: unknown, where: string): BehaveDocument {
-  const doc = json as Partial<BehaveDocument> & { schema?: unknown; kind?: unknown };
+  const doc = json as (Partial<Omit<BehaveDocument, 'schema' | 'kind'>> & { schema?: unknown; kind?: unknown }) | null;
   if (doc?.kind !== 'hintlab-behave' || typeof doc.schema !== 'number') throw new UserError(`${where}: not a behaviour comparison (no kind 'hintlab-behave' with a schema)`);
   if (doc.schema > BEHAVE_SCHEMA) throw new UserError(`${where}: behaviour comparison schema ${doc.schema} is newer than this hintlab reads (${BEHAVE_SCHEMA}); upgrade hintlab`);
   if (doc.schema === BEHAVE_SCHEMA) return doc as BehaveDocument;

@@ -123,8 +123,7 @@ export function judgeScenario(a: ScenarioTrace, b: ScenarioTrace, aAgain: Scenar
       if (sb && sb.call === sa.call) continue;
     }
     if (!sb || sb.call !== sa.call) {
-      const present = (sa ?? sb)!;
-      divergences.push({ kind: 'missing', scenario: a.name, step: present.n, presentIn: 'A', call: present.call });
+      divergences.push({ kind: 'missing', scenario: a.name, step: sa.n, presentIn: 'A', call: sa.call });
       break;
     }
     const diff = differences(sa, sb);

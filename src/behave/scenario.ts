@@ -114,7 +114,7 @@ class Parser {
     const words = text.replace(/(^|\s)#.*$/, '').trim().split(/\s+/).filter(Boolean);
     const [head, ...rest] = words;
     if (!head) return;
-    if (head === 'scenario') return this.start(rest, n);
+    if (head === 'scenario') { this.start(rest, n); return; }
     const s = this.current ?? this.fail(n, `'${head}' before any 'scenario NAME' line; start the file with 'scenario NAME'`);
     if (head === 'peer') {
       if (s.steps.length) this.fail(n, "'peer' after the first step; put it right after 'scenario NAME'");

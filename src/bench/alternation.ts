@@ -110,15 +110,15 @@ export class AlternationSession implements LineSession {
   /** The probe waits before block `block`: stop at a pair boundary when the budget says so, else switch and go. */
   private gate(block: number): void {
     // a round that could not be stored stops the probe: no further block starts meanwhile
-    if (this.storeFailure) return this.control.send('s');
-    if (block % 2 === 0 && block > 0 && !this.control.goOn(block / 2)) return this.control.send('s');
+    if (this.storeFailure) { this.control.send('s'); return; }
+    if (block % 2 === 0 && block > 0 && !this.control.goOn(block / 2)) { this.control.send('s'); return; }
     if (block % 2 === 0) this.order += this.random() < 0.5 ? 'AB' : 'BA';
     const side = this.order[block] as SideName;
     try {
       this.control.switchTo(side);
     } catch (err) {
       this.failure = `switching the files to ${side} before block ${block}: ${(err as Error).message}`;
-      return this.control.send('s');
+      this.control.send('s'); return;
     }
     this.block = block;
     this.current = this.sides[side === 'A' ? 0 : 1];

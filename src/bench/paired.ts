@@ -7,15 +7,14 @@
  */
 import { drive, type DriveStop, type DrivenRun, type DriverSegment, type OpenedRun, type SegmentResult } from '../targets/driver.ts';
 import { AlternationSession, GoFifo } from './alternation.ts';
-import { PAIRS_PER_PROCESS, TurnSession, Turns } from './turns.ts';
+import { TurnSession, Turns } from './turns.ts';
+import { PAIRS_PER_PROCESS, designLine } from './design.ts';
 import { budgetState, minPairsOf, progressText, stoppingRecord, pairLogRatios, type BudgetState } from './budget.ts';
-import { designLine } from './design.ts';
 import { duetLayout } from './duet.ts';
 import { probeArgs, type CpuPlan } from './probe-run.ts';
 import { interruptedBetween, type BenchDeps } from './runner.ts';
 import { clockArgs, switchRecord, workArgs, type DesignRecord, type PairedRun, type SideRun } from './sides.ts';
 
-export type { PairedRun } from './sides.ts';
 
 export interface PairedOutcome {
   stop: DriveStop | null;

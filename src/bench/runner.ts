@@ -17,7 +17,6 @@ import type { ProfileInfo } from './profiles.ts';
 import { startProbeRun } from './session.ts';
 import { boundOps, OpsBoundError } from './pilot.ts';
 
-export { opsFor, probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan, type RoundClock } from './probe-run.ts';
 
 export interface BenchRequest extends ProbeRequest {
   /**

@@ -23,7 +23,6 @@ function signalName(signo: number): string {
 
 type RoundEvent = Extract<ProbeEvent, { type: 'round' }>;
 
-export type { SessionOutcome } from '../targets/driver.ts';
 
 /** How the target ended a probe it had to stop, in a user's words. */
 function stoppedEnd(end: Exclude<TargetEnd, { kind: 'exited' }>): string {

@@ -14,7 +14,6 @@ import type { FileSwitches, FileSwitchSpec, PreparedSwitch, SwitchOptions } from
 import type { OpenedRun } from '../targets/driver.ts';
 
 export type SideName = 'A' | 'B';
-export type { RoundClock } from './probe-run.ts';
 
 /** What one side runs with. */
 export interface Side {
@@ -77,7 +76,7 @@ export interface PairedRun {
   budget: PairedBudget;
   sides: [SideRun, SideRun];
   files: FileSwitches;
-  ending(): Record<string, unknown>;
+  ending: () => Record<string, unknown>;
 }
 
 /** What the design adds to each run's interleave record (contract: design, cpus, swapEvery, blockRounds, seed). */
@@ -131,7 +130,7 @@ export function startSide(name: SideName, s: SidesStart): SideRun {
       command: s.req.command,
       hintlabVersion: s.req.hintlabVersion,
       params: runParams(s.req, s.plan, { processes: s.processes, clock: interleave.clock, interleave, ...invocationExtra(s.req) }),
-      environment: environment as unknown as Record<string, unknown>,
+      environment,
     },
     { ...probeRunShape(s.req), processes: s.processes },
     s.progress,
@@ -146,7 +145,7 @@ export function startSides(s: SidesStart): [SideRun, SideRun] {
 }
 
 /** One reading of the load at the end, shared by both sides. */
-export function sharedEnding(env: HostEnvironment | RemoteEnvironment, deps: BenchDeps): { ending(): Record<string, unknown>; final(): HostEnvironment | RemoteEnvironment } {
+export function sharedEnding(env: HostEnvironment | RemoteEnvironment, deps: BenchDeps): { ending: () => Record<string, unknown>; final: () => HostEnvironment | RemoteEnvironment } {
   let finalEnv: HostEnvironment | RemoteEnvironment | null = null;
   const final = () => (finalEnv ??= finishEnvironment(env, deps.reader));
   return { ending: () => ({ load: final().load, warnings: final().warnings }), final };

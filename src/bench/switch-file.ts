@@ -15,9 +15,6 @@ import { checkPlace, quoted, readBytes, SwitchError, writeBytes } from './switch
 import { busyError, checkStale, lockFree, lockPathFor } from './switch-lock.ts';
 import { armWatchdog, type Arming, type Watchdog, type WatchdogLocks } from './switch-watchdog.ts';
 
-export { SwitchError, SWITCH_MAX_BYTES } from './switch-check.ts';
-export { SwitchBusyError } from './switch-lock.ts';
-export { armWatchdog, type Watchdog } from './switch-watchdog.ts';
 
 /** What the user asked for: B's value, and A's when the file's contents cannot be written back as read. */
 export interface FileSwitchSpec {

@@ -66,43 +66,43 @@ export function armWatchdog(arming: Restore[] | (() => Arming), locking?: Watchd
       clearTimeout(timer);
       locking?.signal?.removeEventListener('abort', onAbort);
       killGroup(child);
-      if (!holding || !locking) return reject(err);
+      if (!holding || !locking) { reject(err); return; }
       void exited.then(() => untilFree(locking.locks.map((l) => l.lock))).then(() => reject(err));
     };
     const fail = (why: string): void => stop(new SwitchError(`cannot start the restore watchdog: ${why}; no file was written`));
     const onAbort = (): void => stop(new SwitchBusyError('interrupted while waiting for another run to release a switched file; no file was written'));
     // waiting for another run's lock may take its whole run: no time-out then
     const timer = locking?.wait ? undefined : setTimeout(() => fail(`no answer within ${ARM_TIMEOUT_MS / 1000} s`), ARM_TIMEOUT_MS);
-    if (locking?.signal?.aborted) return onAbort();
+    if (locking?.signal?.aborted) { onAbort(); return; }
     locking?.signal?.addEventListener('abort', onAbort, { once: true });
     child.on('error', (err) => fail(argv[0] === 'flock' ? `flock (util-linux) cannot run: ${err.message}` : err.message));
     // a watchdog that dies before it is armed says so at once, not after the time-out
     child.once('exit', (code, signal) => {
       if (answered) return;
       const held = code === null ? undefined : locking?.locks[code - CONFLICT_BASE];
-      if (held) return stop(busyError(held.path, held.lock));
+      if (held) { stop(busyError(held.path, held.lock)); return; }
       fail(`it exited (${signal ?? `status ${code}`}) before it was armed`);
     });
     // its death is reported by 'exit'; a write into its closed pipe must not crash hintlab
-    child.stdin!.on('error', () => {});
-    const lines = createInterface({ input: child.stdout! });
+    child.stdin.on('error', () => {});
+    const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
       if (answered) return;
       if (line === 'ready') {
         holding = true;
         try {
-          child.stdin!.write(`${initLine(typeof arming === 'function' ? arming() : { restores: arming, records: [] })}\n`);
+          child.stdin.write(`${initLine(typeof arming === 'function' ? arming() : { restores: arming, records: [] })}\n`);
         } catch (err) {
           stop(err as Error);
         }
         return;
       }
-      if (line !== 'armed') return fail(`it said '${line}'`);
+      if (line !== 'armed') { fail(`it said '${line}'`); return; }
       answered = true;
       clearTimeout(timer);
       locking?.signal?.removeEventListener('abort', onAbort);
       lines.close();
-      child.stdout!.destroy();
+      child.stdout.destroy();
       resolve(watchdog(child));
     });
   });

@@ -24,7 +24,6 @@ import { PAIRS_PER_PROCESS } from './design.ts';
 import { ConsoleLines, frameLine } from '../launch/probe-protocol.ts';
 import type { SideName, SideRun } from './sides.ts';
 
-export { PAIRS_PER_PROCESS } from './design.ts';
 
 /** What the turns ask of hintlab at each pair boundary and block. */
 export interface TurnsControl {
@@ -95,13 +94,13 @@ export class Turns {
   private step(): void {
     if (this.running !== null || this.fifos === null) return;
     // a side whose round could not be stored is being stopped: its partner measures nothing more into that store
-    if (this.sides.some((s) => s.session.storeFailure)) return this.endGeneration(true);
+    if (this.sides.some((s) => s.session.storeFailure)) { this.endGeneration(true); return; }
     const next = this.block + 1;
     if (next % 2 === 0) {
       const pair = next / 2;
       if (this.order.length <= next) {
-        if (pair >= this.generationEnd) return this.endGeneration(false);
-        if (pair > 0 && !this.control.goOn(pair)) return this.endGeneration(true);
+        if (pair >= this.generationEnd) { this.endGeneration(false); return; }
+        if (pair > 0 && !this.control.goOn(pair)) { this.endGeneration(true); return; }
         this.order += this.random() < 0.5 ? 'AB' : 'BA';
       }
     }
@@ -111,7 +110,7 @@ export class Turns {
       this.control.switchTo(side);
     } catch (err) {
       this.failure = `switching the files to ${side} before block ${next}: ${(err as Error).message}`;
-      return this.endGeneration(true);
+      this.endGeneration(true); return;
     }
     this.block = next;
     this.running = side;

@@ -16,7 +16,8 @@ import { VERSION } from '../version.ts';
 import { resolveKernel } from '../vm/kernels.ts';
 import { qemuLauncher, requireQemu } from '../launch/qemu.ts';
 import { interruptible } from './interrupt.ts';
-import { type CliIO, UserError } from './io.ts';
+import { type CliIO } from './io.ts';
+import { UserError } from '../errors.ts';
 import { collect, intOption, DB_HELP } from './options.ts';
 import { writeOutput } from './runs.ts';
 
@@ -51,8 +52,8 @@ function listScenarios(io: CliIO): void {
 }
 
 async function behaveAction(opts: BehaveOptions, io: CliIO): Promise<void> {
-  if (opts.list) return listScenarios(io);
-  if (opts.show !== undefined) return showScenario(opts.show, io);
+  if (opts.list) { listScenarios(io); return; }
+  if (opts.show !== undefined) { showScenario(opts.show, io); return; }
   if (opts.json && opts.lkml) throw new UserError('--json and --lkml are two formats of one result; give one of them', 2);
   if (opts.kernel.length !== 2) throw new UserError(`give exactly two kernels, --kernel A=PATH --kernel B=PATH (got ${opts.kernel.length})`, 2);
   const kernels = [resolveKernel(opts.kernel[0]!, io.cwd), resolveKernel(opts.kernel[1]!, io.cwd)] as const;

@@ -1,15 +1,18 @@
 /** `hintlab bench --label-b`: arguments and output of an interleaved A/B invocation. */
 import { DEFAULT_ALPHA, DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE } from '../bench/budget.ts';
 import { DESIGNS, type DesignKind } from '../bench/design.ts';
-import { runInterleaved, type InterleavedRequest } from '../bench/interleave.ts';
+import { runInterleaved } from '../bench/interleave.ts';
+import type { InterleavedRequest, WorkRequest } from '../bench/sides.ts';
 import { BenchRequestError, type BenchDeps } from '../bench/runner.ts';
-import type { WorkRequest } from '../bench/sides.ts';
 import { WORK_MAX } from '../bench/work-pilot.ts';
-import { SwitchBusyError, SwitchError, type FileSwitchSpec } from '../bench/switch-file.ts';
+import { type FileSwitchSpec } from '../bench/switch-file.ts';
+import { SwitchBusyError } from '../bench/switch-lock.ts';
+import { SwitchError } from '../bench/switch-check.ts';
 import { runJson } from '../report/run-export.ts';
 import { runHeadline, runTable } from '../report/run-table.ts';
 import type { BenchOptions } from './bench-options.ts';
-import { type CliIO, UserError } from './io.ts';
+import { type CliIO } from './io.ts';
+import { UserError } from '../errors.ts';
 import type { Progress } from './progress.ts';
 import { noteReusedLabels } from './run-refs.ts';
 

@@ -15,7 +15,8 @@ import type { SshAddress } from '../targets/ssh-address.ts';
 import { SshTarget } from '../targets/ssh.ts';
 import { interleavedRequest, isInterleaved, measureInterleaved } from './bench-interleave.ts';
 import type { BenchOptions } from './bench-options.ts';
-import { type CliIO, UserError } from './io.ts';
+import { type CliIO } from './io.ts';
+import { UserError } from '../errors.ts';
 import type { Progress } from './progress.ts';
 import { boxLabel, connectAll, hostTags, parseTargetUrls } from './targets.ts';
 
@@ -94,7 +95,7 @@ export async function benchRemote(b: RemoteBench, io: CliIO): Promise<void> {
           const opts = { ...b.opts, label: `${b.opts.label ?? 'A'}${suffix}`, labelB: `${b.opts.labelB ?? 'B'}${suffix}` };
           return measureInterleaved(interleavedRequest(opts, b.req, io), io, deps, b.bar, b.opts.json === true).then(
             () => ({ run: null, failure: null }),
-            (err: Error) => ({ run: null, failure: `${target.name}: ${err.message}` }),
+            (err: unknown) => ({ run: null, failure: `${target.name}: ${(err as Error).message}` }),
           );
         }
         const label = boxLabel(b.req.label, tags[i]!, several);

@@ -13,7 +13,8 @@ import { runHeadline, runTable } from '../report/run-table.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
-import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
+import { type CliIO, commandLine, invocationOf } from './io.ts';
+import { UserError } from '../errors.ts';
 import { collect, intOption, labelOption, pctOption, DB_HELP } from './options.ts';
 import { interruptible } from './interrupt.ts';
 import { noteReusedLabels } from './run-refs.ts';
@@ -61,7 +62,7 @@ function commonRequest(opts: BenchOptions, profiles: ProfileInfo[], io: CliIO): 
 }
 
 async function benchAction(opts: BenchOptions, io: CliIO): Promise<void> {
-  if (opts.list) return listProfiles(io);
+  if (opts.list) { listProfiles(io); return; }
   refuseIgnoredPairedFlags(opts);
   const dbPath = dbPathFrom(opts.db, io.env);
   let profiles;

@@ -5,7 +5,8 @@ import { KernelSource } from '../codegen/kernel-source.ts';
 import { runMatrix, type ObjectSource } from '../codegen/matrix.ts';
 import { renderJson, renderText } from '../codegen/render.ts';
 import { OPT_LEVELS, type OptLevel } from '../codegen/types.ts';
-import { type CliIO, UserError } from './io.ts';
+import { type CliIO } from './io.ts';
+import { UserError } from '../errors.ts';
 
 interface CodegenOptions {
   before?: string;

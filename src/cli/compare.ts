@@ -9,14 +9,16 @@ import { ComparisonRefused } from '../compare/checks.ts';
 import { type CompareInput, compare } from '../compare/compare.ts';
 import { type MetricComparison, compareMetrics } from '../compare/metric.ts';
 import { mergeRuns } from '../compare/merge.ts';
-import type { Comparison, ComparisonOptions, Correction } from '../compare/types.ts';
+import type { Comparison } from '../compare/types.ts';
+import type { ComparisonOptions, Correction } from '../compare/options.ts';
 import { COST_COUNTERS } from '../format/units.ts';
 import type { RunWithRounds } from '../model.ts';
 import { renderMetricJson, renderMetricText } from '../report/metric.ts';
 import { renderText } from '../report/text.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
-import { type CliIO, UserError } from './io.ts';
+import { type CliIO } from './io.ts';
+import { UserError } from '../errors.ts';
 import { collect, intOption, pctOption, DB_HELP } from './options.ts';
 import { refuseMixedPair, type ResolvedRef, resolveRef, reusedLabelAdvice, reusedLabelNote } from './run-refs.ts';
 

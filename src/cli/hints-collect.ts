@@ -11,7 +11,8 @@ import { formatDuration } from '../macro/progress.ts';
 import { unavailableText } from '../macro/table.ts';
 import type { AccelRequest } from '../vm/accel.ts';
 import { qemuLauncher, requireQemu } from '../launch/qemu.ts';
-import { type CliIO, UserError } from './io.ts';
+import { type CliIO } from './io.ts';
+import { UserError } from '../errors.ts';
 import { intOption } from './options.ts';
 
 interface CollectFlags {

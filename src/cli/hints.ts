@@ -8,7 +8,8 @@ import { formatJson, formatTable } from '../hints/report.ts';
 import { parseWorkloadSpec } from '../hints/workload.ts';
 import { VERSION } from '../version.ts';
 import { registerHintsCollect } from './hints-collect.ts';
-import { type CliIO, UserError } from './io.ts';
+import { type CliIO } from './io.ts';
+import { UserError } from '../errors.ts';
 import { collect, intOption } from './options.ts';
 import { progressBar } from './progress.ts';
 

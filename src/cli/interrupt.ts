@@ -6,7 +6,7 @@
  * like an interrupted shell command (130, 143, 129).
  */
 import { constants } from 'node:os';
-import { UserError } from './io.ts';
+import { UserError } from '../errors.ts';
 
 /** The signals that end a long command cleanly. */
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -22,7 +22,7 @@ export async function interruptible<T>(fn: (signal: AbortSignal) => Promise<T>):
     return await fn(abort.signal);
   } catch (err) {
     if (abort.signal.aborted && err instanceof UserError && err.exitCode === 1) {
-      throw new UserError(err.message, EXIT[abort.signal.reason as (typeof STOP_SIGNALS)[number]] ?? 130);
+      throw new UserError(err.message, (EXIT[abort.signal.reason as (typeof STOP_SIGNALS)[number]] as 129 | 130 | 143 | undefined) ?? 130);
     }
     throw err;
   } finally {

@@ -1,7 +1,6 @@
 import type { RunInvocation } from '../model.ts';
 import { shellLine } from '../shell.ts';
 
-export { UserError } from '../errors.ts';
 import type { ProbeBuild } from '../launch/probe-build.ts';
 import type { StressNgExecutor } from '../macro/executor.ts';
 import type { Target } from '../targets/target.ts';
@@ -55,7 +54,8 @@ export function processIO(): CliIO {
   return {
     stdout: (t) => void process.stdout.write(t),
     stderr: (t) => void process.stderr.write(t),
-    isTTY: Boolean(process.stderr.isTTY),
+    // undefined, not false, when stderr is a file or a pipe
+    isTTY: (process.stderr.isTTY as boolean | undefined) ?? false,
     env: process.env,
     cwd: process.cwd(),
   };

@@ -2,10 +2,12 @@
 import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { buildKernel, type ConfigBase, type KernelBuildResult } from '../kernel/build.ts';
+import { buildKernel, type KernelBuildResult } from '../kernel/build.ts';
+import type { ConfigBase } from '../kernel/inputs.ts';
 import type { OptLevel } from '../kernel/manifest.ts';
 import { parseSshUrl } from '../targets/ssh-address.ts';
-import { type CliIO, UserError } from './io.ts';
+import { type CliIO } from './io.ts';
+import { UserError } from '../errors.ts';
 import { interruptible } from './interrupt.ts';
 import { collect, intOption, labelOption } from './options.ts';
 

@@ -9,7 +9,8 @@ import { macroTable, unavailableText } from '../macro/table.ts';
 import { macroWarnings } from '../macro/warnings.ts';
 import { runHeadline } from '../report/run-table.ts';
 import type { Store } from '../store/store.ts';
-import { type CliIO, UserError } from './io.ts';
+import { type CliIO } from './io.ts';
+import { UserError } from '../errors.ts';
 
 /** Errors of the request itself: exit status 2, printed without a stack. */
 const REQUEST_ERRORS = [MacroRequestError, PlanError, StressorSelectionError, StressNgOutputError];

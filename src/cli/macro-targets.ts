@@ -10,7 +10,8 @@ import { sshExecutor } from '../macro/executor.ts';
 import { runMacro, type MacroRequest } from '../macro/runner.ts';
 import { Store } from '../store/store.ts';
 import type { SshTarget } from '../targets/ssh.ts';
-import { type CliIO, UserError } from './io.ts';
+import { type CliIO } from './io.ts';
+import { UserError } from '../errors.ts';
 import { interruptible } from './interrupt.ts';
 import { checkedMacroPlan, macroOutcome, planText } from './macro-output.ts';
 import { progressBar } from './progress.ts';
@@ -20,8 +21,8 @@ import { boxLabel, connectAll, hostTags, parseTargetUrls } from './targets.ts';
 async function plansFor(targets: SshTarget[], tags: string[], req: MacroRequest) {
   return Promise.all(
     targets.map(async (target, i) => {
-      const executor = await sshExecutor(target).catch((err: Error) => {
-        throw new UserError(err.message);
+      const executor = await sshExecutor(target).catch((err: unknown) => {
+        throw new UserError((err as Error).message);
       });
       const reader = await target.reader();
       const plan = await checkedMacroPlan({ ...req, label: boxLabel(req.label, tags[i]!, targets.length > 1) }, executor, reader);

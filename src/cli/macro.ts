@@ -6,7 +6,8 @@ import { runMacro, type MacroProgress, type MacroRequest } from '../macro/runner
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
-import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
+import { type CliIO, commandLine, invocationOf } from './io.ts';
+import { UserError } from '../errors.ts';
 import { interruptible } from './interrupt.ts';
 import { checkedMacroPlan, macroOutcome, planText } from './macro-output.ts';
 import { macroOnBoxes } from './macro-targets.ts';

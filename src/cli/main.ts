@@ -4,10 +4,10 @@
  * call in-process.
  */
 import { Command, CommanderError } from 'commander';
-import { OutputClosed, printableMessage } from '../errors.ts';
+import { OutputClosed, printableMessage, UserError } from '../errors.ts';
 import { databaseTripped } from '../store/watch.ts';
 import { VERSION } from '../version.ts';
-import { type CliIO, processIO, UserError } from './io.ts';
+import { type CliIO, processIO } from './io.ts';
 
 type Register = (program: Command, io: CliIO) => void;
 

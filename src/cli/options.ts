@@ -2,7 +2,7 @@
  * Parsers for option values. Each names its flag in the error, so a typo
  * says which flag and what is accepted.
  */
-import { UserError } from './io.ts';
+import { UserError } from '../errors.ts';
 
 /** The --db help of every command. */
 export const DB_HELP = 'results database (default: $HINTLAB_DB or ~/.local/share/hintlab/hintlab.db)';
@@ -37,8 +37,8 @@ export const LABEL_MAX = 64;
 export function labelOption(flag: string, allowEmpty = false): (value: string) => string {
   return (value: string) => {
     if (!allowEmpty && value.trim() === '') throw new UserError(`${flag} is empty: give a name such as A, B or A2`, 2);
-    if ([...value].length > LABEL_MAX) {
-      throw new UserError(`${flag} is ${[...value].length} characters long; a label is at most ${LABEL_MAX} (it heads table columns and compare's lines): give a shorter name`, 2);
+    if (Array.from(value).length > LABEL_MAX) {
+      throw new UserError(`${flag} is ${Array.from(value).length} characters long; a label is at most ${LABEL_MAX} (it heads table columns and compare's lines): give a shorter name`, 2);
     }
     const bad = CONTROL.exec(value);
     if (bad) {

@@ -6,7 +6,7 @@
  * unless the command has a default every name may hold (export's JSON).
  */
 import { extname } from 'node:path';
-import { UserError } from './io.ts';
+import { UserError } from '../errors.ts';
 
 /** Each extension a command writes, with the formats that fit it, the one taken by default first. */
 export type ExtensionFormats = Record<string, readonly [string, ...string[]]>;

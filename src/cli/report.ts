@@ -22,7 +22,8 @@ import { renderText } from '../report/text.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { VERSION } from '../version.ts';
 import { addComparisonOptions, type ComparisonFlags, comparisonFromCli, metricComparisonFromCli, type RunRefs } from './compare.ts';
-import { type CliIO, UserError } from './io.ts';
+import { type CliIO } from './io.ts';
+import { UserError } from '../errors.ts';
 import { outputFormat, REPORT_EXTENSIONS } from './output-format.ts';
 import { writeOutput } from './runs.ts';
 

@@ -12,7 +12,8 @@ import { interleavedPartners } from '../compare/design.ts';
 import type { Run, RunWithRounds } from '../model.ts';
 import { shellLine } from '../shell.ts';
 import { RunNotFoundError, type Store } from '../store/store.ts';
-import { type CliIO, UserError } from './io.ts';
+import { type CliIO } from './io.ts';
+import { UserError } from '../errors.ts';
 
 /** One reference as resolved: the run taken, and every run its label names (newest first; none for an id). */
 export interface ResolvedRef {

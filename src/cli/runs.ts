@@ -1,6 +1,6 @@
 /** `hintlab runs` and `hintlab export`: what is stored, and raw rounds out. */
 import { readEnvironment } from '../environment/read.ts';
-import { printable, printableMessage } from '../errors.ts';
+import { printable, printableMessage, UserError } from '../errors.ts';
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { Run } from '../model.ts';
@@ -9,7 +9,7 @@ import { environmentText, paramsText, runHeadline, runTable } from '../report/ru
 import { databaseFiles, dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { writeFileSafely } from '../write-file.ts';
-import { type CliIO, UserError } from './io.ts';
+import { type CliIO } from './io.ts';
 import { DB_HELP } from './options.ts';
 import { outputFormat } from './output-format.ts';
 import { resolveShown } from './run-refs.ts';
@@ -22,7 +22,7 @@ function openStore(db: string | undefined, io: CliIO): Store {
 
 function listLine(run: Run, counts: Map<string, number>): string[] {
   const env = readEnvironment(run);
-  const kernel = env.kernel?.release?.known ? (env.kernel.release.value ?? '?') : 'unknown';
+  const kernel = env.kernel?.release?.known ? env.kernel.release.value : 'unknown';
   const rounds = [...counts.values()];
   const min = rounds.length ? Math.min(...rounds) : 0;
   const subjects = run.params.subjects.length;
@@ -83,7 +83,7 @@ function runsAction(ref: string | undefined, opts: RunsFlags, io: CliIO): void {
   try {
     if (ref !== undefined) {
       const run = resolveShown(store, ref, 'showing', io);
-      if (opts.json) return io.stdout(runJson(run));
+      if (opts.json) { io.stdout(runJson(run)); return; }
       io.stdout(`${runHeadline(run)}\ncommand: ${printable(run.command)}\n`);
       // a stored error can hold what a server or a file said: escaped, never run by the terminal
       if (run.error) io.stdout(`error: ${printableMessage(run.error)}\n`);
@@ -91,7 +91,7 @@ function runsAction(ref: string | undefined, opts: RunsFlags, io: CliIO): void {
       if (opts.verbose) io.stdout(`params:\n${paramsText(run)}environment:\n${environmentText(run)}`);
       return;
     }
-    if (opts.json) return io.stdout(runListJson(store));
+    if (opts.json) { io.stdout(runListJson(store)); return; }
     const runs = store.listRuns();
     if (runs.length === 0) {
       io.stdout(`no runs in ${store.path}; start one with 'hintlab bench'\n`);
@@ -117,7 +117,7 @@ function runsAction(ref: string | undefined, opts: RunsFlags, io: CliIO): void {
  * the results database in use: output onto it or its -wal/-shm is refused.
  */
 export function writeOutput(io: CliIO, text: string, file: string | undefined, db?: string): void {
-  if (file === undefined) return io.stdout(text);
+  if (file === undefined) { io.stdout(text); return; }
   if (file === '') throw new UserError('-o is empty: name the output file, or drop -o to print to stdout', 2);
   writeFileSafely(resolve(io.cwd, file), text, { shownAs: file, protect: db === undefined ? [] : databaseFiles(db) });
 }

@@ -17,7 +17,8 @@ import { VERSION } from '../version.ts';
 import { parseOrder, resolveKernel } from '../vm/kernels.ts';
 import { repeatOrder } from '../vm/runner.ts';
 import { interruptible } from './interrupt.ts';
-import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
+import { type CliIO, commandLine, invocationOf } from './io.ts';
+import { UserError } from '../errors.ts';
 import { collect, intOption, labelOption, DB_HELP } from './options.ts';
 import { progressBar } from './progress.ts';
 import { probePlanOptions, type ProbePlanOptions } from './bench-options.ts';
@@ -115,7 +116,7 @@ async function sessionAction(opts: SessionOptions, io: CliIO, given: readonly st
     // listing reads only: a missing database is said, never created
     const store = Store.openExisting(dbPath);
     try {
-      return void io.stdout(sessionList(store.sessions.list()));
+      io.stdout(sessionList(store.sessions.list())); return;
     } finally {
       store.close();
     }
@@ -135,7 +136,10 @@ async function sessionAction(opts: SessionOptions, io: CliIO, given: readonly st
     }
     const steps = store.sessions.get(id)!.steps.length;
     io.stderr(`session #${id}${plan ? '' : ' (resumed)'}: ${store.sessions.get(id)!.target}, ${steps} steps\n`);
-    const connect = io.services?.sessionBox ?? ((p: SessionPlan, home: HomeKernel | null) => connectBox(p, home, probe, io, (l) => (bar.clear(), io.stderr(`${l}\n`))));
+    const connect = io.services?.sessionBox ?? ((p: SessionPlan, home: HomeKernel | null) => connectBox(p, home, probe, io, (l) => {
+      bar.clear();
+      io.stderr(`${l}\n`);
+    }));
     const result = await interruptible((abort) =>
       runSession(id, { store, probe, abort, connect, command: commandLine(io), invocation: invocationOf(io), hintlabVersion: VERSION, ...sessionEvents(io, bar, () => steps) }),
     );

@@ -7,7 +7,8 @@
 import type { ProbeBuild } from '../launch/probe-build.ts';
 import { parseSshUrl, type SshAddress } from '../targets/ssh-address.ts';
 import { SshTarget } from '../targets/ssh.ts';
-import { type CliIO, UserError } from './io.ts';
+import { type CliIO } from './io.ts';
+import { UserError } from '../errors.ts';
 
 /** The addresses of `--target`, each given once. */
 export function parseTargetUrls(urls: readonly string[]): SshAddress[] {

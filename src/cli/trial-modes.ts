@@ -6,7 +6,7 @@
 import { patchSections } from '../kernel/patch-names.ts';
 import { perHunkPlanText } from '../report/trial-hunks.ts';
 import { estimatePerHunk, PER_HUNK_MAX_KERNELS } from '../trial/per-hunk.ts';
-import { UserError } from './io.ts';
+import { UserError } from '../errors.ts';
 
 /** The flags the checks read. */
 export interface TrialModeFlags {

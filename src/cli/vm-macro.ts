@@ -13,7 +13,8 @@ import type { VmKernel } from '../vm/kernels.ts';
 import { planVmMacro, runVmMacro, type VmMacroPlan, type VmMacroRequest } from '../vm/macro.ts';
 import { qemuLauncher, requireQemu } from '../launch/qemu.ts';
 import { interruptible } from './interrupt.ts';
-import { type CliIO, commandLine, invocationOf, UserError } from './io.ts';
+import { type CliIO, commandLine, invocationOf } from './io.ts';
+import { UserError } from '../errors.ts';
 import { progressBar } from './progress.ts';
 import { reportSteps, stepCallbacks } from './vm-report.ts';
 

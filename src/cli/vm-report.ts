@@ -4,7 +4,8 @@ import { stepsTable } from '../vm/summary.ts';
 import { bootsNeeded, bootsNeededText } from '../vm/boots-needed.ts';
 import type { RunWithRounds } from '../model.ts';
 import type { Store } from '../store/store.ts';
-import { type CliIO, UserError } from './io.ts';
+import { type CliIO } from './io.ts';
+import { UserError } from '../errors.ts';
 import type { Progress } from './progress.ts';
 
 /** One line per finished boot (the failure's reason indented below it). */

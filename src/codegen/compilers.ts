@@ -22,7 +22,7 @@ export function describeCompiler(command: string, versionText: string): Compiler
 export function probeCompiler(command: string): Promise<CompilerProbe> {
   return new Promise((resolve) => {
     execFile(command, ['--version'], { env: { ...process.env, LC_ALL: 'C' } }, (err, stdout) => {
-      if (!err) return resolve({ state: 'found', info: describeCompiler(command, stdout) });
+      if (!err) { resolve({ state: 'found', info: describeCompiler(command, stdout) }); return; }
       const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
       const reason = missing
         ? `'${command}' is not installed (on Debian: apt-get install -y ${command.replace(/^.*\//, '')})`

@@ -103,7 +103,7 @@ function result(doc: JsonRecord): CodegenResult {
   // Other hintlab documents name themselves in `format`; a codegen result (schema 1) has only its
   // schema, and may one day name itself too.
   if (doc.format !== undefined && doc.format !== CODEGEN_FORMAT) throw new ShapeError('format', `this is a ${JSON.stringify(doc.format)} document`);
-  if (doc.schema !== 1 && doc.schema !== CODEGEN_SCHEMA) throw new ShapeError('schema', `expected 1 or ${CODEGEN_SCHEMA}, got ${JSON.stringify(doc.schema) ?? 'nothing'}`);
+  if (doc.schema !== 1 && doc.schema !== CODEGEN_SCHEMA) throw new ShapeError('schema', `expected 1 or ${CODEGEN_SCHEMA}, got ${JSON.stringify(doc.schema) || 'nothing'}`);
   return { schema: CODEGEN_SCHEMA, subject: subject(doc.subject), notes: strings(doc.notes, 'notes'), cells: each(doc.cells, 'cells', cell) };
 }
 

@@ -44,7 +44,8 @@ export class FilesSource implements ObjectSource {
     return result.ok ? { state: 'built', objectPath } : { state: 'failed', errorLines: errorLines(result.output) };
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     if (this.dir !== null) rmSync(this.dir, { recursive: true, force: true });
+    return Promise.resolve();
   }
 }

@@ -28,7 +28,7 @@ export function runMake(mirror: string, objdir: string, cc: string, args: string
     child.stderr.on('data', (d: Buffer) => void (output += d.toString()));
     child.exit.then(
       ({ code }) => resolve({ ok: code === 0, output }),
-      (err: Error) => resolve({ ok: false, output: `make: ${err.message}` }),
+      (err: unknown) => resolve({ ok: false, output: `make: ${(err as Error).message}` }),
     );
   });
 }

@@ -130,11 +130,16 @@ export class KernelSource implements ObjectSource {
     return { state: 'built', objectPath: kept };
   }
 
-  async close(): Promise<void> {
-    this.applied?.revert();
-    this.applied = undefined;
-    if (this.locked) rmSync(join(this.workspace, 'lock'), { force: true });
-    this.locked = false;
+  close(): Promise<void> {
+    try {
+      this.applied?.revert();
+      this.applied = undefined;
+      if (this.locked) rmSync(join(this.workspace, 'lock'), { force: true });
+      this.locked = false;
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
   }
 
   /** Paths relative to the tree, and make's cascade of '*** Error' lines cut to the first. */

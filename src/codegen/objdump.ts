@@ -139,9 +139,9 @@ export function runObjdump(objectPath: string, objdump = 'objdump', args = ['-d'
   args = [...args, objectPath];
   return new Promise((resolve, reject) => {
     execFile(objdump, args, { env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (!err) return resolve(stdout);
+      if (!err) { resolve(stdout); return; }
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        return reject(new UserError(`'${objdump}' not found: codegen disassembles with GNU objdump; install it with 'apt-get install -y binutils'`));
+        reject(new UserError(`'${objdump}' not found: codegen disassembles with GNU objdump; install it with 'apt-get install -y binutils'`)); return;
       }
       reject(new UserError(`objdump could not read ${objectPath}: ${stderr.trim() || err.message}`));
     });

@@ -21,7 +21,7 @@ function runPatch(dir: string, patchFile: string, extra: string[]): Promise<{ ok
   return new Promise((resolve, reject) => {
     execFile('patch', args, { env: { ...process.env, LC_ALL: 'C' } }, (err, stdout, stderr) => {
       if ((err as NodeJS.ErrnoException | null)?.code === 'ENOENT') {
-        return reject(new UserError("'patch' not found: install it with 'apt-get install -y patch'"));
+        reject(new UserError("'patch' not found: install it with 'apt-get install -y patch'")); return;
       }
       resolve({ ok: !err, output: `${stdout}${stderr}`.trim() });
     });

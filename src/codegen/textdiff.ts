@@ -42,7 +42,10 @@ function backtrack(trace: Int32Array[], a: readonly string[], b: readonly string
     const prevK = down ? k + 1 : k - 1;
     const prevX = d === 0 ? 0 : (v[offset + prevK] ?? 0);
     const prevY = prevX - prevK;
-    while (x > prevX && y > prevY) ops.push({ kind: ' ', line: a[--x] ?? '' }), y--;
+    while (x > prevX && y > prevY) {
+      ops.push({ kind: ' ', line: a[--x] ?? '' });
+      y--;
+    }
     if (d > 0) {
       if (down) ops.push({ kind: '+', line: b[--y] ?? '' });
       else ops.push({ kind: '-', line: a[--x] ?? '' });

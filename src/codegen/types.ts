@@ -84,8 +84,6 @@ export type FunctionDelta =
     }
   | { name: string; class: 'added' | 'removed'; instructions: number; sizeBytes: number };
 
-export type FunctionClass = FunctionDelta['class'];
-
 /** A compiler as the user named it (`clang-14`) and as it describes itself. */
 export interface CompilerInfo {
   command: string;

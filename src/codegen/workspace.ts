@@ -42,7 +42,7 @@ export function listTree(dir: string): Promise<Map<string, Entry>> {
   const args = [dir, '-mindepth', '1', '(', ...prune, ')', '-prune', '-o', '-printf', '%y\t%s\t%T@\t%l\t%P\\0'];
   return new Promise((resolve, reject) => {
     execFile('find', args, { maxBuffer: 1024 * 1024 * 1024 }, (err, stdout) => {
-      if (err) return reject(new Error(`listing ${dir} failed: ${err.message}`));
+      if (err) { reject(new Error(`listing ${dir} failed: ${err.message}`)); return; }
       const entries = new Map<string, Entry>();
       for (const rec of stdout.split('\0')) {
         const [type, size, mtime, linkTarget, ...rest] = rec.split('\t');
@@ -105,7 +105,10 @@ export async function mirrorTree(tree: string, copy: string): Promise<MirrorStat
     const src = join(tree, path);
     const dst = join(copy, path);
     if (w.type === 'd') {
-      if (!h) mkdirSync(dst, { recursive: true }), updated++;
+      if (!h) {
+        mkdirSync(dst, { recursive: true });
+        updated++;
+      }
       continue;
     }
     if (h && w.type === 'l' && h.linkTarget === w.linkTarget) continue;

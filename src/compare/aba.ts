@@ -31,7 +31,9 @@ import { type Sample, variance } from '../stats/descriptive.ts';
 import { studentTSf } from '../stats/distributions.ts';
 import { insufficient } from '../stats/result.ts';
 import { beyondThresholdT, contrastBase, differenceIntervalPct, levelBounds, mannWhitneyRank, unusableLevels } from './contrast.ts';
-import type { BeyondThreshold, ComparisonOptions, Contrast, ContrastTest } from './types.ts';
+import type { Contrast } from './types.ts';
+import type { BeyondThreshold, ContrastTest } from './test-types.ts';
+import type { ComparisonOptions } from './options.ts';
 
 /** se² of a run's level from its unit means: s² / n (0 for one unit). */
 function levelVariance(units: Units): number {

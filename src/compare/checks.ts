@@ -177,7 +177,7 @@ function opsRow(runs: readonly RoleRun[], subjects: readonly string[]): Environm
 function subjectParamsRow(runs: readonly RoleRun[], subjects: readonly string[]): EnvironmentField {
   const row = subjectRow('subjectParams', runs, subjects, (run, s) => {
     if (measured(run, s).length === 0) return null;
-    const { probe: _probe, ...own } = run.params.subjectParams?.[s] ?? {};
+    const { probe: _probe, ...own } = run.params.subjectParams[s] ?? {};
     return canonical(own);
   });
   return { ...row, kind: 'checked' };
@@ -190,7 +190,7 @@ function subjectParamsRow(runs: readonly RoleRun[], subjects: readonly string[])
  */
 function probeParamsRow(runs: readonly RoleRun[], subjects: readonly string[]): EnvironmentField | null {
   const probeOf = (run: RunWithRounds, s: string): string | null => {
-    const p = run.params.subjectParams?.[s]?.probe;
+    const p = run.params.subjectParams[s]?.probe;
     return measured(run, s).length === 0 || p === undefined ? null : canonical(p);
   };
   if (!runs.some(({ run }) => subjects.some((s) => probeOf(run, s) !== null))) return null;

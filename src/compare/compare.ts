@@ -16,21 +16,8 @@ import { notRunOf } from './not-run.ts';
 import { adviceOf, powerOf } from './sensitivity.ts';
 import { moreUnitsAdvice, pairsOf, unitCount, unitsOf } from './units.ts';
 import { busyWarnings } from './busy.ts';
-import {
-  COMPARISON_SCHEMA,
-  type ComparedRun,
-  type Comparison,
-  type ComparisonDesign,
-  type ComparisonOptions,
-  type Contrast,
-  type DriftAnalysis,
-  type GeometricMean,
-  type Measures,
-  type MultipleComparisons,
-  type RunRole,
-  type RunSummary,
-  type SubjectComparison,
-} from './types.ts';
+import { COMPARISON_SCHEMA, type ComparedRun, type Comparison, type ComparisonDesign, type Contrast, type DriftAnalysis, type GeometricMean, type Measures, type MultipleComparisons, type RunRole, type RunSummary, type SubjectComparison } from './types.ts';
+import type { ComparisonOptions } from './options.ts';
 import { type SideCounts, isClaim, isWorse, judge, withAdvice, withDesign, withDrift } from './verdict.ts';
 import { type Design, designOf, designText, isPaired } from './design.ts';
 import { clockOf, sharedClock } from './clock.ts';

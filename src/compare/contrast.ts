@@ -12,12 +12,13 @@
 import { type Units, meanOfUnitMeans, unitMeans } from '../stats/bootstrap.ts';
 import { type Sample, mean, stdev } from '../stats/descriptive.ts';
 import { type MeanTTest, pairedTTest, tInterval, wilcoxonSignedRank } from '../stats/paired.ts';
-import type { Interval, InsufficientData } from '../stats/result.ts';
-import { insufficient } from '../stats/result.ts';
+import { type Interval, type InsufficientData, insufficient } from '../stats/result.ts';
 import { anytimePValue, confidenceSequence, sequencePValueAtEnd } from '../stats/sequential.ts';
 import { studentTSf } from '../stats/distributions.ts';
 import { mannWhitneyU, welchTTest } from '../stats/tests.ts';
-import type { BeyondThreshold, ComparisonOptions, Contrast, ContrastTest, RankTest, RunRole } from './types.ts';
+import type { Contrast, RunRole } from './types.ts';
+import type { BeyondThreshold, ContrastTest, RankTest } from './test-types.ts';
+import type { ComparisonOptions } from './options.ts';
 
 /** What every contrast starts from: its role names, levels and the round-level reference test. */
 function base(baselineRole: Contrast['baseline'], candidateRole: RunRole, baseLevel: number, candLevel: number, rounds: [number[], number[]]) {

@@ -70,12 +70,12 @@ interface InterleaveRecord {
 }
 
 function extraOf(run: RunWithRounds): Record<string, unknown> {
-  return (run.params.extra as Record<string, unknown> | undefined) ?? {};
+  return run.params.extra;
 }
 
 function interleaveOf(run: RunWithRounds): InterleaveRecord | null {
   const rec = extraOf(run).interleave;
-  return rec !== null && typeof rec === 'object' ? (rec as InterleaveRecord) : null;
+  return rec !== null && typeof rec === 'object' ? rec : null;
 }
 
 const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
@@ -83,7 +83,7 @@ const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFi
 /** The stopping record both runs of a paired invocation carry, or null (absent, or the two disagree). */
 export function stoppingOf(a: RunWithRounds, b: RunWithRounds): Stopping | null {
   const read = (run: RunWithRounds): Stopping | null => {
-    const s = extraOf(run).stopping as Record<string, unknown> | undefined;
+    const s = extraOf(run).stopping as Record<string, unknown> | null | undefined;
     if (s === null || typeof s !== 'object' || s.rule !== 'confidence-sequence') return null;
     const alpha = num(s.alpha);
     const precisionPct = num(s.precisionPct);

@@ -34,7 +34,8 @@
  */
 import { formatChangePct, formatSpreadPct } from '../format/percent.ts';
 import type { Direction } from '../model.ts';
-import type { ComparisonOptions, RunSummary, VerdictResult } from './types.ts';
+import type { RunSummary, VerdictResult } from './types.ts';
+import type { ComparisonOptions } from './options.ts';
 import { claimOf } from './verdict.ts';
 
 /**

@@ -6,7 +6,8 @@
  * comparisons, not in 71 %.
  */
 import { holmAdjust } from '../stats/multiple.ts';
-import type { ComparisonOptions, Contrast } from './types.ts';
+import type { Contrast } from './types.ts';
+import type { ComparisonOptions } from './options.ts';
 import { type SideCounts, testability } from './verdict.ts';
 
 /** One subject's contrast with the rounds and units behind it. */

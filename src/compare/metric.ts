@@ -16,7 +16,8 @@ import { COST_COUNTERS, COST_SCOPE, costWords } from '../format/units.ts';
 import type { RunWithRounds } from '../model.ts';
 import { ComparisonRefused } from './checks.ts';
 import { type CompareInput, compare } from './compare.ts';
-import type { Comparison, ComparisonOptions, Contrast, RunRole, SubjectComparison } from './types.ts';
+import type { Comparison, Contrast, RunRole, SubjectComparison } from './types.ts';
+import type { ComparisonOptions } from './options.ts';
 
 export const METRIC_COMPARISON_SCHEMA = 2;
 

@@ -5,15 +5,15 @@
  * a change worth claiming.
  */
 import { formatSpreadPct } from '../format/percent.ts';
-import type { Sample } from '../stats/descriptive.ts';
-import { stdev } from '../stats/descriptive.ts';
+import { type Sample, stdev } from '../stats/descriptive.ts';
 import { normalQuantile, studentTQuantile } from '../stats/distributions.ts';
 import { detectableNcp } from '../stats/noncentral.ts';
 import { pairsNeeded, roundsNeeded } from '../stats/power.ts';
 import { insufficient } from '../stats/result.ts';
 import { sequenceHalfWidth, valuesForHalfWidth } from '../stats/sequential.ts';
 import type { Design } from './design.ts';
-import type { ComparisonOptions, Contrast, PowerAnalysis, RunSummary } from './types.ts';
+import type { Contrast, PowerAnalysis, RunSummary } from './types.ts';
+import type { ComparisonOptions } from './options.ts';
 import { unitCount } from './units.ts';
 
 /** The change the advice aims at when --detect does not name one: the 2-5 % a kernel patch claims. */

@@ -84,7 +84,6 @@ import type { WelchTest } from '../stats/tests.ts';
 import type { RunClock } from './clock.ts';
 import type { ProcessesPerSide } from './design.ts';
 import type { ComparisonOptions, Correction } from './options.ts';
-export type { ComparisonOptions, Correction } from './options.ts';
 
 export const COMPARISON_SCHEMA = 7;
 
@@ -108,10 +107,7 @@ export type Verdict =
   | 'insufficient data'
   | 'insufficient units';
 
-export type { InsufficientData, Interval } from '../stats/result.ts';
-export type { WelchTest as WelchResult } from '../stats/tests.ts';
 import type { BeyondThreshold, ContrastTest, PairInfo, RankTest, RunToRun } from './test-types.ts';
-export type { BeyondThreshold, ContrastTest, PairInfo, RankTest, RunToRun, TestMethod } from './test-types.ts';
 
 /** Descriptive statistics of one run's measured rounds of one subject. */
 export interface RunSummary {

@@ -28,7 +28,9 @@ import type { Direction } from '../model.ts';
 import { pClause, formatP } from '../format/numbers.ts';
 import { formatChangePct, formatChangePctRange, formatSpreadPct } from '../format/percent.ts';
 import type { Design } from './design.ts';
-import type { AdjustedP, Caveat, ComparisonOptions, Contrast, Measures, PowerAnalysis, SubjectComparison, TestMethod, Verdict, VerdictResult } from './types.ts';
+import type { AdjustedP, Caveat, Contrast, Measures, PowerAnalysis, SubjectComparison, Verdict, VerdictResult } from './types.ts';
+import type { ComparisonOptions } from './options.ts';
+import type { TestMethod } from './test-types.ts';
 
 /** What stands behind a contrast's two sides, and what to run when the units are too few. */
 export interface SideCounts {

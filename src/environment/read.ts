@@ -37,7 +37,7 @@ export function whereOf(run: RunWithEnvironment): Where {
 /** A run's stored environment record, typed and tagged. */
 export function readEnvironment(run: RunWithEnvironment): StoredEnvironment {
   // The store holds JSON hintlab wrote; StoredEnvironment says any field may be missing.
-  return { ...run.environment, where: whereOf(run) } as StoredEnvironment;
+  return { ...run.environment, where: whereOf(run) };
 }
 
 /** The guest's VM facts, or undefined for a host or remote run. */

@@ -99,10 +99,10 @@ function row(v: unknown, where: string): HintsDocumentRow {
 
 function document(doc: JsonRecord): HintsDocument {
   if (doc.format !== HINTS_JSON_FORMAT) {
-    throw new ShapeError('format', `expected '${HINTS_JSON_FORMAT}', got ${JSON.stringify(doc.format) ?? 'nothing'}`);
+    throw new ShapeError('format', `expected '${HINTS_JSON_FORMAT}', got ${JSON.stringify(doc.format) || 'nothing'}`);
   }
   if (doc.version !== HINTS_JSON_VERSION) {
-    throw new ShapeError('version', `expected ${HINTS_JSON_VERSION}, got ${JSON.stringify(doc.version) ?? 'nothing'}`);
+    throw new ShapeError('version', `expected ${HINTS_JSON_VERSION}, got ${JSON.stringify(doc.version) || 'nothing'}`);
   }
   const thresholds = record(doc.thresholds, 'thresholds');
   return {

@@ -76,7 +76,7 @@ function fail(source: string, where: string, what: string): never {
 
 /** Why `v` is not a count of executions (a whole number from 0 to MAX_COUNT), or null when it is one. */
 export function badCount(v: unknown): string | null {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return `${JSON.stringify(v) ?? 'nothing'} is not a number`;
+  if (typeof v !== 'number' || !Number.isFinite(v)) return `${JSON.stringify(v) || 'nothing'} is not a number`;
   if (!Number.isInteger(v) || v < 0) return `${v} is not a whole number of executions`;
   if (v > MAX_COUNT) return `${v} is above 2^53-1, more than any counter reaches (a damaged or forged file)`;
   return null;
@@ -119,7 +119,7 @@ export function parseGcovDocument(source: string, doc: unknown): GcovDocument {
   const version = String(doc.format_version);
   if (!FORMAT_VERSIONS.includes(version)) {
     throw new UserError(
-      `${printable(source)}: gcov JSON format_version ${printable(JSON.stringify(doc.format_version) ?? 'missing')} is not one hintlab reads ` +
+      `${printable(source)}: gcov JSON format_version ${printable(JSON.stringify(doc.format_version) || 'missing')} is not one hintlab reads ` +
         `(${FORMAT_VERSIONS.map((v) => `"${v}"`).join(', ')}: GCC 9 to 14); write it with a GCC of those, or tell us about the new format`,
     );
   }

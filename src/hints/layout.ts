@@ -53,7 +53,7 @@ export function branchLayout(ifNode: Node): BranchLayout {
       elseFirst !== null &&
       (elseFirst.startPosition.row > thenEndRow ||
         (then.type === 'compound_statement' && elseFirst.startPosition.row === thenEndRow));
-    if (clear && elseFirst) layout.elseLine = elseFirst.startPosition.row + 1;
+    if (clear) layout.elseLine = elseFirst.startPosition.row + 1;
   } else {
     layout.flow = flowRecipe(ifNode);
   }

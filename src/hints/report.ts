@@ -92,18 +92,16 @@ export function formatTable(result: HintsResult): string {
   const header = checked ? [...HEADER, 'profiler'] : HEADER;
   const cells = (r: HintRow): string[] => rowCells(r, checked);
   out += proposals.length ? table(header, proposals.map(cells), right) : '(none)\n';
-  if (result.mode === 'profile') {
-    out += `\nAnnotations the profile contradicts\n`;
-    out += contradicted.length
-      ? table(
-          [...HEADER, 'annotation holds'],
-          contradicted.map((r) => [...rowCells(r), r.verdict.kind === 'contradicted' ? formatSharePct(r.verdict.claimedShare) : '']),
-          right,
-        )
-      : '(none)\n';
-    out += `\nSkipped (run >= ${result.thresholds.minHits} times)\n`;
-    out += skipped.length ? table(header, skipped.map(cells), right) : '(none)\n';
-  }
+  out += `\nAnnotations the profile contradicts\n`;
+  out += contradicted.length
+    ? table(
+        [...HEADER, 'annotation holds'],
+        contradicted.map((r) => [...rowCells(r), r.verdict.kind === 'contradicted' ? formatSharePct(r.verdict.claimedShare) : '']),
+        right,
+      )
+    : '(none)\n';
+  out += `\nSkipped (run >= ${result.thresholds.minHits} times)\n`;
+  out += skipped.length ? table(header, skipped.map(cells), right) : '(none)\n';
   out += `\n${summaryLine(result)}\n`;
   return out;
 }

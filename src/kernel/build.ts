@@ -25,7 +25,6 @@ import { checkOwnedDir, claimOwnedDir, refuseNested, type OwnedDir } from './own
 import { IMAGE_FILE, MANIFEST_FILE, readManifest, type AppliedFile, type KernelManifest } from './manifest.ts';
 import { applyPatch, checkPatchTargets, linkCopy } from './source.ts';
 
-export type { ConfigBase, KernelBuildRequest } from './inputs.ts';
 
 export interface KernelBuildDeps {
   abort: AbortSignal;
@@ -196,7 +195,7 @@ export async function buildKernel(request: KernelBuildRequest, deps: KernelBuild
   const keepBase = from !== null && !touchesKconfig([...from.manifest.patches, ...inputs.patches].flatMap((p) => p.files));
   const baseName = inputs.box ? inputs.box.url : inputs.baseDesc.split(' ')[0];
   const modules = inputs.modules === 'local-builtin' ? ', loaded modules built in' : inputs.modules === 'builtin' ? ', modules built in' : '';
-  deps.onPhase?.(`configuring: ${baseName}${modules} + hintlab fragment${(req.fragments ?? []).map((f) => ` + --${f}`).join('')}${req.fragment ? ` + ${req.fragment}` : ''}, -${req.opt}${keepBase ? ` (from ${from!.manifest.label}'s .config: no patch touches Kconfig)` : ''}`);
+  deps.onPhase?.(`configuring: ${baseName}${modules} + hintlab fragment${(req.fragments ?? []).map((f) => ` + --${f}`).join('')}${req.fragment ? ` + ${req.fragment}` : ''}, -${req.opt}${keepBase ? ` (from ${from.manifest.label}'s .config: no patch touches Kconfig)` : ''}`);
   const configured = await configure(layout.tree, layout.obj, inputs, modulesList, (args, what) => make(args, log, deps, what).then(() => undefined), keepBase);
   deps.onPhase?.(`compiling with ${req.jobs} jobs (log: ${log})`);
   const compiled = await make(['-C', layout.tree, `O=${layout.obj}`, `-j${req.jobs}`, 'bzImage'], log, deps, 'the kernel build');

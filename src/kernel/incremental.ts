@@ -141,10 +141,12 @@ export function rebaseCommandFiles(obj: string, fromWork: string, toWork: string
  */
 export async function copyObjects(fromObj: string, dest: string, abort: AbortSignal): Promise<void> {
   const partial = `${dest}.partial`;
-  const interrupted = (): UserError => new UserError(`interrupted while copying ${fromObj}; ${dest} was not written (A is unchanged)`, 130);
+  const stopIfAborted = (): void => {
+    if (abort.aborted) throw new UserError(`interrupted while copying ${fromObj}; ${dest} was not written (A is unchanged)`, 130);
+  };
   rmSync(partial, { recursive: true, force: true });
   rmSync(dest, { recursive: true, force: true });
-  if (abort.aborted) throw interrupted();
+  stopIfAborted();
   const cp = spawnSupervised(['cp', '-a', '--reflink=auto', '--', fromObj, partial], { stdout: 'ignore' });
   let stderr = '';
   cp.stderr.on('data', (b: Buffer) => void (stderr += b.toString()));
@@ -153,7 +155,7 @@ export async function copyObjects(fromObj: string, dest: string, abort: AbortSig
   const end = await cp.exit.finally(() => abort.removeEventListener('abort', kill));
   if (end.code !== 0) {
     rmSync(partial, { recursive: true, force: true });
-    if (abort.aborted) throw interrupted();
+    stopIfAborted();
     throw new UserError(`cannot copy ${fromObj} to ${partial}: ${stderr.trim() || `cp ended with ${end.signal ?? `status ${end.code}`}`}`);
   }
   renameSync(partial, dest);

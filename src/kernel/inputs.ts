@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { compilerVersion } from '../launch/probe-build.ts';
+import { compilerVersion } from '../proc/native.ts';
 import { UserError } from '../errors.ts';
 import type { SshAddress } from '../targets/ssh-address.ts';
 import type { SshOptions } from '../targets/ssh-connection.ts';

@@ -56,9 +56,9 @@ export function runMake(req: MakeRequest): Promise<MakeResult> {
         if (aborted) resolve({ state: 'aborted' });
         else resolve(code === 0 ? { state: 'ok', compiled } : { state: 'failed', code });
       },
-      (err: Error) => {
+      (err: unknown) => {
         req.abort.removeEventListener('abort', kill);
-        reject(new Error(`cannot run make: ${err.message}; install it with 'apt-get install make'`));
+        reject(new Error(`cannot run make: ${(err as Error).message}; install it with 'apt-get install make'`));
       },
     );
   });

@@ -8,7 +8,6 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileCached, compilerVersion, defaultCacheDir } from '../proc/native.ts';
 
-export { compilerVersion, defaultCacheDir };
 
 export const PROBE_SOURCE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../probes');
 

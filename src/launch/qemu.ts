@@ -15,7 +15,6 @@ import { UserError } from '../errors.ts';
 import { spawnSupervised } from '../proc/supervise.ts';
 
 /** A qemu accelerator; defined with the environment record that stores it. */
-export type { Accel };
 
 /** What to boot and how. */
 export interface QemuSpec {
@@ -159,7 +158,7 @@ export function qemuLauncher(): VmLauncher {
           },
           (err: unknown) => {
             finish();
-            reject(err);
+            reject(err as Error);
           },
         );
       });

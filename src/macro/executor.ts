@@ -72,7 +72,7 @@ export function processExecutor(program = 'stress-ng'): StressNgExecutor {
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
       child.exit.then(
         () => resolve(out),
-        (err: Error) => reject(missing(program, err)),
+        (err: unknown) => reject(missing(program, err as Error)),
       );
     });
   return {

@@ -98,8 +98,8 @@ export function fakeExecutor(script: FakeScript): FakeExecutor {
   });
   return {
     calls,
-    version: async () => `stress-ng, version ${script.version ?? '0.15.06'} (gcc 12.2.0, x86_64 Linux fake)\n`,
-    stressors: async () => `${script.stressors.join(' ')}\n`,
+    version: () => Promise.resolve(`stress-ng, version ${script.version ?? '0.15.06'} (gcc 12.2.0, x86_64 Linux fake)\n`),
+    stressors: () => Promise.resolve(`${script.stressors.join(' ')}\n`),
     target,
     program: 'stress-ng',
   };

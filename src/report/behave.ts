@@ -3,7 +3,8 @@
  * report (`behaveText`) and the lines for a changelog or a mail
  * (`behaveLkml`, at most 72 columns). Both only format the document.
  */
-import { notJudgedSteps, type BehaveDocument, type BehaveKernel, type Divergence, type FieldDifference, type NotJudged, type StepOutcome } from '../behave/compare.ts';
+import { notJudgedSteps, type BehaveDocument, type BehaveKernel } from '../behave/compare.ts';
+import type { Divergence, FieldDifference, NotJudged, StepOutcome } from '../behave/judge.ts';
 import { LKML_COLUMNS, wrapProse } from './wrap.ts';
 
 /** Scenarios a mail's headline names; more are counted. */

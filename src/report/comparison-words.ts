@@ -5,7 +5,8 @@
  * never computed (they come from a Comparison).
  */
 import { directionOf, type Known, type Unit } from '../model.ts';
-import type { Comparison, DesignKind, Interval, InsufficientData, RunSummary } from '../compare/types.ts';
+import type { Comparison, DesignKind, RunSummary } from '../compare/types.ts';
+import type { Interval, InsufficientData } from '../stats/result.ts';
 import type { ProcessesPerSide } from '../compare/design.ts';
 import type { RunClock } from '../compare/clock.ts';
 import { decimalsFor, fixed, readableDecimals, signed } from '../format/numbers.ts';
@@ -77,7 +78,7 @@ export interface UnitsDesign {
 /** The design a comparison document carries; none in documents of schema 5 and older. */
 export function designOf(c: Comparison): UnitsDesign | undefined {
   const d: unknown = (c as { design?: unknown }).design;
-  return typeof d === 'object' && d !== null ? (d as UnitsDesign) : undefined;
+  return typeof d === 'object' && d !== null ? (d) : undefined;
 }
 
 function isPairedKind(d: UnitsDesign | undefined): boolean {

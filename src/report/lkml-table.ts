@@ -137,8 +137,8 @@ export function verdictRuleShort(c: Comparison): string {
   const m = c.multipleComparisons;
   const correction = m.familySize === 0 ? 'no subject could be tested' : `${o.correction === 'holm' ? 'Holm' : 'no correction'}, ${countOf(m.familySize, 'subject')}`;
   const u = c.subjects[0]?.runs[0]?.replicateUnit;
-  const paired = c.design?.kind === 'duet' || c.design?.kind === 'alternation';
-  const pairsOn = c.design?.pairsPerGeneration !== undefined ? 'on generations of processes (mean B/A of their pairs)' : 'on pairs (B/A of each pair)';
+  const paired = c.design.kind === 'duet' || c.design.kind === 'alternation';
+  const pairsOn = c.design.pairsPerGeneration !== undefined ? 'on generations of processes (mean B/A of their pairs)' : 'on pairs (B/A of each pair)';
   const on = o.roundsAsUnits ? 'on rounds as units' : paired ? pairsOn : u?.known ? `on ${unitNounOf(u.value, false)} means` : 'on run means';
   const aba = c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? ', B against A+A2' : '';
   const detectable = detectableText(c);
@@ -170,4 +170,3 @@ export function measuredLines(c: Comparison, caption: string, opts: { all: boole
   return [...lkmlPara(caption), ...subjectTable(c, all), ...prose.flatMap((p) => lkmlPara(p))];
 }
 
-export { tableRoundsText } from './comparison-words.ts';

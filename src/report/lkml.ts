@@ -9,7 +9,7 @@
  */
 import type { Comparison } from '../compare/types.ts';
 import { environmentFacts, runName } from './facts.ts';
-import { comparisonClockText } from './comparison-words.ts';
+import { comparisonClockText, tableRoundsText } from './comparison-words.ts';
 import { unitWords } from '../format/units.ts';
 import {
   branchClaim,
@@ -25,7 +25,7 @@ import {
 } from './patch-evidence.ts';
 import type { ReportContext } from './reporter.ts';
 import { measuresText } from './summary.ts';
-import { designLine, driftSummaryText, measuredLines, tableRoundsText } from './lkml-table.ts';
+import { designLine, driftSummaryText, measuredLines } from './lkml-table.ts';
 import { asciiOnly, glueNumbers, LKML_COLUMNS, lkmlPara, plain, wrapCommand, wrapProse } from './wrap.ts';
 
 /** Shell commands under a heading, each wrapped so it still pastes and runs. */
@@ -38,7 +38,7 @@ export function tableCaption(c: Comparison): string {
   // Instruction counts get the longer sentence of what they leave out (measuresText), once.
   const caution = c.measures === 'instructions' ? null : unitWords(c.unit).caution;
   const vs = c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? 'B vs A+A2' : 'B vs A';
-  const notes = [caution, comparisonClockText(c)].filter((x) => x !== null && x !== undefined);
+  const notes = [caution, comparisonClockText(c)].filter((x) => x !== null);
   return `Means in ${unitWords(c.unit).perOp} (${notes.join('; ')}), ${vs}, ${tableRoundsText(c)}:`;
 }
 
@@ -82,4 +82,3 @@ function branchBlock(hints: LoadedHints): string[] {
   ];
 }
 
-export { glueNumbers, plain } from './wrap.ts';

@@ -108,7 +108,7 @@ interface TypedCommand {
 function typedCommand(run: ComparedRun): TypedCommand {
   const inv = run.params.extra.invocation as { argv?: unknown; cwd?: unknown } | undefined;
   if (inv && Array.isArray(inv.argv) && inv.argv.every((a) => typeof a === 'string') && typeof inv.cwd === 'string') {
-    return { argv: inv.argv as string[], cwd: inv.cwd };
+    return { argv: inv.argv, cwd: inv.cwd };
   }
   const words = shellWords(run.command).map(unquote);
   return { argv: words[0] === 'hintlab' ? words.slice(1) : words, cwd: null };

@@ -73,10 +73,10 @@ export function runTable(run: RunWithRounds): string {
 
 function k(v: unknown): string {
   const x = v as Known<unknown> | undefined;
-  if (!x || typeof x !== 'object' || !('known' in x)) return v === undefined || v === null ? '-' : String(v);
+  if (!x || typeof x !== 'object' || !('known' in x)) return v === undefined || v === null ? '-' : String(v as string | number | boolean);
   if (!x.known) return `unknown (${x.reason})`;
   if (x.value === '') return 'none';
-  return Array.isArray(x.value) ? x.value.join(' ') : typeof x.value === 'object' ? JSON.stringify(x.value) : String(x.value);
+  return Array.isArray(x.value) ? x.value.join(' ') : typeof x.value === 'object' ? JSON.stringify(x.value) : String(x.value as string | number | boolean);
 }
 
 /** `k=v, k=v` of a flat record; nested records in braces. */
@@ -119,11 +119,11 @@ function fieldLines(obj: Record<string, unknown>, indent: string, prefix = ''): 
       lines.push(...v.map((job, i) => `${indent}lava.jobs[${i + 1}]: ${lavaJobText(job)}`));
       continue;
     }
-    const isKnown = v !== null && typeof v === 'object' && 'known' in (v as object);
+    const isKnown = v !== null && typeof v === 'object' && 'known' in v;
     if (v !== null && typeof v === 'object' && !isKnown && !Array.isArray(v)) {
       lines.push(...fieldLines(v as Record<string, unknown>, indent, `${prefix}${key}.`));
-    } else if (key === 'vulnerabilities' && isKnown && (v as Known<unknown>).known) {
-      for (const [n, s] of Object.entries((v as { value: Record<string, string> }).value)) lines.push(`${indent}${prefix}vulnerabilities.${n}: ${s}`);
+    } else if (key === 'vulnerabilities' && isKnown && (v as Known<Record<string, string>>).known) {
+      for (const [n, s] of Object.entries((v as Known<Record<string, string>> & { known: true }).value)) lines.push(`${indent}${prefix}vulnerabilities.${n}: ${s}`);
     } else {
       lines.push(`${indent}${prefix}${key}: ${k(v)}`);
     }
@@ -139,7 +139,7 @@ function fieldLines(obj: Record<string, unknown>, indent: string, prefix = ''): 
  */
 function lavaJobText(job: unknown): string {
   if (job === null || typeof job !== 'object') return printable(String(job));
-  const j = job as { jobId?: unknown; device?: unknown; health?: unknown; url?: unknown; qemu?: unknown; kernelSha256?: unknown };
+  const j = job as { jobId?: number | null; device?: string | null; health?: string | null; url?: string | null; qemu?: unknown; kernelSha256?: unknown };
   const parts = [`job ${String(j.jobId ?? '?')} on ${String(j.device ?? 'no device')}`, String(j.health ?? 'health unknown'), String(j.url ?? 'no URL')];
   if (typeof j.kernelSha256 === 'string') parts.push(`kernel sha256 ${j.kernelSha256.slice(0, 16)}`);
   if (typeof j.qemu === 'string') parts.push(`qemu: ${j.qemu}`);

@@ -9,7 +9,8 @@ import type { Comparison } from '../compare/types.ts';
 import { unitWords } from '../format/units.ts';
 import type { TrialDocument, TrialStressors } from '../trial/document.ts';
 import { renameUnitFields } from './json.ts';
-import { measuredLines, tableRoundsText } from './lkml-table.ts';
+import { measuredLines } from './lkml-table.ts';
+import { tableRoundsText } from './comparison-words.ts';
 import { lkmlPara } from './wrap.ts';
 import { geometricMeanText, notRunText, regressionsText, subjectSentence, subjectsRegressionsFirst, verdictRuleText } from './summary.ts';
 
@@ -57,5 +58,5 @@ export function stressLkml(doc: TrialDocument, all: boolean): string[] {
 export function stressJson(s: TrialStressors | undefined): (Omit<TrialStressors, 'comparison'> & { unitFieldSuffix: string; comparison: unknown }) | undefined {
   if (!s) return undefined;
   const suffix = unitWords(s.unit).fieldSuffix;
-  return { ...s, unitFieldSuffix: suffix, comparison: renameUnitFields(s.comparison as Comparison, suffix) };
+  return { ...s, unitFieldSuffix: suffix, comparison: renameUnitFields(s.comparison, suffix) };
 }

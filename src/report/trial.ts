@@ -10,7 +10,8 @@
 import { behaveLkml, behaveText } from './behave.ts';
 import { environmentFacts } from './facts.ts';
 import { lkmlCommands } from './lkml.ts';
-import { measuredLines, tableRoundsText } from './lkml-table.ts';
+import { measuredLines } from './lkml-table.ts';
+import { tableRoundsText } from './comparison-words.ts';
 import { unitWords } from '../format/units.ts';
 import { basename } from 'node:path';
 import { codegenTable } from './patch-evidence.ts';

@@ -19,7 +19,7 @@ export function wrapProse(text: string, width: number, firstPrefix = '', restPre
   const words = text.split(/[ \t\r\n]+/).filter((w) => w.length > 0);
   const lines: string[] = [];
   let line = firstPrefix;
-  let empty = true;
+  let empty = true as boolean;
   const flush = (): void => {
     lines.push(line.trimEnd());
     line = restPrefix;
@@ -103,7 +103,7 @@ export function shellWords(command: string): string[] {
 export function wrapCommand(command: string, width: number, firstPrefix = '', indent = '    '): string[] {
   const lines: string[] = [];
   let line = firstPrefix;
-  let empty = true;
+  let empty = true as boolean;
   // Room for a word plus the trailing " \" a continued line needs.
   const fits = (text: string): boolean => line.length + (empty ? 0 : 1) + text.length + 2 <= width;
   const append = (text: string): void => {

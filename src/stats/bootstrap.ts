@@ -55,7 +55,12 @@ export function unitMeans(units: Units): number[] {
 export function meanOfUnitMeans(runs: readonly Units[]): number {
   let sum = 0;
   let n = 0;
-  for (const run of runs) for (const u of run) (sum += mean(u)), n++;
+  for (const run of runs) {
+    for (const u of run) {
+      sum += mean(u);
+      n++;
+    }
+  }
   return sum / n;
 }
 

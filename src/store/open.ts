@@ -29,7 +29,7 @@ export function isDiskFull(err: unknown): boolean {
 
 /** The cause and the fix for a failed open or write of the database at `path`. */
 export function describeStoreFailure(path: string, err: unknown): string {
-  const code = String((err as { code?: unknown }).code ?? '');
+  const code = (err as { code?: string }).code ?? '';
   const message = (err as Error).message;
   if (err instanceof DatabaseGone) return err.message;
   if (isDiskFull(err)) return `the disk is full; free space on ${describeFilesystem(path)}`;

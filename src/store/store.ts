@@ -256,7 +256,7 @@ export class Store {
     const row = this.guard(() => this.db.prepare('SELECT params_json FROM runs WHERE id = ?').get(runId)) as { params_json: string } | undefined;
     if (!row) throw new RunNotFoundError(`run ${runId} does not exist`);
     const params = JSON.parse(row.params_json) as RunParams;
-    params.subjectParams = { ...params.subjectParams, [subject]: { ...params.subjectParams?.[subject], ...patch } };
+    params.subjectParams = { ...params.subjectParams, [subject]: { ...params.subjectParams[subject], ...patch } };
     this.guard(
       () => this.db.prepare('UPDATE runs SET params_json = ? WHERE id = ?').run(JSON.stringify(params), runId),
       () => `recording the probe's parameters of ${subject} in ${this.describeRun(runId)}`,

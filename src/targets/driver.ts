@@ -137,7 +137,7 @@ async function runSegment(seg: DriverSegment, index: number, opened: OpenedRun, 
     return { index, runId, outcome: { state: 'failed', reason: (err as Error).message }, exit: null };
   }
   let exit: TargetExit | null = null;
-  let outcome: SessionOutcome;
+  let outcome: SessionOutcome | undefined;
   try {
     // a round that cannot be stored (disk full) stops the job as Ctrl-C would
     exit = await seg.target.run(seg.job, (l) => session.feed(l), AbortSignal.any([abort, session.stopped]));

@@ -28,26 +28,34 @@ export function scriptedTarget(script: (job: TargetJob, call: number, abort: Abo
     kind,
     name: 'scripted target',
     jobs,
-    async run(job, onLine, abort): Promise<TargetExit> {
-      jobs.push(job);
-      const s = script(job, jobs.length - 1, abort);
-      const lines = s.lines.map((l) => (l.startsWith('@hl1 ') ? frameLine(l) : l));
-      for (const l of lines) onLine(l);
-      const collected = new Map<string, Buffer>();
-      for (const path of job.collect ?? []) {
-        const data = s.files?.[path];
-        if (data !== undefined) collected.set(path, Buffer.from(data));
+    run(job, onLine, abort): Promise<TargetExit> {
+      try {
+        return Promise.resolve(scriptedRun(job, onLine, abort));
+      } catch (err) {
+        return Promise.reject(err as Error);
       }
-      const stderrTail = s.stderr ?? [];
-      return {
-        end: s.end ?? { kind: 'exited', code: s.code ?? 0, signal: null },
-        outputTail: lines.slice(-25),
-        stderrTail,
-        elapsedMs: 0,
-        collected,
-        describe: (what) => [what, ...stderrTail.map((l) => `  | ${l}`)].join('\n'),
-      };
     },
     async close() {},
   };
+
+  function scriptedRun(job: TargetJob, onLine: (line: string) => void, abort: AbortSignal): TargetExit {
+    jobs.push(job);
+    const s = script(job, jobs.length - 1, abort);
+    const lines = s.lines.map((l) => (l.startsWith('@hl1 ') ? frameLine(l) : l));
+    for (const l of lines) onLine(l);
+    const collected = new Map<string, Buffer>();
+    for (const path of job.collect ?? []) {
+      const data = s.files?.[path];
+      if (data !== undefined) collected.set(path, Buffer.from(data));
+    }
+    const stderrTail = s.stderr ?? [];
+    return {
+      end: s.end ?? { kind: 'exited', code: s.code ?? 0, signal: null },
+      outputTail: lines.slice(-25),
+      stderrTail,
+      elapsedMs: 0,
+      collected,
+      describe: (what) => [what, ...stderrTail.map((l) => `  | ${l}`)].join('\n'),
+    };
+  }
 }

@@ -16,12 +16,14 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { defaultCacheDir, type ProbeBuild } from '../launch/probe-build.ts';
+import { type ProbeBuild } from '../launch/probe-build.ts';
+import { defaultCacheDir } from '../proc/native.ts';
 import { parseLine } from '../launch/probe-protocol.ts';
 import { shellLine } from '../shell.ts';
 import { writeAtomically } from '../write-file.ts';
 import { probeInitramfs, type CpioEntry } from '../launch/initramfs.ts';
-import { BASE_APPEND, qemuCommand, type Accel, type VmLauncher } from '../launch/qemu.ts';
+import { BASE_APPEND, qemuCommand, type VmLauncher } from '../launch/qemu.ts';
+import type { Accel } from '../environment/record.ts';
 import { parentDirs } from '../launch/stress-ng-image.ts';
 import type { Target, TargetExit, TargetJob } from './target.ts';
 
@@ -104,7 +106,7 @@ export function guestArgv(spec: GuestSpec, opts: GuestOptions, job: TargetJob): 
   const key = `${opts.probe.path}\0${opts.cacheDir ?? ''}`;
   const known = images.get(job)?.get(key);
   const initrd = known && existsSync(known) ? known : initramfsFile(opts.probe, job.args, opts.cacheDir, jobEntries(job));
-  images.set(job, (images.get(job) ?? new Map()).set(key, initrd));
+  images.set(job, (images.get(job) ?? new Map<string, string>()).set(key, initrd));
   return qemuCommand({ kernel: spec.image, initrd, accel: spec.accel, icount: spec.icount, cpus: spec.cpus, memoryMiB: spec.memoryMiB, append: spec.append ?? BASE_APPEND, plugin: spec.plugin });
 }
 

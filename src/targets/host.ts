@@ -167,7 +167,7 @@ export function hostTarget(opts: HostTargetOptions): Target {
         rmSync(dir, { recursive: true, force: true });
       }
     },
-    reader: async () => opts.reader ?? fsReader(),
+    reader: () => Promise.resolve(opts.reader ?? fsReader()),
     async close() {},
   };
 }

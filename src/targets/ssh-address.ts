@@ -29,7 +29,7 @@ const USER_CHAR = /[A-Za-z0-9._-]/;
 
 /** The first character of `text` that `allowed` does not take, named for a message; null when all are taken. */
 function badChar(text: string, allowed: RegExp): string | null {
-  const c = [...text].find((ch) => !allowed.test(ch));
+  const c = Array.from(text).find((ch) => !allowed.test(ch));
   if (c === undefined) return null;
   return `'${printable(c)}' (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`;
 }

@@ -238,7 +238,7 @@ export class SshBox implements BootableTarget {
     while (Date.now() < until && !abort.aborted) {
       try {
         const conn = await this.target.openConnection(10);
-        const facts = await readFacts(conn, this.name).catch(async (err: Error) => {
+        const facts = await readFacts(conn, this.name).catch(async (err: unknown) => {
           await conn.close();
           throw err;
         });

@@ -135,6 +135,11 @@ export function controlBase(base = tmpdir()): string {
 
 export class SshConnection {
   private masterEnd: string | null = null;
+
+  /** Read through a call: the master's exit handler sets masterEnd while a check awaits. */
+  private masterEnded(): boolean {
+    return this.masterEnd !== null;
+  }
   private readonly masterStderr: string[] = [];
   private readonly sessions = new Set<ChildProcess>();
   private closed = false;
@@ -148,7 +153,7 @@ export class SshConnection {
     createInterface({ input: master.stderr }).on('line', (l) => pushTail(this.masterStderr, l));
     master.exit.then(
       (e) => (this.masterEnd = e.signal ? `the ssh master connection was killed by ${e.signal}` : `the ssh master connection exited with status ${e.code}`),
-      (err: Error) => (this.masterEnd = err.message),
+      (err: unknown) => (this.masterEnd = (err as Error).message),
     );
   }
 
@@ -191,8 +196,8 @@ export class SshConnection {
   /** The master creates its control socket once logged in: ready. */
   private async waitReady(control: string, boundMs: number): Promise<void> {
     const until = Date.now() + boundMs;
-    let startError: Error | null = null;
-    this.master.exit.catch((err: Error) => (startError = err));
+    let startError = null as Error | null;
+    this.master.exit.catch((err: unknown) => (startError = err as Error));
     while (!existsSync(control)) {
       if (startError !== null) {
         await this.close();
@@ -282,7 +287,7 @@ export class SshConnection {
       check.on('error', () => res(null));
       check.on('close', (c) => res(c));
     });
-    return code === 0 && this.masterEnd === null;
+    return code === 0 && !this.masterEnded();
   }
 
   /** Run `command` (a POSIX shell command line) on the box and collect its output. */
@@ -342,7 +347,7 @@ export class SshConnection {
     createInterface({ input: child.stdout! }).on('line', onLine);
     createInterface({ input: child.stderr! }).on('line', (l) => pushTail(stderrTail, l));
     const beat = opts.heartbeatMs ? setInterval(() => child.stdin?.write('\n'), opts.heartbeatMs) : null;
-    let cutOff = false;
+    let cutOff = false as boolean;
     let cut: NodeJS.Timeout | null = null;
     const onAbort = (): void => {
       if (beat) clearInterval(beat);

@@ -168,7 +168,10 @@ export class SshTarget implements Target {
     const { cmd, dir } = await this.command(job);
     const stop = new AbortController();
     let timedOut = false;
-    const timer = job.timeoutSeconds ? setTimeout(() => ((timedOut = true), stop.abort()), job.timeoutSeconds * 1000) : null;
+    const timer = job.timeoutSeconds ? setTimeout(() => {
+      timedOut = true;
+      stop.abort();
+    }, job.timeoutSeconds * 1000) : null;
     const outputTail: string[] = [];
     const streamed = await this.connection
       .stream(cmd, (l) => {
@@ -200,8 +203,8 @@ export class SshTarget implements Target {
     const snap = this.snapshot;
     if (!snap) return;
     const stale = (why: string): void => void snap.files.set('/proc/loadavg', { ok: false, reason: `/proc/loadavg: not read again after the job (${why})` });
-    if (end.kind === 'lost') return stale('connection lost');
-    await refreshLoad(this.connection, snap).catch((err: Error) => stale(err.message));
+    if (end.kind === 'lost') { stale('connection lost'); return; }
+    await refreshLoad(this.connection, snap).catch((err: unknown) => stale((err as Error).message));
   }
 
   private async collect(job: TargetJob, dir: string | null): Promise<Map<string, Buffer>> {

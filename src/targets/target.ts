@@ -43,8 +43,8 @@ export interface TargetJob {
  * `aborted`: the target had to kill it on abort; a job that was asked to
  * stop (SIGINT on the host) and exited by itself reports its own `exited`
  * status, so what it said while stopping (the probe's `interrupted` line)
- * decides the outcome. (A refinement of the first contract, which did not
- * say; a qemu guest is killed at once, so it always reports `aborted`.)
+ * decides the outcome. A qemu guest is killed at once, so it always reports
+ * `aborted`.
  */
 export type TargetEnd =
   | { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null }

@@ -71,8 +71,8 @@ class BuiltObjectSource implements ObjectSource {
     this.notes = [`the objects of the measured kernels, before: ${a.label} (${a.obj}), after: ${b.label} (${b.obj})`];
   }
   async enter(): Promise<void> {}
-  async build(_compiler: unknown, _opt: unknown, variant: Variant): Promise<BuildOutcome> {
-    return { state: 'built', objectPath: this.paths[variant] };
+  build(_compiler: unknown, _opt: unknown, variant: Variant): Promise<BuildOutcome> {
+    return Promise.resolve({ state: 'built', objectPath: this.paths[variant] });
   }
   async close(): Promise<void> {}
 }

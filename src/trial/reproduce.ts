@@ -4,7 +4,7 @@
  * trial itself as typed, then the five commands a user would type by hand.
  */
 import { join } from 'node:path';
-import type { ConfigBase } from '../kernel/build.ts';
+import type { ConfigBase } from '../kernel/inputs.ts';
 import type { TrialCodegen } from './codegen.ts';
 import type { ReproduceCommand, TrialKernel } from './document.ts';
 import type { TrialRequest } from './request.ts';

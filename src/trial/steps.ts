@@ -156,7 +156,7 @@ export interface VmStepResult {
 }
 
 function isVmResult(v: unknown): v is VmStepResult {
-  const r = v as VmStepResult;
+  const r = v as { runs?: { A?: { id?: unknown }; B?: { id?: unknown } }; order?: unknown };
   return typeof v === 'object' && v !== null && typeof r.runs?.A?.id === 'number' && typeof r.runs?.B?.id === 'number' && Array.isArray(r.order);
 }
 
@@ -173,7 +173,7 @@ export function runsComplete(deps: TrialDeps, ids: number[]): boolean {
 export function vmFailure(result: Pick<VmResult, 'state' | 'steps'>): UserError | null {
   if (result.state === 'interrupted') return new UserError(`interrupted after ${result.steps.length} boots; qemu was stopped and the runs are stored as failed`, 130);
   const failed = result.steps.find((s) => s.state === 'failed');
-  if (failed && failed.state === 'failed') return new UserError(`boot ${failed.bootIndex} of kernel ${failed.kernel.label} failed (run #${failed.runId} stored as failed):\n${failed.reason}`);
+  if (failed) return new UserError(`boot ${failed.bootIndex} of kernel ${failed.kernel.label} failed (run #${failed.runId} stored as failed):\n${failed.reason}`);
   return null;
 }
 

@@ -81,7 +81,7 @@ function macroRequest(req: TrialRequest, s: TrialStressRequest, order: string[],
 export type StressStepResult = Omit<TrialStressors, 'comparison'> & { bootSeconds: number };
 
 function isStressResult(v: unknown): v is StressStepResult {
-  const r = v as StressStepResult;
+  const r = v as { runs?: { A?: { id?: unknown }; B?: { id?: unknown } }; stressors?: unknown };
   return typeof v === 'object' && v !== null && typeof r.runs?.A?.id === 'number' && typeof r.runs?.B?.id === 'number' && Array.isArray(r.stressors);
 }
 

@@ -6,7 +6,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { UserError } from '../errors.ts';
-import type { Accel } from '../launch/qemu.ts';
+import type { Accel } from '../environment/record.ts';
 
 export type AccelRequest = 'auto' | Accel;
 

@@ -52,7 +52,7 @@ export function recordBootCost(input: BootCostInput): BootCost | string {
   const totals = new Map<string, { calls: number; fns: Map<string, FunctionCounts> }>();
   for (const { round, window } of matched) {
     if (round.warmup) continue;
-    const t = totals.get(round.subject) ?? { calls: 0, fns: new Map() };
+    const t = totals.get(round.subject) ?? { calls: 0, fns: new Map<string, FunctionCounts>() };
     t.calls += round.ops;
     attributeBlocks(window.blocks, symbols, t.fns);
     totals.set(round.subject, t);

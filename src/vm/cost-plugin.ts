@@ -43,7 +43,7 @@ const isPow2 = (n: number): boolean => Number.isSafeInteger(n) && n > 0 && Numbe
 function parseL1i(value: string, bad: (why: string) => never): Pick<CostModel, 'l1iBytes' | 'l1iWays' | 'lineBytes'> {
   const m = /^(\d+)(k?),(\d+)way,(\d+)$/i.exec(value);
   if (!m) bad(`l1i must be SIZE,WAYSway,LINE (e.g. 32k,8way,64), got '${value}'`);
-  const l1i = { l1iBytes: Number(m![1]) * (m![2] ? 1024 : 1), l1iWays: Number(m![3]), lineBytes: Number(m![4]) };
+  const l1i = { l1iBytes: Number(m[1]) * (m[2] ? 1024 : 1), l1iWays: Number(m[3]), lineBytes: Number(m[4]) };
   for (const [what, n] of [['size', l1i.l1iBytes], ['ways', l1i.l1iWays], ['line', l1i.lineBytes]] as const) {
     if (n < 1 || n > PLUGIN_ARG_MAX) bad(`l1i ${what} ${n} is outside 1..2^30, the range the cost plugin models`);
   }
@@ -95,7 +95,7 @@ export interface CostPlugin {
 /** The qemu version ('7.2.22'), or a UserError naming the package. */
 export function qemuVersion(binary = QEMU_BINARY): string {
   const r = spawnSync(binary, ['--version'], { encoding: 'utf8' });
-  const m = /version (\d+\.\d+(?:\.\d+)?)/.exec(r.stdout ?? '');
+  const m = /version (\d+\.\d+(?:\.\d+)?)/.exec(r.stdout || '');
   if (r.error || r.status !== 0 || !m) throw new UserError(`${binary} is not available or printed no version; install it with 'apt-get install qemu-system-x86'`);
   return m[1]!;
 }
@@ -114,7 +114,7 @@ export function checkPluginSupport(version: string, help: string, binary = QEMU_
 /** Check qemu and build (or reuse) the plugin. */
 export function buildCostPlugin(env: NodeJS.ProcessEnv = process.env, binary = QEMU_BINARY): CostPlugin {
   const version = qemuVersion(binary);
-  const help = spawnSync(binary, ['--help'], { encoding: 'utf8' }).stdout ?? '';
+  const help = spawnSync(binary, ['--help'], { encoding: 'utf8' }).stdout || '';
   checkPluginSupport(version, help, binary);
   const built = compileCached({
     what: "hintlab's qemu cost plugin",

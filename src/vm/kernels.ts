@@ -68,7 +68,7 @@ export function resolveKernel(spec: string, cwd: string): VmKernel {
  * length). Every step must name a --kernel label and every kernel must run.
  */
 export function parseOrder(order: string, labels: readonly string[]): string[] {
-  const steps = order.includes(',') ? order.split(',').map((s) => s.trim()) : [...order];
+  const steps = order.includes(',') ? order.split(',').map((s) => s.trim()) : Array.from(order);
   for (const s of steps) {
     if (!labels.includes(s)) {
       throw new UserError(`--order '${order}': step '${s}' is not a --kernel label (labels: ${labels.join(', ')}); use letters like ABA, or commas for longer labels: base,patched,base`, 2);

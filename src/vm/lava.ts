@@ -84,7 +84,7 @@ function staleBecause(run: Run, req: VmRequest, plan: StepPlan, now: { server: s
   const extra = run.params.extra as { order?: string; icount?: boolean; injectWork?: number };
   const env = run.environment as { lava?: { server?: string; jobs?: { kernelSha256?: unknown }[] }; vm?: { kernelPath?: string }; probe?: { buildId?: string } };
   const p = run.params;
-  const differs = (flag: string, was: unknown, is: unknown) => (was === is ? null : `stored with ${flag} ${String(was ?? 'unset')}, not ${String(is ?? 'unset')}`);
+  const differs = (flag: string, was: string | number | boolean | null | undefined, is: string | number | boolean | null | undefined) => (was === is ? null : `stored with ${flag} ${String(was ?? 'unset')}, not ${String(is ?? 'unset')}`);
   const stored = env.lava?.jobs?.at(-1)?.kernelSha256;
   const hash = typeof stored === 'string' ? stored : null;
   return (
@@ -157,7 +157,7 @@ async function runOnLab(req: VmRequest, deps: LavaVmDeps, { client, parallel, fi
       ...deps,
       abort: AbortSignal.any([deps.abort, stop.signal]),
       launcher: { boot: () => Promise.reject(new Error('internal: a LAVA run boots no local qemu')) },
-      chooseAccel: async () => ACCEL,
+      chooseAccel: () => Promise.resolve(ACCEL),
       append: LAVA_APPEND,
       targetFor: (spec) =>
         stop.watch(

@@ -25,11 +25,11 @@ import { guestTarget } from '../targets/guest.ts';
 import type { TargetExit, TargetFile, TargetJob } from '../targets/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment } from '../environment/guest.ts';
-import type { GuestEnvironment } from '../environment/record.ts';
+import type { GuestEnvironment, Accel } from '../environment/record.ts';
 import type { CpioEntry } from '../launch/initramfs.ts';
 import type { VmKernel } from './kernels.ts';
 import { guestPlanText, guestStressNgArgs, GUEST_PLAN, MACRO_PROBE_ARGS, MacroGuestSession, PooledMacroSession } from './macro-session.ts';
-import { BASE_APPEND, type Accel } from '../launch/qemu.ts';
+import { BASE_APPEND } from '../launch/qemu.ts';
 import { guestCpus, planSteps, stepReports, trialBoot, type StepPlan, type StepResult, type VmDeps } from './runner.ts';
 import { GUEST_STRESS_NG, stressNgFiles } from '../launch/stress-ng-image.ts';
 
@@ -135,7 +135,7 @@ function openMacroRun(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacroPlan,
     command: req.command,
     hintlabVersion: req.hintlabVersion,
     params: macroRunParams(req, plan, step, accel),
-    environment: { ...env, stressNg } as unknown as Record<string, unknown>,
+    environment: { ...env, stressNg },
   });
   const run = { store: deps.store, runId, items: plan.items, repeats: req.repeats, unit, stressNg };
   const onInvocation = (done: number) => deps.onInvocation?.(step, done, plan.items.length);

@@ -24,9 +24,9 @@ import { guestTarget, kvmTrial, type GuestOptions, type GuestSpec } from '../tar
 import type { Target, TargetExit } from '../targets/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment } from '../environment/guest.ts';
-import type { GuestEnvironment } from '../environment/record.ts';
+import type { GuestEnvironment, Accel } from '../environment/record.ts';
 import type { VmKernel } from './kernels.ts';
-import { BASE_APPEND, type Accel, type VmLauncher } from '../launch/qemu.ts';
+import { BASE_APPEND, type VmLauncher } from '../launch/qemu.ts';
 import { type CostModel, type CostPlugin, describeCostModel, pluginArg } from './cost-plugin.ts';
 import { recordBootCost } from './cost-boot.ts';
 import { systemMapFor } from './cost-functions.ts';

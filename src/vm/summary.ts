@@ -24,7 +24,7 @@ export function stepsTable(runs: RunWithRounds[]): string {
   if (!first) return '';
   const subjects = [...new Set(runs.flatMap((r) => r.params.subjects))];
   const per = directionOf(first.unit) === 'higher-is-better' ? '' : '/call';
-  const header = [`median ${unitSuffix(first.unit)}${per} (CV)`, ...runs.map((r) => `${r.label ?? `#${r.id}`}`)];
+  const header = [`median ${unitSuffix(first.unit)}${per} (CV)`, ...runs.map((r) => r.label ?? `#${r.id}`)];
   const rows = subjects.map((s) => [s, ...runs.map((r) => cell(r, s))]);
   const all = [header, ...rows];
   return `${alignColumns(all, (i) => i > 0).join('\n')}\n`;

@@ -15,10 +15,12 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { BehaveDocument, Divergence } from '../../src/behave/compare.ts';
+import type { BehaveDocument } from '../../src/behave/compare.ts';
+import type { Divergence } from '../../src/behave/judge.ts';
 import { treeFingerprint } from '../../src/kernel/source.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
-import { hintlabCache, KERNEL_TARBALL, sourceTree } from '../helpers/kernel-source.ts';
+import { hintlabCache, sourceTree } from '../helpers/kernel-source.ts';
+import { KERNEL_TARBALL } from '../codegen/kernel-tree.ts';
 import { requireAll, requireFile, requireKernelBuildTools, requireTool } from '../helpers/tools.ts';
 import { writePatch } from './kernel-patches.ts';
 

@@ -25,7 +25,7 @@ function runProbe(path: string, args: string[]): Promise<Round[]> {
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`probe exited ${code}: ${out}`));
+      if (code !== 0) { reject(new Error(`probe exited ${code}: ${out}`)); return; }
       const rounds: Round[] = [];
       for (const line of out.split('\n')) {
         const p = parseLine(line);

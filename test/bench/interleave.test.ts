@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ProbeBuild } from '../../src/launch/probe-build.ts';
 import { scriptedTarget } from '../../src/targets/fake.ts';
-import { abbaOrder, runInterleaved, type InterleavedRequest } from '../../src/bench/interleave.ts';
+import { abbaOrder, runInterleaved } from '../../src/bench/interleave.ts';
+import type { InterleavedRequest } from '../../src/bench/sides.ts';
 import { selectProfiles } from '../../src/bench/profiles.ts';
 import { Store } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/cli.ts';
@@ -122,7 +123,7 @@ test('an interrupt between probe processes starts no further process and fails b
 
 test('disk full while storing a round stops the interleaved invocation with the round and run named, and ends the partner run', async (t) => {
   const fs = mountTmpfs(1024);
-  if ('skip' in fs) return t.skip(fs.skip);
+  if ('skip' in fs) { t.skip(fs.skip); return; }
   t.after(fs.unmount);
   const store = Store.open(join(fs.dir, 'h.db'));
   t.after(() => store.close());

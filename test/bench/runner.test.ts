@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { tempDir } from '../helpers/cli.ts';
 import { scriptedTarget } from '../../src/targets/fake.ts';
 import { selectProfiles } from '../../src/bench/profiles.ts';
-import { BenchRequestError, planCpus, probeArgs, runBench, type BenchRequest } from '../../src/bench/runner.ts';
+import { BenchRequestError, planCpus, runBench, type BenchRequest } from '../../src/bench/runner.ts';
+import { probeArgs, defaultClock } from '../../src/bench/probe-run.ts';
 import { Store } from '../../src/store/store.ts';
 import { fakeSys } from '../environment/fake-sys.ts';
 import { roundsScript } from './fake-probe.ts';
 import { checkRoundTime } from '../../src/bench/pilot.ts';
-import { defaultClock } from '../../src/bench/probe-run.ts';
 
 const probe: ProbeBuild = { path: '/nonexistent', static: false, buildId: 'b1', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-O2'] };
 

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { armWatchdog, FileSwitches, prepareSwitch, shows, SwitchError } from '../../src/bench/switch-file.ts';
+import { FileSwitches, prepareSwitch, shows } from '../../src/bench/switch-file.ts';
+import { armWatchdog } from '../../src/bench/switch-watchdog.ts';
+import { SwitchError } from '../../src/bench/switch-check.ts';
 import { tempDir } from '../helpers/cli.ts';
 
 function file(contents: string): string {

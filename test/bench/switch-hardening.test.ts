@@ -7,8 +7,10 @@ import assert from 'node:assert/strict';
 import { chownSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { armWatchdog, FileSwitches, prepareSwitch, SwitchBusyError, SwitchError } from '../../src/bench/switch-file.ts';
-import { lockPathFor } from '../../src/bench/switch-lock.ts';
+import { FileSwitches, prepareSwitch } from '../../src/bench/switch-file.ts';
+import { armWatchdog } from '../../src/bench/switch-watchdog.ts';
+import { SwitchBusyError, lockPathFor } from '../../src/bench/switch-lock.ts';
+import { SwitchError } from '../../src/bench/switch-check.ts';
 import { tempDir } from '../helpers/cli.ts';
 
 function file(contents: string | Buffer): string {

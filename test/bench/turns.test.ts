@@ -9,7 +9,8 @@ import { test } from 'node:test';
 import { AlternationSession, alternationOrder, type GoFifo } from '../../src/bench/alternation.ts';
 import { frameLine } from '../../src/launch/probe-protocol.ts';
 import type { SideRun } from '../../src/bench/sides.ts';
-import { PAIRS_PER_PROCESS, Turns } from '../../src/bench/turns.ts';
+import { Turns } from '../../src/bench/turns.ts';
+import { PAIRS_PER_PROCESS } from '../../src/bench/design.ts';
 import { Store } from '../../src/store/store.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 

@@ -14,7 +14,7 @@ async function classes(before: string, after: string, opts: OptLevel[], compiler
   const result = await runMatrix(new FilesSource(fixture(before), fixture(after), []), { compilers, opts });
   const out = new Map<string, Map<string, FunctionDelta['class']>>();
   for (const cell of result.cells) {
-    assert.equal(cell.state, 'compared', `${JSON.stringify(cell)}`);
+    assert.equal(cell.state, 'compared', JSON.stringify(cell));
     if (cell.state !== 'compared') continue;
     out.set(`${cell.compiler.command} -${cell.opt}`, new Map(cell.functions.map((f) => [f.name, f.class])));
   }

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { UserError } from '../../src/cli/io.ts';
+import { UserError } from '../../src/errors.ts';
 import { codegenFromJson } from '../../src/codegen/document.ts';
 import { cli, fixture } from './helpers.ts';
 

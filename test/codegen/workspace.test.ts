@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { AppliedPatch, patchedPaths } from '../../src/codegen/patch.ts';
 import { mirrorTree } from '../../src/codegen/workspace.ts';
-import { UserError } from '../../src/cli/io.ts';
+import { UserError } from '../../src/errors.ts';
 import { hashTree, tempDir } from './helpers.ts';
 import { requireTool } from '../helpers/tools.ts';
 

@@ -74,7 +74,7 @@ describe('compare: B vs A', () => {
   });
 
   it('takes the geometric mean of the per-subject ratios', () => {
-    const ratioGetpid = (50 / 50) as number; // both getpid means are exactly 50
+    const ratioGetpid = (50 / 50); // both getpid means are exactly 50
     assert.equal(cmp.geometricMean.kind, 'ok');
     if (cmp.geometricMean.kind === 'ok') {
       assertClose(cmp.geometricMean.ratio, Math.sqrt(1.1 * ratioGetpid), 1e-12);

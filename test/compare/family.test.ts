@@ -7,7 +7,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compare } from '../../src/compare/compare.ts';
-import type { AdjustedP, Comparison, Correction } from '../../src/compare/types.ts';
+import type { AdjustedP, Comparison } from '../../src/compare/types.ts';
+import type { Correction } from '../../src/compare/options.ts';
 import { assertClose } from '../stats/close.ts';
 import { makeRun } from './fixtures.ts';
 

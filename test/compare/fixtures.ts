@@ -1,6 +1,6 @@
 /** Hand-built runs for the compare tests: exact values, no measurement. */
 import type { Environment, ReplicateUnit, Round, RunKind, RunStatus, RunWithRounds, Unit } from '../../src/model.ts';
-import { splitRounds } from '../../src/bench/runner.ts';
+import { splitRounds } from '../../src/bench/probe-run.ts';
 import { directionOf } from '../../src/model.ts';
 import type { Store } from '../../src/store/store.ts';
 

@@ -7,7 +7,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compare } from '../../src/compare/compare.ts';
-import type { Correction, Verdict } from '../../src/compare/types.ts';
+import type { Verdict } from '../../src/compare/types.ts';
+import type { Correction } from '../../src/compare/options.ts';
 import { gaussian, mulberry32 } from '../../src/stats/random.ts';
 import { makeRun } from './fixtures.ts';
 

@@ -101,24 +101,24 @@ export async function startFakeLava(token = 'good-token'): Promise<FakeLava> {
         res.writeHead(status, { 'Content-Type': type });
         res.end(typeof data === 'string' ? data : JSON.stringify(data));
       };
-      if (req.headers.authorization !== `Token ${token}`) return send(401, { detail: 'Invalid token.' });
+      if (req.headers.authorization !== `Token ${token}`) { send(401, { detail: 'Invalid token.' }); return; }
       const url = new URL(req.url ?? '/', 'http://x');
       const path = url.pathname;
-      if (path === '/api/v0.2/devices/') return send(200, { count: fake.devices.length, results: fake.devices });
-      if (path === '/api/v0.2/workers/') return send(200, { count: fake.workers.length, results: fake.workers });
+      if (path === '/api/v0.2/devices/') { send(200, { count: fake.devices.length, results: fake.devices }); return; }
+      if (path === '/api/v0.2/workers/') { send(200, { count: fake.workers.length, results: fake.workers }); return; }
       if (path === '/api/v0.2/jobs/' && req.method === 'POST') {
         const { definition } = JSON.parse(await body(req)) as { definition: string };
         const job: FakeJob = { id: fake.jobs.length + 1, definition, script: fake.scriptFor?.(definition) ?? fake.next.shift() ?? { console: [] }, reads: 0, logged: 0, cancelled: false, state: 'Submitted', health: 'Unknown' };
         fake.jobs.push(job);
-        return send(201, { message: 'job(s) successfully submitted', job_ids: [job.id] });
+        send(201, { message: 'job(s) successfully submitted', job_ids: [job.id] }); return;
       }
       const m = /^\/api\/v0\.2\/jobs\/(\d+)\/(logs\/|cancel\/)?$/.exec(path);
       const job = m ? fake.jobs[Number(m[1]) - 1] : undefined;
-      if (!job) return send(404, { detail: 'Not found.' });
+      if (!job) { send(404, { detail: 'Not found.' }); return; }
       if (m![2] === 'cancel/') {
         fake.cancels.push(job.id);
         job.cancelled = true;
-        return send(200, { message: 'Job cancel signal sent.' });
+        send(200, { message: 'Job cancel signal sent.' }); return;
       }
       if (m![2] === 'logs/') {
         const start = Number(url.searchParams.get('start') ?? 0);
@@ -126,11 +126,11 @@ export async function startFakeLava(token = 'good-token'): Promise<FakeLava> {
         if (job.state === 'Running') job.logged = Math.min(job.logged + 1, logLines(job).length);
         if (job.state === 'Finished' && job.health !== 'Canceled') job.logged = logLines(job).length;
         const lines = logLines(job).slice(start, job.logged);
-        return lines.length ? send(200, `${lines.join('\n')}\n`, 'application/yaml') : send(404, { detail: 'Not found.' });
+        lines.length ? send(200, `${lines.join('\n')}\n`, 'application/yaml') : send(404, { detail: 'Not found.' }); return;
       }
-      if (job.script.brokenAfter !== undefined && job.reads >= job.script.brokenAfter) return send(500, '<h1>Server Error (500)</h1>', 'text/html');
+      if (job.script.brokenAfter !== undefined && job.reads >= job.script.brokenAfter) { send(500, '<h1>Server Error (500)</h1>', 'text/html'); return; }
       advance(job);
-      return send(200, { id: job.id, state: job.state, health: job.health, actual_device: job.state === 'Submitted' ? null : fake.devices[(job.id - 1) % fake.devices.length]!.hostname, failure_comment: job.state === 'Finished' ? (job.script.failureComment ?? null) : null });
+      send(200, { id: job.id, state: job.state, health: job.health, actual_device: job.state === 'Submitted' ? null : fake.devices[(job.id - 1) % fake.devices.length]!.hostname, failure_comment: job.state === 'Finished' ? (job.script.failureComment ?? null) : null });
     })();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -7,7 +7,6 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { KERNEL_TARBALL, testKernelTree } from '../codegen/kernel-tree.ts';
 
-export { KERNEL_TARBALL };
 
 /** ~/.cache/hintlab (or $XDG_CACHE_HOME/hintlab). */
 export const hintlabCache = join(process.env.XDG_CACHE_HOME || join(process.env.HOME || homedir(), '.cache'), 'hintlab');

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { UserError } from '../../src/cli/io.ts';
+import { UserError } from '../../src/errors.ts';
 import { hintsFromJson } from '../../src/hints/document.ts';
 
 function refusal(doc: unknown): string {

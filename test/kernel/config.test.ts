@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { UserError } from '../../src/cli/io.ts';
+import { UserError } from '../../src/errors.ts';
 import { BUILTIN_FRAGMENT, droppedSettings, mergeConfig, optFragment, parseConfig, parseFragment } from '../../src/kernel/config.ts';
 
 test('a fragment reads set, unset and comment lines', () => {

@@ -10,7 +10,8 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, 
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { UserError } from '../../src/errors.ts';
-import { buildKernel, kernelBuildDir, type KernelBuildRequest } from '../../src/kernel/build.ts';
+import { buildKernel, kernelBuildDir } from '../../src/kernel/build.ts';
+import type { KernelBuildRequest } from '../../src/kernel/inputs.ts';
 import { checkOwnedDir, MARKER_FILE } from '../../src/kernel/owned-dir.ts';
 import { tempDir } from '../helpers/cli.ts';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { UserError } from '../../src/cli/io.ts';
+import { UserError } from '../../src/errors.ts';
 import { applyPatch, diffHunks, kernelVersion, linkCopy, patchedFiles, patchReport, readPatch, treeFingerprint } from '../../src/kernel/source.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { requireTool } from '../helpers/tools.ts';

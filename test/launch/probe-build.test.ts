@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { buildProbe } from '../../src/launch/probe-build.ts';
-import { UserError } from '../../src/cli/io.ts';
+import { UserError } from '../../src/errors.ts';
 import { tempDir } from '../helpers/cli.ts';
 
 test('a missing compiler is a clear error naming the package to install', () => {

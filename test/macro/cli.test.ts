@@ -78,7 +78,7 @@ test('usage errors exit with status 2 and name the flag', async () => {
 
 test('disk full while storing a macro round ends the run with the round, run and file system named', async (t) => {
   const fs = mountTmpfs(1024);
-  if ('skip' in fs) return t.skip(fs.skip);
+  if ('skip' in fs) { t.skip(fs.skip); return; }
   t.after(fs.unmount);
   const dir = mkdtempSync(join(tmpdir(), 'hintlab-cli-'));
   const db = join(fs.dir, 'r.db');

@@ -55,8 +55,8 @@ function hintlab(args: string[]): Hintlab {
   const child = spawn(process.execPath, [...CLI_FROM_SOURCE, ...args], { env: { ...process.env, HINTLAB_SSH_CONFIG: box.config }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (b: Buffer) => void (stdout += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => void (stderr += b.toString()));
+  child.stdout.on('data', (b: Buffer) => void (stdout += b.toString()));
+  child.stderr.on('data', (b: Buffer) => void (stderr += b.toString()));
   const done = new Promise<Awaited<Hintlab['done']>>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, seconds: (Date.now() - started) / 1000 })));
   return { child, done };
 }

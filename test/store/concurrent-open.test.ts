@@ -53,8 +53,8 @@ function opener(): Opener {
   const said: string[] = [];
   let readyDone: () => void = () => {};
   const ready = new Promise<void>((r) => (readyDone = r));
-  createInterface({ input: child.stdout! }).on('line', (l) => {
-    if (l === 'ready') return readyDone();
+  createInterface({ input: child.stdout }).on('line', (l) => {
+    if (l === 'ready') { readyDone(); return; }
     const w = waiting.shift();
     if (w) w(l);
     else said.push(l);

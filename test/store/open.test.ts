@@ -115,13 +115,13 @@ test('a database from a newer schema is refused before a single byte of it chang
 
 test('a read-only location and a full disk are told with the file system and the fix', async (t) => {
   const ro = mountTmpfs(256, ['ro']);
-  if ('skip' in ro) return t.skip(ro.skip);
+  if ('skip' in ro) { t.skip(ro.skip); return; }
   t.after(ro.unmount);
   const inRo = join(ro.dir, 'h.db');
   assertOneLine(await runCli(['bench', '--db', inRo, '--profile', 'getppid']), inRo, new RegExp(`cannot create it: ${ro.dir} \\(tmpfs\\) is mounted read-only; pass --db with a writable path`));
   // an existing database on a file system remounted read-only
   const was = mountTmpfs(512);
-  if ('skip' in was) return t.skip(was.skip);
+  if ('skip' in was) { t.skip(was.skip); return; }
   t.after(was.unmount);
   const existing = join(was.dir, 'h.db');
   const elsewhere = join(tempDir(), 'h.db');
@@ -131,7 +131,7 @@ test('a read-only location and a full disk are told with the file system and the
   assert.equal(remount.status, 0, `remount: ${remount.stderr}`);
   assertOneLine(await runCli(['runs', '--db', existing]), existing, /is mounted read-only, and SQLite writes beside the database even to read it/);
   const full = mountTmpfs(256);
-  if ('skip' in full) return t.skip(full.skip);
+  if ('skip' in full) { t.skip(full.skip); return; }
   t.after(full.unmount);
   fillLeaving(full.dir, 0);
   const inFull = join(full.dir, 'h.db');

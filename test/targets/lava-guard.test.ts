@@ -49,7 +49,7 @@ test('hintlab killed with SIGKILL while its job is queued: the guard cancels tha
   fake.next = [{ console: ['hello'] }, { console: [], queued: 1e9 }];
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, fake.url, dir], { env: { ...process.env, HINTLAB_LAVA_TOKEN: TOKEN }, stdio: ['ignore', 'pipe', 'inherit'] });
   const said: string[] = [];
-  createInterface({ input: child.stdout! }).on('line', (l) => said.push(l));
+  createInterface({ input: child.stdout }).on('line', (l) => said.push(l));
   try {
     assert.ok(await until(() => said.includes('submitted 2'), 60_000), `the run never submitted its second job: ${said.join(' | ')}`);
     assert.ok(said.includes('finished 1 Complete'), said.join(' | '));

@@ -43,7 +43,7 @@ test('the stress step with the cloud kernel as A and B: six icount boots, bogo-o
       invocation: { argv: ['trial', '--stressor', STRESSORS.join(',')], cwd: dir },
       stress: { stressors: STRESSORS, sets: [], instances: '1', seconds: 1, repeats: 2 },
     } as unknown as TrialRequest;
-    const kernel = (role: 'A' | 'B'): TrialKernel => ({ role, dir: vmlinuz!, image: vmlinuz!, state: 'reused', manifest: null as unknown as TrialKernel['manifest'] });
+    const kernel = (role: 'A' | 'B'): TrialKernel => ({ role, dir: vmlinuz, image: vmlinuz, state: 'reused', manifest: null as unknown as TrialKernel['manifest'] });
     const lines: string[] = [];
     const deps: TrialDeps = { store, launcher: qemuLauncher(), probe: buildProbe({ static: true }), abort: new AbortController().signal, onDetail: (l) => lines.push(l) };
     const services = { planVmMacro, runVmMacro } as unknown as TrialServices;

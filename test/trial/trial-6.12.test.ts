@@ -24,7 +24,8 @@ import { test } from 'node:test';
 import type { TrialDocument } from '../../src/trial/document.ts';
 import { treeFingerprint } from '../../src/kernel/source.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
-import { hintlabCache, KERNEL_TARBALL, sourceTree } from '../helpers/kernel-source.ts';
+import { hintlabCache, sourceTree } from '../helpers/kernel-source.ts';
+import { KERNEL_TARBALL } from '../codegen/kernel-tree.ts';
 import { requireAll, requireFile, requireKernelBuildTools, requireTool } from '../helpers/tools.ts';
 import { writeTrialPatch } from './trial-patch.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { UserError } from '../../src/cli/io.ts';
+import { UserError } from '../../src/errors.ts';
 import { chooseAccel } from '../../src/vm/accel.ts';
 import { parseOrder, resolveKernel } from '../../src/vm/kernels.ts';
 import { planSteps } from '../../src/vm/runner.ts';

@@ -69,7 +69,7 @@ test('A B A as three LAVA jobs on one device: three runs in instructions/call, e
   assert.equal(result.unit, 'instructions/call');
   assert.deepEqual(steps.map((s) => [s.runLabel, s.state]), [['vm-A-1', 'complete'], ['vm-B-1', 'complete'], ['vm-A-2', 'complete']]);
   for (const [label, value] of [['vm-A-1', 400], ['vm-B-1', 300], ['vm-A-2', 400]] as const) {
-    const run = store.resolveRun(label)!;
+    const run = store.resolveRun(label);
     assert.deepEqual(measuredValues(run, 'getppid'), [value, value]);
     const env = run.environment as { lava: { server: string; jobs: { jobId: number; url: string; device: string; health: string }[] }; kernel: { cmdline: { value: string } } };
     assert.equal(env.lava.server, `lava://${fake.url}/qemu`);
@@ -89,8 +89,8 @@ test('two devices under icount: A B B A A B runs in pairs, every boot reported a
     const { store, steps, parallel } = await onLava(request({ steps: repeatOrder(['A', 'B'], 3), poolBoots: true }));
     assert.equal(parallel, 2);
     assert.deepEqual(steps.map((s) => `${s.runLabel}#${s.bootIndex}:${s.state}`).sort(), ['vm-A#1:complete', 'vm-A#2:complete', 'vm-A#3:complete', 'vm-B#1:complete', 'vm-B#2:complete', 'vm-B#3:complete']);
-    const a = store.resolveRun('vm-A')!;
-    const b = store.resolveRun('vm-B')!;
+    const a = store.resolveRun('vm-A');
+    const b = store.resolveRun('vm-B');
     assert.equal(a.status, 'complete');
     assert.deepEqual(measuredValues(b, 'getppid'), [300, 300, 300, 300, 300, 300]);
     const devices = (a.environment as { lava: { jobs: { device: string }[] } }).lava.jobs.map((j) => j.device);
@@ -106,7 +106,7 @@ test('a job LAVA ends Incomplete fails its run with the job URL and LAVA\'s word
   fake.next.push({ console: ['Linux version 6.1.0'], health: 'Incomplete', failureComment: 'Unable to download file:///nowhere/vmlinuz' }, { console: console(300_000) });
   const { store, steps } = await onLava(request({ steps: ['A', 'B'] }));
   assert.deepEqual(steps.map((s) => s.state), ['failed', 'complete']);
-  const failed = store.resolveRun('vm-A-1')!;
+  const failed = store.resolveRun('vm-A-1');
   assert.equal(failed.status, 'failed');
   assert.match(failed.error ?? '', /the target went away under the probe: LAVA job http:\/\/\S+\/scheduler\/job\/\d+ on qemu01 ended Incomplete: Unable to download file:\/\/\/nowhere\/vmlinuz/);
 });

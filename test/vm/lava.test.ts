@@ -53,7 +53,7 @@ test('kernel A then kernel B as LAVA jobs on a qemu device under icount: stored 
   assert.match(r.stderr, /LAVA job \d+ finished: Complete on qemu\d\d/);
   const store = Store.open(db);
   try {
-    const runs = ['vm-A-1', 'vm-B-1'].map((l) => store.resolveRun(l)!);
+    const runs = ['vm-A-1', 'vm-B-1'].map((l) => store.resolveRun(l));
     for (const run of runs) {
       assert.equal(run.status, 'complete');
       assert.equal(run.unit, 'instructions/call');
@@ -90,7 +90,7 @@ test('a job that cannot boot its image is stored failed with the job URL and LAV
   assert.match(r.stderr, /LAVA job http:\/\/127\.0\.0\.1:\d+\/scheduler\/job\/\d+ on qemu\d\d ended Incomplete: /);
   const store = Store.open(db);
   try {
-    const run = store.resolveRun('vm-X-1')!;
+    const run = store.resolveRun('vm-X-1');
     assert.equal(run.status, 'failed');
     assert.match(run.error ?? '', /LAVA job http:\/\/\S+\/scheduler\/job\/\d+ on qemu\d\d ended Incomplete/);
     assert.ok(!JSON.stringify(run).includes(lab.token), 'the token is stored nowhere in the run');
@@ -106,7 +106,7 @@ test('a hintlab killed with SIGKILL while its job runs: its guard cancels the jo
   const child = spawn(process.execPath, [...CLI_FROM_SOURCE, ...argv], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const said: string[] = [];
   const running = new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stderr! }).on('line', (l) => {
+    createInterface({ input: child.stderr }).on('line', (l) => {
       said.push(l);
       const m = /LAVA job (\d+) running on/.exec(l);
       if (m) resolve(Number(m[1]));

@@ -195,6 +195,7 @@ export async function collectCoverage(req: CollectRequest, deps: CollectDeps): P
       collectedAt: new Date().toISOString(),
     };
     writeAtomically(join(partial, RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`);
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- reading the umask takes the no-argument call; no worker thread creates files meanwhile
     chmodSync(partial, 0o777 & ~process.umask());
     rmSync(out, { recursive: true, force: true });
     renameSync(partial, out);

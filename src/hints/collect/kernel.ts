@@ -148,8 +148,3 @@ export async function buildCoverageKernel(req: CoverageBuildRequest, deps: Kerne
 export function objectDir(buildDir: string): string {
   return builtLayout(buildDir).obj;
 }
-
-/** The hard-link copy of the tree the build compiled. */
-export function treeCopy(buildDir: string): string {
-  return builtLayout(buildDir).tree;
-}

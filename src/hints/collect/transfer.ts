@@ -48,9 +48,9 @@ export class GcdaReceiver {
   /** Feed one transfer event, in the order the guest sent them. */
   feed(e: Extract<CoverageEvent, { type: 'file' | 'chunk' | 'files' }>): void {
     if (this.failure) return;
-    if (this.closing) return this.fail(`a '${e.type}' line came after the closing 'files' line`);
-    if (e.type === 'file') return this.startFile(e);
-    if (e.type === 'chunk') return this.addChunk(e);
+    if (this.closing) { this.fail(`a '${e.type}' line came after the closing 'files' line`); return; }
+    if (e.type === 'file') { this.startFile(e); return; }
+    if (e.type === 'chunk') { this.addChunk(e); return; }
     if (this.finishCurrent()) this.closing = { count: e.count, bytes: e.bytes };
   }
 
@@ -85,10 +85,10 @@ export class GcdaReceiver {
   private startFile(e: Extract<CoverageEvent, { type: 'file' }>): void {
     if (!this.finishCurrent()) return;
     if (e.id !== this.files.length) {
-      return this.fail(`file ${e.path} arrived as number ${e.id}, expected number ${this.files.length} (a 'file' line was lost)`);
+      this.fail(`file ${e.path} arrived as number ${e.id}, expected number ${this.files.length} (a 'file' line was lost)`); return;
     }
     if (!Number.isSafeInteger(e.size) || e.size < 0 || !/^[0-9a-f]{8}$/.test(e.crc)) {
-      return this.fail(`file ${e.path}: bad size '${e.size}' or crc '${e.crc}' on its 'file' line`);
+      this.fail(`file ${e.path}: bad size '${e.size}' or crc '${e.crc}' on its 'file' line`); return;
     }
     this.current = { id: e.id, path: e.path, size: e.size, crc: e.crc, parts: [], received: 0 };
   }
@@ -96,15 +96,15 @@ export class GcdaReceiver {
   private addChunk(e: Extract<CoverageEvent, { type: 'chunk' }>): void {
     const cur = this.current;
     if (!cur || e.id !== cur.id) {
-      return this.fail(`a chunk of file number ${e.id} at offset ${e.off} arrived ${cur ? `while ${cur.path} (number ${cur.id}) was being sent` : 'before its file line'} (a 'file' line was lost)`);
+      this.fail(`a chunk of file number ${e.id} at offset ${e.off} arrived ${cur ? `while ${cur.path} (number ${cur.id}) was being sent` : 'before its file line'} (a 'file' line was lost)`); return;
     }
     if (e.off !== cur.received) {
       const what = e.off > cur.received ? `bytes ${cur.received}-${e.off - 1} are missing` : `offset ${e.off} arrived twice`;
-      return this.fail(`${cur.path}: ${what} (a corrupt or lost chunk line)`);
+      this.fail(`${cur.path}: ${what} (a corrupt or lost chunk line)`); return;
     }
-    if (!BASE64.test(e.data) || e.data.length % 4 !== 0) return this.fail(`${cur.path}: the chunk at offset ${e.off} is not base64`);
+    if (!BASE64.test(e.data) || e.data.length % 4 !== 0) { this.fail(`${cur.path}: the chunk at offset ${e.off} is not base64`); return; }
     const bytes = Buffer.from(e.data, 'base64');
-    if (cur.received + bytes.length > cur.size) return this.fail(`${cur.path}: more bytes than the announced ${cur.size}`);
+    if (cur.received + bytes.length > cur.size) { this.fail(`${cur.path}: more bytes than the announced ${cur.size}`); return; }
     cur.parts.push(bytes);
     cur.received += bytes.length;
   }

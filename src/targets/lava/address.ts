@@ -21,10 +21,6 @@ export interface LavaAddress {
   serve: string | null;
 }
 
-export function isLavaTarget(value: string): boolean {
-  return /^lava(\+https)?:\/\//.test(value);
-}
-
 const FORM = 'lava://[TOKEN@]SERVER[:PORT]/DEVICE_TYPE[?tags=a,b&serve=HOST:PORT]';
 
 export function parseLavaAddress(value: string, env: NodeJS.ProcessEnv = process.env): LavaAddress {

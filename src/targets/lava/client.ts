@@ -14,8 +14,10 @@ import type { LavaAddress } from './address.ts';
 /** LAVA's words for where a job is (`state`) and how it ended (`health`). */
 export interface LavaJobStatus {
   id: number;
-  state: 'Submitted' | 'Scheduling' | 'Scheduled' | 'Running' | 'Canceling' | 'Finished' | string;
-  health: 'Unknown' | 'Complete' | 'Incomplete' | 'Canceled' | string;
+  /** 'Submitted', 'Scheduling', 'Scheduled', 'Running', 'Canceling', 'Finished', or what a newer server says. */
+  state: string;
+  /** 'Unknown', 'Complete', 'Incomplete', 'Canceled', or what a newer server says. */
+  health: string;
   /** The device it runs on, once scheduled. */
   device: string | null;
   failureComment: string | null;
@@ -134,7 +136,7 @@ export class LavaClient {
   async submit(definition: string): Promise<number> {
     const res = await this.request('jobs/', { method: 'POST', body: JSON.stringify({ definition }) }, 'submitting a job');
     if (!res.ok) throw new UserError(`LAVA refused the job at ${res.url}: ${statusWords(res)}`);
-    const body = parseJson(res) as { job_ids?: unknown[] } | typeof NOT_JSON;
+    const body = parseJson(res) as { job_ids?: unknown[] } | null | typeof NOT_JSON;
     const id = body === NOT_JSON ? undefined : body?.job_ids?.[0];
     if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) {
       const said = body === NOT_JSON ? `an answer that is not JSON (${excerpt(res.text)})` : `no job id (${excerpt(JSON.stringify(body))})`;
@@ -212,13 +214,13 @@ class TooLarge extends Error {}
 function send(url: string, method: string, headers: Record<string, string>, body: string | undefined, limits: { deadlineMs: number; maxBytes: number; signal?: AbortSignal }): Promise<Reply> {
   const lib = url.startsWith('https:') ? https : http;
   return new Promise((resolve, reject) => {
-    if (limits.signal?.aborted) return reject(new LavaRequestAborted('interrupted'));
+    if (limits.signal?.aborted) { reject(new LavaRequestAborted('interrupted')); return; }
     const req = lib.request(url, { method, headers: { ...headers, ...(body !== undefined ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) }, agent: false, timeout: REQUEST_TIMEOUT_MS }, (res) => {
       const chunks: Buffer[] = [];
       let bytes = 0;
       res.on('data', (c: Buffer) => {
         bytes += c.length;
-        if (bytes > limits.maxBytes) return end(new TooLarge());
+        if (bytes > limits.maxBytes) { end(new TooLarge()); return; }
         chunks.push(c);
       });
       res.on('error', (err) => end(err));
@@ -306,7 +308,7 @@ export function parseLavaLog(text: string): LavaLogEntry[] {
   for (const line of text.split('\n')) {
     if (!line.startsWith('- ')) continue;
     try {
-      const v = parse(line.slice(2)) as Partial<LavaLogEntry> | null;
+      const v = parse(line.slice(2)) as { dt?: string | number; lvl?: string | number; msg?: LavaLogEntry['msg'] } | null;
       entries.push({ dt: String(v?.dt ?? ''), lvl: String(v?.lvl ?? ''), msg: v?.msg ?? null });
     } catch {
       entries.push({ dt: '', lvl: 'unparsed', msg: line.slice(2) });

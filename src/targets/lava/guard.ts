@@ -59,18 +59,18 @@ export function startLavaGuard(address: Pick<LavaAddress, 'base' | 'token'>): Pr
     child.on('error', (err) => fail(err.message));
     child.once('exit', (code, signal) => fail(`it exited (${signal ?? `status ${code}`}) before it was armed`));
     // its death is reported by 'exit'; a write into its closed pipe must not crash hintlab
-    child.stdin!.on('error', () => {});
-    const lines = createInterface({ input: child.stdout! });
+    child.stdin.on('error', () => {});
+    const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
       if (answered) return;
-      if (line !== 'armed') return fail(`it said '${line}'`);
+      if (line !== 'armed') { fail(`it said '${line}'`); return; }
       answered = true;
       clearTimeout(timer);
       lines.close();
-      child.stdout!.destroy();
+      child.stdout.destroy();
       resolve(guard(child));
     });
-    child.stdin!.write(`${JSON.stringify({ base: address.base, token: address.token ?? null })}\n`);
+    child.stdin.write(`${JSON.stringify({ base: address.base, token: address.token ?? null })}\n`);
   });
 }
 

@@ -208,7 +208,7 @@ async function follow(opts: LavaTargetOptions, id: number, log: LogReader, abort
   const pollMs = opts.pollMs ?? 2000;
   const cancelWaitMs = opts.cancelWaitMs ?? 120_000;
   const watch = new QueueWatch(opts, timeoutSeconds);
-  let forced: TargetEnd | null = null;
+  let forced = null as TargetEnd | null;
   let cancelledAt = 0;
   let last: LavaJobStatus | null = null;
   const force = async (end: TargetEnd): Promise<boolean> => {

@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { UserError } from '../../../src/cli/io.ts';
+import { UserError } from '../../../src/errors.ts';
 import { coverageSettings, parseProfileDirs, profilePatch } from '../../../src/hints/collect/kernel.ts';
 import { objectRelative, placeGcda, runGcov } from '../../../src/hints/collect/run-gcov.ts';
 import { readGcovJson } from '../../../src/hints/gcov.ts';
