@@ -35,7 +35,7 @@ async function build(tree: string, name: string, patch: string | null, flags: st
   const out = join(kernels, `behave-${name}`);
   const r = await runCli(['kernel', 'build', '--src', tree, '--behave', ...flags, ...(patch ? ['--patch', patch] : []), '--out', out, '--label', name === 'A' ? 'A' : 'B']);
   assert.equal(r.code, 0, r.stderr);
-  process.stderr.write(r.stdout.split('\n')[0] + '\n');
+  process.stderr.write(`${r.stdout.split('\n')[0] ?? ''}\n`);
   return out;
 }
 

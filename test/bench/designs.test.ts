@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { alternationOrder } from '../../src/bench/alternation.ts';
 import type { ProbeBuild } from '../../src/launch/probe-build.ts';
@@ -63,7 +66,7 @@ test('a duet runs A and B at once at one barrier per block, swaps their CPUs eve
   assert.deepEqual(reps(b), [0, 0, 1, 1, 2, 2]);
   assert.deepEqual((b.params.extra.interleave as Record<string, unknown>).design, 'duet');
   assert.deepEqual((b.params.extra.interleave as Record<string, unknown>).cpus, [1, 0]);
-  assert.equal(res.state === 'complete' && res.designText, "design: duet: A and B at once on CPUs 1 and 0, 3 pairs, CPUs swapped every block, rounds timed on each probe thread's CPU clock");
+  assert.equal(res.designText, "design: duet: A and B at once on CPUs 1 and 0, 3 pairs, CPUs swapped every block, rounds timed on each probe thread's CPU clock");
   assert.ok(target.jobs.every((j) => arg(j.args, '--clock') === 'thread-cpu'));
 });
 
@@ -98,9 +101,6 @@ test('the alternation\'s random ABBA order is reproducible from its seed, one A 
 
 test('alternation: one probe process, each block\'s rounds stored on its side as pair k in the seeded order', async () => {
   const store = Store.open(':memory:');
-  const { mkdtempSync, writeFileSync, readFileSync } = await import('node:fs');
-  const { join } = await import('node:path');
-  const { tmpdir } = await import('node:os');
   const path = join(mkdtempSync(join(tmpdir(), 'hl-alt-')), 'knob');
   writeFileSync(path, '0\n');
   // block k costs 1000 + k ns per call, so every stored round names its block
@@ -111,7 +111,7 @@ test('alternation: one probe process, each block\'s rounds stored on its side as
   assert.equal(target.jobs.length, 1);
   assert.ok(arg(target.jobs[0]!.args, '--go-fifo'));
   const order = alternationOrder(7, 3);
-  const blocksOf = (side: string) => [...order].flatMap((s, k) => (s === side ? [k] : []));
+  const blocksOf = (side: string) => Array.from(order).flatMap((s, k) => (s === side ? [k] : []));
   const [a, b] = res.runs;
   const stored = (r: typeof a) => r.rounds.filter((x) => !x.warmup).map((x) => [x.replicate, x.value - 1000]);
   assert.deepEqual(stored(a), blocksOf('A').flatMap((blk, k) => [[k, blk], [k, blk]]));

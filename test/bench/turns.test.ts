@@ -42,8 +42,8 @@ test('blocks run in the seeded ABBA order, one process at a time, and a generati
   play(r);
   const order = alternationOrder(11, PAIRS_PER_PROCESS);
   assert.equal(r.turns.order, order);
-  assert.deepEqual(r.sent, [...[...order].map((s) => `${s}g`), 'As', 'Bs']);
-  assert.deepEqual(r.switched, [...order]);
+  assert.deepEqual(r.sent, [...Array.from(order, (s) => `${s}g`), 'As', 'Bs']);
+  assert.deepEqual(r.switched, Array.from(order));
   assert.deepEqual(r.blocks, { A: PAIRS_PER_PROCESS, B: PAIRS_PER_PROCESS });
   assert.equal(r.turns.pairs, PAIRS_PER_PROCESS);
   assert.equal(r.turns.midPair(), false);

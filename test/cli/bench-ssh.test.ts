@@ -30,7 +30,7 @@ before(async () => {
   remoteProbe = `/.cache/hintlab/probe-${buildProbe({ static: true }).buildId}`;
 });
 after(async () => {
-  await Promise.all([box1?.stop(), box2?.stop()]);
+  await Promise.all([(box1 as TestSshd | undefined)?.stop(), (box2 as TestSshd | undefined)?.stop()]);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

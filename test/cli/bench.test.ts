@@ -142,7 +142,7 @@ test("the probe's parameters of every profile are stored with the run and shown 
   const probe = (s: string) => params.subjectParams[s].probe;
   // select scans every descriptor below nfds: the first duplicate's number decides it, so it is read at run time.
   assert.equal(probe('select-1000').fds, 1000);
-  assert.equal(probe('select-1000').nfds, probe('select-1000').fd_last + 1);
+  assert.equal(probe('select-1000').nfds, Number(probe('select-1000').fd_last) + 1);
   assert.equal(probe('mincore-256k').resident_pages * 2, probe('mincore-256k').pages);
   assert.equal(probe('sched_setparam-custom').slice_ns, 10_000_000);
   assert.equal(typeof probe('sched_setparam-custom').default_slice_ns, 'number');

@@ -8,7 +8,7 @@ import { Store } from '../../src/store/store.ts';
 import { makeRun, storeRun } from '../compare/fixtures.ts';
 import type { Services } from '../../src/cli/io.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
-import { requireTool } from '../helpers/tools.ts';
+import { requireAll, requireTool } from '../helpers/tools.ts';
 import { miniBuild, miniPatch, miniTree, scriptedGuest, unusedProbe } from '../trial/fakes.ts';
 
 const base = [99.6, 100.2, 99.9, 100.4, 99.8, 100.1, 100.0, 99.7, 100.3, 100.0];
@@ -136,7 +136,7 @@ test('a leading --quiet is not part of the command line a run records, and leave
   assert.match(runs.runs[0]!.command, /^hintlab bench --db /);
 });
 
-test('trial -o takes its format from the extension, and a contradicting --format is refused before anything builds', { skip: requireTool('patch', 'patch') ?? requireTool('objdump', 'binutils') }, async () => {
+test('trial -o takes its format from the extension, and a contradicting --format is refused before anything builds', { skip: requireAll(requireTool('patch', 'patch'), requireTool('objdump', 'binutils')) }, async () => {
   const dir = tempDir();
   const src = miniTree(dir);
   const patch = miniPatch(src, dir, 'hint.patch', 'kernel/sys_impl.c', '\tif (!param || pid < 0)', '\tif (__builtin_expect(!param || pid < 0, 1))');

@@ -27,7 +27,7 @@ before(async () => {
   dir = tempDir();
 });
 after(async () => {
-  await box?.stop();
+  await (box as TestSshd | undefined)?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -70,7 +70,7 @@ test('macro --target runs stress-ng on the box and stores its rounds with the bo
     assert.ok(run.rounds.every((r) => r.value > 0 && r.unit === 'bogo-ops/s'));
     assert.equal(run.environment.where, 'remote');
     assert.equal((run.environment.remote as { url: string }).url, box.url);
-    assert.match(String((run.environment.stressNg as { version: string }).version), /^\d+\.\d+/);
+    assert.match((run.environment.stressNg as { version: string }).version, /^\d+\.\d+/);
   } finally {
     store.close();
   }

@@ -4,10 +4,10 @@ import { editScript, unifiedDiff } from '../../src/codegen/textdiff.ts';
 
 describe('line diff', () => {
   it('finds the shortest edit script (Myers paper example: ABCABBA -> CBABAC, D = 5)', () => {
-    const ops = editScript([...'ABCABBA'], [...'CBABAC']);
+    const ops = editScript(Array.from('ABCABBA'), Array.from('CBABAC'));
     assert.equal(ops.filter((o) => o.kind !== ' ').length, 5);
-    assert.deepEqual(ops.filter((o) => o.kind !== '+').map((o) => o.line), [...'ABCABBA']);
-    assert.deepEqual(ops.filter((o) => o.kind !== '-').map((o) => o.line), [...'CBABAC']);
+    assert.deepEqual(ops.filter((o) => o.kind !== '+').map((o) => o.line), Array.from('ABCABBA'));
+    assert.deepEqual(ops.filter((o) => o.kind !== '-').map((o) => o.line), Array.from('CBABAC'));
   });
 
   it('writes unified hunks with context and line numbers', () => {

@@ -18,7 +18,6 @@ describe('A/B/A', () => {
     });
     const s = cmp.subjects[0]!;
     assert.equal(s.drift.kind, 'measured');
-    if (s.drift.kind !== 'measured') return;
     assertClose(s.drift.drift.changePct, 0.1, 1e-9);
     assert.equal(s.drift.driftVerdict.verdict, 'no difference proven');
     assert.equal(s.drift.driftAsLargeAsChange, false);

@@ -46,7 +46,7 @@ describe('compare refuses', () => {
     const cmp = compare({ a: old, b: now });
     const row = cmp.environment.find((f) => f.field === 'probeParams');
     assert.deepEqual(row?.values, { A: 'x=not recorded', B: 'x={"fds":1000,"nfds":1006}' });
-    assert.equal(row?.same, true);
+    assert.equal(row.same, true);
   });
 
   it('different units always, even with allowMismatch', () => {

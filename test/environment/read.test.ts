@@ -46,7 +46,7 @@ test('a host record stored before the tag reads back as host, its fields typed',
   assert.equal(env.where, 'host');
   assert.equal(vmOf(env), undefined);
   assert.equal(env.kernel?.release?.known, true);
-  assert.equal(knownText(env.kernel?.release), (BEFORE_TAG.kernel as { release: { value: string } }).release.value);
+  assert.equal(knownText(env.kernel.release), (BEFORE_TAG.kernel as { release: { value: string } }).release.value);
   assert.equal(env.pinnedCpu, BEFORE_TAG.pinnedCpu);
   assert.equal(env.probe?.compilerVersion, (BEFORE_TAG.probe as { compilerVersion: string }).compilerVersion);
 });
@@ -78,7 +78,7 @@ test('new records carry their tag through the store', () => {
   const remote: RemoteEnvironment = { ...host, where: 'remote', remote: { hostname: 'box1', url: 'ssh://lab@box1:22' } };
   const env = readEnvironment(storedAndRead('bench', remote as unknown as Environment));
   assert.equal(env.where, 'remote');
-  assert.deepEqual(env.where === 'remote' ? env.remote : null, { hostname: 'box1', url: 'ssh://lab@box1:22' });
+  assert.deepEqual(env.remote, { hostname: 'box1', url: 'ssh://lab@box1:22' });
   assert.equal(vmOf(env), undefined);
 });
 

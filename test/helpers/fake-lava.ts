@@ -126,7 +126,9 @@ export async function startFakeLava(token = 'good-token'): Promise<FakeLava> {
         if (job.state === 'Running') job.logged = Math.min(job.logged + 1, logLines(job).length);
         if (job.state === 'Finished' && job.health !== 'Canceled') job.logged = logLines(job).length;
         const lines = logLines(job).slice(start, job.logged);
-        lines.length ? send(200, `${lines.join('\n')}\n`, 'application/yaml') : send(404, { detail: 'Not found.' }); return;
+        if (lines.length) send(200, `${lines.join('\n')}\n`, 'application/yaml');
+        else send(404, { detail: 'Not found.' });
+        return;
       }
       if (job.script.brokenAfter !== undefined && job.reads >= job.script.brokenAfter) { send(500, '<h1>Server Error (500)</h1>', 'text/html'); return; }
       advance(job);

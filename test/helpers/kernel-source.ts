@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { KERNEL_TARBALL, testKernelTree } from '../codegen/kernel-tree.ts';
+import { testKernelTree } from '../codegen/kernel-tree.ts';
 
 
 /** ~/.cache/hintlab (or $XDG_CACHE_HOME/hintlab). */

@@ -46,7 +46,7 @@ export function startLava(devices = 1, env: NodeJS.ProcessEnv = process.env): La
   if (existsSync(join(dir, 'target')) && existsSync(join(dir, 'token'))) return { ...read(), upSeconds: 0, log: `using the lab up in ${dir}`, stop: () => {} };
   const started = Date.now();
   const up = spawnSync('bash', [SCRIPT, 'up', '--devices', String(devices)], { encoding: 'utf8', env, timeout: 600_000 });
-  const log = `${up.stdout ?? ''}${up.stderr ?? ''}`;
+  const log = `${up.stdout}${up.stderr}`;
   const stop = () => {
     const down = spawnSync('bash', [SCRIPT, 'down'], { encoding: 'utf8', env, timeout: 120_000 });
     if (down.status !== 0) throw new Error(`lava-lab.sh down failed (${down.status}):\n${down.stderr}`);

@@ -217,7 +217,7 @@ export async function startQemuBox(opts: { bootBoundMs?: number; memoryMiB?: num
   const console_ = (): string => (existsSync(consoleLog) ? readFileSync(consoleLog, 'utf8') : '');
   const ssh = (command: string, timeoutMs = 30_000) => {
     const r = spawnSync('ssh', ['-F', config, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-p', String(port), 'root@127.0.0.1', command], { encoding: 'utf8', timeout: timeoutMs });
-    return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
   const box: QemuBox = {
     url: `ssh://root@127.0.0.1:${port}`,

@@ -95,7 +95,7 @@ export async function startSshd(): Promise<TestSshd> {
     /* not root: the sessions keep this process's nice value */
   }
   let log = '';
-  proc.stderr?.on('data', (b: Buffer) => void (log += b.toString()));
+  proc.stderr.on('data', (b: Buffer) => void (log += b.toString()));
   const config = clientConfig(join(dir, 'ssh_config'), join(dir, 'client'), join(dir, 'known_hosts'));
   const server: TestSshd = {
     url: `ssh://${userInfo().username}@127.0.0.1:${port}`,

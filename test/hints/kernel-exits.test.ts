@@ -177,7 +177,7 @@ describe('early exits on a 6.12 syscall-workload profile', { skip }, () => {
     for (const [site, why] of Object.entries(REFUSED)) {
       const r = all.find((x) => `${x.file}:${x.line}` === site);
       assert.equal(r?.verdict.reason, 'direction-unknown', site);
-      assert.match(r?.verdict.detail ?? '', why, site);
+      assert.match(r.verdict.detail ?? '', why, site);
     }
   });
 });

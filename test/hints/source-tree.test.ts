@@ -86,7 +86,7 @@ describe('profiled files --src lacks', () => {
     const j = await hintlab(['hints', `w=${join(prof, 'main.gcov.json.gz')}`, '--src', partial, '--format', 'json']);
     const w = (JSON.parse(j.stdout) as { workloads: { missingInSourceTree: string[]; outsideSourceTree: string[] }[] }).workloads[0];
     assert.deepEqual(w?.missingInSourceTree, ['inc/helper.h']);
-    assert.equal(w?.outsideSourceTree.length, 1);
+    assert.equal(w.outsideSourceTree.length, 1);
   });
 });
 

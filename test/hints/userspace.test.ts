@@ -94,7 +94,7 @@ describe('hints on a gcc --coverage -O2 user-space profile', () => {
     );
     const row = rowAt(await jsonRows([`w1=${w1}`]), 'A');
     assert.equal(row?.thenCount, 100);
-    assert.equal(row?.confidence, 'flow');
+    assert.equal(row.confidence, 'flow');
   });
 
   test('a then-branch on the if line is never proposed from the arcs: skipped, the arcs quoted', async () => {
@@ -107,8 +107,8 @@ describe('hints on a gcc --coverage -O2 user-space profile', () => {
     const rows = await jsonRows([`w1=${w1}`]);
     const b = rowAt(rows, 'B');
     assert.equal(b?.verdict.kind, 'contradicted');
-    assert.equal(b?.verdict.fix, 'unlikely');
-    assert.equal(b?.verdict.claimedShare, 200 / 99900);
+    assert.equal(b.verdict.fix, 'unlikely');
+    assert.equal(b.verdict.claimedShare, 200 / 99900);
     const c = rowAt(rows, 'C');
     assert.deepEqual([c?.verdict.kind, c?.verdict.reason, c?.thenCount], ['skip', 'already-annotated', 0]);
   });
@@ -127,7 +127,7 @@ describe('hints on a gcc --coverage -O2 user-space profile', () => {
     assert.deepEqual([g?.verdict.kind, g?.verdict.reason], ['skip', 'workloads-disagree']);
     const e = rowAt(rows, 'E');
     assert.equal(e?.verdict.hint, 'likely');
-    assert.deepEqual(e?.evidence.map((x) => [x.workload, x.executions]), [
+    assert.deepEqual(e.evidence.map((x) => [x.workload, x.executions]), [
       ['w1', 99900],
       ['w2', 2000000],
     ]);

@@ -26,7 +26,7 @@ before(async () => {
   if (!skip) sshd = await startSshd();
 });
 after(async () => {
-  await sshd?.stop();
+  await (sshd as TestSshd | undefined)?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -55,7 +55,7 @@ before(async () => {
   writeFileSync(join(dir, 'lsmod'), LSMOD);
 });
 after(async () => {
-  await sshd?.stop();
+  await (sshd as TestSshd | undefined)?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

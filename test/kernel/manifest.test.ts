@@ -23,9 +23,9 @@ test('a manifest written before release and incremental were recorded still read
   copyFileSync(FIXTURE, join(old, 'hintlab-kernel.json'));
   const m = readManifest(old);
   assert.equal(m?.label, 'A');
-  assert.equal(m?.release, undefined);
-  assert.equal(m?.incremental, undefined);
-  assert.equal(m?.configSha256, 'd03cc6b905f58c2a9b6dce4f875b7eb7af7a05f5589c34fe6733c4c0b54bfaca');
+  assert.equal(m.release, undefined);
+  assert.equal(m.incremental, undefined);
+  assert.equal(m.configSha256, 'd03cc6b905f58c2a9b6dce4f875b7eb7af7a05f5589c34fe6733c4c0b54bfaca');
 });
 
 test('hintlab vm takes a build directory of the earlier layout (work/obj) with an earlier manifest', () => {

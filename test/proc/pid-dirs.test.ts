@@ -50,11 +50,12 @@ test('the first directory of a kind in a process sweeps, later ones do not: one 
 
 /** Wait until `dir` holds a job directory, or the process ended. */
 async function jobDirAppears(dir: string, child: ReturnType<typeof spawn>): Promise<string | null> {
-  let ended = false;
-  child.on('exit', () => (ended = true));
+  const exited = { ended: false };
+  child.on('exit', () => (exited.ended = true));
   for (;;) {
     const name = readdirSync(dir).find((n) => n.startsWith(`${JOB_DIR_PREFIX}-`));
-    if (name || ended) return name ?? null;
+    if (name !== undefined) return name;
+    if (exited.ended) return null;
     await new Promise((r) => setTimeout(r, 50));
   }
 }

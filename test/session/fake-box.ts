@@ -20,10 +20,10 @@ export const HOME: HomeKernel = { release: '6.1.0-57-cloud-amd64', version: '#1 
 
 export interface BoxScript {
   /** An Error fails the n-th boot (0-based) with its message. */
-  boot?(kernel: KernelImage, n: number): Error | void;
+  boot?(kernel: KernelImage, n: number): Error | undefined;
   /** Replaces the probe's answer to the n-th probe job (0-based, over the whole life of this box). */
   probe?(job: TargetJob, n: number, abort: AbortSignal, box: FakeBox): ScriptedJob | undefined;
-  returnHome?(): Error | void;
+  returnHome?(): Error | undefined;
   /** The command line the box runs at connection (default: home's). */
   cmdline?: string;
 }

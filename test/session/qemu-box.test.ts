@@ -24,7 +24,7 @@ before(async () => {
   box = await startQemuBox();
   probe = buildProbe({ static: true });
 });
-after(async () => box?.stop());
+after(async () => (box as QemuBox | undefined)?.stop());
 
 const never = new AbortController().signal;
 const connect = (watchdogSeconds: number | null, lines: string[] = []) =>

@@ -40,7 +40,7 @@ before(async () => {
   box = await startQemuBox();
 });
 after(async () => {
-  await box?.stop();
+  await (box as QemuBox | undefined)?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -49,7 +49,7 @@ test('a session left running by a process that died reads back as interrupted; a
   store.close();
   const raw = new Database(path);
   // pid 2^22 + 1 is above the kernel's pid_max limit: no such process
-  raw.prepare('UPDATE sessions SET owner = ? WHERE id = ?').run(`${raw.prepare("SELECT owner FROM sessions").pluck().get()}`.replace(/:\d+$/, ':4194305'), id);
+  raw.prepare('UPDATE sessions SET owner = ? WHERE id = ?').run((raw.prepare("SELECT owner FROM sessions").pluck().get() as string).replace(/:\d+$/, ':4194305'), id);
   raw.close();
   const again = Store.open(path);
   assert.equal(again.sessions.get(id)!.status, 'interrupted');

@@ -59,7 +59,7 @@ test('chattr +i on the database and its -wal and -shm mid-run: a message, not SI
   const { store, path } = started(dir);
   const files = [path, `${path}-wal`, `${path}-shm`];
   const set = spawnSync('chattr', ['+i', ...files]);
-  if (set.status !== 0) { t.skip(`chattr +i is not supported here: ${set.stderr}`); return; }
+  if (set.status !== 0) { t.skip(`chattr +i is not supported here: ${set.stderr.toString()}`); return; }
   try {
     const err = refusal(() => store.addRound(1, round(1)));
     assert.match(err.message, new RegExp(`^results database ${path}: it became unwritable \\(${path}: operation not permitted: the immutable attribute, chattr \\+i\\?\\); hintlab stopped before SQLite faulted`));

@@ -38,7 +38,10 @@ after(async () => {
 
 /** Poll until `ok()` holds; false after `boundMs`. */
 async function until(ok: () => boolean, boundMs = 15_000): Promise<boolean> {
-  for (const end = Date.now() + boundMs; !ok(); await sleep(50)) if (Date.now() > end) return false;
+  for (const end = Date.now() + boundMs; !ok(); ) {
+    if (Date.now() > end) return false;
+    await sleep(50);
+  }
   return true;
 }
 
@@ -78,7 +81,7 @@ test('a clean end: the guard cancels nothing and exits; a job hintlab could not 
   const exit = await target.run({ program: 'probe', args: ['--profile', 'getppid'], timeoutSeconds: 120 }, () => {}, new AbortController().signal);
   assert.equal(exit.labJob?.health, 'Complete');
   const proc = descendants(process.pid).find((p) => p.pid === guard.pid)!;
-  assert.ok(proc && isAlive(proc), 'the guard runs until released');
+  assert.ok(isAlive(proc), 'the guard runs until released');
   await guard.release();
   assert.equal(isAlive(proc), false, 'a released guard has exited');
   assert.deepEqual(fake.cancels, [], 'a clean end cancels nothing');

@@ -26,8 +26,8 @@ before(async () => {
   conn = await SshConnection.open(parseSshUrl(sshd.url), { configFile: sshd.config });
 });
 after(async () => {
-  await conn?.close();
-  await sshd?.stop();
+  await (conn as SshConnection | undefined)?.close();
+  await (sshd as TestSshd | undefined)?.stop();
 });
 
 const logins = () => (sshd.log().match(/Accepted publickey/g) ?? []).length;

@@ -31,7 +31,7 @@ before(async () => {
   cache = tempDir('hintlab-remote-cache-');
 });
 after(async () => {
-  await sshd?.stop();
+  await (sshd as TestSshd | undefined)?.stop();
   if (cache) rmSync(cache, { recursive: true, force: true });
 });
 

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { changeHunks, declaredNames, groupHunks, hunkName, variantPatch } from '../../src/trial/hunks.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { requireTool } from '../helpers/tools.ts';
+import { requireAll, requireTool } from '../helpers/tools.ts';
 
-const skip = requireTool('patch', 'patch') ?? requireTool('diff', 'diffutils');
+const skip = requireAll(requireTool('patch', 'patch'), requireTool('diff', 'diffutils'));
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
 

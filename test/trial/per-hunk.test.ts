@@ -23,10 +23,10 @@ import { Store } from '../../src/store/store.ts';
 import type { TrialRequest } from '../../src/trial/request.ts';
 import { runTrial } from '../../src/trial/run.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { requireTool } from '../helpers/tools.ts';
+import { requireAll, requireTool } from '../helpers/tools.ts';
 import { miniBuild, miniTree, scriptedGuest, unusedProbe } from './fakes.ts';
 
-const skip = requireTool('patch', 'patch') ?? requireTool('objdump', 'binutils') ?? requireTool('diff', 'diffutils');
+const skip = requireAll(requireTool('patch', 'patch'), requireTool('objdump', 'binutils'), requireTool('diff', 'diffutils'));
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
 const probe = unusedProbe(dir);

@@ -18,10 +18,10 @@ import type { TrialDeps, TrialRequest } from '../../src/trial/request.ts';
 import { runTrial } from '../../src/trial/run.ts';
 import { treeFingerprint } from '../../src/kernel/source.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { requireTool } from '../helpers/tools.ts';
+import { requireAll, requireTool } from '../helpers/tools.ts';
 import { miniBuild, miniPatch, miniTree, scriptedGuest, unusedProbe, type ScriptedGuest } from './fakes.ts';
 
-const skip = requireTool('patch', 'patch') ?? requireTool('objdump', 'binutils');
+const skip = requireAll(requireTool('patch', 'patch'), requireTool('objdump', 'binutils'));
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
 const probe = unusedProbe(dir);
@@ -162,7 +162,7 @@ test('a patch that does not apply is refused before anything is built or stored,
     assert.match(err.message, /^--patch .*bad\.patch does not apply to .* \(checked with --dry-run; nothing was built or written\):\n[\s\S]*FAILED/);
     assert.deepEqual([store.trials.list().length, existsSync(join(dir, 'noapply')), treeFingerprint(src)], [0, false, before]);
     const missing = await runTrial(request('noapply', [join(dir, 'nope.patch')]), deps(store, scriptedGuest())).catch((e: unknown) => e);
-    assert.match(String((missing as Error).message), /^--patch .*nope\.patch: no such file$/);
+    assert.match((missing as Error).message, /^--patch .*nope\.patch: no such file$/);
   } finally {
     store.close();
   }

@@ -22,10 +22,10 @@ import { runTrial } from '../../src/trial/run.ts';
 import type { BootRequest, VmLauncher } from '../../src/launch/qemu.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { existsSync, writeFileSync } from 'node:fs';
-import { requireTool } from '../helpers/tools.ts';
+import { requireAll, requireTool } from '../helpers/tools.ts';
 import { miniBuild, miniPatch, miniTree, scriptedGuest, stressGuest, unusedProbe } from './fakes.ts';
 
-const skip = requireTool('patch', 'patch') ?? requireTool('objdump', 'binutils');
+const skip = requireAll(requireTool('patch', 'patch'), requireTool('objdump', 'binutils'));
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
 const probe = unusedProbe(dir);

@@ -108,7 +108,7 @@ test('a boot whose plugin closed fewer windows than the probe stored rounds fail
   const { store, result } = await costRun(guest(2));
   const step = result.steps[0]!;
   assert.equal(step.state, 'failed');
-  assert.match(step.state === 'failed' ? step.reason : '', /cost counters: the cost plugin closed 2 windows but the probe stored 3 rounds in this boot/);
+  assert.match(step.reason, /cost counters: the cost plugin closed 2 windows but the probe stored 3 rounds in this boot/);
   assert.equal(store.getRun(step.runId).status, 'failed');
 });
 
@@ -117,6 +117,6 @@ test('a boot whose plugin header names another model than the one asked for fail
   const { store, result } = await costRun(guest(3), { ...DEFAULT_COST_MODEL, l1iBytes: 65536 });
   const step = result.steps[0]!;
   assert.equal(step.state, 'failed');
-  assert.match(step.state === 'failed' ? step.reason : '', /boot-1\.txt:1: the cost plugin ran another model than the one asked for \(l1i=32768 where 65536 was asked\)/);
+  assert.match(step.reason, /boot-1\.txt:1: the cost plugin ran another model than the one asked for \(l1i=32768 where 65536 was asked\)/);
   assert.ok(store.getRun(step.runId).rounds.every((r) => r.metrics.length === 0));
 });

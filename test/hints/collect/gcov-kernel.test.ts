@@ -101,5 +101,5 @@ test('received .gcda bytes beside the build .gcno give gcov JSON with the counts
   const file = doc.files.find((f) => f.path.endsWith('count.c'));
   // line 6 is `if (i % 2)`: 1001 iterations with argc 1; line 7 ran for the 500 odd i
   assert.equal(file?.lines.get(6)?.count, 1001);
-  assert.equal(file?.lines.get(7)?.count, 500);
+  assert.equal(file.lines.get(7)?.count, 500);
 });

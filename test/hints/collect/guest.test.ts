@@ -82,7 +82,6 @@ test('a complete boot hands back the files and the kernel release, under TCG whe
   const launcher = scripted(fakeGuestStream([{ path: '/sys/kernel/debug/gcov/o/fs/select.gcda', data: Buffer.from('x') }]), { kind: 'exited', code: 0, signal: null });
   const r = await run(launcher);
   assert.equal(r.state, 'complete', r.state === 'failed' ? r.reason : '');
-  if (r.state !== 'complete') return;
   assert.equal(r.kernel, '6.12.57');
   assert.equal(r.files.length, 1);
   assert.equal(r.accel.accel, 'tcg');
@@ -94,7 +93,7 @@ test('a guest that panics is reported with the panic line and the last console l
   const lines = ['[    1.2] BUG: kernel NULL pointer dereference, address: 0000000000000008', '[    1.3] Kernel panic - not syncing: Fatal exception'];
   const r = await run(scripted(lines, { kind: 'exited', code: 0, signal: null }));
   assert.equal(r.state, 'failed');
-  const reason = r.state === 'failed' ? r.reason : '';
+  const reason = r.reason;
   assert.match(reason, /the probe never started in the guest \(no hello line\); the kernel reported: \[    1\.2\] BUG: kernel NULL pointer/);
   assert.match(reason, /last console lines:\n  \| \[    1\.2\] BUG/);
   assert.match(reason, /qemu command: qemu-system-x86_64 /);
@@ -104,7 +103,8 @@ test('a timeout during the transfer says so, without a screen of base64', async 
   const all = fakeGuestStream([{ path: '/sys/kernel/debug/gcov/o/big.gcda', data: Buffer.alloc(40 * 512, 7) }]);
   const cut = all.slice(0, all.findIndex((l) => l.includes(' off=10240 ')));
   const r = await run(scripted(cut, { kind: 'timeout', seconds: 60 }));
-  const reason = r.state === 'failed' ? r.reason : '';
+  assert.equal(r.state, 'failed');
+  const reason = r.reason;
   assert.match(reason, /no complete result within 60 s \(--timeout\), during the \.gcda transfer; qemu was killed/);
   assert.match(reason, /\(\d+ file transfer chunk lines not shown\)/);
   assert.doesNotMatch(reason, /data=/);

@@ -64,11 +64,11 @@ describe('hints collect on linux-source-6.12 (kernel/sched, fs, mm)', { skip }, 
     // glibc's select() enters the kernel as pselect6; core_sys_select's first check is `if (n < 0)`
     const select = rows.find((row) => row.file === 'fs/select.c' && row.function === 'core_sys_select' && row.condition === 'n < 0');
     assert.equal(select?.executions, 25250, JSON.stringify(select));
-    assert.equal(select?.thenCount, 0);
+    assert.equal(select.thenCount, 0);
     // SYSCALL_DEFINE3(mincore): its first check, `if (start & ~PAGE_MASK)`, never true for the probe's aligned mapping
     const mincore = rows.find((row) => row.file === 'mm/mincore.c' && row.function === '__do_sys_mincore' && row.condition === 'start & ~PAGE_MASK');
     assert.equal(mincore?.executions, 10002, JSON.stringify(mincore));
-    assert.equal(mincore?.thenCount, 0);
+    assert.equal(mincore.thenCount, 0);
     assert.ok(rows.some((row) => row.file === 'kernel/sched/syscalls.c' && (row.executions ?? 0) > 0), 'the included syscalls.c has counted ifs');
     assert.equal(hashTree(tree), before, 'the kernel tree is left as it was');
   });
