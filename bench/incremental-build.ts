@@ -44,7 +44,7 @@ function build(out: string, label: string, extra: string[]): Build {
   });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (r.status !== 0) throw new Error(`kernel build ${label} failed (exit ${r.status}):\n${r.stderr}`);
-  process.stderr.write(r.stdout.split('\n')[0] + '\n');
+  process.stderr.write(`${r.stdout.split('\n')[0] ?? ''}\n`);
   return { seconds, objects: compiledObjects(join(out, 'build.log')).length };
 }
 

@@ -25,7 +25,7 @@ export function describeJson(v: unknown): string {
   if (typeof v === 'string') return `'${v.length > 40 ? `${v.slice(0, 40)}...` : v}'`;
   if (typeof v === 'object') return 'an object';
   if (typeof v === 'function') return 'a function';
-  return String(v);
+  return `${v as number | boolean | undefined}`;
 }
 
 function fail(where: string, expected: string, v: unknown): never {

@@ -100,7 +100,7 @@ function reproduceCommands(lkml: string): string[] {
     if (line.trim() === '') break;
     const text = line.trim().replace(/\\$/, '');
     if (/^ {2}\S/.test(line) || commands.length === 0) commands.push(text);
-    else commands[commands.length - 1] += text;
+    else commands[commands.length - 1] = `${commands[commands.length - 1] ?? ''}${text}`;
   }
   return commands;
 }

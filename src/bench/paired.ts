@@ -12,7 +12,7 @@ import { PAIRS_PER_PROCESS, designLine } from './design.ts';
 import { budgetState, minPairsOf, progressText, stoppingRecord, pairLogRatios, type BudgetState } from './budget.ts';
 import { duetLayout } from './duet.ts';
 import { probeArgs, type CpuPlan } from './probe-run.ts';
-import { interruptedBetween, type BenchDeps } from './runner.ts';
+import { interruptedBetween } from './runner.ts';
 import { clockArgs, switchRecord, workArgs, type DesignRecord, type PairedRun, type SideRun } from './sides.ts';
 
 

@@ -22,7 +22,7 @@ export async function interruptible<T>(fn: (signal: AbortSignal) => Promise<T>):
     return await fn(abort.signal);
   } catch (err) {
     if (abort.signal.aborted && err instanceof UserError && err.exitCode === 1) {
-      throw new UserError(err.message, (EXIT[abort.signal.reason as (typeof STOP_SIGNALS)[number]] as 129 | 130 | 143 | undefined) ?? 130);
+      throw new UserError(err.message, (EXIT as Record<string, 129 | 130 | 143 | undefined>)[String(abort.signal.reason)] ?? 130);
     }
     throw err;
   } finally {

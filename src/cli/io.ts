@@ -55,7 +55,7 @@ export function processIO(): CliIO {
     stdout: (t) => void process.stdout.write(t),
     stderr: (t) => void process.stderr.write(t),
     // undefined, not false, when stderr is a file or a pipe
-    isTTY: (process.stderr.isTTY as boolean | undefined) ?? false,
+    isTTY: process.stderr.isTTY,
     env: process.env,
     cwd: process.cwd(),
   };

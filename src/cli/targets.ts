@@ -40,7 +40,7 @@ export async function connectAll(addresses: readonly SshAddress[], probe: ProbeB
   const settled = await Promise.allSettled(addresses.map((a) => SshTarget.connect(a, { probe, configFile, env: io.env })));
   const failed = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as Error] : []));
   if (failed.length === 0) return settled.map((s) => (s as PromiseFulfilledResult<SshTarget>).value);
-  await Promise.all(settled.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));
+  await Promise.all(settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.close()] : [])));
   if (failed.length === 1 && failed[0] instanceof UserError) throw failed[0];
   throw new UserError(failed.map((e) => e.message).join('\n'));
 }

@@ -138,7 +138,7 @@ export class KernelSource implements ObjectSource {
       this.locked = false;
       return Promise.resolve();
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
   }
 

@@ -143,7 +143,7 @@ function parseFile(source: string, f: unknown, where: string): GcovFile {
     const lineNo = l.line_number;
     if (typeof lineNo !== 'number' || !Number.isInteger(lineNo) || lineNo < 1) fail(source, at, '"line_number" must be a positive integer');
     // the record as a person finds it: file, line and function, besides its place in the JSON
-    const record = `${at}, ${f.file}:${lineNo}${typeof l.function_name === 'string' ? ` in ${l.function_name}` : ''}`;
+    const record = `${at}, ${String(f.file)}:${lineNo}${typeof l.function_name === 'string' ? ` in ${l.function_name}` : ''}`;
     const count = countOf(source, record, l.count);
     const arcs = parseArcs(source, l.branches ?? [], record);
     // A line shared by several functions (inlines, macros) is listed once per function.

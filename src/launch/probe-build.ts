@@ -6,7 +6,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compileCached, compilerVersion, defaultCacheDir } from '../proc/native.ts';
+import { compileCached, defaultCacheDir } from '../proc/native.ts';
 
 
 export const PROBE_SOURCE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../probes');

@@ -158,7 +158,7 @@ export function qemuLauncher(): VmLauncher {
           },
           (err: unknown) => {
             finish();
-            reject(err as Error);
+            reject(err instanceof Error ? err : new Error(String(err)));
           },
         );
       });

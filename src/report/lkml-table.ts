@@ -137,8 +137,10 @@ export function verdictRuleShort(c: Comparison): string {
   const m = c.multipleComparisons;
   const correction = m.familySize === 0 ? 'no subject could be tested' : `${o.correction === 'holm' ? 'Holm' : 'no correction'}, ${countOf(m.familySize, 'subject')}`;
   const u = c.subjects[0]?.runs[0]?.replicateUnit;
-  const paired = c.design.kind === 'duet' || c.design.kind === 'alternation';
-  const pairsOn = c.design.pairsPerGeneration !== undefined ? 'on generations of processes (mean B/A of their pairs)' : 'on pairs (B/A of each pair)';
+  // A document of schema 5 or older has no design (see designLine).
+  const design = (c as { design?: Comparison['design'] }).design;
+  const paired = design?.kind === 'duet' || design?.kind === 'alternation';
+  const pairsOn = design?.pairsPerGeneration !== undefined ? 'on generations of processes (mean B/A of their pairs)' : 'on pairs (B/A of each pair)';
   const on = o.roundsAsUnits ? 'on rounds as units' : paired ? pairsOn : u?.known ? `on ${unitNounOf(u.value, false)} means` : 'on run means';
   const aba = c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? ', B against A+A2' : '';
   const detectable = detectableText(c);

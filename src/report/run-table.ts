@@ -73,10 +73,10 @@ export function runTable(run: RunWithRounds): string {
 
 function k(v: unknown): string {
   const x = v as Known<unknown> | undefined;
-  if (!x || typeof x !== 'object' || !('known' in x)) return v === undefined || v === null ? '-' : String(v as string | number | boolean);
+  if (!x || typeof x !== 'object' || !('known' in x)) return v === undefined || v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : `${v as string | number | boolean}`;
   if (!x.known) return `unknown (${x.reason})`;
   if (x.value === '') return 'none';
-  return Array.isArray(x.value) ? x.value.join(' ') : typeof x.value === 'object' ? JSON.stringify(x.value) : String(x.value as string | number | boolean);
+  return Array.isArray(x.value) ? x.value.join(' ') : typeof x.value === 'object' ? JSON.stringify(x.value) : `${x.value as string | number | boolean}`;
 }
 
 /** `k=v, k=v` of a flat record; nested records in braces. */
@@ -140,7 +140,7 @@ function fieldLines(obj: Record<string, unknown>, indent: string, prefix = ''): 
 function lavaJobText(job: unknown): string {
   if (job === null || typeof job !== 'object') return printable(String(job));
   const j = job as { jobId?: number | null; device?: string | null; health?: string | null; url?: string | null; qemu?: unknown; kernelSha256?: unknown };
-  const parts = [`job ${String(j.jobId ?? '?')} on ${String(j.device ?? 'no device')}`, String(j.health ?? 'health unknown'), String(j.url ?? 'no URL')];
+  const parts = [`job ${j.jobId ?? '?'} on ${j.device ?? 'no device'}`, j.health ?? 'health unknown', j.url ?? 'no URL'];
   if (typeof j.kernelSha256 === 'string') parts.push(`kernel sha256 ${j.kernelSha256.slice(0, 16)}`);
   if (typeof j.qemu === 'string') parts.push(`qemu: ${j.qemu}`);
   return printable(parts.join(', '));

@@ -5,7 +5,6 @@
  * per stressor, the geometric mean and the regressions listed apart, as
  * `hintlab macro`'s comparison says them on the host.
  */
-import type { Comparison } from '../compare/types.ts';
 import { unitWords } from '../format/units.ts';
 import type { TrialDocument, TrialStressors } from '../trial/document.ts';
 import { renameUnitFields } from './json.ts';

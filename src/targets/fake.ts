@@ -32,7 +32,7 @@ export function scriptedTarget(script: (job: TargetJob, call: number, abort: Abo
       try {
         return Promise.resolve(scriptedRun(job, onLine, abort));
       } catch (err) {
-        return Promise.reject(err as Error);
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
       }
     },
     async close() {},

@@ -88,7 +88,7 @@ export interface TrialServices {
   codegen(input: CodegenInput): Promise<TrialCodegen>;
   runBehave(req: BehaveRequest, deps: BehaveDeps): Promise<BehaveDocument>;
   runVm(req: VmRequest, deps: VmDeps): Promise<VmResult>;
-  planVmMacro(req: VmMacroRequest, stressNg: StressNgExecutor): Promise<VmMacroPlan>;
+  planVmMacro: (req: VmMacroRequest, stressNg: StressNgExecutor) => Promise<VmMacroPlan>;
   runVmMacro(req: VmMacroRequest, plan: VmMacroPlan, deps: VmMacroDeps): Promise<VmMacroResult>;
   runVmOnLava(req: VmRequest, deps: LavaVmDeps): Promise<VmResult>;
 }
@@ -117,14 +117,14 @@ export interface TrialDeps {
   stressNgEntries?: CpioEntry[];
   /** The built cost plugin, when the request has `cost`. */
   costPlugin?: CostPlugin;
-  onStep?(event: StepEvent): void;
+  onStep?: (event: StepEvent) => void;
   /** Lines said through onNote once the request is checked, before the steps (the cost model's default). */
   notes?: string[];
   /** Said once before the steps (what the installed stress-ng lacks of --set sched). */
   onNote?(line: string): void;
   /** A step's own progress lines (build phases, boots). */
-  onDetail?(line: string): void;
-  onCompiled?(count: number, object: string): void;
+  onDetail?: (line: string) => void;
+  onCompiled?: (count: number, object: string) => void;
   /** Where a LAVA token may come from ($HINTLAB_LAVA_TOKEN). */
   env?: NodeJS.ProcessEnv;
 }

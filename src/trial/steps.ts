@@ -157,7 +157,7 @@ export interface VmStepResult {
 
 function isVmResult(v: unknown): v is VmStepResult {
   const r = v as { runs?: { A?: { id?: unknown }; B?: { id?: unknown } }; order?: unknown };
-  return typeof v === 'object' && v !== null && typeof r.runs?.A?.id === 'number' && typeof r.runs?.B?.id === 'number' && Array.isArray(r.order);
+  return typeof v === 'object' && v !== null && typeof r.runs?.A?.id === 'number' && typeof r.runs.B?.id === 'number' && Array.isArray(r.order);
 }
 
 /** Stored runs still there and complete: a stored step result that names them holds. */

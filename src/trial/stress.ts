@@ -82,7 +82,7 @@ export type StressStepResult = Omit<TrialStressors, 'comparison'> & { bootSecond
 
 function isStressResult(v: unknown): v is StressStepResult {
   const r = v as { runs?: { A?: { id?: unknown }; B?: { id?: unknown } }; stressors?: unknown };
-  return typeof v === 'object' && v !== null && typeof r.runs?.A?.id === 'number' && typeof r.runs?.B?.id === 'number' && Array.isArray(r.stressors);
+  return typeof v === 'object' && v !== null && typeof r.runs?.A?.id === 'number' && typeof r.runs.B?.id === 'number' && Array.isArray(r.stressors);
 }
 
 
