@@ -10,7 +10,7 @@
  * TCG: the flow and the data are checked, never the figures.
  *
  * Minutes each: behind HINTLAB_SLOW_TESTS=1. Their output is quoted in
- * docs/remote.md.
+ * docs/session.md.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
