@@ -144,7 +144,7 @@ export const COST_COUNTERS: readonly string[] = Object.keys(COST_WORDS);
  * the model is not a CPU.
  */
 export const COST_SCOPE =
-  'taken branches and line fetches are exact counts of the emulated execution; cache misses and mispredictions come from the named model; none is a time';
+  'kernel instructions, user instructions, taken branches, I-cache line fetches and distinct I-cache lines are exact counts of the emulated execution (qemu TCG, per translated block); L1i misses and branch mispredictions come from the named model, not from a CPU; none is a time';
 
 /** Words for a cost counter's unit; an unknown one is spoken as itself. */
 export function costWords(unit: string): CostWords {

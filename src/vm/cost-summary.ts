@@ -7,15 +7,13 @@
 import type { RunWithRounds } from '../model.ts';
 import { alignColumns } from '../format/columns.ts';
 import { formatNumber, signed } from '../format/numbers.ts';
-import { costWords } from '../format/units.ts';
+import { COST_SCOPE as SCOPE, costWords } from '../format/units.ts';
 import { isSample, median } from '../stats/descriptive.ts';
 import { COST_UNITS } from './cost.ts';
 import { FUNCTION_COUNTERS, type FunctionCost, type FunctionCounts } from './cost-functions.ts';
 
 /** Said once wherever cost counters are shown. */
-export const COST_SCOPE =
-  'cost counters: instructions, taken branches and line fetches are exact counts of the emulated execution (qemu TCG, per translated block); ' +
-  'L1i misses and mispredictions come from the named model, not from a CPU; none is a time.';
+export const COST_SCOPE = `cost counters: ${SCOPE}.`;
 
 function metricValues(run: RunWithRounds, subject: string, unit: string): number[] {
   return run.rounds.filter((r) => r.subject === subject && !r.warmup).flatMap((r) => r.metrics.filter((m) => m.name === unit).map((m) => m.value));
