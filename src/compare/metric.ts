@@ -12,7 +12,7 @@
  *   2: `identicalUnits` became `exact` (the verdict came from the exact
  *      rule of src/compare/exact.ts: 'identical', or a claim of any size).
  */
-import { COST_COUNTERS, COST_SCOPE, costWords } from '../format/units.ts';
+import { COST_METRICS, COST_SCOPE, costWords } from '../cost-counters.ts';
 import type { RunWithRounds } from '../model.ts';
 import { ComparisonRefused } from './checks.ts';
 import { type CompareInput, compare } from './compare.ts';
@@ -75,7 +75,7 @@ export function metricRun(run: RunWithRounds, name: string): RunWithRounds {
 /** The cost counters a run carries on its measured rounds, in report order. */
 export function costCountersOf(run: RunWithRounds): string[] {
   const names = new Set(run.rounds.filter((r) => !r.warmup).flatMap((r) => r.metrics.map((m) => m.name)));
-  return COST_COUNTERS.filter((c) => names.has(c));
+  return COST_METRICS.filter((c) => names.has(c));
 }
 
 /** 'all' is every counter A and B both carry; a named one must be a counter both carry. */
@@ -87,7 +87,7 @@ function metricsToCompare(input: CompareInput, metric: string): string[] {
     if (both.length === 0) throw new ComparisonRefused(`--metric all: A and B carry no cost counter in common; cost counters in both: ${carried}`);
     return both;
   }
-  if (!COST_COUNTERS.includes(metric)) throw new ComparisonRefused(`--metric ${metric}: not a cost counter; use one of ${COST_COUNTERS.join(', ')} or all`);
+  if (!COST_METRICS.includes(metric)) throw new ComparisonRefused(`--metric ${metric}: not a cost counter; use one of ${COST_METRICS.join(', ')} or all`);
   if (!both.includes(metric)) throw new ComparisonRefused(`--metric ${metric}: not carried by both A and B; cost counters in both: ${carried}`);
   return [metric];
 }

@@ -9,8 +9,9 @@
  */
 import type { MetricSubject } from '../compare/metric.ts';
 import { decimalsFor, fixed, plusMinus, readableDecimals } from '../format/numbers.ts';
-import type { KernelFunctionCounts, TrialCost } from '../trial/cost.ts';
-import { functionRowsText } from '../vm/cost-summary.ts';
+import type { KernelFunctionCounts } from '../compare/cost-functions.ts';
+import type { TrialCost } from '../trial/cost.ts';
+import { functionRowsText } from './cost.ts';
 import { escapeMarkdown, fence } from './md.ts';
 import { renderMetricMarkdown, renderMetricText } from './metric.ts';
 import { lkmlPara } from './wrap.ts';

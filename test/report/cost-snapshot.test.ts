@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { costReport } from '../../src/vm/cost-summary.ts';
+import { vmCostSummary } from '../../src/compare/cost-functions.ts';
+import { costSummaryText } from '../../src/report/cost.ts';
 import { costLkml, costMarkdown, costText } from '../../src/report/trial-cost.ts';
 import { trialLkml, trialText } from '../../src/report/trial.ts';
 import { trialMarkdown } from '../../src/report/trial-md.ts';
@@ -47,13 +48,13 @@ function costSection(html: string): string {
 
 test('vm --cost prints the scope, every counter per boot, whether boots agree and the changed functions as in its snapshot', () => {
   const { A, B } = costRuns();
-  matchesSnapshot('vm-cost.txt', costReport(new Map([['A', [A]], ['B', [B]]])));
+  matchesSnapshot('vm-cost.txt', costSummaryText(vmCostSummary(new Map([['A', [A]], ['B', [B]]]))));
 });
 
 test('vm --cost names a kernel without per-function counts and compares nothing per function then', () => {
   const { A, B } = costRuns();
   const bare = { ...B, environment: { ...B.environment, cost: { functions: [{ known: false, reason: 'no System.map next to /boot/vmlinuz-6.12.117-hl' }] } } };
-  matchesSnapshot('vm-cost-one-table.txt', costReport(new Map([['A', [A]], ['B', [bare]]])));
+  matchesSnapshot('vm-cost-one-table.txt', costSummaryText(vmCostSummary(new Map([['A', [A]], ['B', [bare]]]))));
 });
 
 test("the trial's cost section reads the same in the text report as in its snapshot", () => {

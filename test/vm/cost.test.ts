@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { UserError } from '../../src/errors.ts';
-import { costChangeWords } from '../../src/format/units.ts';
+import { costChangeWords } from '../../src/cost-counters.ts';
 import { costPerCall, matchWindows, parseCostOutput } from '../../src/vm/cost.ts';
 import { functionAt, parseSystemMap } from '../../src/vm/cost-functions.ts';
 import { checkPluginSupport, describeCostModel, parseCostModel, pluginArg } from '../../src/vm/cost-plugin.ts';
-import { changedFunctions, placementNote } from '../../src/vm/cost-summary.ts';
+import { changedFunctions, compareFunctions } from '../../src/compare/cost-functions.ts';
+import { functionRowsText, placementNote } from '../../src/report/cost.ts';
 import { qemuCommand } from '../../src/launch/qemu.ts';
 
 const OUTPUT = [
@@ -20,7 +21,7 @@ const OUTPUT = [
 test('the plugin output reads back as windows with their kernel blocks, and counters per call', () => {
   const out = parseCostOutput(OUTPUT, 'boot-1.txt');
   assert.equal(out.windows.length, 2);
-  assert.deepEqual(out.windows[0]!.blocks, [{ vaddr: 0xffffffff81001000n, bytes: 12, insns: 4, execs: 2000, taken: 2000, fetches: 2000, misses: 1, mispred: 3 }]);
+  assert.deepEqual(out.windows[0]!.blocks, [{ vaddr: 0xffffffff81001000n, bytes: 12, insns: 4, execs: 2000, counts: { taken: 2000, fetches: 2000, misses: 1, mispred: 3 } }]);
   const per = costPerCall(out.windows[0]!.counts, 2000);
   assert.equal(per['kernel-instructions/call'], 321);
   assert.equal(per['taken-branches/call'], 51.002);
@@ -95,11 +96,10 @@ test('cost changes are spoken as counts, never as time', () => {
   assert.equal(costChangeWords('mispredictions/call', 0), 'no change in modelled branch mispredictions per call');
 });
 
-test('per-function changes smaller than 0.005 per call in every counter are counted, not listed', async () => {
-  const { functionChangeTable } = await import('../../src/vm/cost-summary.ts');
+test('per-function changes smaller than 0.005 per call in every counter are counted, not listed', () => {
   const a = { p: [fn('tick', 'ffffffff81000000', 64, 0.004, 0.001), fn('sys_x', 'ffffffff81000040', 64, 10, 2)] };
   const b = { p: [fn('tick', 'ffffffff81000000', 64, 0.003, 0.001), fn('sys_x', 'ffffffff81000040', 64, 9, 2)] };
-  const text = functionChangeTable(a, b);
+  const text = functionRowsText(compareFunctions(a, b));
   assert.match(text, /^p +sys_x +-1\.00 +0 /m);
   assert.doesNotMatch(text, /^p +tick/m);
   assert.match(text, /1 changed by less than 0\.005 per call in every counter/);
