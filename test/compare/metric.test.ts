@@ -60,7 +60,7 @@ describe('compare and report --metric: cost counters as subjects', () => {
     assert.equal(r.stderr, '');
     assert.equal(r.code, 0);
     assert.match(r.stdout, /\nscope: kernel instructions, user instructions, taken branches, I-cache line fetches and distinct I-cache lines are exact counts of the emulated execution \(qemu TCG, per translated block\); L1i misses and branch mispredictions come from the named model, not from a CPU; none is a time\n/);
-    assert.match(r.stdout, /\ntaken-branches\/call \(taken branches\/call; Holm over 1 tested subject\)\n/);
+    assert.match(r.stdout, /\ntaken-branches\/call \(taken branches\/call; judged in events per call: a change of 0\.01 or more per call; Holm over 1 tested subject\)\n/);
     assert.match(r.stdout, /\n {2}getppid +47\.00 taken branches\/call +48\.00 +\+1\.00 \(\+2\.13 %\) +95 % CI \+[\d.]+ % to \+[\d.]+ % +more taken branches\n/);
     assert.match(r.stdout, /design: boots/);
     // the scope line names every counter, instructions among them; no figure or verdict is in instructions
@@ -130,10 +130,54 @@ describe('compare --metric on boots that gave identical counts', () => {
       assert.match(r.stdout, /\n {2}getppid: more taken branches: exact: every boot gave the same value \(boots: A 3, B 3\): 47 in A, 48 in B, \+1 \(\+2\.13 %\), deterministic for the emulated execution, not a sample\n/);
       assert.match(r.stdout, /\n {2}getppid: identical: exact: every boot gave the same value \(boots: A 3, B 3\), 57\.1 in A and B alike\n/);
       const json = JSON.parse((await runCli(['compare', A, B, '--metric', 'all', '--db', db, '--json'])).stdout) as { schema: number; metrics: { metric: string; subjects: { verdict: string; exact: boolean }[] }[] };
-      assert.equal(json.schema, 2);
+      assert.equal(json.schema, 3);
       assert.deepEqual(json.metrics.map((m) => [m.metric, m.subjects[0]!.verdict, m.subjects[0]!.exact]), [['taken-branches/call', 'more taken branches', true], ['line-fetches/call', 'identical', true]]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('compare --metric judges a count of the emulated execution in events per call', () => {
+  let dir = '';
+  let db = '';
+  before(() => {
+    dir = tempDir();
+    db = join(dir, 'results.db');
+    const store = Store.open(db);
+    // Boots that vary by a timer tick's share: one taken branch fewer per call out of 258 (-0.39 %),
+    // 0.004 more line fetches per call, and the modelled mispredictions 0.39 % fewer.
+    [0, 0.0004, -0.0004].forEach((d, i) => {
+      storeBoot(store, `vm-A-${i + 1}`, '6.12.9', { 'taken-branches/call': 258.1 + d, 'line-fetches/call': 300 + d, 'mispredictions/call': 258.1 + d });
+      storeBoot(store, `vm-B-${i + 1}`, '6.12.9-hl', { 'taken-branches/call': 257.1 + d, 'line-fetches/call': 300.004 + d, 'mispredictions/call': 257.1 + d });
+    });
+    store.close();
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('claims one taken branch fewer per call that is -0.39 %, naming the rule, where the modelled counter stays within the threshold', async () => {
+    const r = await runCli(['compare', A, B, '--metric', 'all', '--db', db]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\ntaken-branches\/call \(taken branches\/call; judged in events per call: a change of 0\.01 or more per call; Holm over 1 tested subject\)\n/);
+    assert.match(r.stdout, /\n {2}getppid +258\.1 taken branches\/call +257\.1 +-1\.0 \(-0\.39 %\) .* fewer taken branches\n/);
+    assert.match(r.stdout, /\n {2}getppid: fewer taken branches: events per call: -1\.00 per call \(95 % CI -1\.\d+ to -0\.99\d+\), p [=<] [\d.e-]+: beyond 0\.01 per call, the events-per-call rule/);
+    assert.match(r.stdout, /\n {2}getppid: no difference proven: events per call: \+0\.004 per call \(95 % CI \+0\.003 to \+0\.005\), p = [\d.e-]+: not shown beyond 0\.01 per call \(the events-per-call rule/);
+    assert.match(r.stdout, /\nmispredictions\/call \(modelled branch mispredictions\/call; judged against the ±1 % noise threshold, or exactly where every boot repeated its value; Holm over 1 tested subject\)\n/);
+    assert.match(r.stdout, /\n {2}getppid: no difference proven: .*not shown beyond the ±1 % noise threshold/);
+  });
+
+  it('writes the rule of each counter, the boots and the interval per call into the JSON document', async () => {
+    const r = await runCli(['compare', A, B, '--metric', 'all', '--db', db, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    type Subject = { verdict: string; exact: boolean; boots: Record<string, number>; ciInUnit: { low: number; high: number } | null };
+    const doc = JSON.parse(r.stdout) as { schema: number; metrics: { metric: string; rule: { name: string; minPerCall?: number; thresholdPct?: number }; subjects: Subject[] }[] };
+    assert.equal(doc.schema, 3);
+    const by = new Map(doc.metrics.map((m) => [m.metric, m]));
+    assert.deepEqual(by.get('taken-branches/call')!.rule, { name: 'events-per-call', minPerCall: 0.01 });
+    assert.deepEqual(by.get('mispredictions/call')!.rule, { name: 'percent-threshold', thresholdPct: 1 });
+    const taken = by.get('taken-branches/call')!.subjects[0]!;
+    assert.deepEqual([taken.verdict, taken.exact, taken.boots], ['fewer taken branches', false, { A: 3, B: 3 }]);
+    assert.ok(taken.ciInUnit && taken.ciInUnit.low < -0.99 && taken.ciInUnit.high > -1.01 && taken.ciInUnit.high < -0.99, JSON.stringify(taken.ciInUnit));
+    assert.equal(by.get('line-fetches/call')!.subjects[0]!.verdict, 'no difference proven');
   });
 });
