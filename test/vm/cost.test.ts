@@ -35,6 +35,17 @@ test('a bad plugin line is refused naming the file and line', () => {
   assert.throws(() => parseCostOutput(OUTPUT.replace('t 0 ', 'x 0 '), 'f.txt'), /f\.txt:3: unreadable line/);
 });
 
+test('per-branch lines have their own reader and do not stop the counters being read; a kind nobody reads is refused naming the kinds', () => {
+  const withBranches = OUTPUT.replace('end windows=2', 'b 1 ffffffff81001008 ffffffff81001020 3 1\nend windows=2');
+  assert.equal(parseCostOutput(withBranches, 'f.txt').windows.length, 2);
+  assert.throws(() => parseCostOutput(OUTPUT.replace('end windows', 'q windows'), 'f.txt'), /f\.txt:5: unreadable line 'q windows=2' \(line kinds: w, t, b, end\)/);
+});
+
+test('a window line without the key of a counter in the table is refused naming the key', () => {
+  assert.throws(() => parseCostOutput(OUTPUT.replace(' mispred=10027', ''), 'f.txt'), /f\.txt:2: bad window line .*no whole mispred\)/);
+  assert.throws(() => parseCostOutput(OUTPUT.replace('t 0 ffffffff81001000 12 4 2000 2000 2000 1 3', 't 0 ffffffff81001000 12 4 2000 2000 2000 1'), 'f.txt'), /f\.txt:3: unreadable line .*a block line has 10 fields/);
+});
+
 test('windows and rounds must agree in number, or the boot says how they differ', () => {
   const out = parseCostOutput(OUTPUT, 'f');
   const round = (seq: number) => ({ seq, subject: 'getppid', warmup: false, ops: 2000 });
