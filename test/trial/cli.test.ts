@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { Services } from '../../src/cli/io.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
-import { requireTool } from '../helpers/tools.ts';
+import { requireAll, requireTool } from '../helpers/tools.ts';
 import { miniBuild, miniPatch, miniTree, scriptedGuest, unusedProbe } from './fakes.ts';
 
-const skip = requireTool('patch', 'patch') ?? requireTool('objdump', 'binutils');
+const skip = requireAll(requireTool('patch', 'patch'), requireTool('objdump', 'binutils'));
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
 const probe = unusedProbe(dir);
