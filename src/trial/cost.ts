@@ -11,7 +11,10 @@
  * word it.
  *
  * Format history (TRIAL_COST_SCHEMA):
- *   1: first version.
+ *   1: first version. `counters` carries its own schema
+ *      (METRIC_COMPARISON_SCHEMA, src/compare/metric.ts): from 3 on, the
+ *      rule each counter was judged by; reporters read older ones as the
+ *      exact rule where `exact`, the threshold elsewhere.
  */
 import { ComparisonRefused } from '../compare/checks.ts';
 import { compareMetrics, type MetricComparison } from '../compare/metric.ts';

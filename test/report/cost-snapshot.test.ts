@@ -88,3 +88,11 @@ test("the trial's JSON report carries the cost section as in its snapshot, and i
   const doc = JSON.parse(json) as { cost: unknown };
   matchesSnapshot('trial-cost.json', `${JSON.stringify(doc.cost, null, 2)}\n`);
 });
+
+test('a cost section stored before counters named their rule lists only what the exact rule claimed, every boot alike', () => {
+  const cost = trialCostSection();
+  assert.ok(cost.counters.known);
+  const metrics = cost.counters.value.metrics.map(({ rule: _rule, ...e }) => ({ ...e, subjects: e.subjects.map(({ boots: _boots, ciInUnit: _ci, ...s }) => s) }));
+  const old = { ...cost, counters: { known: true as const, value: { ...cost.counters.value, metrics } } };
+  assert.deepEqual(costLkml(old).slice(2), ['  sched_getattr: taken branches +1.00/call (exact, every boot alike).']);
+});
