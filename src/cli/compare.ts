@@ -11,7 +11,7 @@ import { type MetricComparison, compareMetrics } from '../compare/metric.ts';
 import { mergeRuns } from '../compare/merge.ts';
 import type { Comparison } from '../compare/types.ts';
 import type { ComparisonOptions, Correction } from '../compare/options.ts';
-import { COST_COUNTERS } from '../format/units.ts';
+import { COST_METRICS } from '../cost-counters.ts';
 import type { RunWithRounds } from '../model.ts';
 import { renderMetricJson, renderMetricText } from '../report/metric.ts';
 import { renderText } from '../report/text.ts';
@@ -41,8 +41,8 @@ function correctionOption(value: string): Correction {
 }
 
 function metricOption(value: string): string {
-  if (value !== 'all' && !COST_COUNTERS.includes(value)) {
-    throw new UserError(`--metric must be a cost counter of vm --cost (${COST_COUNTERS.join(', ')}) or all; got '${value}'`, 2);
+  if (value !== 'all' && !COST_METRICS.includes(value)) {
+    throw new UserError(`--metric must be a cost counter of vm --cost (${COST_METRICS.join(', ')}) or all; got '${value}'`, 2);
   }
   return value;
 }

@@ -15,7 +15,8 @@ import { parseLavaAddress, redactLavaTokens } from '../targets/lava/address.ts';
 import { describeLavaProgress } from '../targets/lava/target.ts';
 import { shellLine } from '../shell.ts';
 import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
-import { costReport } from '../vm/cost-summary.ts';
+import { vmCostSummary } from '../compare/cost-functions.ts';
+import { costSummaryText } from '../report/cost.ts';
 import { type CliIO, invocationOf } from './io.ts';
 import { UserError } from '../errors.ts';
 import { reportSteps, stepCallbacks } from './vm-report.ts';
@@ -108,7 +109,7 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
       );
       bar.clear();
       reportSteps(io, store, result, steps.length, opts.db, opts.detect);
-      if (cost) io.stdout(costReport(costRunsByKernel(store, result.steps)));
+      if (cost) io.stdout(costSummaryText(vmCostSummary(costRunsByKernel(store, result.steps))));
     });
   } finally {
     bar.clear();

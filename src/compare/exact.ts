@@ -31,12 +31,19 @@
  * difference every boot repeats is a claim (slower/faster) only beyond the
  * noise threshold, since a bogo-op count is quantized over its budget,
  * and 'no difference proven' within it, the exact change said.
+ *
+ * The events-per-call rule (`withEventsPerCall`) judges a cost counter the
+ * plugin counts exactly (taken branches, line fetches: src/cost-counters.ts)
+ * in events per call whether or not its boots repeated: a hint's whole
+ * effect is often one event per call, a fraction of a percent of the count,
+ * which a percentage threshold would hide.
  */
+import { fixed, pClause, readableDecimals, signed } from '../format/numbers.ts';
 import { formatChangePct, formatSpreadPct } from '../format/percent.ts';
 import type { Direction } from '../model.ts';
-import type { RunSummary, VerdictResult } from './types.ts';
+import type { Contrast, RunSummary, VerdictResult } from './types.ts';
 import type { ComparisonOptions } from './options.ts';
-import { claimOf } from './verdict.ts';
+import { claimOf, isClaim } from './verdict.ts';
 
 /**
  * The largest chance, over how often a count that takes two values gives
@@ -148,4 +155,42 @@ export function withExactCounts(verdict: VerdictResult, runs: readonly RunSummar
     exact: true,
   };
   return guardedClaim(claim, verdict, runs, options, subjects);
+}
+
+/** The judged contrast's interval of the change in the run's unit (events per call for a counter), or null without one. */
+export function intervalInUnit(judged: Contrast): { low: number; high: number; level: number } | null {
+  if (judged.ciPct.kind !== 'ok') return null;
+  const base = judged.baselineMeanInUnit / 100;
+  return { low: judged.ciPct.low * base, high: judged.ciPct.high * base, level: judged.ciPct.level };
+}
+
+/**
+ * The events-per-call rule, for a counter the plugin counts exactly. When
+ * every boot repeated its value the exact rule above has judged it already
+ * (a change of EXACT_MIN_PER_CALL or more is a claim) and its verdict
+ * stands. When the boots vary (timer ticks landing in some windows), the
+ * change is claimed when the deciding test's Holm-adjusted p is below
+ * alpha and its whole interval, in events per call, lies beyond
+ * EXACT_MIN_PER_CALL on one side; no percentage threshold applies. Runs
+ * that cannot claim anything (separate runs), and verdicts that are no
+ * judgement (insufficient data or units), are left as they are. `per` is
+ * what the counter is counted per ('call', or 'kernel entry').
+ */
+export function withEventsPerCall(verdict: VerdictResult, judged: Contrast, direction: Direction, options: ComparisonOptions, per = 'call'): VerdictResult {
+  if (verdict.exact || verdict.caveats.includes('separate-runs')) return verdict;
+  if (verdict.verdict !== 'no difference proven' && !isClaim(verdict.verdict)) return verdict;
+  const ci = intervalInUnit(judged);
+  const p = judged.adjusted.kind === 'adjusted' ? judged.adjusted.pValue : null;
+  if (!ci || p === null) return verdict;
+  const change = judged.changeInUnit;
+  const d = readableDecimals(2, [ci.low, ci.high], [[ci.low, ci.high]]);
+  const holm = judged.adjusted.kind === 'adjusted' && judged.adjusted.familySize > 1 ? ` (Holm-adjusted over ${judged.adjusted.familySize} subjects)` : '';
+  const said = `events per ${per}: ${signed(change, readableDecimals(2, [change]))} per ${per} (${Math.round(ci.level * 100)} % CI ${signed(ci.low, d)} to ${signed(ci.high, d)}), ${pClause(p)}${holm}`;
+  const caveats = verdict.caveats.filter((c) => c !== 'inside-threshold');
+  const beyond = ci.low >= EXACT_MIN_PER_CALL || ci.high <= -EXACT_MIN_PER_CALL;
+  if (p < options.alpha && beyond) {
+    const worse = direction === 'lower-is-better' ? change > 0 : change < 0;
+    return { verdict: claimOf(worse, 'instructions'), reason: `${said}: beyond ${fixed(EXACT_MIN_PER_CALL, 2)} per ${per}, the events-per-call rule for a count of the emulated execution`, caveats };
+  }
+  return { verdict: 'no difference proven', reason: `${said}: not shown beyond ${fixed(EXACT_MIN_PER_CALL, 2)} per ${per} (the events-per-call rule for a count of the emulated execution)`, caveats };
 }

@@ -11,15 +11,27 @@
  *   1: first version.
  *   2: `identicalUnits` became `exact` (the verdict came from the exact
  *      rule of src/compare/exact.ts: 'identical', or a claim of any size).
+ *   3: `MetricEntry.rule`: a counter the plugin counts exactly is judged
+ *      by the events-per-call rule (src/compare/exact.ts), a modelled one
+ *      against the percentage threshold; `MetricSubject.boots` (boots per
+ *      run) and `ciInUnit` (the interval in the counter's unit).
  */
-import { COST_COUNTERS, COST_SCOPE, costWords } from '../format/units.ts';
+import { COST_METRICS, COST_SCOPE, costCounter, costWords } from '../cost-counters.ts';
 import type { RunWithRounds } from '../model.ts';
 import { ComparisonRefused } from './checks.ts';
 import { type CompareInput, compare } from './compare.ts';
+import { EXACT_MIN_PER_CALL, intervalInUnit, withEventsPerCall } from './exact.ts';
 import type { Comparison, Contrast, RunRole, SubjectComparison } from './types.ts';
 import type { ComparisonOptions } from './options.ts';
 
-export const METRIC_COMPARISON_SCHEMA = 2;
+export const METRIC_COMPARISON_SCHEMA = 3;
+
+/**
+ * How a counter's changes are judged: a count of the emulated execution in
+ * events per call (a change of `minPerCall` or more, src/compare/exact.ts),
+ * a model's output against the percentage noise threshold.
+ */
+export type MetricRule = { name: 'events-per-call'; minPerCall: number } | { name: 'percent-threshold'; thresholdPct: number };
 
 /** One subject's change in one counter, from the contrast its verdict was judged on. */
 export interface MetricSubject {
@@ -39,6 +51,10 @@ export interface MetricSubject {
    * from the exact rule ('identical', or more/fewer of any size), not a test.
    */
   exact: boolean;
+  /** Units (boots) of each run behind the means (absent before schema 3). */
+  boots?: Partial<Record<RunRole, number>>;
+  /** The judged contrast's interval of the change in the counter's unit; null without one, as for an exact verdict (absent before schema 3). */
+  ciInUnit?: { low: number; high: number; level: number } | null;
 }
 
 export interface MetricEntry {
@@ -46,6 +62,8 @@ export interface MetricEntry {
   metric: string;
   /** The unit in words: 'taken branches/call'. */
   unit: string;
+  /** The rule its verdicts were judged by (absent before schema 3: the percentage threshold, or the exact rule where `exact`). */
+  rule?: MetricRule;
   /** How many subjects the family correction ran over (per counter). */
   familySize: number;
   subjects: MetricSubject[];
@@ -75,7 +93,7 @@ export function metricRun(run: RunWithRounds, name: string): RunWithRounds {
 /** The cost counters a run carries on its measured rounds, in report order. */
 export function costCountersOf(run: RunWithRounds): string[] {
   const names = new Set(run.rounds.filter((r) => !r.warmup).flatMap((r) => r.metrics.map((m) => m.name)));
-  return COST_COUNTERS.filter((c) => names.has(c));
+  return COST_METRICS.filter((c) => names.has(c));
 }
 
 /** 'all' is every counter A and B both carry; a named one must be a counter both carry. */
@@ -87,7 +105,7 @@ function metricsToCompare(input: CompareInput, metric: string): string[] {
     if (both.length === 0) throw new ComparisonRefused(`--metric all: A and B carry no cost counter in common; cost counters in both: ${carried}`);
     return both;
   }
-  if (!COST_COUNTERS.includes(metric)) throw new ComparisonRefused(`--metric ${metric}: not a cost counter; use one of ${COST_COUNTERS.join(', ')} or all`);
+  if (!COST_METRICS.includes(metric)) throw new ComparisonRefused(`--metric ${metric}: not a cost counter; use one of ${COST_METRICS.join(', ')} or all`);
   if (!both.includes(metric)) throw new ComparisonRefused(`--metric ${metric}: not carried by both A and B; cost counters in both: ${carried}`);
   return [metric];
 }
@@ -100,8 +118,14 @@ function verdictIn(metric: string, verdict: string): string {
   return verdict;
 }
 
-function subjectOf(metric: string, s: SubjectComparison): MetricSubject {
+/** The rule of a counter: events per call for an exact count, the threshold for a model's output. */
+function ruleOf(metric: string, options: ComparisonOptions): MetricRule {
+  return costCounter(metric)?.source === 'exact' ? { name: 'events-per-call', minPerCall: EXACT_MIN_PER_CALL } : { name: 'percent-threshold', thresholdPct: options.thresholdPct };
+}
+
+function subjectOf(metric: string, s: SubjectComparison, rule: MetricRule, options: ComparisonOptions): MetricSubject {
   const judged = s.judgedOn === 'B vs A' || s.drift.kind !== 'measured' ? s.change : s.drift.vsPooled;
+  const verdict = rule.name === 'events-per-call' ? withEventsPerCall(s.verdict, judged, 'lower-is-better', options, costCounter(metric)?.per) : s.verdict;
   return {
     subject: s.subject,
     judgedOn: s.judgedOn,
@@ -110,9 +134,11 @@ function subjectOf(metric: string, s: SubjectComparison): MetricSubject {
     change: judged.changeInUnit,
     changePct: judged.changePct,
     ciPct: judged.ciPct,
-    verdict: verdictIn(metric, s.verdict.verdict),
-    reason: s.verdict.reason,
-    exact: s.verdict.exact === true,
+    verdict: verdictIn(metric, verdict.verdict),
+    reason: verdict.reason,
+    exact: verdict.exact === true,
+    boots: Object.fromEntries(s.runs.map((r) => [r.role, r.units])),
+    ciInUnit: verdict.exact ? null : intervalInUnit(judged),
   };
 }
 
@@ -144,11 +170,13 @@ export function compareMetrics(input: CompareInput, metric: string, options: Par
 }
 
 function entryOf(name: string, cmp: Comparison): MetricEntry {
+  const rule = ruleOf(name, cmp.options);
   return {
     metric: name,
     unit: costWords(name).perOp,
+    rule,
     familySize: cmp.multipleComparisons.familySize,
-    subjects: cmp.subjects.map((s) => subjectOf(name, s)),
+    subjects: cmp.subjects.map((s) => subjectOf(name, s, rule, cmp.options)),
     notCompared: cmp.notCompared,
   };
 }

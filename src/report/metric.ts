@@ -5,6 +5,7 @@
  * cost model's scope line is printed once in every report.
  */
 import type { MetricComparison, MetricEntry, MetricSubject } from '../compare/metric.ts';
+import { costCounter } from '../cost-counters.ts';
 import { alignColumns } from '../format/columns.ts';
 import { decimalsFor, fixed, plusMinus, readableDecimals } from '../format/numbers.ts';
 import { formatChangePct, formatChangePctRange } from '../format/percent.ts';
@@ -37,11 +38,24 @@ function header(m: MetricComparison): string[] {
   ];
 }
 
+/** The rule a counter was judged by, in words; '' for documents from before rules were recorded. */
+function ruleText(e: MetricEntry): string {
+  if (!e.rule) return '';
+  const per = costCounter(e.metric)?.per ?? 'call';
+  if (e.rule.name === 'events-per-call') return `; judged in events per ${per}: a change of ${fixed(e.rule.minPerCall, 2)} or more per ${per}`;
+  return `; judged against the ±${e.rule.thresholdPct} % noise threshold, or exactly where every boot repeated its value`;
+}
+
+/** "taken-branches/call (taken branches/call; judged in events per call: ...; Holm over 2 tested subjects)". */
+function entryHeading(e: MetricEntry): string {
+  return `${e.metric} (${e.unit}${ruleText(e)}${e.familySize ? `; Holm over ${e.familySize} tested subject${e.familySize === 1 ? '' : 's'}` : ''})`;
+}
+
 function entryText(e: MetricEntry): string[] {
   const reasons = e.subjects.map((s) => `  ${s.subject}: ${s.verdict}: ${s.reason}`);
   const missing = e.notCompared.map((n) => `  ${n.subject}: not compared (only in ${n.presentIn.join(', ')})`);
   return [
-    `${e.metric} (${e.unit}${e.familySize ? `; Holm over ${e.familySize} tested subject${e.familySize === 1 ? '' : 's'}` : ''})`,
+    entryHeading(e),
     ...alignColumns([headers(e), ...e.subjects.map((s) => cells(s, e.unit))]).map((l) => `  ${l}`),
     ...reasons,
     ...missing,
@@ -58,7 +72,7 @@ export function renderMetricMarkdown(m: MetricComparison): string {
   const row = (c: readonly string[]) => `| ${c.map(escapeMarkdown).join(' | ')} |`;
   const blocks = m.metrics.map((e) =>
     [
-      `**${escapeMarkdown(`${e.metric} (${e.unit})`)}**`,
+      `**${escapeMarkdown(entryHeading(e))}**`,
       '',
       row(headers(e)),
       `| ${headers(e).map(() => '---').join(' | ')} |`,

@@ -11,20 +11,21 @@
  * word it.
  *
  * Format history (TRIAL_COST_SCHEMA):
- *   1: first version.
+ *   1: first version. `counters` carries its own schema
+ *      (METRIC_COMPARISON_SCHEMA, src/compare/metric.ts): from 3 on, the
+ *      rule each counter was judged by; reporters read older ones as the
+ *      exact rule where `exact`, the threshold elsewhere.
  */
 import { ComparisonRefused } from '../compare/checks.ts';
 import { compareMetrics, type MetricComparison } from '../compare/metric.ts';
 import type { Known, RunWithRounds } from '../model.ts';
 import type { Store } from '../store/store.ts';
+import { COST_SCOPE } from '../cost-counters.ts';
+import { type BootFunctions, compareFunctions, type FunctionChange, type KernelFunctionCounts, kernelFunctions } from '../compare/cost-functions.ts';
 import { type CostModel, describeCostModel } from '../vm/cost-plugin.ts';
-import { bootFunctions, bootsAgree, changedFunctions, COST_SCOPE, type FunctionChange, significantChanges } from '../vm/cost-summary.ts';
 import type { TrialCodegen } from './codegen.ts';
 
 export const TRIAL_COST_SCHEMA = 1;
-
-/** One kernel's per-function counts: every boot's table equal to the first's, or why there are none. */
-export type KernelFunctionCounts = Known<{ boots: number; identical: boolean }>;
 
 /** A changed function with codegen's class of it ('identical' when no compared object holds it). */
 export type TrialFunctionChange = FunctionChange & { codegen: string };
@@ -56,13 +57,6 @@ export function codegenVerdictOf(codegen: TrialCodegen): (fn: string) => string 
   return (fn) => classes.get(normalized(fn)) ?? 'identical';
 }
 
-function kernelCounts(run: RunWithRounds): KernelFunctionCounts {
-  const boots = bootFunctions(run);
-  if (boots.length > 0) return { known: true, value: { boots: boots.length, identical: bootsAgree(boots) } };
-  const cost = run.environment.cost as { functions?: { known: boolean; reason?: string }[] } | undefined;
-  return { known: false, reason: cost?.functions?.find((f) => !f.known)?.reason ?? 'no System.map' };
-}
-
 function counters(a: RunWithRounds, b: RunWithRounds, thresholdPct: number): Known<MetricComparison> {
   try {
     return { known: true, value: compareMetrics({ a, b }, 'all', { thresholdPct }) };
@@ -76,20 +70,20 @@ function counters(a: RunWithRounds, b: RunWithRounds, thresholdPct: number): Kno
 export function trialCost(store: Store, runs: { A: { id: number }; B: { id: number } }, input: { model: CostModel; codegen: TrialCodegen; thresholdPct: number }): TrialCost {
   const a = store.getRun(runs.A.id);
   const b = store.getRun(runs.B.id);
-  const [tablesA, tablesB] = [bootFunctions(a), bootFunctions(b)];
-  let functions: TrialCost['functions'] = null;
-  if (tablesA[0] && tablesB[0]) {
-    const { changed, unchanged } = changedFunctions(tablesA[0], tablesB[0]);
-    const { shown, small } = significantChanges(changed);
-    const verdictOf = codegenVerdictOf(input.codegen);
-    functions = { changed: shown.map((c) => ({ ...c, codegen: verdictOf(c.name) })), small, unchanged };
-  }
+  const [kernelA, kernelB] = [kernelFunctions([a]), kernelFunctions([b])];
   return {
     schema: TRIAL_COST_SCHEMA,
     model: describeCostModel(input.model),
     scope: COST_SCOPE,
     counters: counters(a, b, input.thresholdPct),
-    kernels: { A: kernelCounts(a), B: kernelCounts(b) },
-    functions,
+    kernels: { A: kernelA.counts, B: kernelB.counts },
+    functions: kernelA.first && kernelB.first ? changedWithCodegen(kernelA.first, kernelB.first, input.codegen) : null,
   };
+}
+
+/** The functions that changed, each with codegen's class of it. */
+function changedWithCodegen(a: BootFunctions, b: BootFunctions, codegen: TrialCodegen): NonNullable<TrialCost['functions']> {
+  const { shown, small, unchanged } = compareFunctions(a, b);
+  const verdictOf = codegenVerdictOf(codegen);
+  return { changed: shown.map((c) => ({ ...c, codegen: verdictOf(c.name) })), small, unchanged };
 }

@@ -9,7 +9,8 @@ import type { Known } from '../model.ts';
 import type { Store } from '../store/store.ts';
 import { type BootRound, costMetrics, matchWindows, readCostOutput } from './cost.ts';
 import { type CostModel, headerMismatch } from './cost-plugin.ts';
-import { attributeBlocks, type FunctionCost, type FunctionCounts, type KernelSymbol, perCall } from './cost-functions.ts';
+import type { FunctionCost, FunctionCounts } from '../cost-counters.ts';
+import { attributeBlocks, type KernelSymbol, perCall } from './cost-functions.ts';
 
 /** What one boot's cost output added to its run. */
 export interface BootCost {

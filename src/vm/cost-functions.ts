@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Known } from '../model.ts';
 import { existingLayout } from '../kernel/layout.ts';
+import { FUNCTION_COUNTERS, type FunctionCost, type FunctionCounter, type FunctionCounts } from '../cost-counters.ts';
 import type { BlockCounts } from './cost.ts';
 
 export interface KernelSymbol {
@@ -66,47 +67,30 @@ export function functionAt(symbols: readonly KernelSymbol[], addr: bigint): Kern
   return found;
 }
 
-/** What one function cost, summed over windows (divide by calls for per call). */
-export interface FunctionCounts {
-  insns: number;
-  taken: number;
-  fetches: number;
-  misses: number;
-  mispred: number;
+/** A block's count of one per-function counter: a field of its block line, or its instructions times its executions. */
+function blockCount(b: BlockCounts, c: FunctionCounter): number {
+  return c.perFunction.from === 'instructions' ? b.insns * b.execs : (b.counts[c.perFunction.key] ?? 0);
 }
 
-export const FUNCTION_COUNTERS: readonly (keyof FunctionCounts)[] = ['insns', 'taken', 'fetches', 'misses', 'mispred'];
-
-/** Add a window's blocks to `into`, by function name. */
+/** Add a window's blocks to `into` (totals over windows, by function name and per-function key). */
 export function attributeBlocks(blocks: readonly BlockCounts[], symbols: readonly KernelSymbol[], into: Map<string, FunctionCounts>): void {
   for (const b of blocks) {
     const fn = functionAt(symbols, b.vaddr)?.name ?? '(below the first symbol)';
-    const c = into.get(fn) ?? { insns: 0, taken: 0, fetches: 0, misses: 0, mispred: 0 };
-    c.insns += b.insns * b.execs;
-    c.taken += b.taken;
-    c.fetches += b.fetches;
-    c.misses += b.misses;
-    c.mispred += b.mispred;
+    const c = into.get(fn) ?? Object.fromEntries(FUNCTION_COUNTERS.map((k) => [k.perFunction.key, 0]));
+    for (const k of FUNCTION_COUNTERS) c[k.perFunction.key] = (c[k.perFunction.key] ?? 0) + blockCount(b, k);
     into.set(fn, c);
   }
 }
 
-/** Per-call counts of every function one subject ran in a boot, with where the function lies. */
-export interface FunctionCost {
-  name: string;
-  /** Hex address in this kernel, and bytes to the next symbol. */
-  addr: string;
-  size: number;
-  perCall: FunctionCounts;
-}
-
+/** The functions of `totals` per call, with where each lies, most instructions first. */
 export function perCall(totals: Map<string, FunctionCounts>, calls: number, symbols: readonly KernelSymbol[]): FunctionCost[] {
   const byName = new Map(symbols.map((s) => [s.name, s]));
+  const instructions = FUNCTION_COUNTERS.find((k) => k.perFunction.from === 'instructions')?.perFunction.key ?? '';
   return [...totals.entries()]
     .map(([name, c]) => {
       const sym = byName.get(name);
-      const per = Object.fromEntries(FUNCTION_COUNTERS.map((k) => [k, c[k] / calls])) as unknown as FunctionCounts;
+      const per = Object.fromEntries(FUNCTION_COUNTERS.map((k) => [k.perFunction.key, (c[k.perFunction.key] ?? 0) / calls]));
       return { name, addr: sym ? sym.addr.toString(16) : '?', size: sym?.size ?? 0, perCall: per };
     })
-    .sort((a, b) => b.perCall.insns - a.perCall.insns || a.name.localeCompare(b.name));
+    .sort((a, b) => (b.perCall[instructions] ?? 0) - (a.perCall[instructions] ?? 0) || a.name.localeCompare(b.name));
 }

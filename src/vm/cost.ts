@@ -3,37 +3,27 @@
  * back: one window per probe round (warm-ups included, in the probe's
  * order), each with its counters and the kernel blocks it executed. The
  * counters become per-call metrics of the round they belong to, stored
- * beside its instruction count (`COST_UNITS`).
+ * beside its instruction count. Which counters a window line carries, and
+ * which counts a block line carries, come from the table of cost counters
+ * (src/cost-counters.ts).
  *
  * Invariant: a boot whose plugin output does not hold exactly one window per
  * stored round fails: a count is never matched to the wrong round.
  */
 import { readFileSync } from 'node:fs';
+import { BLOCK_COUNT_KEYS, COST_COUNTERS, type FunctionCounts, KERNEL_ENTRIES_KEY, WINDOW_KEYS } from '../cost-counters.ts';
 import type { Metric } from '../model.ts';
 
-/** The counters of one window, as the plugin counted them (totals, not per call). */
-export interface WindowCounts {
-  kinsn: number;
-  uinsn: number;
-  blocks: number;
-  taken: number;
-  fetches: number;
-  misses: number;
-  mispred: number;
-  klines: number;
-  kentries: number;
-}
+/** The counts of one window by the plugin's window keys (totals, not per call). */
+export type WindowCounts = Readonly<Record<string, number>>;
 
-/** One kernel translation block's counts in one window. */
+/** One kernel translation block's counts in one window: where it lies, how often it ran, its counts by per-function key. */
 export interface BlockCounts {
   vaddr: bigint;
   bytes: number;
   insns: number;
   execs: number;
-  taken: number;
-  fetches: number;
-  misses: number;
-  mispred: number;
+  counts: FunctionCounts;
 }
 
 export interface CostWindow {
@@ -48,64 +38,68 @@ export interface CostOutput {
   windows: CostWindow[];
 }
 
-const WINDOW_KEYS: readonly (keyof WindowCounts)[] = ['kinsn', 'uinsn', 'blocks', 'taken', 'fetches', 'misses', 'mispred', 'klines', 'kentries'];
+/** Reads one line of its kind (split at spaces) into `out`; throws naming `where` (file:line) when it cannot. */
+type LineReader = (fields: readonly string[], out: CostOutput, where: string) => void;
+
+function readWindow(fields: readonly string[], out: CostOutput, where: string): void {
+  const kv = new Map(fields.slice(1).map((p) => [p.slice(0, p.indexOf('=')), Number(p.slice(p.indexOf('=') + 1))]));
+  const missing = WINDOW_KEYS.filter((k) => !Number.isInteger(kv.get(k)));
+  if (kv.get('idx') !== out.windows.length || missing.length) {
+    throw new Error(`${where}: bad window line '${fields.join(' ')}' (window ${out.windows.length} expected${missing.length ? `; no whole ${missing.join(', ')}` : ''})`);
+  }
+  out.windows.push({ index: out.windows.length, counts: Object.fromEntries(kv), blocks: [] });
+}
+
+/** `t WINDOW VADDR BYTES INSNS EXECS` and the block counts in BLOCK_COUNT_KEYS order. */
+function readBlock(fields: readonly string[], out: CostOutput, where: string): void {
+  if (fields.length !== 6 + BLOCK_COUNT_KEYS.length) throw new Error(`${where}: unreadable line '${fields.join(' ').slice(0, 80)}' (a block line has ${6 + BLOCK_COUNT_KEYS.length} fields)`);
+  const w = out.windows[Number(fields[1])];
+  if (!w) throw new Error(`${where}: block line for window ${fields[1]}, which has no window line before it`);
+  const [bytes, insns, execs, ...counts] = fields.slice(3).map(Number) as [number, number, number, ...number[]];
+  w.blocks.push({ vaddr: BigInt(`0x${fields[2]}`), bytes, insns, execs, counts: Object.fromEntries(BLOCK_COUNT_KEYS.map((k, i) => [k, counts[i]!])) });
+}
+
+const ignored: LineReader = () => undefined;
+
+/**
+ * The plugin's line kinds, by their first field. A new kind is one entry;
+ * a kind registered by nobody is an unreadable line. `b` (per-branch
+ * counts) has its own reader, which reads the same file.
+ */
+const LINE_KINDS: Readonly<Record<string, LineReader>> = { w: readWindow, t: readBlock, b: ignored, end: ignored };
 
 /** Parse the plugin's file; a line it cannot read is an error naming the file and line. */
 export function parseCostOutput(text: string, file: string): CostOutput {
   const lines = text.split('\n');
   const header = lines[0] ?? '';
   if (!header.startsWith('hintlab-cost 1 ')) throw new Error(`${file}:1: not the output of hintlab's cost plugin (format 1): '${header.slice(0, 60)}'`);
-  const windows: CostWindow[] = [];
+  const out: CostOutput = { header, windows: [] };
   lines.slice(1).forEach((line, i) => {
-    const where = `${file}:${i + 2}`;
-    if (line === '' || line.startsWith('end ')) return;
-    const f = line.split(' ');
-    if (f[0] === 'w') {
-      const kv = new Map(f.slice(1).map((p) => p.split('=') as [string, string]));
-      const counts = Object.fromEntries(WINDOW_KEYS.map((k) => [k, Number(kv.get(k))])) as unknown as WindowCounts;
-      if (Number(kv.get('idx')) !== windows.length || WINDOW_KEYS.some((k) => !Number.isInteger(counts[k]))) throw new Error(`${where}: bad window line '${line}'`);
-      windows.push({ index: windows.length, counts, blocks: [] });
-    } else if (f[0] === 't' && f.length === 10) {
-      const w = windows[Number(f[1])];
-      const [bytes, insns, execs, taken, fetches, misses, mispred] = f.slice(3).map(Number) as [number, number, number, number, number, number, number];
-      if (!w) throw new Error(`${where}: block line for window ${f[1]}, which has no window line before it`);
-      w.blocks.push({ vaddr: BigInt(`0x${f[2]}`), bytes, insns, execs, taken, fetches, misses, mispred });
-    } else {
-      throw new Error(`${where}: unreadable line '${line.slice(0, 80)}'`);
-    }
+    if (line === '') return;
+    const fields = line.split(' ');
+    const reader = Object.hasOwn(LINE_KINDS, fields[0]!) ? LINE_KINDS[fields[0]!] : undefined;
+    if (!reader) throw new Error(`${file}:${i + 2}: unreadable line '${line.slice(0, 80)}' (line kinds: ${Object.keys(LINE_KINDS).join(', ')})`);
+    reader(fields, out, `${file}:${i + 2}`);
   });
-  return { header, windows };
+  return out;
 }
 
 export function readCostOutput(file: string): CostOutput {
   return parseCostOutput(readFileSync(file, 'utf8'), file);
 }
 
-/** The per-call units of the cost counters; metric names are the units. */
-export const COST_UNITS = [
-  'kernel-instructions/call',
-  'user-instructions/call',
-  'taken-branches/call',
-  'line-fetches/call',
-  'distinct-lines/entry',
-  'l1i-misses/call',
-  'mispredictions/call',
-] as const;
-export type CostUnit = (typeof COST_UNITS)[number];
-
-/** A window's counters per call of its round (`distinct-lines/entry` per kernel entry). */
-export function costPerCall(c: WindowCounts, ops: number): Record<CostUnit, number> {
-  return {
-    'kernel-instructions/call': c.kinsn / ops,
-    'user-instructions/call': c.uinsn / ops,
-    'taken-branches/call': c.taken / ops,
-    'line-fetches/call': c.fetches / ops,
-    'distinct-lines/entry': c.kentries ? c.klines / c.kentries : 0,
-    'l1i-misses/call': c.misses / ops,
-    'mispredictions/call': c.mispred / ops,
-  };
+/** A window's counters per call of its round (per kernel entry for `kernel entry` counters; 0 without entries), by metric name. */
+export function costPerCall(c: WindowCounts, ops: number): Record<string, number> {
+  const entries = c[KERNEL_ENTRIES_KEY] ?? 0;
+  return Object.fromEntries(
+    COST_COUNTERS.map((k) => {
+      const count = c[k.windowKey] ?? 0;
+      return [k.metric, k.per === 'call' ? count / ops : entries ? count / entries : 0];
+    }),
+  );
 }
 
+/** The window's counters as metrics of its round, each named by its unit. */
 export function costMetrics(c: WindowCounts, ops: number): Metric[] {
   return Object.entries(costPerCall(c, ops)).map(([name, value]) => ({ name, value, unit: name, direction: 'lower-is-better' }));
 }

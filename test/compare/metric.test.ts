@@ -29,16 +29,26 @@ function storeBoot(store: Store, label: string, release: string, counters: Recor
   store.finishRun(id, 'complete', null);
 }
 
+/** A fresh store for one suite, filled by `fill` before its tests and removed after them; `db` is its path. */
+function suiteStore(fill: (store: Store) => void): { db: string } {
+  const at = { db: '' };
+  let dir = '';
+  before(() => {
+    dir = tempDir();
+    at.db = join(dir, 'results.db');
+    const store = Store.open(at.db);
+    fill(store);
+    store.close();
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  return at;
+}
+
 const A = 'vm-A-1,vm-A-2,vm-A-3';
 const B = 'vm-B-1,vm-B-2,vm-B-3';
 
 describe('compare and report --metric: cost counters as subjects', () => {
-  let dir = '';
-  let db = '';
-  before(() => {
-    dir = tempDir();
-    db = join(dir, 'results.db');
-    const store = Store.open(db);
+  const at = suiteStore((store) => {
     // Boot means 47.00/47.01/46.99 against 48.00/48.01/47.99 taken branches: +1 per call, +2.13 %.
     // Kernel instructions equal in the mean on both sides; mispredictions 1.37 -> 1.20 (-0.17, -12.41 %).
     [0, 0.01, -0.01].forEach((d, i) => {
@@ -51,23 +61,22 @@ describe('compare and report --metric: cost counters as subjects', () => {
         'l1i-misses/call': 0.5,
       });
     });
-    store.close();
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('claims one more taken branch per call in the counter\'s words, with the scope line, never ns or faster/slower', async () => {
-    const r = await runCli(['compare', A, B, '--metric', 'taken-branches/call', '--db', db]);
+    const r = await runCli(['compare', A, B, '--metric', 'taken-branches/call', '--db', at.db]);
     assert.equal(r.stderr, '');
     assert.equal(r.code, 0);
-    assert.match(r.stdout, /\nscope: taken branches and line fetches are exact counts of the emulated execution; cache misses and mispredictions come from the named model; none is a time\n/);
-    assert.match(r.stdout, /\ntaken-branches\/call \(taken branches\/call; Holm over 1 tested subject\)\n/);
+    assert.match(r.stdout, /\nscope: kernel instructions, user instructions, taken branches, I-cache line fetches and distinct I-cache lines are exact counts of the emulated execution \(qemu TCG, per translated block\); L1i misses and branch mispredictions come from the named model, not from a CPU; none is a time\n/);
+    assert.match(r.stdout, /\ntaken-branches\/call \(taken branches\/call; judged in events per call: a change of 0\.01 or more per call; Holm over 1 tested subject\)\n/);
     assert.match(r.stdout, /\n {2}getppid +47\.00 taken branches\/call +48\.00 +\+1\.00 \(\+2\.13 %\) +95 % CI \+[\d.]+ % to \+[\d.]+ % +more taken branches\n/);
     assert.match(r.stdout, /design: boots/);
-    assert.doesNotMatch(r.stdout, /\bns\b|faster|slower|instructions\b/);
+    // the scope line names every counter, instructions among them; no figure or verdict is in instructions
+    assert.doesNotMatch(r.stdout.replace(/^scope: .*$/m, ''), /\bns\b|faster|slower|instructions\b/);
   });
 
   it('compares every counter both runs carry with --metric all, each in its own words', async () => {
-    const r = await runCli(['compare', A, B, '--metric', 'all', '--db', db, '--json']);
+    const r = await runCli(['compare', A, B, '--metric', 'all', '--db', at.db, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const doc = JSON.parse(r.stdout) as { schema: number; kind: string; metrics: { metric: string; unit: string; subjects: { verdict: string; change: number; changePct: number }[] }[] };
     assert.equal(doc.kind, 'cost-metrics');
@@ -84,7 +93,7 @@ describe('compare and report --metric: cost counters as subjects', () => {
   });
 
   it('judges B against the boots of A and A2 together in an A/B/A comparison', async () => {
-    const r = await runCli(['compare', A, B, 'vm-A2-1,vm-A2-2,vm-A2-3', '--metric', 'taken-branches/call', '--db', db]);
+    const r = await runCli(['compare', A, B, 'vm-A2-1,vm-A2-2,vm-A2-3', '--metric', 'taken-branches/call', '--db', at.db]);
     assert.equal(r.code, 0, r.stderr);
     // A+A2: six boots around 47.00, B three around 48.00: +1 taken branch per call, +2.13 %
     assert.match(r.stdout, /\n {2}subject +A\+A2 +B +change/);
@@ -92,20 +101,20 @@ describe('compare and report --metric: cost counters as subjects', () => {
   });
 
   it('writes the counters as a Markdown report with the scope line', async () => {
-    const r = await runCli(['report', A, B, '--metric', 'mispredictions/call', '--format', 'md', '--db', db]);
+    const r = await runCli(['report', A, B, '--metric', 'mispredictions/call', '--format', 'md', '--db', at.db]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /none is a time/);
     assert.match(r.stdout, /\| getppid \| 1\.370 modelled branch mispredictions\/call \| 1\.200 \| -0\.170 \(-12\.41 %\) \| .* \| fewer modelled branch mispredictions \|/);
   });
 
   it('refuses a name that is no cost counter, a counter one side lacks, and formats it cannot write', async () => {
-    const bad = await runCli(['compare', A, B, '--metric', 'taken', '--db', db]);
+    const bad = await runCli(['compare', A, B, '--metric', 'taken', '--db', at.db]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--metric must be a cost counter of vm --cost \(kernel-instructions\/call, .*\) or all; got 'taken'/);
-    const lacking = await runCli(['compare', A, B, '--metric', 'l1i-misses/call', '--db', db]);
+    const lacking = await runCli(['compare', A, B, '--metric', 'l1i-misses/call', '--db', at.db]);
     assert.equal(lacking.code, 1);
     assert.match(lacking.stderr, /--metric l1i-misses\/call: not carried by both A and B; cost counters in both: kernel-instructions\/call, taken-branches\/call, mispredictions\/call/);
-    const lkml = await runCli(['report', A, B, '--metric', 'all', '--format', 'lkml', '--db', db]);
+    const lkml = await runCli(['report', A, B, '--metric', 'all', '--format', 'lkml', '--db', at.db]);
     assert.equal(lkml.code, 2);
     assert.match(lkml.stderr, /--metric reports are written as text, md, json; got --format lkml/);
   });
@@ -129,10 +138,47 @@ describe('compare --metric on boots that gave identical counts', () => {
       assert.match(r.stdout, /\n {2}getppid: more taken branches: exact: every boot gave the same value \(boots: A 3, B 3\): 47 in A, 48 in B, \+1 \(\+2\.13 %\), deterministic for the emulated execution, not a sample\n/);
       assert.match(r.stdout, /\n {2}getppid: identical: exact: every boot gave the same value \(boots: A 3, B 3\), 57\.1 in A and B alike\n/);
       const json = JSON.parse((await runCli(['compare', A, B, '--metric', 'all', '--db', db, '--json'])).stdout) as { schema: number; metrics: { metric: string; subjects: { verdict: string; exact: boolean }[] }[] };
-      assert.equal(json.schema, 2);
+      assert.equal(json.schema, 3);
       assert.deepEqual(json.metrics.map((m) => [m.metric, m.subjects[0]!.verdict, m.subjects[0]!.exact]), [['taken-branches/call', 'more taken branches', true], ['line-fetches/call', 'identical', true]]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('compare --metric judges a count of the emulated execution in events per call', () => {
+  const at = suiteStore((store) => {
+    // Boots that vary by a timer tick's share: one taken branch fewer per call out of 258 (-0.39 %),
+    // 0.004 more line fetches per call, and the modelled mispredictions 0.39 % fewer.
+    [0, 0.0004, -0.0004].forEach((d, i) => {
+      storeBoot(store, `vm-A-${i + 1}`, '6.12.9', { 'taken-branches/call': 258.1 + d, 'line-fetches/call': 300 + d, 'mispredictions/call': 258.1 + d });
+      storeBoot(store, `vm-B-${i + 1}`, '6.12.9-hl', { 'taken-branches/call': 257.1 + d, 'line-fetches/call': 300.004 + d, 'mispredictions/call': 257.1 + d });
+    });
+  });
+
+  it('claims one taken branch fewer per call that is -0.39 %, naming the rule, where the modelled counter stays within the threshold', async () => {
+    const r = await runCli(['compare', A, B, '--metric', 'all', '--db', at.db]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\ntaken-branches\/call \(taken branches\/call; judged in events per call: a change of 0\.01 or more per call; Holm over 1 tested subject\)\n/);
+    assert.match(r.stdout, /\n {2}getppid +258\.1 taken branches\/call +257\.1 +-1\.0 \(-0\.39 %\) .* fewer taken branches\n/);
+    assert.match(r.stdout, /\n {2}getppid: fewer taken branches: events per call: -1\.00 per call \(95 % CI -1\.\d+ to -0\.99\d+\), p [=<] [\d.e-]+: beyond 0\.01 per call, the events-per-call rule/);
+    assert.match(r.stdout, /\n {2}getppid: no difference proven: events per call: \+0\.004 per call \(95 % CI \+0\.003 to \+0\.005\), p = [\d.e-]+: not shown beyond 0\.01 per call \(the events-per-call rule/);
+    assert.match(r.stdout, /\nmispredictions\/call \(modelled branch mispredictions\/call; judged against the ±1 % noise threshold, or exactly where every boot repeated its value; Holm over 1 tested subject\)\n/);
+    assert.match(r.stdout, /\n {2}getppid: no difference proven: .*not shown beyond the ±1 % noise threshold/);
+  });
+
+  it('writes the rule of each counter, the boots and the interval per call into the JSON document', async () => {
+    const r = await runCli(['compare', A, B, '--metric', 'all', '--db', at.db, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    type Subject = { verdict: string; exact: boolean; boots: Record<string, number>; ciInUnit: { low: number; high: number } | null };
+    const doc = JSON.parse(r.stdout) as { schema: number; metrics: { metric: string; rule: { name: string; minPerCall?: number; thresholdPct?: number }; subjects: Subject[] }[] };
+    assert.equal(doc.schema, 3);
+    const by = new Map(doc.metrics.map((m) => [m.metric, m]));
+    assert.deepEqual(by.get('taken-branches/call')!.rule, { name: 'events-per-call', minPerCall: 0.01 });
+    assert.deepEqual(by.get('mispredictions/call')!.rule, { name: 'percent-threshold', thresholdPct: 1 });
+    const taken = by.get('taken-branches/call')!.subjects[0]!;
+    assert.deepEqual([taken.verdict, taken.exact, taken.boots], ['fewer taken branches', false, { A: 3, B: 3 }]);
+    assert.ok(taken.ciInUnit && taken.ciInUnit.low < -0.99 && taken.ciInUnit.high > -1.01 && taken.ciInUnit.high < -0.99, JSON.stringify(taken.ciInUnit));
+    assert.equal(by.get('line-fetches/call')!.subjects[0]!.verdict, 'no difference proven');
   });
 });

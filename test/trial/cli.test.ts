@@ -123,11 +123,12 @@ test('--format json with the cost model prints one JSON document on stdout, its 
   const lkml = await runCli(args, { services: withCost() });
   assert.equal(lkml.code, 0, lkml.stderr);
   assert.match(lkml.stdout, /\nCost model \(l1i=32k,8way,64 predictor=2bit; counts of the emulated\n/);
-  assert.match(lkml.stdout, /\n {2}getppid: taken branches\/call 51\.00 -> 50\.00 \(-1\.00\)\.\n/);
+  assert.match(lkml.stdout, /\n {2}getppid: taken branches -1\.00\/call \(exact, 3 boots alike\)\.\n/);
   assert.ok(lkml.stdout.split('\n').every((l) => l.length <= 72));
   const text = await runCli([...args, '--format', 'text'], { services: withCost() });
   assert.match(text.stdout, /\nKernel A: no per-function counts \(no System\.map next to /);
   assert.equal((text.stdout.match(/Cost model l1i=32k,8way,64 predictor=2bit in every measured boot/g) ?? []).length, 1);
+  assert.match(text.stdout, /\nExact changes, B vs A \(events per call\):\n {2}getppid: taken branches -1\.00\/call \(exact, 3 boots alike\)\n/);
   const md = await runCli([...args, '--format', 'md'], { services: withCost() });
   assert.match(md.stdout, /\n## Cost model\n\nCost model l1i=32k,8way,64 predictor=2bit in every measured boot/);
   assert.match(md.stdout, /\| getppid \| 51\.00 taken branches\/call \| 50\.00 \| -1\.00 \(-1\.96 %\) \| exact \| fewer taken branches \|/);

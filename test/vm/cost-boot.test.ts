@@ -54,9 +54,9 @@ test('the cost plugin counts one extra taken branch per iteration, kernel work p
     assert.deepEqual([calls1.kentries, calls2.kentries, straight.kentries, jumping.kentries], [N, 2 * N, 0, 0]);
     // N more calls add a whole number of user instructions per call; what is left of N calls is the
     // window's own edges (the marker's block), a constant a few instructions large
-    const perCall = (calls2.uinsn - calls1.uinsn) / N;
-    assert.ok(Number.isInteger(perCall) && perCall > 0, `N more calls added ${calls2.uinsn - calls1.uinsn} user instructions`);
-    const edges = calls1.uinsn - N * perCall;
+    const perCall = (calls2.uinsn! - calls1.uinsn!) / N;
+    assert.ok(Number.isInteger(perCall) && perCall > 0, `N more calls added ${calls2.uinsn! - calls1.uinsn!} user instructions`);
+    const edges = calls1.uinsn! - N * perCall;
     assert.ok(edges >= 0 && edges < 20, `${calls1.uinsn} user instructions for N calls is ${perCall} per call plus ${edges}`);
     // in the kernel a timer tick may land inside a call (the window's totals then hold its work, and the
     // interrupted call runs a few of its blocks one time fewer), but every other block the calls run once per
@@ -67,7 +67,7 @@ test('the cost plugin counts one extra taken branch per iteration, kernel work p
     assert.ok(perCallBlocks.length >= 20, `${perCallBlocks.length} kernel blocks ran once per call`);
     const off = perCallBlocks.filter(([block]) => twice.get(block) !== 2 * N);
     assert.ok(off.length <= 5 && off.every(([block]) => Math.abs((twice.get(block) ?? 0) - 2 * N) <= 1), `blocks not run 2N times: ${off.map(([b]) => `${b}: ${twice.get(b)}`).join(', ')}`);
-    assert.equal(jumping.taken - straight.taken, N);
+    assert.equal(jumping.taken! - straight.taken!, N);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

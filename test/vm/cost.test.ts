@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { UserError } from '../../src/errors.ts';
-import { costChangeWords } from '../../src/format/units.ts';
+import { costChangeWords } from '../../src/cost-counters.ts';
 import { costPerCall, matchWindows, parseCostOutput } from '../../src/vm/cost.ts';
 import { functionAt, parseSystemMap } from '../../src/vm/cost-functions.ts';
 import { checkPluginSupport, describeCostModel, parseCostModel, pluginArg } from '../../src/vm/cost-plugin.ts';
-import { changedFunctions, placementNote } from '../../src/vm/cost-summary.ts';
+import { changedFunctions, compareFunctions } from '../../src/compare/cost-functions.ts';
+import { functionRowsText, placementNote } from '../../src/report/cost.ts';
 import { qemuCommand } from '../../src/launch/qemu.ts';
 
 const OUTPUT = [
@@ -20,7 +21,7 @@ const OUTPUT = [
 test('the plugin output reads back as windows with their kernel blocks, and counters per call', () => {
   const out = parseCostOutput(OUTPUT, 'boot-1.txt');
   assert.equal(out.windows.length, 2);
-  assert.deepEqual(out.windows[0]!.blocks, [{ vaddr: 0xffffffff81001000n, bytes: 12, insns: 4, execs: 2000, taken: 2000, fetches: 2000, misses: 1, mispred: 3 }]);
+  assert.deepEqual(out.windows[0]!.blocks, [{ vaddr: 0xffffffff81001000n, bytes: 12, insns: 4, execs: 2000, counts: { taken: 2000, fetches: 2000, misses: 1, mispred: 3 } }]);
   const per = costPerCall(out.windows[0]!.counts, 2000);
   assert.equal(per['kernel-instructions/call'], 321);
   assert.equal(per['taken-branches/call'], 51.002);
@@ -32,6 +33,17 @@ test('a bad plugin line is refused naming the file and line', () => {
   assert.throws(() => parseCostOutput('hello\n', 'f.txt'), /f\.txt:1: not the output of hintlab's cost plugin/);
   assert.throws(() => parseCostOutput(OUTPUT.replace('w idx=1', 'w idx=7'), 'f.txt'), /f\.txt:4: bad window line/);
   assert.throws(() => parseCostOutput(OUTPUT.replace('t 0 ', 'x 0 '), 'f.txt'), /f\.txt:3: unreadable line/);
+});
+
+test('per-branch lines have their own reader and do not stop the counters being read; a kind nobody reads is refused naming the kinds', () => {
+  const withBranches = OUTPUT.replace('end windows=2', 'b 1 ffffffff81001008 ffffffff81001020 3 1\nend windows=2');
+  assert.equal(parseCostOutput(withBranches, 'f.txt').windows.length, 2);
+  assert.throws(() => parseCostOutput(OUTPUT.replace('end windows', 'q windows'), 'f.txt'), /f\.txt:5: unreadable line 'q windows=2' \(line kinds: w, t, b, end\)/);
+});
+
+test('a window line without the key of a counter in the table is refused naming the key', () => {
+  assert.throws(() => parseCostOutput(OUTPUT.replace(' mispred=10027', ''), 'f.txt'), /f\.txt:2: bad window line .*no whole mispred\)/);
+  assert.throws(() => parseCostOutput(OUTPUT.replace('t 0 ffffffff81001000 12 4 2000 2000 2000 1 3', 't 0 ffffffff81001000 12 4 2000 2000 2000 1'), 'f.txt'), /f\.txt:3: unreadable line .*a block line has 10 fields/);
 });
 
 test('windows and rounds must agree in number, or the boot says how they differ', () => {
@@ -95,11 +107,10 @@ test('cost changes are spoken as counts, never as time', () => {
   assert.equal(costChangeWords('mispredictions/call', 0), 'no change in modelled branch mispredictions per call');
 });
 
-test('per-function changes smaller than 0.005 per call in every counter are counted, not listed', async () => {
-  const { functionChangeTable } = await import('../../src/vm/cost-summary.ts');
+test('per-function changes smaller than 0.005 per call in every counter are counted, not listed', () => {
   const a = { p: [fn('tick', 'ffffffff81000000', 64, 0.004, 0.001), fn('sys_x', 'ffffffff81000040', 64, 10, 2)] };
   const b = { p: [fn('tick', 'ffffffff81000000', 64, 0.003, 0.001), fn('sys_x', 'ffffffff81000040', 64, 9, 2)] };
-  const text = functionChangeTable(a, b);
+  const text = functionRowsText(compareFunctions(a, b));
   assert.match(text, /^p +sys_x +-1\.00 +0 /m);
   assert.doesNotMatch(text, /^p +tick/m);
   assert.match(text, /1 changed by less than 0\.005 per call in every counter/);
