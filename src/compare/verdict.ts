@@ -28,6 +28,7 @@ import type { Direction } from '../model.ts';
 import { pClause, formatP } from '../format/numbers.ts';
 import { formatChangePct, formatChangePctRange, formatSpreadPct } from '../format/percent.ts';
 import type { Design } from './design.ts';
+import { BLOCKS_ADVICE, sequenceText } from './boot-order.ts';
 import type { AdjustedP, Caveat, Contrast, Measures, PowerAnalysis, SubjectComparison, Verdict, VerdictResult } from './types.ts';
 import type { ComparisonOptions } from './options.ts';
 import type { TestMethod } from './test-types.ts';
@@ -183,9 +184,20 @@ export function withDrift(verdict: VerdictResult, change: Contrast, drift: Contr
  * Two separate runs without A2: every unit of a run shares the run's stretch
  * of time, so a claim from them could be a shift between runs. The claim
  * becomes 'no difference proven', saying what it would have read and what
- * to run (src/compare/design.ts).
+ * to run (src/compare/design.ts). Boots in blocks (one side's boots
+ * together in time, not A/B/A) are refused the same way
+ * (src/compare/boot-order.ts).
  */
 export function withDesign(verdict: VerdictResult, design: Design): VerdictResult {
+  if (design.kind === 'boots' && design.order.kind === 'blocks') {
+    if (verdict.verdict === 'no difference proven') return { ...verdict, reason: `${verdict.reason}; no change can be claimed from these boots, which ran in blocks (${sequenceText(design.order.sequence)}): ${BLOCKS_ADVICE}` };
+    if (!isClaim(verdict.verdict)) return verdict;
+    return {
+      verdict: 'no difference proven',
+      reason: `the boots ran in blocks (${sequenceText(design.order.sequence)}), so one session's shift moves one side only (as interleaved boots it would read '${verdict.verdict}': ${verdict.reason}); ${BLOCKS_ADVICE}`,
+      caveats: [...verdict.caveats, 'boots-in-blocks'],
+    };
+  }
   if (design.kind !== 'separate-runs' || !isClaim(verdict.verdict)) return verdict;
   return {
     verdict: 'no difference proven',

@@ -16,6 +16,7 @@ export const CAVEAT_TEXT: Record<Caveat, string> = {
   'separate-runs': 'but A and B are separate runs, so a shift between runs cannot be told from a change',
   'incomplete-run': 'a run is incomplete',
   'inside-threshold': 'significant but inside the noise threshold',
+  'boots-in-blocks': 'but the boots ran in blocks, so a session shift cannot be told from a change',
 };
 
 /** The verdict with its caveats, and the smallest detectable change when nothing was proven. */
