@@ -169,7 +169,7 @@ function countText(counts: readonly number[], noun: string): string {
 
 function stoppingText(s: Stopping | null): string {
   if (s === null) return '';
-  return `, stopped by the ±${s.precisionPct} % precision target${s.reached ? '' : ' (not reached: budget spent)'}, judged on the confidence sequence`;
+  return `, stopped by the ±${s.precisionPct} % precision target${s.reached ? '' : ' (not reached: budget spent)'} on the interval's width alone, judged by the fixed-n paired t`;
 }
 
 /**

@@ -81,8 +81,14 @@
  *      (`ComparisonDesign.bootOrder`, src/compare/boot-order.ts): boots of
  *      A and B interleaved are units as before; A, B and A2 in three blocks
  *      are judged on the blocks (the run-level t, 1 df); any other blocked
- *      order claims nothing (caveat 'boots-in-blocks'). Every field of
- *      version 7 is kept with its meaning.
+ *      order claims nothing (caveat 'boots-in-blocks'). At least 20
+ *      independent pairs (duet, one process with a switch) are judged by
+ *      Wilcoxon's signed-rank test with the Hodges-Lehmann estimate and
+ *      interval (`TestMethod` 'signed-rank'; `changePct` and `ratio` are
+ *      then exp(HL)); the paired t is shown beside it (`Contrast.rank`
+ *      with method 'paired-t'). A run stopped by a precision target is
+ *      judged by the fixed-n paired t ('anytime' appears only in older
+ *      documents). Every field of version 7 is kept with its meaning.
  */
 import type { Direction, Known, ReplicateUnit, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
