@@ -173,7 +173,9 @@ function pairLines(s: SubjectComparison): string[] {
   if (p === null) return [];
   const dropped = p.dropped > 0 ? ` (${p.dropped} unit${p.dropped === 1 ? '' : 's'} on one side only, dropped)` : '';
   const sd = Number.isNaN(p.sdLogRatio) ? 'n/a' : formatSpreadPct(100 * p.sdLogRatio);
-  return [`  pairs: ${p.pairs}${dropped}; B/A per pair ${formatChangePct(100 * (Math.exp(p.meanLogRatio) - 1))} on average (geometric), spread ${sd} per pair; ${intervalName(s.change)} ${pctInterval(s.change)}`];
+  const t = s.change.test;
+  const hl = t.kind === 'ok' && t.method === 'signed-rank' ? `, ${formatChangePct(s.change.changePct)} Hodges-Lehmann` : '';
+  return [`  pairs: ${p.pairs}${dropped}; B/A per pair ${formatChangePct(100 * (Math.exp(p.meanLogRatio) - 1))} on average (geometric)${hl}, spread ${sd} per pair; ${intervalName(s.change)} ${pctInterval(s.change)}`];
 }
 
 function subjectBlock(s: SubjectComparison, cmp: Comparison): string[] {
