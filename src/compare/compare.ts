@@ -231,7 +231,7 @@ function judgeSubject(d: SubjectDraft, change: Contrast, corrected: { drift: Con
       driftAsLargeAsChange: Math.abs(corrected.drift.changePct) >= Math.abs(change.changePct),
     };
     // With A2, B is judged against both baselines, with the run-to-run variation A vs A2 showed.
-    verdict = withDrift(judge(corrected.vsPooled, d.drift.vsPooled.counts, direction, options, measures), change, corrected.drift);
+    verdict = withDesign(withDrift(judge(corrected.vsPooled, d.drift.vsPooled.counts, direction, options, measures), change, corrected.drift), ctx.design);
     judged = corrected.vsPooled;
   }
   if (measures === 'instructions') verdict = withExactCounts(verdict, d.runs, direction, options, ctx.subjects);

@@ -121,4 +121,13 @@ describe('the order of boots in time', () => {
     const s = simulate(mulberry32(5), 'AAABBBCCC', session, 1).subjects[0]!;
     assert.ok(s.drift.kind === 'measured' && s.drift.vsPooled.test.kind === 'ok' && s.drift.vsPooled.test.method === 'run-level-t');
   });
+
+  it('with A2 in another blocked order (A, A2, then B) claim nothing', () => {
+    const c = simulate(mulberry32(6), 'AAACCCBBB', (i) => Math.floor(i / 3), 1.1);
+    const s = c.subjects[0]!;
+    assert.equal(s.judgedOn, 'B vs A+A2');
+    assert.equal(s.verdict.verdict, 'no difference proven');
+    assert.ok(s.verdict.caveats.includes('boots-in-blocks'));
+    assert.match(c.design.text, /in blocks \(A A A A2 A2 A2 B B B\): no claim/);
+  });
 });
