@@ -54,15 +54,27 @@ function countAtMost(sorted: readonly number[], v: number): number {
   return count;
 }
 
-/** The Walsh averages in (lo, hi], sorted. */
+/** The first j in [from, n) with (x_i + x_j)/2 > lo, by bisection (sorted ascending). */
+function firstAbove(sorted: readonly number[], i: number, lo: number): number {
+  let a = i;
+  let b = sorted.length;
+  while (a < b) {
+    const mid = (a + b) >> 1;
+    if ((sorted[i]! + sorted[mid]!) / 2 > lo) b = mid;
+    else a = mid + 1;
+  }
+  return a;
+}
+
+/** The Walsh averages in (lo, hi], sorted: per i a bisection to the first above lo, then those up to hi. */
 function walshBetween(sorted: readonly number[], lo: number, hi: number): number[] {
   const out: number[] = [];
   const n = sorted.length;
   for (let i = 0; i < n; i++) {
-    for (let j = i; j < n; j++) {
+    for (let j = firstAbove(sorted, i, lo); j < n; j++) {
       const w = (sorted[i]! + sorted[j]!) / 2;
       if (w > hi) break;
-      if (w > lo) out.push(w);
+      out.push(w);
     }
   }
   return out.sort((a, b) => a - b);
