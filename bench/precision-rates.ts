@@ -12,24 +12,11 @@ import { budgetState, stoppingRecord } from '../src/bench/budget.ts';
 import type { PairedBudget } from '../src/bench/sides.ts';
 import { compare } from '../src/compare/compare.ts';
 import { isClaim } from '../src/compare/verdict.ts';
-import type { RunWithRounds } from '../src/model.ts';
-import { gaussian, mulberry32, type Random } from '../src/stats/random.ts';
-import { makeRun } from '../test/compare/fixtures.ts';
+import { mulberry32 } from '../src/stats/random.ts';
+import { logNoise, pairedRun } from '../test/compare/fixtures.ts';
 
 const runs = Number(process.argv[2] ?? 2000);
 const targets = (process.argv[3] ?? '2,3,5,8').split(',').map(Number);
-
-function duetRun(id: number, values: number[], stopping: Record<string, unknown>): RunWithRounds {
-  const r = makeRun({ id, values: { x: values }, units: values.length });
-  const rec = (r.params.extra as { interleave: Record<string, unknown> }).interleave;
-  return { ...r, params: { ...r.params, extra: { interleave: { ...rec, design: 'duet', cpus: [0, 1], swapEvery: 1 }, stopping } } };
-}
-
-function logRatio(random: Random, heavy: boolean): number {
-  if (!heavy) return 0.075 * gaussian(random);
-  const s = 0.075 / Math.sqrt(0.85 + 0.15 * 25);
-  return (random() < 0.15 ? 5 * s : s) * gaussian(random);
-}
 
 function oneCase(seed: number, budget: PairedBudget, changePct: number, heavy: boolean) {
   const random = mulberry32(seed);
@@ -40,11 +27,11 @@ function oneCase(seed: number, budget: PairedBudget, changePct: number, heavy: b
     const d: number[] = [];
     let state = budgetState(new Map([['x', d]]), budget, 1, 0);
     while (state.stop === null) {
-      d.push(Math.log1p(changePct / 100) + logRatio(random, heavy));
+      d.push(Math.log1p(changePct / 100) + logNoise(random, 0.075, heavy));
       state = budgetState(new Map([['x', d]]), budget, 1, 0);
     }
     const stopping = stoppingRecord(budget, state);
-    const s = compare({ a: duetRun(1, d.map(() => 100), stopping), b: duetRun(2, d.map((x) => 100 * Math.exp(x)), stopping) }, { thresholdPct: 0, correction: 'none' }).subjects[0]!;
+    const s = compare({ a: pairedRun(1, d.map(() => 100), 'duet', { stopping }), b: pairedRun(2, d.map((x) => 100 * Math.exp(x)), 'duet', { stopping }) }, { thresholdPct: 0, correction: 'none' }).subjects[0]!;
     if (isClaim(s.verdict.verdict)) claims++;
     const ci = s.change.ciPct;
     if (ci.kind === 'ok' && ci.low <= changePct && changePct <= ci.high) covered++;

@@ -13,38 +13,24 @@ import assert from 'node:assert/strict';
 import { budgetState, stoppingRecord } from '../../src/bench/budget.ts';
 import type { PairedBudget } from '../../src/bench/sides.ts';
 import { compare } from '../../src/compare/compare.ts';
-import type { RunWithRounds } from '../../src/model.ts';
-import { gaussian, mulberry32, type Random } from '../../src/stats/random.ts';
-import { makeRun } from './fixtures.ts';
+import { mulberry32, type Random } from '../../src/stats/random.ts';
+import { logNoise, pairedRun } from './fixtures.ts';
 
 const N = 600;
 const BUDGET: PairedBudget = { secondsPerProfile: 2000, precisionPct: 3, blockRounds: 1, alpha: 0.05 };
-
-function duetRun(id: number, values: number[], stopping: Record<string, unknown>): RunWithRounds {
-  const r = makeRun({ id, values: { x: values }, units: values.length });
-  const rec = (r.params.extra as { interleave: Record<string, unknown> }).interleave;
-  return { ...r, params: { ...r.params, extra: { interleave: { ...rec, design: 'duet', cpus: [0, 1], swapEvery: 1 }, stopping } } };
-}
-
-/** A pair's log ratio: sd 7.5 %, or the same sd with 15 % of pairs five times wider. */
-function logRatio(random: Random, heavy: boolean): number {
-  if (!heavy) return 0.075 * gaussian(random);
-  const s = 0.075 / Math.sqrt(0.85 + 0.15 * 25);
-  return (random() < 0.15 ? 5 * s : s) * gaussian(random);
-}
 
 /** One run measured pair by pair until budgetState stops it (one second per pair), then compared. */
 function stoppedRun(random: Random, changePct: number, heavy: boolean) {
   const d: number[] = [];
   let state = budgetState(new Map([['x', d]]), BUDGET, 1, 0);
   while (state.stop === null) {
-    d.push(Math.log1p(changePct / 100) + logRatio(random, heavy));
+    d.push(Math.log1p(changePct / 100) + logNoise(random, 0.075, heavy));
     state = budgetState(new Map([['x', d]]), BUDGET, 1, d.length);
   }
   const stopping = stoppingRecord(BUDGET, state);
   const a = d.map(() => 100);
   const b = d.map((x) => 100 * Math.exp(x));
-  const s = compare({ a: duetRun(1, a, stopping), b: duetRun(2, b, stopping) }, { thresholdPct: 0, correction: 'none' }).subjects[0]!;
+  const s = compare({ a: pairedRun(1, a, 'duet', { stopping }), b: pairedRun(2, b, 'duet', { stopping }) }, { thresholdPct: 0, correction: 'none' }).subjects[0]!;
   return { s, pairs: d.length, reached: state.stop === 'precision' };
 }
 

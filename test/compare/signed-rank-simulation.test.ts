@@ -19,27 +19,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compare } from '../../src/compare/compare.ts';
 import type { Comparison } from '../../src/compare/types.ts';
-import type { RunWithRounds } from '../../src/model.ts';
 import { gaussian, mulberry32, type Random } from '../../src/stats/random.ts';
-import { makeRun } from './fixtures.ts';
+import { logNoise, pairedRun } from './fixtures.ts';
 
 const N = 600;
 const PAIRS = 100;
 type Scenario = 'heavy' | 'drift' | 'ar1';
-
-/** An alternation's side: one round per unit, unit k the k-th pair. */
-function alternationRun(id: number, values: number[]): RunWithRounds {
-  const r = makeRun({ id, values: { x: values }, units: values.length });
-  const rec = (r.params.extra as { interleave: Record<string, unknown> }).interleave;
-  return { ...r, params: { ...r.params, extra: { interleave: { ...rec, design: 'alternation', blockRounds: 1, seed: 1 } } } };
-}
-
-/** A block's own noise (log scale): sd 5.3 %, or with heavy tails the same sd from a normal contaminated by 15 % five times wider. */
-function ownNoise(random: Random, scenario: Scenario): number {
-  if (scenario !== 'heavy') return 0.053 * gaussian(random);
-  const s = 0.053 / Math.sqrt(0.85 + 0.15 * 25);
-  return (random() < 0.15 ? 5 * s : s) * gaussian(random);
-}
 
 /** One comparison: PAIRS pairs of adjacent blocks in random order, B changed by `changePct`. */
 function simulate(random: Random, scenario: Scenario, changePct: number, thresholdPct: number): Comparison {
@@ -55,13 +40,13 @@ function simulate(random: Random, scenario: Scenario, changePct: number, thresho
   };
   const delta = Math.log1p(changePct / 100);
   for (let k = 0; k < PAIRS; k++) {
-    const first = next() + ownNoise(random, scenario);
-    const second = next() + ownNoise(random, scenario);
+    const first = next() + logNoise(random, 0.053, scenario === 'heavy');
+    const second = next() + logNoise(random, 0.053, scenario === 'heavy');
     const [ta, tb] = random() < 0.5 ? [first, second] : [second, first];
     a.push(100 * Math.exp(ta));
     b.push(100 * Math.exp(tb + delta));
   }
-  return compare({ a: alternationRun(1, a), b: alternationRun(2, b) }, { thresholdPct, correction: 'none' });
+  return compare({ a: pairedRun(1, a, 'alternation'), b: pairedRun(2, b, 'alternation') }, { thresholdPct, correction: 'none' });
 }
 
 interface CaseRates {
@@ -112,7 +97,7 @@ describe('the signed-rank test on independent pairs', () => {
   });
 
   it('leaves fewer than 20 pairs to the paired t', () => {
-    const few = compare({ a: alternationRun(1, [100, 101, 99, 100.5, 99.8, 100.2]), b: alternationRun(2, [102, 103, 101, 102.4, 101.9, 102.1]) });
+    const few = compare({ a: pairedRun(1, [100, 101, 99, 100.5, 99.8, 100.2], 'alternation'), b: pairedRun(2, [102, 103, 101, 102.4, 101.9, 102.1], 'alternation') });
     const t = few.subjects[0]!.change.test;
     assert.ok(t.kind === 'ok' && t.method === 'paired-t');
   });
