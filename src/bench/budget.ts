@@ -2,10 +2,12 @@
  * Measure until it knows, within a budget: the paired designs (duet,
  * alternation) look at the per-pair changes after every pair and stop when
  * the time budget is spent or, with --precision, when the anytime-valid
- * confidence sequence of every profile's change is narrow enough. The
- * sequence holds its level at every number of pairs at once, so stopping
- * when it looks good does not raise the false-claim rate
- * (src/stats/sequential.ts).
+ * confidence sequence of every profile's change is narrow enough. The rule
+ * looks at the sequences' widths only, never at where they lie, so the
+ * estimate at the stop is not selected for its position and compare
+ * judges the run with the fixed-n paired t (coverage and false claims in
+ * docs/compare.md); the sequence's width is wide at few pairs, which keeps
+ * a lucky small spread from stopping a run early.
  */
 import type { RunWithRounds } from '../model.ts';
 import { confidenceSequence, type AnytimeInterval } from '../stats/sequential.ts';
@@ -64,6 +66,16 @@ export function percentOf(iv: AnytimeInterval): { centre: number; lo: number; hi
   return { centre: pct(iv.centre), lo, hi, halfWidth: (hi - lo) / 2 };
 }
 
+/**
+ * The sequence's half-width as a % change, 100 (exp(h) - 1), from its width
+ * alone: where the interval lies does not enter, so stopping on it leaves
+ * the estimate's position free and a run stopped here can be judged with
+ * the fixed-n t (docs/compare.md, "Runs stopped by --precision").
+ */
+export function halfWidthPct(iv: AnytimeInterval): number {
+  return 100 * Math.expm1((iv.hi - iv.lo) / 2);
+}
+
 export interface BudgetState {
   /** Why measuring stops now, or null to measure another pair. */
   stop: null | 'time' | 'precision';
@@ -76,7 +88,7 @@ export function budgetState(ratios: Map<string, number[]>, budget: PairedBudget,
   const all = [...intervals.values()];
   const pairs = Math.min(...[...ratios.values()].map((xs) => xs.length));
   if (pairs < minPairsOf(budget)) return { stop: null, intervals };
-  const reached = budget.precisionPct !== null && all.length > 0 && all.every((iv) => iv !== null && percentOf(iv).halfWidth <= budget.precisionPct!);
+  const reached = budget.precisionPct !== null && all.length > 0 && all.every((iv) => iv !== null && halfWidthPct(iv) <= budget.precisionPct!);
   if (reached) return { stop: 'precision', intervals };
   return { stop: elapsedS >= budget.secondsPerProfile * profiles ? 'time' : null, intervals };
 }

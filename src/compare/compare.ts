@@ -127,14 +127,15 @@ interface SubjectDraft {
  * (src/compare/aba.ts), or, when every unit is a boot of its own, on the
  * pooled boots (the run-to-run variation is then inside the units).
  */
-function driftOf(a: Side, b: Side, a2: Side | null | undefined, options: ComparisonOptions): DriftDraft {
+function driftOf(a: Side, b: Side, a2: Side | null | undefined, options: ComparisonOptions, design: Design): DriftDraft {
   if (a2 === undefined) return { kind: 'no-a2' };
   if (a2 === null) return insufficient('not measured in A2');
   const levelA = meanOfUnitMeans([a.units]);
   const levelA2 = meanOfUnitMeans([a2.units]);
   const midpoint = (levelA + levelA2) / 2;
   const bLevel = meanOfUnitMeans([b.units]);
-  const boots = [a, b, a2].every((s) => s.replicateUnit.known && s.replicateUnit.value === 'boot');
+  // boots interleaved in time are units; boots in three blocks A, B, A2 are an A/B/A of blocks (./boot-order.ts)
+  const boots = [a, b, a2].every((s) => s.replicateUnit.known && s.replicateUnit.value === 'boot') && !(design.kind === 'boots' && design.order.kind === 'aba-blocks');
   return {
     kind: 'measured',
     drift: { contrast: unpairedContrast('A', [a.units], 'A2', a2.units, options), counts: countsOf([a], a2, options) },
@@ -188,7 +189,7 @@ function measureSubject(subject: string, runs: readonly RoleRun[], options: Comp
     subject,
     runs: summaries,
     change: changeOf(a, b, subject, design, options),
-    drift: driftOf(a, b, sides.get('A2'), options),
+    drift: driftOf(a, b, sides.get('A2'), options, design),
     incomplete: runs.some((r) => r.run.status !== 'complete'),
   };
 }
@@ -209,6 +210,11 @@ interface JudgeContext {
   subjects?: number;
 }
 
+/** Separate runs and boots in blocks claim nothing at any size: their reason already says which design can. */
+function claimsPossible(design: Design): boolean {
+  return design.kind !== 'separate-runs' && !(design.kind === 'boots' && design.order.kind === 'blocks');
+}
+
 /** A subject's A/B/A analysis and verdicts, from contrasts that carry their family's adjusted p-values. */
 function judgeSubject(d: SubjectDraft, change: Contrast, corrected: { drift: Contrast; vsPooled: Contrast } | null, ctx: JudgeContext): SubjectComparison {
   const { direction, options, measures } = ctx;
@@ -225,15 +231,14 @@ function judgeSubject(d: SubjectDraft, change: Contrast, corrected: { drift: Con
       driftAsLargeAsChange: Math.abs(corrected.drift.changePct) >= Math.abs(change.changePct),
     };
     // With A2, B is judged against both baselines, with the run-to-run variation A vs A2 showed.
-    verdict = withDrift(judge(corrected.vsPooled, d.drift.vsPooled.counts, direction, options, measures), change, corrected.drift);
+    verdict = withDesign(withDrift(judge(corrected.vsPooled, d.drift.vsPooled.counts, direction, options, measures), change, corrected.drift), ctx.design);
     judged = corrected.vsPooled;
   }
   if (measures === 'instructions') verdict = withExactCounts(verdict, d.runs, direction, options, ctx.subjects);
   else if (ctx.exactRates) verdict = withExactRates(verdict, d.runs, direction, options, ctx.subjects);
   if (d.incomplete) verdict = { ...verdict, caveats: [...verdict.caveats, 'incomplete-run'] };
   let power = powerOf(judged, d.runs[0]!, d.runs[1]!, options, ctx.familySize);
-  // Separate runs can claim nothing at any size: their reason already says which design can.
-  if (power.kind === 'ok' && verdict.verdict === 'no difference proven' && ctx.design.kind !== 'separate-runs') {
+  if (power.kind === 'ok' && verdict.verdict === 'no difference proven' && claimsPossible(ctx.design)) {
     const advice = adviceOf(judged, power, d.runs[0]!, d.runs[1]!, ctx.design, options, ctx.secondsPerPair, ctx.familySize);
     power = { ...power, advice };
     verdict = withAdvice(verdict, power);
@@ -310,6 +315,7 @@ function comparisonDesign(design: Design, judgedUnits: readonly number[]): Compa
     processesPerSide: paired ? (design.processesPerSide ?? null) : null,
     cpus,
     ...(typeof grouping === 'object' ? { pairsPerGeneration: grouping.generation } : {}),
+    ...(design.kind === 'boots' ? { bootOrder: design.order } : {}),
   };
 }
 

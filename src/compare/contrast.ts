@@ -13,8 +13,8 @@ import { type Units, meanOfUnitMeans, unitMeans } from '../stats/bootstrap.ts';
 import { type Sample, mean, stdev } from '../stats/descriptive.ts';
 import { type MeanTTest, pairedTTest, tInterval, wilcoxonSignedRank } from '../stats/paired.ts';
 import { type Interval, type InsufficientData, insufficient } from '../stats/result.ts';
-import { anytimePValue, confidenceSequence, sequencePValueAtEnd } from '../stats/sequential.ts';
-import { studentTSf } from '../stats/distributions.ts';
+import { hodgesLehmann, signedRankOneSided } from '../stats/hodges-lehmann.ts';
+import { normalQuantile, studentTSf } from '../stats/distributions.ts';
 import { mannWhitneyU, welchTTest } from '../stats/tests.ts';
 import type { Contrast, RunRole } from './types.ts';
 import type { BeyondThreshold, ContrastTest, RankTest } from './test-types.ts';
@@ -189,13 +189,31 @@ export function generationMeans(d: readonly number[], keys: readonly number[], p
 }
 
 /**
- * Paired (duet, alternation): d_k = ln(mean B_k / mean A_k) per pair, the
- * change exp(mean d) - 1 (the geometric mean of the per-pair ratios),
- * Student's paired t with K - 1 df and its interval mapped through exp; or,
- * when the run stopped by a precision target (`anytime`), the confidence
- * sequence and its anytime-valid p (src/stats/sequential.ts), so optional
- * stopping keeps the false-claim rate at alpha. Wilcoxon's signed-rank test
- * on d_k is shown beside it.
+ * Independent pairs from this many on are judged by the signed-rank test
+ * and its Hodges-Lehmann interval; fewer, by the paired t. The rule depends
+ * on the count only, never on the data, so each test keeps its level. Below
+ * 20 pairs the rank test's discreteness costs power (its smallest p is
+ * 0.0625 at 5 pairs; Holm over 24 subjects needs 10 pairs to reach
+ * alpha/24 at all) and a heavy tail cannot show.
+ */
+export const SIGNED_RANK_MIN_PAIRS = 20;
+
+/**
+ * Paired (duet, alternation): d_k = ln(mean B_k / mean A_k) per pair. The
+ * deciding test (./test-types.ts TestMethod):
+ *   - independent pairs (a duet's, one process with a switch), at least
+ *     SIGNED_RANK_MIN_PAIRS of them: Wilcoxon's signed-rank test, exact under
+ *     the random AB/BA order whatever the noise's shape, with the
+ *     Hodges-Lehmann estimate and interval (src/stats/hodges-lehmann.ts);
+ *     the change is exp(HL) - 1; the paired t is shown beside it;
+ *   - otherwise (fewer pairs, generation means of two processes taking
+ *     turns, a run stopped by a precision target): Student's paired t with
+ *     K - 1 df and its interval mapped through exp, the change exp(mean d)
+ *     - 1 (the geometric mean of the per-pair ratios); Wilcoxon's
+ *     signed-rank test shown beside it. A run stopped by a precision target
+ *     stopped on the width of its interval alone, not on where it lay, so
+ *     the fixed-n t holds its level there (docs/compare.md, "Runs stopped
+ *     by --precision").
  */
 export function pairedContrast(pairs: Pairs, options: ComparisonOptions, anytime: boolean, grouping: PairGrouping = 'independent'): Contrast {
   const unusable =
@@ -206,55 +224,61 @@ export function pairedContrast(pairs: Pairs, options: ComparisonOptions, anytime
   const baseLevel = meanOfUnitMeans([pairs.a]);
   const candLevel = meanOfUnitMeans([pairs.b]);
   const paired = unusable === null ? pairedTTest(d) : insufficient(unusable);
-  const { test, ciPct, beyondThreshold } = paired.kind === 'ok' ? pairedTest(d, paired, options, anytime) : { test: paired, ciPct: paired, beyondThreshold: paired };
+  const ranked = grouping === 'independent' && !anytime && d.length >= SIGNED_RANK_MIN_PAIRS;
+  const decided = paired.kind !== 'ok' ? { test: paired, ciPct: paired, beyondThreshold: paired, estimate: Number.NaN } : ranked ? signedRankTest(d, paired, options) : pairedTest(d, paired, options);
   const meanD = d.length > 0 ? mean(d as unknown as Sample) : Number.NaN;
+  const estimate = ranked && decided.test.kind === 'ok' ? decided.estimate : meanD;
   const signed = wilcoxonSignedRank(d);
+  const beside: RankTest = ranked && paired.kind === 'ok' ? { kind: 'ok', method: 'paired-t', pValue: paired.pValue, minPValue: 0 } : signed.kind === 'ok' ? { kind: 'ok', method: 'wilcoxon-signed-rank', pValue: signed.pValue, minPValue: signed.minPValue } : signed;
   return {
     ...base('A', 'B', baseLevel, candLevel, [pairs.a.flat(), pairs.b.flat()]),
-    changePct: toPct(meanD),
-    ratio: Math.exp(meanD),
-    ciPct,
-    beyondThreshold,
+    changePct: toPct(estimate),
+    ratio: Math.exp(estimate),
+    ciPct: decided.ciPct,
+    beyondThreshold: decided.beyondThreshold,
     units: typeof grouping === 'object' ? { baseline: d.length, candidate: d.length } : { baseline: pairs.a.length, candidate: pairs.a.length },
-    test,
-    rank: signed.kind === 'ok' ? { kind: 'ok', method: 'wilcoxon-signed-rank', pValue: signed.pValue, minPValue: signed.minPValue } : signed,
+    test: decided.test,
+    rank: beside,
     pairs: { pairs: perPair.length, dropped: pairs.dropped, meanLogRatio: meanD, sdLogRatio: perPair.length >= 2 ? stdev(perPair as unknown as Sample) : Number.NaN, ratios: perPair.map(Math.exp) },
   };
 }
 
-/** The paired t, or with `anytime` the confidence sequence and its p, the interval in % and the minimum-effect test. */
-function pairedTest(d: readonly number[], paired: MeanTTest & { kind: 'ok' }, options: ComparisonOptions, anytime: boolean): Decided {
+/** The paired t on the log ratios, its interval in % and its minimum-effect test. */
+function pairedTest(d: readonly number[], paired: MeanTTest & { kind: 'ok' }, options: ComparisonOptions): Decided & { estimate: number } {
   const level = options.confidenceLevel;
-  const common = { t: paired.t, df: paired.df, sePct: 100 * paired.se };
-  const bounds = logBounds(options.thresholdPct);
-  if (!anytime) {
-    const t = tInterval(paired, level);
-    return {
-      test: { kind: 'ok', method: 'paired-t', pValue: paired.pValue, ...common },
-      ciPct: { kind: 'ok', low: toPct(t.low), high: toPct(t.high), level },
-      beyondThreshold: beyondThresholdT(paired.estimate, paired.se, paired.df, bounds, options.thresholdPct),
-    };
-  }
-  const cs = confidenceSequence(d, 1 - level);
-  const p = anytimePValue(d, 0, { alpha: 1 - level });
-  if (cs === null || p === null) {
-    const none = insufficient('the confidence sequence needs at least 3 pairs');
-    return { test: none, ciPct: none, beyondThreshold: none };
-  }
+  const t = tInterval(paired, level);
   return {
-    test: { kind: 'ok', method: 'anytime', pValue: p, ...common },
-    ciPct: { kind: 'ok', low: toPct(cs.lo), high: toPct(cs.hi), level },
-    beyondThreshold: beyondThresholdSequence(d, cs.centre, bounds, options),
+    test: { kind: 'ok', method: 'paired-t', pValue: paired.pValue, t: paired.t, df: paired.df, sePct: 100 * paired.se },
+    ciPct: { kind: 'ok', low: toPct(t.low), high: toPct(t.high), level },
+    beyondThreshold: beyondThresholdT(paired.estimate, paired.se, paired.df, logBounds(options.thresholdPct), options.thresholdPct),
+    estimate: paired.estimate,
   };
 }
 
-/** The minimum-effect test of a run stopped by a precision target: the sequence's p at the nearer bound, at the last pair. */
-function beyondThresholdSequence(d: readonly number[], centre: number, bounds: ThresholdBounds, options: ComparisonOptions): BeyondThreshold {
-  const above = centre >= (bounds.up + bounds.down) / 2;
-  const bound = above ? bounds.up : bounds.down;
-  const beyond = above ? centre > bound : centre < bound;
-  const p = beyond ? sequencePValueAtEnd(d, bound, { alpha: 1 - options.confidenceLevel }) : 1;
-  return { kind: 'ok', thresholdPct: options.thresholdPct, side: above ? 'above' : 'below', pValue: p ?? 1 };
+/**
+ * The signed-rank test on the log ratios with the Hodges-Lehmann estimate
+ * and interval; its minimum-effect test is the one-sided signed-rank test of
+ * the centre at the nearer bound, on the estimate's side. `sePct` is the
+ * interval's half-width over z(1 - alpha/2), the normal standard error the
+ * power figures use (src/compare/sensitivity.ts).
+ */
+function signedRankTest(d: readonly number[], paired: MeanTTest & { kind: 'ok' }, options: ComparisonOptions): Decided & { estimate: number } {
+  const level = options.confidenceLevel;
+  const hl = hodgesLehmann(d, level);
+  const w = wilcoxonSignedRank(d);
+  if (hl.kind !== 'ok') return { test: hl, ciPct: hl, beyondThreshold: hl, estimate: Number.NaN };
+  if (w.kind !== 'ok') return { test: w, ciPct: w, beyondThreshold: w, estimate: Number.NaN };
+  const n = d.filter((x) => x !== 0).length;
+  const z = (w.wPlus - (n * (n + 1)) / 4) / Math.sqrt((n * (n + 1) * (2 * n + 1)) / 24);
+  const bounds = logBounds(options.thresholdPct);
+  const above = hl.estimate >= (bounds.up + bounds.down) / 2;
+  const se = (hl.high - hl.low) / (2 * normalQuantile((1 + level) / 2));
+  return {
+    test: { kind: 'ok', method: 'signed-rank', pValue: w.pValue, t: z, df: paired.df, sePct: 100 * se },
+    ciPct: { kind: 'ok', low: toPct(hl.low), high: toPct(hl.high), level },
+    beyondThreshold: { kind: 'ok', thresholdPct: options.thresholdPct, side: above ? 'above' : 'below', pValue: signedRankOneSided(d, above ? bounds.up : bounds.down, above ? 'greater' : 'less') },
+    estimate: hl.estimate,
+  };
 }
 
 /** The base of a contrast, for the A/B/A run-level contrast (src/compare/aba.ts). */

@@ -17,9 +17,12 @@
  *   - A/B/A: A2 measures the run-to-run variation, with one degree of
  *     freedom (src/compare/aba.ts);
  *   - boots as units (vm, and session on a box over ssh: each of its boots
- *     a run of one unit, a side's boots joined by merge.ts).
+ *     a run of one unit, a side's boots joined by merge.ts), when the boots
+ *     of A and B are interleaved in time; boots in blocks claim only as an
+ *     A/B/A of blocks (src/compare/boot-order.ts).
  */
 import type { RunWithRounds } from '../model.ts';
+import { type BootOrder, bootOrderOf, bootOrderText } from './boot-order.ts';
 
 export type Design =
   | { kind: 'processes' }
@@ -36,7 +39,7 @@ export type Design =
       cpu?: number | null;
     }
   | { kind: 'aba' }
-  | { kind: 'boots' }
+  | { kind: 'boots'; order: BootOrder }
   | { kind: 'separate-runs'; advice: string };
 
 /**
@@ -143,9 +146,10 @@ function interleavedDesign(a: RunWithRounds, b: RunWithRounds): Design {
 export function designOf(a: RunWithRounds, b: RunWithRounds, a2?: RunWithRounds): Design {
   const unitOf = (r: RunWithRounds) => (r.replicateUnit.known ? r.replicateUnit.value : null);
   const boots = unitOf(a) === 'boot' && unitOf(b) === 'boot';
-  if (a2 !== undefined) return boots && unitOf(a2) === 'boot' ? { kind: 'boots' } : { kind: 'aba' };
+  const roles = [{ role: 'A' as const, run: a }, { role: 'B' as const, run: b }];
+  if (a2 !== undefined) return boots && unitOf(a2) === 'boot' ? { kind: 'boots', order: bootOrderOf([...roles, { role: 'A2', run: a2 }]) } : { kind: 'aba' };
   if (interleavedPartners(a, b)) return interleavedDesign(a, b);
-  if (boots) return { kind: 'boots' };
+  if (boots) return { kind: 'boots', order: bootOrderOf(roles) };
   const again = a.kind === 'macro' ? 'run the baseline again after B and give it as A2' : 'measure A and B in one invocation (hintlab bench --label-b ...), or run the baseline again after B and give it as A2';
   return { kind: 'separate-runs', advice: again };
 }
@@ -165,7 +169,7 @@ function countText(counts: readonly number[], noun: string): string {
 
 function stoppingText(s: Stopping | null): string {
   if (s === null) return '';
-  return `, stopped by the ±${s.precisionPct} % precision target${s.reached ? '' : ' (not reached: budget spent)'}, judged on the confidence sequence`;
+  return `, stopped by the ±${s.precisionPct} % precision target${s.reached ? '' : ' (not reached: budget spent)'} on the interval's width alone, judged by the fixed-n paired t`;
 }
 
 /**
@@ -196,7 +200,7 @@ export function designText(d: Design, units: readonly number[]): string {
     case 'aba':
       return 'A/B/A: three separate runs, B against the midpoint of A and A2 over their difference (t with 1 degree of freedom)';
     case 'boots':
-      return `boots as units: ${countText(units, 'boot')} per side, every boot a unit`;
+      return `boots as units: ${countText(units, 'boot')} per side, every boot a unit, ${bootOrderText(d.order)}`;
     case 'separate-runs':
       return 'separate runs: A and B measured apart, so a shift between runs cannot be told from a change (no claim)';
   }

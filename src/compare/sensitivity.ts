@@ -6,11 +6,14 @@
  */
 import { formatSpreadPct } from '../format/percent.ts';
 import { type Sample, stdev } from '../stats/descriptive.ts';
-import { normalQuantile, studentTQuantile } from '../stats/distributions.ts';
+import { studentTQuantile } from '../stats/distributions.ts';
 import { detectableNcp } from '../stats/noncentral.ts';
 import { pairsNeeded, roundsNeeded } from '../stats/power.ts';
 import { insufficient } from '../stats/result.ts';
-import { sequenceHalfWidth, valuesForHalfWidth } from '../stats/sequential.ts';
+import { sequenceHalfWidth } from '../stats/sequential.ts';
+
+/** The confidence sequence bounds the mean from this many values on. */
+const MIN_SEQUENCE_PAIRS = 3;
 import type { Design } from './design.ts';
 import type { Contrast, PowerAnalysis, RunSummary } from './types.ts';
 import type { ComparisonOptions } from './options.ts';
@@ -57,23 +60,22 @@ function unitsNeededFor(judged: Contrast, a: RunSummary, b: RunSummary, detectPc
  * Power of the judged contrast, for a subject changed alone among
  * `familySize` (Holm's alpha / m). mdePct: the change the test of 0 finds
  * with that power, ncp x its standard error, ncp exact from the noncentral
- * t (src/stats/noncentral.ts). claimablePct: the change the verdict claims
- * with that power, which also needs the minimum-effect test: threshold +
- * ncp(one-sided) x SE; for a run stopped by a precision target, judged on
- * its confidence sequence, threshold + the sequence's half-width + z(power)
- * x SE. The whole-CI figure printed before (threshold + the CI's
- * half-width) was where a claim happens half the time.
+ * t (src/stats/noncentral.ts), or for the signed-rank test the normal
+ * z(1 - alpha/2) + z(power) x the Hodges-Lehmann standard error (simulated
+ * at 80 % in test/compare/signed-rank-simulation.test.ts). claimablePct:
+ * the change the verdict claims with that power, which also needs the
+ * minimum-effect test: threshold + ncp(one-sided) x SE. (threshold + the
+ * CI's half-width is where a claim happens only half the time.)
  */
 export function powerOf(judged: Contrast, a: RunSummary, b: RunSummary, options: ComparisonOptions, familySize = 1): PowerAnalysis {
   const test = judged.test;
   if (test.kind !== 'ok') return insufficient(test.reason);
   if (!(test.sePct > 0)) return insufficient('zero noise: the power approximation is undefined');
   const alpha = subjectAlpha(options, familySize);
-  const mdePct = detectableNcp(test.df, alpha, options.power, 2) * test.sePct;
-  let beyondPct = options.thresholdPct + detectableNcp(test.df, alpha, options.power, 1) * test.sePct;
-  if (test.method === 'anytime' && judged.ciPct.kind === 'ok') {
-    beyondPct = options.thresholdPct + (judged.ciPct.high - judged.ciPct.low) / 2 + normalQuantile(options.power) * test.sePct;
-  }
+  // the Hodges-Lehmann estimate is near normal with the standard error its interval gives: normal multipliers
+  const df = test.method === 'signed-rank' ? Number.POSITIVE_INFINITY : test.df;
+  const mdePct = detectableNcp(df, alpha, options.power, 2) * test.sePct;
+  const beyondPct = options.thresholdPct + detectableNcp(df, alpha, options.power, 1) * test.sePct;
   return {
     kind: 'ok',
     alpha: options.alpha,
@@ -99,11 +101,12 @@ function precisionBelow(pct: number): number {
 
 /**
  * Paired: the precision target that claims `target` with the stated power,
- * and the pairs and seconds it needs here. A run stopped at half-width h
- * claims when its estimate lies h beyond the threshold, so h + z(power) x
- * SE must fit between the threshold and the target (with the sequence at
- * Holm's alpha / m); a target of exactly target - threshold claimed about
- * half the time.
+ * and the pairs and seconds it needs here. A run stopped by --precision is
+ * judged by the fixed-n paired t (its stopping rule looks at the width of
+ * the confidence sequence alone), so the pairs are those the t needs at
+ * Holm's alpha / m for the test of 0 and the minimum-effect test, and the
+ * target printed is the sequence's half-width at that many pairs (the
+ * width bench --precision stops at, src/bench/budget.ts).
  */
 function pairedAdvice(judged: Contrast, target: number, options: ComparisonOptions, secondsPerPair: number | null, familySize: number): string {
   if (!(target > options.thresholdPct)) return `a ${target} % change is inside the ±${options.thresholdPct} % noise threshold: it cannot be claimed (lower --threshold for finer changes)`;
@@ -111,9 +114,12 @@ function pairedAdvice(judged: Contrast, target: number, options: ComparisonOptio
   const alpha = subjectAlpha(options, familySize);
   const gap = Math.log1p(target / 100) - Math.log1p(options.thresholdPct / 100);
   const spread = `spread ${formatSpreadPct(100 * sd)} per pair`;
-  const n = valuesForHalfWidth(sd, gap, alpha, 1_000_000, {}, normalQuantile(options.power));
-  if (n === null) return `a ${target} % change needs beyond a million pairs at this spread (${spread})`;
-  const precision = precisionBelow(100 * Math.expm1(sequenceHalfWidth(n, (n - 1) * sd * sd, alpha)));
+  const both = [pairsNeeded(sd, Math.log1p(target / 100), { alpha, power: options.power, sides: 2 }), pairsNeeded(sd, gap, { alpha, power: options.power, sides: 1 })];
+  if (both.some((r) => r.kind !== 'ok')) return `a ${target} % change needs beyond a million pairs at this spread (${spread})`;
+  let n = Math.max(MIN_SEQUENCE_PAIRS, ...both.map((r) => (r.kind === 'ok' ? r.pairs : 0)));
+  // so few pairs that the sequence is still unbounded: the run stops no earlier than where it is bounded
+  while (!Number.isFinite(sequenceHalfWidth(n, (n - 1) * sd * sd, options.alpha))) n++;
+  const precision = precisionBelow(100 * Math.expm1(sequenceHalfWidth(n, (n - 1) * sd * sd, options.alpha)));
   const time = secondsPerPair !== null ? `, about ${secondsText(n * secondsPerPair)} here at ${secondsPerPair < 1 ? secondsPerPair.toPrecision(2) : secondsPerPair.toFixed(1)} s per pair` : '';
   return `to claim a ${target} % change (power ${Math.round(options.power * 100)} %), --precision ${precision}% needs about ${n} pairs (${spread}${time})`;
 }

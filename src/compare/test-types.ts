@@ -27,29 +27,37 @@ export type RunToRun =
 export type TestMethod =
   /** Welch's t on unit means (processes, boots, invocations), Welch-Satterthwaite df. */
   | 'welch'
-  /** Student's t on per-pair log ratios ln(B_k/A_k), K - 1 df (duet, alternation). */
+  /** Student's t on per-pair log ratios ln(B_k/A_k), K - 1 df (duet, alternation: generation means, fewer than 20 pairs, a run stopped by a precision target). */
   | 'paired-t'
+  /** Wilcoxon's signed-rank test on per-pair log ratios with the Hodges-Lehmann interval (independent pairs, at least 20; schema 8). */
+  | 'signed-rank'
   /** A/B/A: B - (A + A2)/2 over the run-to-run term A vs A2 showed, 1 df. */
   | 'run-level-t'
-  /** A paired run stopped by a precision target: confidence sequence and its anytime-valid p (src/stats/sequential.ts). */
+  /** Documents before schema 8 only: a paired run stopped by a precision target, judged on the confidence sequence (src/stats/sequential.ts); such runs are now judged by the fixed-n paired t. */
   | 'anytime';
 
 /**
  * The deciding test. `t` and `df` are the fixed-n t statistic and its
- * degrees of freedom (for 'anytime' shown only: its p comes from the
+ * degrees of freedom (for 'signed-rank', the standardized W+ and the pairs
+ * less one, shown only; for 'anytime' shown only: its p came from the
  * confidence sequence); `sePct` is the standard error of the change in % of
- * the baseline (x 100 on the log scale for pairs), from which the power
- * figures come.
+ * the baseline (x 100 on the log scale for pairs; for 'signed-rank' the
+ * Hodges-Lehmann interval's half-width over z(1 - alpha/2)), from which the
+ * power figures come.
  */
 export type ContrastTest =
   | { kind: 'ok'; method: TestMethod; t: number; df: number; pValue: number; sePct: number }
   | InsufficientData;
 
-/** The rank test shown beside the deciding one (never deciding): Mann-Whitney on unit means, or Wilcoxon signed-rank on pairs. */
+/**
+ * The second test shown beside the deciding one (never deciding): the rank
+ * test (Mann-Whitney on unit means, Wilcoxon signed-rank on pairs), or,
+ * where the signed-rank test decides, the paired t.
+ */
 export type RankTest =
   | {
       kind: 'ok';
-      method: 'mann-whitney' | 'wilcoxon-signed-rank';
+      method: 'mann-whitney' | 'wilcoxon-signed-rank' | 'paired-t';
       pValue: number;
       /** The smallest p these sizes can give: a test that cannot reach alpha cannot disagree. */
       minPValue: number;
@@ -61,8 +69,8 @@ export type RankTest =
  * within the noise threshold on the side of its estimate" (at most
  * +threshold for an estimate above it, at least -threshold below), tested
  * one-sided with the deciding test's own distribution (t with its df and
- * standard error; for a run stopped by a precision target, the confidence
- * sequence's martingale at the last pair, which is conservative). Its p is
+ * standard error; for the signed-rank test, the one-sided signed-rank test
+ * of the centre at the bound). Its p is
  * corrected over the family like the deciding test's, so a claim of a
  * change beyond the threshold holds at alpha family-wise. With threshold 0
  * it is the one-sided half of the deciding test.

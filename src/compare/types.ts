@@ -77,15 +77,28 @@
  *      judged on generation means (`Contrast.units` counts generations);
  *      an exact claim needs boots enough for the subjects compared. Every
  *      field of version 6 is kept with its meaning.
+ *   8: boots as units are judged by their order in time
+ *      (`ComparisonDesign.bootOrder`, src/compare/boot-order.ts): boots of
+ *      A and B interleaved are units as before; A, B and A2 in three blocks
+ *      are judged on the blocks (the run-level t, 1 df); any other blocked
+ *      order claims nothing (caveat 'boots-in-blocks'). At least 20
+ *      independent pairs (duet, one process with a switch) are judged by
+ *      Wilcoxon's signed-rank test with the Hodges-Lehmann estimate and
+ *      interval (`TestMethod` 'signed-rank'; `changePct` and `ratio` are
+ *      then exp(HL)); the paired t is shown beside it (`Contrast.rank`
+ *      with method 'paired-t'). A run stopped by a precision target is
+ *      judged by the fixed-n paired t ('anytime' appears only in older
+ *      documents). Every field of version 7 is kept with its meaning.
  */
 import type { Direction, Known, ReplicateUnit, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
 import type { WelchTest } from '../stats/tests.ts';
 import type { RunClock } from './clock.ts';
 import type { ProcessesPerSide } from './design.ts';
+import type { BootOrder } from './boot-order.ts';
 import type { ComparisonOptions, Correction } from './options.ts';
 
-export const COMPARISON_SCHEMA = 7;
+export const COMPARISON_SCHEMA = 8;
 
 /** A: baseline; B: candidate; A2: the baseline measured again after B. */
 export type RunRole = 'A' | 'B' | 'A2';
@@ -211,7 +224,9 @@ export type Caveat =
   /** A and B are two separate runs without A2: a shift between runs cannot be told from a change. */
   | 'separate-runs'
   /** The deciding test's p is below alpha and the CI excludes 0, but the change is not shown beyond the noise threshold: a real change, too small to claim. */
-  | 'inside-threshold';
+  | 'inside-threshold'
+  /** Boots as units, but one side's boots ran in one block of time: a session's shift cannot be told from a change (src/compare/boot-order.ts). */
+  | 'boots-in-blocks';
 
 export interface VerdictResult {
   verdict: Verdict;
@@ -366,6 +381,8 @@ export interface ComparisonDesign {
   cpus: number[] | null;
   /** Two processes taking turns: the pairs one generation of processes measured; the verdicts are judged on each generation's mean. Absent otherwise. */
   pairsPerGeneration?: number;
+  /** Boots as units: the order of the boots in time and what it lets a claim rest on (src/compare/boot-order.ts). Absent for other designs and before schema 8. */
+  bootOrder?: BootOrder;
 }
 
 /**

@@ -2,8 +2,8 @@
  * The verdict rule, on units of replication (probe processes, boots,
  * stress-ng invocations, pairs of a paired design), never on rounds taken
  * one by one. The contrast's deciding test (`Contrast.test`: Welch on unit
- * means, the paired t on per-pair log ratios, A/B/A's run-level t, or the
- * confidence sequence of a run stopped by a precision target) gives the p
+ * means, the signed-rank test or the paired t on per-pair log ratios,
+ * A/B/A's run-level t) gives the p
  * and the interval; the rank test (Mann-Whitney, Wilcoxon signed-rank) is
  * reported beside it and a disagreement is flagged, not used to flip the
  * verdict. A change is claimed (`faster`/`slower`, or for instruction
@@ -28,6 +28,7 @@ import type { Direction } from '../model.ts';
 import { pClause, formatP } from '../format/numbers.ts';
 import { formatChangePct, formatChangePctRange, formatSpreadPct } from '../format/percent.ts';
 import type { Design } from './design.ts';
+import { BLOCKS_ADVICE, sequenceText } from './boot-order.ts';
 import type { AdjustedP, Caveat, Contrast, Measures, PowerAnalysis, SubjectComparison, Verdict, VerdictResult } from './types.ts';
 import type { ComparisonOptions } from './options.ts';
 import type { TestMethod } from './test-types.ts';
@@ -146,11 +147,14 @@ export function judge(contrast: Contrast, counts: SideCounts, direction: Directi
 
 /**
  * What a paired change is: the geometric mean of the per-pair ratios
- * B_k/A_k, which the paired tests test, not the ratio of the two sides'
- * means that the tables print beside it.
+ * B_k/A_k, which the paired t tests, or their Hodges-Lehmann estimate (the
+ * median of the Walsh averages of the log ratios), which the signed-rank
+ * test goes with; not the ratio of the two sides' means that the tables
+ * print beside it.
  */
 function ratioName(c: Contrast): string {
-  return c.pairs !== null ? ' (the geometric mean of the per-pair ratios)' : '';
+  if (c.pairs === null) return '';
+  return c.test.kind === 'ok' && c.test.method === 'signed-rank' ? ' (the Hodges-Lehmann estimate of the per-pair ratios)' : ' (the geometric mean of the per-pair ratios)';
 }
 
 /** 'one-sided p = 0.003 that it is within +1 % (Holm-adjusted over 24 subjects: 0.07)'. */
@@ -183,9 +187,20 @@ export function withDrift(verdict: VerdictResult, change: Contrast, drift: Contr
  * Two separate runs without A2: every unit of a run shares the run's stretch
  * of time, so a claim from them could be a shift between runs. The claim
  * becomes 'no difference proven', saying what it would have read and what
- * to run (src/compare/design.ts).
+ * to run (src/compare/design.ts). Boots in blocks (one side's boots
+ * together in time, not A/B/A) are refused the same way
+ * (src/compare/boot-order.ts).
  */
 export function withDesign(verdict: VerdictResult, design: Design): VerdictResult {
+  if (design.kind === 'boots' && design.order.kind === 'blocks') {
+    if (verdict.verdict === 'no difference proven') return { ...verdict, reason: `${verdict.reason}; no change can be claimed from these boots, which ran in blocks (${sequenceText(design.order.sequence)}): ${BLOCKS_ADVICE}` };
+    if (!isClaim(verdict.verdict)) return verdict;
+    return {
+      verdict: 'no difference proven',
+      reason: `the boots ran in blocks (${sequenceText(design.order.sequence)}), so one session's shift moves one side only (as interleaved boots it would read '${verdict.verdict}': ${verdict.reason}); ${BLOCKS_ADVICE}`,
+      caveats: [...verdict.caveats, 'boots-in-blocks'],
+    };
+  }
   if (design.kind !== 'separate-runs' || !isClaim(verdict.verdict)) return verdict;
   return {
     verdict: 'no difference proven',
@@ -204,6 +219,8 @@ export function testName(method: TestMethod): string {
       return 'Welch';
     case 'paired-t':
       return 'paired t';
+    case 'signed-rank':
+      return 'signed-rank';
     case 'run-level-t':
       return 'run-level t';
     case 'anytime':

@@ -30,7 +30,7 @@ const VERDICT_CELL: Record<Verdict, string> = {
 
 /** Footnote marks for the caveats a verdict carries (the text is the one every report uses). */
 const CAVEAT_MARK: Record<Caveat, { mark: string; text: string }> = Object.fromEntries(
-  (Object.entries({ 'drift-as-large-as-change': '*', 'tests-disagree': '+', 'separate-runs': '!', 'incomplete-run': '?', 'inside-threshold': '~' }) as [Caveat, string][]).map(
+  (Object.entries({ 'drift-as-large-as-change': '*', 'tests-disagree': '+', 'separate-runs': '!', 'incomplete-run': '?', 'inside-threshold': '~', 'boots-in-blocks': '#' }) as [Caveat, string][]).map(
     ([k, mark]) => [k, { mark, text: CAVEAT_TEXT[k].replace(/^but /, '') }],
   ),
 ) as Record<Caveat, { mark: string; text: string }>;

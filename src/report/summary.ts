@@ -16,6 +16,7 @@ export const CAVEAT_TEXT: Record<Caveat, string> = {
   'separate-runs': 'but A and B are separate runs, so a shift between runs cannot be told from a change',
   'incomplete-run': 'a run is incomplete',
   'inside-threshold': 'significant but inside the noise threshold',
+  'boots-in-blocks': 'but the boots ran in blocks, so a session shift cannot be told from a change',
 };
 
 /** The verdict with its caveats, and the smallest detectable change when nothing was proven. */
@@ -100,7 +101,7 @@ export function designLine(c: Comparison): string {
   return `Design: ${c.design.text}.`;
 }
 
-/** The deciding test's name in this comparison ('Welch', 'paired t', 'run-level t', 'anytime'). */
+/** The deciding test's name in this comparison ('Welch', 'paired t', 'signed-rank', 'run-level t', 'anytime' in documents before schema 8). */
 export function testNameOf(c: Comparison): string {
   for (const s of c.subjects) {
     const t = judgedContrast(s).test;
@@ -110,9 +111,10 @@ export function testNameOf(c: Comparison): string {
   return c.design.kind === 'aba' ? 'run-level t' : 'Welch';
 }
 
-/** The rank test shown beside it. */
+/** The second test shown beside it: the rank test, or where the signed-rank test decides, the paired t. */
 export function rankNameOf(c: Comparison): string {
-  return c.design.kind === 'duet' || c.design.kind === 'alternation' ? 'Wilcoxon' : 'Mann-Whitney';
+  if (c.design.kind !== 'duet' && c.design.kind !== 'alternation') return 'Mann-Whitney';
+  return testNameOf(c) === 'signed-rank' ? 'paired t' : 'Wilcoxon';
 }
 
 /**
@@ -123,11 +125,19 @@ export function rankNameOf(c: Comparison): string {
 export function unitsMethodText(c: Comparison): string {
   if (c.options.roundsAsUnits) return 'Every round taken as its own unit (round-level statistics: they leave run-to-run variation out).';
   if (c.design.kind === 'duet' || c.design.kind === 'alternation') {
-    const anytime = testNameOf(c) === 'anytime' ? '; stopped by a precision target, so judged on the confidence sequence (valid at any stopping time)' : '';
+    const test = testNameOf(c);
+    const stopped = c.design.text.includes('precision target');
+    const anytime =
+      test === 'anytime'
+        ? '; stopped by a precision target, so judged on the confidence sequence (valid at any stopping time)'
+        : stopped
+          ? '; stopped by a precision target on the width of its interval alone, so judged by the fixed-n paired t'
+          : '';
     const gen = c.design.pairsPerGeneration;
     if (gen !== undefined) {
       return `Pairs: unit k of A with unit k of B, grouped by the generation of processes that measured them (${gen} pairs each); paired t on each generation's mean log ratio ln(B/A); Wilcoxon signed-rank shown${anytime}.`;
     }
+    if (test === 'signed-rank') return 'Pairs: unit k of A with unit k of B (Wilcoxon signed-rank test on the log ratios ln(B/A), with the Hodges-Lehmann estimate and interval; paired t shown).';
     return `Pairs: unit k of A with unit k of B (paired t on the log ratios ln(B/A); Wilcoxon signed-rank shown)${anytime}.`;
   }
   const u = c.subjects[0]?.runs[0]?.replicateUnit;

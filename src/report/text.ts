@@ -99,7 +99,7 @@ function summaryTable(cmp: Comparison): string[] {
   const holm = cmp.multipleComparisons.correction === 'holm';
   // The change, interval and p-values are those of the contrast the verdict used (B vs A+A2 for A/B/A).
   const vs = cmp.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? 'B vs A+A2' : 'B vs A';
-  const header = ['subject', ...roles.map((r) => `${r} ± round CV`), vs, level, `${testNameOf(cmp)} p`, ...(holm ? ['Holm p'] : []), `${rankNameOf(cmp) === 'Mann-Whitney' ? 'MWU' : 'Wilcoxon'} p`, 'verdict'];
+  const header = ['subject', ...roles.map((r) => `${r} ± round CV`), vs, level, `${testNameOf(cmp)} p`, ...(holm ? ['Holm p'] : []), `${rankNameOf(cmp) === 'Mann-Whitney' ? 'MWU' : rankNameOf(cmp)} p`, 'verdict'];
   const rows = cmp.subjects.map((s) => {
     const judged = judgedContrast(s);
     return [
@@ -173,7 +173,9 @@ function pairLines(s: SubjectComparison): string[] {
   if (p === null) return [];
   const dropped = p.dropped > 0 ? ` (${p.dropped} unit${p.dropped === 1 ? '' : 's'} on one side only, dropped)` : '';
   const sd = Number.isNaN(p.sdLogRatio) ? 'n/a' : formatSpreadPct(100 * p.sdLogRatio);
-  return [`  pairs: ${p.pairs}${dropped}; B/A per pair ${formatChangePct(100 * (Math.exp(p.meanLogRatio) - 1))} on average (geometric), spread ${sd} per pair; ${intervalName(s.change)} ${pctInterval(s.change)}`];
+  const t = s.change.test;
+  const hl = t.kind === 'ok' && t.method === 'signed-rank' ? `, ${formatChangePct(s.change.changePct)} Hodges-Lehmann` : '';
+  return [`  pairs: ${p.pairs}${dropped}; B/A per pair ${formatChangePct(100 * (Math.exp(p.meanLogRatio) - 1))} on average (geometric)${hl}, spread ${sd} per pair; ${intervalName(s.change)} ${pctInterval(s.change)}`];
 }
 
 function subjectBlock(s: SubjectComparison, cmp: Comparison): string[] {
@@ -284,6 +286,8 @@ function intervalMethodText(cmp: Comparison): string {
   switch (testNameOf(cmp)) {
     case 'paired t':
       return `${level} t interval of the mean per-pair log ratio (K - 1 df), as exp(.) - 1`;
+    case 'signed-rank':
+      return `${level} Hodges-Lehmann interval of the per-pair log ratios (Walsh averages at the signed-rank critical values, Hollander & Wolfe 1999), as exp(.) - 1`;
     case 'anytime':
       return `${level} confidence sequence of the mean per-pair log ratio (Lai 1976; valid at any stopping time), as exp(.) - 1`;
     case 'run-level t':

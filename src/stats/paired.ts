@@ -41,7 +41,7 @@ export type SignedRankTest =
   | InsufficientData;
 
 /** Exact null counts of W+ for n untied, nonzero differences: subsets of {1..n} by sum. */
-function signedRankCounts(n: number): number[] {
+export function signedRankCounts(n: number): number[] {
   const max = (n * (n + 1)) / 2;
   const c = new Array<number>(max + 1).fill(0);
   c[0] = 1;
@@ -50,7 +50,7 @@ function signedRankCounts(n: number): number[] {
 }
 
 /** Midranks of |xs| (1-based) and the tie-group sizes. */
-function absRanks(xs: readonly number[]): { ranks: number[]; tieSizes: number[] } {
+export function absRanks(xs: readonly number[]): { ranks: number[]; tieSizes: number[] } {
   const order = xs.map((v, i) => [Math.abs(v), i] as const).sort((a, b) => a[0] - b[0]);
   const ranks = new Array<number>(xs.length);
   const tieSizes: number[] = [];
@@ -65,7 +65,7 @@ function absRanks(xs: readonly number[]): { ranks: number[]; tieSizes: number[] 
 }
 
 /** Exact counts are integers in doubles up to 2^53 arrangements: 52 pairs. */
-const EXACT_PAIRS = 50;
+export const EXACT_PAIRS = 50;
 
 /**
  * Wilcoxon signed-rank test (Wilcoxon 1945) of symmetry about 0, two-sided.

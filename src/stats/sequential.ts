@@ -51,33 +51,6 @@ export function sequenceHalfWidth(n: number, q: number, alpha: number, options: 
 }
 
 /**
- * About how many values a run needs before the sequence's half-width falls
- * to `halfWidth`, when the values scatter with standard deviation `sd`
- * (q = (n - 1) sd²): the smallest such n, or null beyond `maxN`. With
- * `plusSe` z, the half-width plus z standard errors of the mean (z sd /
- * sqrt(n)) must fit: the estimate then lies beyond the half-width with the
- * probability of z (normalQuantile(0.8) for 80 %).
- */
-export function valuesForHalfWidth(sd: number, halfWidth: number, alpha: number, maxN = 1_000_000, options: SequenceOptions = {}, plusSe = 0): number | null {
-  if (!(sd > 0 && halfWidth > 0)) return null;
-  const enough = (n: number) => sequenceHalfWidth(n, (n - 1) * sd * sd, alpha, options) + (plusSe * sd) / Math.sqrt(n) <= halfWidth;
-  let hi = 4;
-  while (!enough(hi)) {
-    if (hi >= maxN) return null;
-    hi = Math.min(hi * 2, maxN);
-  }
-  // The half-width shrinks with n past the first bounded n; bisect down to the first n that is enough.
-  let lo = Math.max(3, hi >> 1);
-  if (enough(lo)) return lo;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (enough(mid)) hi = mid;
-    else lo = mid;
-  }
-  return hi;
-}
-
-/**
  * A (1 - alpha) confidence sequence for the mean of xs (e.g. per-pair log
  * ratios ln(B_k/A_k)), valid simultaneously at every n, so a run may stop at
  * any n it chooses; null when n < 3.
@@ -116,46 +89,4 @@ export function confidenceSequence(
   const half = sequenceHalfWidth(n, q, alpha, options);
   if (half === Number.POSITIVE_INFINITY) return { centre, lo: Number.NEGATIVE_INFINITY, hi: Number.POSITIVE_INFINITY, n };
   return { centre, lo: centre - half, hi: centre + half, n };
-}
-
-/**
- * The anytime-valid p-value of "the mean is mu0" that goes with
- * confidenceSequence: 1 / max over m <= n of M_m(mu0), capped at 1 (Ville's
- * inequality makes P(p <= alpha) <= alpha under any stopping rule; Howard et
- * al. 2021, §6, and Wang & Ramdas 2023). p <= alpha exactly when some
- * interval of the sequence up to n, at that alpha, excluded mu0. null when n < 3.
- */
-export function anytimePValue(xs: readonly number[], mu0: number, options: SequenceOptions & { alpha: number }): number | null {
-  if (xs.length < 3) return null;
-  return Math.min(1, Math.exp(-logMartingale(xs, mu0, options).max));
-}
-
-/**
- * 1 / M_n(mu0) at the last value only, capped at 1: p <= alpha exactly when
- * the sequence's interval at n excludes mu0. Valid at any stopping time by
- * the same Ville bound; M_n(mu0) grows with |mean - mu0|, so for "the mean
- * is at most mu0" (estimate above mu0) it is valid for the whole composite
- * hypothesis. null when n < 3.
- */
-export function sequencePValueAtEnd(xs: readonly number[], mu0: number, options: SequenceOptions & { alpha: number }): number | null {
-  if (xs.length < 3) return null;
-  return Math.min(1, Math.exp(-logMartingale(xs, mu0, options).last));
-}
-
-/** ln M_m(mu0) at the last m and its maximum over m (at least 0: M_0 = 1). */
-function logMartingale(xs: readonly number[], mu0: number, options: SequenceOptions & { alpha: number }): { max: number; last: number } {
-  const lambda = mixturePrecision(options.tuneAtN ?? DEFAULT_TUNE_AT_N, options.alpha);
-  let s = 0;
-  let v = 0;
-  let max = 0;
-  let last = 0;
-  for (let m = 1; m <= xs.length; m++) {
-    const y = xs[m - 1]! - mu0;
-    s += y;
-    v += y * y;
-    const rest = v - (s * s) / (m + lambda);
-    last = v > 0 && rest > 0 ? 0.5 * Math.log(lambda / (m + lambda)) + (m / 2) * Math.log(v / rest) : 0;
-    if (last > max) max = last;
-  }
-  return { max, last };
 }

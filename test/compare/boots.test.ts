@@ -8,6 +8,14 @@ import { Store } from '../../src/store/store.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { hostEnvironment, makeRun, storeRun } from './fixtures.ts';
 
+/** Busy-waits `ms` milliseconds, so that runs stored one after the other get distinct times. */
+function waitMs(ms: number): void {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    // the store stamps rounds with the time of day in milliseconds
+  }
+}
+
 /** One boot's rounds: icount-like, 0.01 % between rounds, `offset` x 0.001 % between boots. */
 const boot = (base: number, offset: number) => Array.from({ length: 5 }, (_, i) => base * (1 + offset / 1e5) * (1 + 1e-4 * Math.sin(3 * i + offset)));
 
@@ -20,8 +28,22 @@ describe('hintlab compare with boots as units', () => {
     const store = Store.open(db);
     const vm = (label: string, release: string, base: number, offset: number) =>
       storeRun(store, makeRun({ id: 0, label, kind: 'vm', unit: 'instructions/call', values: { getppid: boot(base, offset) }, units: 1, environment: hostEnvironment({ release }) }));
-    [0, 1, -1].forEach((o, i) => vm(`vm-A-${i + 1}`, '6.12.9', 1800, o));
-    [1, -1, 0].forEach((o, i) => vm(`vm-B-${i + 1}`, '6.12.9-hl', 1818, o));
+    // interleaved in time, as vm --order A,B,A,B,A,B boots them; the rounds' times order the boots
+    [0, 1, -1].forEach((o, i) => {
+      vm(`vm-A-${i + 1}`, '6.12.9', 1800, o);
+      waitMs(3);
+      vm(`vm-B-${i + 1}`, '6.12.9-hl', 1818, [1, -1, 0][i]!);
+      waitMs(3);
+    });
+    // the same kernels booted in blocks: three of A, then three of B
+    [0, 1, -1].forEach((o, i) => {
+      vm(`blk-A-${i + 1}`, '6.12.9', 1800, o);
+      waitMs(3);
+    });
+    [1, -1, 0].forEach((o, i) => {
+      vm(`blk-B-${i + 1}`, '6.12.9-hl', 1818, o);
+      waitMs(3);
+    });
     store.close();
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,6 +57,13 @@ describe('hintlab compare with boots as units', () => {
     assert.equal(doc.runs[0]!.label, 'vm-A-1,vm-A-2,vm-A-3');
   });
 
+  it('claims nothing from boots in blocks, saying to interleave them', async () => {
+    const r = await runCli(['compare', 'blk-A-1,blk-A-2,blk-A-3', 'blk-B-1,blk-B-2,blk-B-3', '--threshold', '0.1%', '--db', db]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /in blocks \(A A A B B B\): no claim/);
+    assert.match(r.stdout, /verdict: no difference proven: the boots ran in blocks \(A A A B B B\).*as interleaved boots it would read 'more instructions'.*interleave ABAB/);
+  });
+
   it('says how many boots to add when each side is a single boot', async () => {
     const r = await runCli(['compare', 'vm-A-1', 'vm-B-1', '--db', db]);
     assert.equal(r.code, 0, r.stderr);
@@ -45,7 +74,7 @@ describe('hintlab compare with boots as units', () => {
   it('refuses boots of two kernels given as one side', async () => {
     const r = await runCli(['compare', 'vm-A-1,vm-B-1', 'vm-B-2', '--db', db]);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /kernel: run 1 'vm-A-1' = 6\.12\.9, run 4 'vm-B-1' = 6\.12\.9-hl: runs given together as one side must measure the same configuration/);
+    assert.match(r.stderr, /kernel: run 1 'vm-A-1' = 6\.12\.9, run 2 'vm-B-1' = 6\.12\.9-hl: runs given together as one side must measure the same configuration/);
   });
 });
 

@@ -3,6 +3,7 @@ import type { Environment, ReplicateUnit, Round, RunKind, RunStatus, RunWithRoun
 import { splitRounds } from '../../src/bench/probe-run.ts';
 import { directionOf } from '../../src/model.ts';
 import type { Store } from '../../src/store/store.ts';
+import { gaussian, type Random } from '../../src/stats/random.ts';
 
 const known = <T>(value: T) => ({ known: true as const, value });
 
@@ -139,4 +140,28 @@ export function storeRun(store: Store, run: RunWithRounds, finish: 'complete' | 
   for (const { recordedAt: _at, ...round } of run.rounds) store.addRound(id, round);
   if (finish) store.finishRun(id, finish, finish === 'failed' ? 'probe exited with status 1' : null);
   return id;
+}
+
+/**
+ * One side of a paired invocation with one round per unit (unit k is pair
+ * k): a duet on CPUs 0 and 1, or an alternation of one process with a
+ * switch; `extra` goes into params.extra beside the interleave record
+ * (a `stopping` record, say).
+ */
+export function pairedRun(id: number, values: readonly number[], design: 'duet' | 'alternation', extra: Record<string, unknown> = {}): RunWithRounds {
+  const r = makeRun({ id, values: { x: values }, units: values.length });
+  const rec = (r.params.extra as { interleave: Record<string, unknown> }).interleave;
+  const how = design === 'duet' ? { cpus: [0, 1], swapEvery: 1 } : { blockRounds: 1, seed: 1 };
+  return { ...r, params: { ...r.params, extra: { interleave: { ...rec, design, ...how }, ...extra } } };
+}
+
+/**
+ * Noise on the log scale with standard deviation `sd`: normal, or with
+ * `heavy` tails a normal contaminated by 15 % of draws five times wider
+ * (robust spread about half the SD, as per-pair log ratios are here).
+ */
+export function logNoise(random: Random, sd: number, heavy: boolean): number {
+  if (!heavy) return sd * gaussian(random);
+  const s = sd / Math.sqrt(0.85 + 0.15 * 25);
+  return (random() < 0.15 ? 5 * s : s) * gaussian(random);
 }
