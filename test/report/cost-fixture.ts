@@ -90,7 +90,9 @@ function costRun(role: 'A' | 'B', id: number): RunWithRounds {
   const rounds = run.rounds.map((r) => {
     const boot = r.replicate;
     const metrics = Object.entries(COUNTERS[role][r.subject]!).map(([name, at]) => ({ name, value: at(boot), unit: name, direction: 'lower-is-better' as const }));
-    return { ...r, metrics };
+    // The boots interleave in time (A B A B ...), as vm --repeat orders them.
+    const recordedAt = new Date(Date.UTC(2026, 10, 29, 12, 2 * boot + (role === 'B' ? 1 : 0))).toISOString();
+    return { ...r, metrics, recordedAt };
   });
   return { ...run, rounds };
 }
