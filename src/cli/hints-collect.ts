@@ -7,8 +7,8 @@ import { checkCollectInputs, collectCoverage, defaultBuildDir, realTree, default
 import { parseProfileDirs, type CounterKind, type ProfileScope } from '../hints/collect/kernel.ts';
 import { DEFAULT_STRESSOR_SECONDS, stressNgPlanSeconds } from '../hints/collect/stress-ng.ts';
 import { chooseWorkload, type WorkloadChoice } from '../hints/collect/workload.ts';
-import { formatDuration } from '../macro/progress.ts';
-import { unavailableText } from '../macro/table.ts';
+import { formatDuration } from '../format/durations.ts';
+import { unavailableText } from '../report/macro.ts';
 import type { AccelRequest } from '../vm/accel.ts';
 import { qemuLauncher, requireQemu } from '../launch/qemu.ts';
 import { type CliIO } from './io.ts';

@@ -22,7 +22,8 @@ import { UserError } from '../errors.ts';
 import { collect, intOption, labelOption, DB_HELP } from './options.ts';
 import { progressBar } from './progress.ts';
 import { probePlanOptions, type ProbePlanOptions } from './bench-options.ts';
-import { reportSession, sessionEvents, sessionList } from './session-report.ts';
+import { reportSession, sessionEvents } from './session-report.ts';
+import { sessionList } from '../report/session.ts';
 
 export interface SessionOptions extends ProbePlanOptions {
   target?: string;

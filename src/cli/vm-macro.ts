@@ -2,9 +2,9 @@
 import { buildProbe } from '../launch/probe-build.ts';
 import { processExecutor, StressNgMissingError } from '../macro/executor.ts';
 import { PlanError } from '../macro/plan.ts';
-import { formatDuration } from '../macro/progress.ts';
+import { formatDuration } from '../format/durations.ts';
 import { StressNgOutputError, StressorSelectionError } from '../macro/stressors.ts';
-import { unavailableText } from '../macro/table.ts';
+import { unavailableText } from '../report/macro.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';

@@ -3,17 +3,7 @@
  * the plan still needs. Pure text; the CLI draws it on a terminal.
  */
 import type { MacroProgress } from './runner.ts';
-
-/** `1h02m`, `2m05s`, `7s`. */
-export function formatDuration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = s % 60;
-  if (h > 0) return `${h}h${String(m).padStart(2, '0')}m`;
-  if (m > 0) return `${m}m${String(sec).padStart(2, '0')}s`;
-  return `${sec}s`;
-}
+import { formatDuration } from '../format/durations.ts';
 
 /** Seconds left in the whole plan, `elapsedSeconds` into the current phase. */
 export function secondsLeft(p: MacroProgress, elapsedSeconds: number): number {

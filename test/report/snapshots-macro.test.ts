@@ -5,8 +5,8 @@
  * reporters' bytes must not change when they move.
  */
 import { test } from 'node:test';
-import { macroTable, unavailableText } from '../../src/macro/table.ts';
-import { macroOutcome, planText } from '../../src/cli/macro-output.ts';
+import { macroTable, planText, unavailableText } from '../../src/report/macro.ts';
+import { macroOutcome } from '../../src/cli/macro-output.ts';
 import type { MacroPlan, MacroResult } from '../../src/macro/runner.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { CliIO } from '../../src/cli/io.ts';

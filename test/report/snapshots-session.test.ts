@@ -5,7 +5,8 @@
  * move.
  */
 import { test } from 'node:test';
-import { bootLine, sessionCompareLine, sessionEvents, sessionList } from '../../src/cli/session-report.ts';
+import { sessionEvents } from '../../src/cli/session-report.ts';
+import { bootLine, sessionCompareLine, sessionList } from '../../src/report/session.ts';
 import type { CliIO } from '../../src/cli/io.ts';
 import type { SessionKernel } from '../../src/session/plan.ts';
 import type { SessionBox } from '../../src/session/runner.ts';

@@ -4,9 +4,8 @@
  * claim needs. The reporters' bytes must not change when they move.
  */
 import { test } from 'node:test';
-import { stepsTable } from '../../src/vm/summary.ts';
-import { bootsNeededText, type BootsNeeded } from '../../src/vm/boots-needed.ts';
-import { compareLine, stepLine } from '../../src/cli/vm-report.ts';
+import type { BootsNeeded } from '../../src/vm/boots-needed.ts';
+import { bootsNeededText, compareLine, stepLine, stepsTable } from '../../src/report/vm.ts';
 import type { StepResult } from '../../src/vm/runner.ts';
 import type { VmKernel } from '../../src/vm/kernels.ts';
 import { makeRun } from '../compare/fixtures.ts';
