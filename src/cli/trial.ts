@@ -15,7 +15,7 @@ import { trialHtml } from '../report/trial-html.ts';
 import { trialJson } from '../report/trial-json.ts';
 import { trialMarkdown } from '../report/trial-md.ts';
 import { trialLkml, trialText, type TrialReporter } from '../report/trial.ts';
-import { secondsText, stepName } from '../report/trial-words.ts';
+import { stepEventLine } from '../report/trial-steps.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import type { StepEvent, TrialRequest } from '../trial/request.ts';
@@ -108,10 +108,7 @@ function defaultOut(src: string, io: CliIO): string {
 function stepPrinter(io: CliIO, clear: () => void): (e: StepEvent) => void {
   return (e) => {
     clear();
-    const at = `[${e.index}/${e.total}]`;
-    if (e.kind === 'start') io.stderr(`${at} ${e.title} ...\n`);
-    else if (e.kind === 'end') io.stderr(`${at} ${stepName(e.step.name)} ${secondsText(e.step.seconds)}: ${e.step.summary}\n`);
-    else io.stderr(`${at} ${stepName(e.name)} ${secondsText(e.seconds)}: ${e.interrupted ? 'interrupted' : 'FAILED'}\n`);
+    io.stderr(stepEventLine(e));
   };
 }
 
