@@ -9,7 +9,8 @@ import { buildProbe } from '../launch/probe-build.ts';
 import { BUILTIN_TEXT, builtinScenarios } from '../behave/builtin.ts';
 import { runBehave } from '../behave/run.ts';
 import { readPrograms, selectScenarios } from '../behave/select.ts';
-import { behaveLkml, behaveText } from '../report/behave.ts';
+import { traceBootLine } from '../report/behave.ts';
+import { reporterFor } from '../report/formats.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
@@ -73,12 +74,11 @@ async function behaveAction(opts: BehaveOptions, io: CliIO): Promise<void> {
           launcher: qemuLauncher(),
           probe,
           abort,
-          onBoot: (label, state, seconds) =>
-            io.stderr(state === 'reused' ? `kernel ${label}: trace reused from ${dbPath}\n` : state === 'booting' ? `kernel ${label}: booting (icount, 1 CPU)\n` : `kernel ${label}: trace in ${seconds?.toFixed(1)} s\n`),
+          onBoot: (label, state, seconds) => io.stderr(traceBootLine(label, state, seconds, dbPath)),
         },
       ),
     );
-    const text = opts.json ? `${JSON.stringify(doc, null, 2)}\n` : opts.lkml ? behaveLkml(doc) : behaveText(doc);
+    const text = reporterFor('behave', opts.json ? 'json' : opts.lkml ? 'lkml' : 'text')!(doc);
     writeOutput(io, text, opts.output, dbPath);
     if (opts.output !== undefined) io.stderr(`wrote the behaviour comparison to ${opts.output}\n`);
   } finally {

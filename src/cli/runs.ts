@@ -2,7 +2,8 @@
 import { UserError } from '../errors.ts';
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
-import { runCsv, runJson } from '../report/run-export.ts';
+import { runJson } from '../report/run-export.ts';
+import { extensionsOf, formatChoices, reporterFor } from '../report/formats.ts';
 import { RUN_LIST_SCHEMA, runListDetails, runListJson, runListText, runShowText } from '../report/runs.ts';
 import { databaseFiles, dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
@@ -57,14 +58,15 @@ export function writeOutput(io: CliIO, text: string, file: string | undefined, d
 }
 
 function exportAction(ref: string, parsed: { db?: string; format: string; output?: string }, given: boolean, io: CliIO): void {
-  const opts = { ...parsed, format: outputFormat({ format: parsed.format, given, output: parsed.output }, { '.json': ['json'], '.csv': ['csv'] }, 'default') };
-  if (opts.format !== 'json' && opts.format !== 'csv') {
-    throw new UserError(`--format must be json or csv, got '${opts.format}'`, 2);
+  const opts = { ...parsed, format: outputFormat({ format: parsed.format, given, output: parsed.output }, extensionsOf('run'), 'default') };
+  const reporter = reporterFor('run', opts.format);
+  if (reporter === undefined) {
+    throw new UserError(`--format must be ${formatChoices('run')}, got '${opts.format}'`, 2);
   }
   const store = openStore(opts.db, io);
   try {
     const run = resolveShown(store, ref, 'exporting', io);
-    writeOutput(io, opts.format === 'json' ? runJson(run) : runCsv(run), opts.output, store.path);
+    writeOutput(io, reporter(run), opts.output, store.path);
   } finally {
     store.close();
   }
