@@ -10,6 +10,7 @@ import { type CliIO } from './io.ts';
 import { UserError } from '../errors.ts';
 import { interruptible } from './interrupt.ts';
 import { collect, intOption, labelOption } from './options.ts';
+import { formatSeconds } from '../format/durations.ts';
 
 interface KernelBuildOptions {
   src: string;
@@ -60,7 +61,7 @@ function how(result: KernelBuildResult, started: number): string {
   if (result.state === 'reused') return 'up to date (nothing changed since the last build; reused)';
   const m = result.manifest;
   const from = m.incremental ? `, incremental from ${m.incremental.label} (${m.incremental.dir})` : '';
-  return `built in ${((Date.now() - started) / 1000).toFixed(0)} s${from}, ${m.objectsCompiled ?? '?'} objects compiled`;
+  return `built in ${formatSeconds((Date.now() - started) / 1000, 0)}${from}, ${m.objectsCompiled ?? '?'} objects compiled`;
 }
 
 function printResult(result: KernelBuildResult, started: number, io: CliIO): void {

@@ -56,10 +56,7 @@ async function run(req: MacroRequest, executor: ReturnType<typeof scripted>, abo
     executor,
     reader: fakeSys(),
     abort: abort?.signal,
-    sleep: (ms) => {
-      sleeps.push(ms);
-      return Promise.resolve();
-    },
+    sleep: async (ms) => void sleeps.push(ms),
     onProgress: (p) => progress.push(p),
   });
   return { result, sleeps, progress, plan };
