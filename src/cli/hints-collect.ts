@@ -9,6 +9,7 @@ import { DEFAULT_STRESSOR_SECONDS, stressNgPlanSeconds } from '../hints/collect/
 import { chooseWorkload, type WorkloadChoice } from '../hints/collect/workload.ts';
 import { unavailableText } from '../report/macro.ts';
 import { collectSummary, guestStressNgLine } from '../report/hints-collect.ts';
+import { accelLine } from '../report/vm.ts';
 import type { AccelRequest } from '../vm/accel.ts';
 import { qemuLauncher, requireQemu } from '../launch/qemu.ts';
 import { type CliIO } from './io.ts';
@@ -96,7 +97,7 @@ async function collectAction(flags: CollectFlags, io: CliIO): Promise<void> {
         launcher: qemuLauncher(),
         probeBinary: probe.path,
         onPhase: (m) => io.stderr(`${m}\n`),
-        onAccel: (c) => io.stderr(`accelerator: ${c.accel} (${c.why})\n`),
+        onAccel: (c) => io.stderr(accelLine(c)),
         onTransfer: (n) => {
           if (io.isTTY && n - lastFiles >= 10) io.stderr(`\r\x1b[K  ${(lastFiles = n)} .gcda files received`);
         },
