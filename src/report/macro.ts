@@ -16,6 +16,7 @@ import { alignColumns } from '../format/columns.ts';
 import type { MacroPlan } from '../macro/runner.ts';
 import type { UnavailableStressor } from '../macro/stressors.ts';
 import type { MacroWarning } from '../macro/warnings.ts';
+import type { VmMacroPlan } from '../vm/macro.ts';
 import { runHeadline } from './run-table.ts';
 
 /** Metrics shown in the table's own columns, or not worth a line (context only). */
@@ -64,6 +65,16 @@ export function planText(plan: MacroPlan, where = ''): string {
     unavailableText(plan.unavailable) +
     `${where}stress-ng ${plan.stressNgVersion}: ${plan.stressors.length} stressor${plan.stressors.length === 1 ? '' : 's'} x instances ${plan.instances.join(',')} x ${req.repeats} repeats ` +
     `of ${req.seconds} s, ${req.cooldownSeconds} s cool-down: about ${formatDuration(plan.plannedSeconds)}\n`
+  );
+}
+
+/** `vm --macro`'s plan, before the boots: the stressors missing, then what each guest runs and for about how long. */
+export function guestPlanText(plan: VmMacroPlan, seconds: number, repeats: number, boots: number): string {
+  const plannedSeconds = plan.items.length * seconds;
+  return (
+    unavailableText(plan.unavailable) +
+    `stress-ng ${plan.stressNgVersion} in each guest: ${plan.stressors.length} stressor${plan.stressors.length === 1 ? '' : 's'} x instances ${plan.instances.join(',')} x ${repeats} repeats ` +
+    `of ${seconds} s: about ${formatDuration(plannedSeconds)} per boot, ${boots} boot${boots === 1 ? '' : 's'}\n`
   );
 }
 

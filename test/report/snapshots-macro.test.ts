@@ -5,7 +5,8 @@
  * reporters' bytes must not change when they move.
  */
 import { test } from 'node:test';
-import { macroTable, planText, unavailableText } from '../../src/report/macro.ts';
+import { guestPlanText, macroTable, planText, unavailableText } from '../../src/report/macro.ts';
+import type { VmMacroPlan } from '../../src/vm/macro.ts';
 import { macroOutcome } from '../../src/cli/macro-output.ts';
 import type { MacroPlan, MacroResult } from '../../src/macro/runner.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -71,4 +72,11 @@ test('a finished macro run prints its headline, table, missing stressors and war
   macroOutcome(complete, plan(['yield']), store, boxed.io, 'box1');
   const failed = macroOutcome({ state: 'failed', run: macroRun(), reason: 'stress-ng exited with status 2' }, plan(['yield']), store, capture().io, 'box1');
   assertSnapshot('macro-outcome', [local.out(), String(failure), boxed.out(), failed].join('\n---\n'));
+});
+
+test('vm --macro says before the boots what each guest runs and for about how long', () => {
+  const items = Array.from({ length: 12 }, () => ({}));
+  const guest = (boots: number, stressors: string[]) =>
+    guestPlanText({ stressNgVersion: '0.15.06', stressors, unavailable: boots === 1 ? [] : unavailable, instances: [1, 2], items } as unknown as VmMacroPlan, 10, 3, boots);
+  assertSnapshot('macro-guest-plan', [guest(6, ['yield', 'fifo']), guest(1, ['yield'])].join('---\n'));
 });
