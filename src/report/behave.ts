@@ -3,6 +3,7 @@
  * report (`behaveText`) and the lines for a changelog or a mail
  * (`behaveLkml`, at most 72 columns). Both only format the document.
  */
+import type { Scenario } from '../behave/scenario.ts';
 import { formatSeconds } from '../format/durations.ts';
 import { notJudgedSteps, type BehaveDocument, type BehaveKernel } from '../behave/compare.ts';
 import type { Divergence, FieldDifference, NotJudged, StepOutcome } from '../behave/judge.ts';
@@ -201,4 +202,17 @@ export function traceBootLine(label: string, state: 'reused' | 'booting' | 'boot
   if (state === 'reused') return `kernel ${label}: trace reused from ${dbPath}\n`;
   if (state === 'booting') return `kernel ${label}: booting (icount, 1 CPU)\n`;
   return `kernel ${label}: trace in ${seconds === undefined ? '? s' : formatSeconds(seconds, 1)}\n`;
+}
+
+/** `behave --list`: one line per scenario, with its steps, whether it needs a peer task and its CPUs. */
+export function scenarioListText(scenarios: readonly Scenario[]): string {
+  return scenarios.map((s) => `${s.name.padEnd(20)} ${String(s.steps.length).padStart(3)} steps${s.peer ? '  peer' : ''}${s.cpus > 1 ? `  needs ${s.cpus} CPUs` : ''}\n`).join('');
+}
+
+/** `behave --show`: lines `from` to before `to` of a scenario file's text, numbered as a divergence names them. */
+export function numberedLines(text: string, from: number, to: number): string {
+  const lines = text.split('\n');
+  let out = '';
+  for (let n = from; n < to && n <= lines.length; n++) out += `${String(n).padStart(4)}  ${lines[n - 1]}\n`;
+  return out;
 }
