@@ -10,6 +10,11 @@ import type { SessionRecord, StepRecord } from '../store/sessions.ts';
 import type { BootReport } from '../targets/target.ts';
 import { formatSecondsOfMs, formatSeconds } from '../format/durations.ts';
 
+/** A session starting or resuming: its id, its box and its steps. */
+export function sessionHeadLine(id: number, resumed: boolean, target: string, steps: number): string {
+  return `session #${id}${resumed ? ' (resumed)' : ''}: ${target}, ${steps} steps\n`;
+}
+
 /** How a boot went, in one line: how long hintlab waited, when the box went down, what it runs now. */
 export function bootLine(r: BootReport): string {
   const down = r.downAfterMs === null ? 'not caught down' : `down by ${formatSecondsOfMs(r.downAfterMs)}`;

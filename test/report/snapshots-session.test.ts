@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import { sessionEvents } from '../../src/cli/session-report.ts';
-import { bootLine, sessionCompareLine, sessionList } from '../../src/report/session.ts';
+import { bootLine, sessionCompareLine, sessionHeadLine, sessionList } from '../../src/report/session.ts';
 import type { CliIO } from '../../src/cli/io.ts';
 import type { SessionKernel } from '../../src/session/plan.ts';
 import type { SessionBox } from '../../src/session/runner.ts';
@@ -89,4 +89,8 @@ test('the session list gives each session its status, steps done, order, target 
     session(14, ['A', 'B'], 'running', null, 0),
   ];
   assertSnapshot('session-list', sessionList(list) + sessionList([]));
+});
+
+test('a session starting or resuming names itself, its box and its steps', () => {
+  assertSnapshot('session-head', sessionHeadLine(3, false, 'ssh://lab@box1', 6) + sessionHeadLine(3, true, 'ssh://lab@box1', 6));
 });
