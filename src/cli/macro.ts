@@ -1,7 +1,7 @@
 /** `hintlab macro`: argument parsing and output for stress-ng workloads. */
 import type { Command } from 'commander';
 import { processExecutor, type StressNgExecutor } from '../macro/executor.ts';
-import { progressLabel } from '../macro/progress.ts';
+import { progressLabel } from '../report/macro.ts';
 import { runMacro, type MacroProgress, type MacroRequest } from '../macro/runner.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';

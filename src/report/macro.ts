@@ -13,7 +13,8 @@ import { fixed, formatNumber } from '../format/numbers.ts';
 import { formatColumnPct } from '../format/percent.ts';
 import { formatDuration } from '../format/durations.ts';
 import { alignColumns } from '../format/columns.ts';
-import type { MacroPlan } from '../macro/runner.ts';
+import type { MacroPlan, MacroProgress } from '../macro/runner.ts';
+import { secondsLeft } from '../macro/progress.ts';
 import type { UnavailableStressor } from '../macro/stressors.ts';
 import type { MacroWarning } from '../macro/warnings.ts';
 import type { VmMacroPlan } from '../vm/macro.ts';
@@ -76,6 +77,12 @@ export function guestPlanText(plan: VmMacroPlan, seconds: number, repeats: numbe
     `stress-ng ${plan.stressNgVersion} in each guest: ${plan.stressors.length} stressor${plan.stressors.length === 1 ? '' : 's'} x instances ${plan.instances.join(',')} x ${repeats} repeats ` +
     `of ${seconds} s: about ${formatDuration(plannedSeconds)} per boot, ${boots} boot${boots === 1 ? '' : 's'}\n`
   );
+}
+
+/** The progress bar's label, `elapsedSeconds` into the current phase: e.g. `fifo@2 repeat 3/5 running, 2m05s left`. */
+export function progressLabel(p: MacroProgress, elapsedSeconds: number): string {
+  const what = p.phase === 'running' ? 'running' : 'cooling down';
+  return `${p.item.subject} repeat ${p.item.repeat + 1}/${p.repeats} ${what}, ${formatDuration(secondsLeft(p, elapsedSeconds))} left`;
 }
 
 /** A complete run's stdout: the box's name (for --target), the run's headline, its table and the stressors missing. */

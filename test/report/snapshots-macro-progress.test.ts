@@ -1,6 +1,6 @@
 /** The label of `hintlab macro`'s progress bar, as a snapshot of hand-built progress points. */
 import { test } from 'node:test';
-import { progressLabel } from '../../src/macro/progress.ts';
+import { progressLabel } from '../../src/report/macro.ts';
 import type { MacroProgress } from '../../src/macro/runner.ts';
 import { assertSnapshot } from './snapshot.ts';
 
