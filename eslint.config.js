@@ -13,6 +13,20 @@ export default tseslint.config(
     },
   },
   {
+    // Every number is written by src/format/ (docs/architecture.md): a figure's decimals are decided in one place.
+    files: ['src/**/*.ts'],
+    ignores: ['src/format/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['toFixed', 'toPrecision', 'toExponential'].map((name) => ({
+          selector: `CallExpression[callee.property.name='${name}']`,
+          message: `${name}() is called only in src/format/: use fixed(), significant(), scientific(), roundTo() or a format/durations.ts function there (add one if none fits)`,
+        })),
+      ],
+    },
+  },
+  {
     // node:test's test() and describe() return promises the runner itself awaits.
     files: ['test/**/*.ts'],
     rules: {

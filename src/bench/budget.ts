@@ -10,6 +10,7 @@
  * a lucky small spread from stopping a run early.
  */
 import type { RunWithRounds } from '../model.ts';
+import { fixed } from '../format/numbers.ts';
 import { confidenceSequence, type AnytimeInterval } from '../stats/sequential.ts';
 import type { PairedBudget } from './sides.ts';
 
@@ -105,7 +106,7 @@ export function progressText(state: BudgetState): string {
   const [subject, iv] = widest;
   if (!iv || !Number.isFinite(iv.lo) || !Number.isFinite(iv.hi)) return `${subject}: ${iv?.n ?? 'under 3'} pairs, no interval yet`;
   const p = percentOf(iv);
-  const f = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
+  const f = (x: number) => `${x >= 0 ? '+' : ''}${fixed(x, 1)}`;
   return `${subject} ${f(p.centre)} % [${f(p.lo)}, ${f(p.hi)}], ${iv.n} pairs`;
 }
 

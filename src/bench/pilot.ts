@@ -9,6 +9,8 @@
 import { parseLine } from '../launch/probe-protocol.ts';
 import { probeArgs, type CpuPlan, type ProbeRequest } from './probe-run.ts';
 import type { Target } from '../targets/target.ts';
+import { fixed } from '../format/numbers.ts';
+import { formatRoughDuration } from '../format/durations.ts';
 
 /**
  * The longest round hintlab runs: a round is one sample, so a round of
@@ -22,15 +24,6 @@ const PILOT_ABOVE = 20;
 
 /** An --ops whose rounds would run past the cap; the message says the estimate, the cap and the largest --ops that fits. */
 export class OpsBoundError extends Error {}
-
-function duration(seconds: number): string {
-  if (seconds < 120) return `${seconds.toFixed(0)} s`;
-  if (seconds < 7200) return `${(seconds / 60).toFixed(0)} min`;
-  if (seconds < 2 * 86400) return `${(seconds / 3600).toFixed(0)} h`;
-  if (seconds < 2 * 365 * 86400) return `${(seconds / 86400).toFixed(0)} days`;
-  const years = seconds / (365 * 86400);
-  return years < 1e4 ? `${years.toFixed(0)} years` : `${years.toExponential(1)} years`;
-}
 
 /** ns per call of each profile in a pilot's output (its round lines). */
 export function pilotNsPerCall(lines: string[]): Map<string, number> {
@@ -49,7 +42,7 @@ export function checkRoundTime(ops: number, nsPerCall: Map<string, number>): voi
     if (roundS <= ROUND_CAP_S) continue;
     const most = Math.floor((ROUND_CAP_S * 1e9) / ns);
     throw new OpsBoundError(
-      `--ops ${ops}: one round of ${profile} would take about ${duration(roundS)} (a pilot measured ${ns.toFixed(0)} ns/call over ${PILOT_OPS} calls); ` +
+      `--ops ${ops}: one round of ${profile} would take about ${formatRoughDuration(roundS)} (a pilot measured ${fixed(ns, 0)} ns/call over ${PILOT_OPS} calls); ` +
         `a round is capped at ${ROUND_CAP_S} s, so --ops can be at most ${most} for it; use --rounds for more calls`,
     );
   }

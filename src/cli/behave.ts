@@ -9,7 +9,8 @@ import { buildProbe } from '../launch/probe-build.ts';
 import { BUILTIN_TEXT, builtinScenarios } from '../behave/builtin.ts';
 import { runBehave } from '../behave/run.ts';
 import { readPrograms, selectScenarios } from '../behave/select.ts';
-import { behaveLkml, behaveText } from '../report/behave.ts';
+import { numberedLines, scenarioListText, traceBootLine } from '../report/behave.ts';
+import { reporterFor } from '../report/formats.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
@@ -41,14 +42,11 @@ function showScenario(name: string, io: CliIO): void {
   const s = all.find((x) => x.name === name);
   if (!s) throw new UserError(`--show ${name}: no built-in scenario has that name (built-in: ${all.map((x) => x.name).join(', ')})`, 2);
   const next = all[all.indexOf(s) + 1]?.line ?? Infinity;
-  const lines = BUILTIN_TEXT.split('\n');
-  for (let n = s.line; n < next && n <= lines.length; n++) io.stdout(`${String(n).padStart(4)}  ${lines[n - 1]}\n`);
+  io.stdout(numberedLines(BUILTIN_TEXT, s.line, next));
 }
 
 function listScenarios(io: CliIO): void {
-  for (const s of selectScenarios([], io.cwd)) {
-    io.stdout(`${s.name.padEnd(20)} ${String(s.steps.length).padStart(3)} steps${s.peer ? '  peer' : ''}${s.cpus > 1 ? `  needs ${s.cpus} CPUs` : ''}\n`);
-  }
+  io.stdout(scenarioListText(selectScenarios([], io.cwd)));
 }
 
 async function behaveAction(opts: BehaveOptions, io: CliIO): Promise<void> {
@@ -73,12 +71,11 @@ async function behaveAction(opts: BehaveOptions, io: CliIO): Promise<void> {
           launcher: qemuLauncher(),
           probe,
           abort,
-          onBoot: (label, state, seconds) =>
-            io.stderr(state === 'reused' ? `kernel ${label}: trace reused from ${dbPath}\n` : state === 'booting' ? `kernel ${label}: booting (icount, 1 CPU)\n` : `kernel ${label}: trace in ${seconds?.toFixed(1)} s\n`),
+          onBoot: (label, state, seconds) => io.stderr(traceBootLine(label, state, seconds, dbPath)),
         },
       ),
     );
-    const text = opts.json ? `${JSON.stringify(doc, null, 2)}\n` : opts.lkml ? behaveLkml(doc) : behaveText(doc);
+    const text = reporterFor('behave', opts.json ? 'json' : opts.lkml ? 'lkml' : 'text')!(doc);
     writeOutput(io, text, opts.output, dbPath);
     if (opts.output !== undefined) io.stderr(`wrote the behaviour comparison to ${opts.output}\n`);
   } finally {

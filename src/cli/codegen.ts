@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { FilesSource } from '../codegen/files.ts';
 import { KernelSource } from '../codegen/kernel-source.ts';
 import { runMatrix, type ObjectSource } from '../codegen/matrix.ts';
-import { renderJson, renderText } from '../codegen/render.ts';
+import { reporterFor } from '../report/formats.ts';
 import { OPT_LEVELS, type OptLevel } from '../codegen/types.ts';
 import { type CliIO } from './io.ts';
 import { UserError } from '../errors.ts';
@@ -60,7 +60,7 @@ async function codegenAction(opts: CodegenOptions, io: CliIO): Promise<void> {
   const source = chooseSource(opts, io);
   const progress = io.isTTY && !opts.json ? (line: string) => io.stderr(`${line}\n`) : undefined;
   const result = await runMatrix(source, { compilers, opts: opt, objdump: opts.objdump, progress });
-  io.stdout(opts.json ? renderJson(result) : renderText(result));
+  io.stdout(reporterFor('codegen', opts.json ? 'json' : 'text')!(result));
   if (result.cells.every((c) => c.state === 'skipped')) throw new UserError(`none of the compilers (${compilers.join(', ')}) is installed`);
   const failed = result.cells.filter((c) => c.state === 'failed').length;
   if (failed > 0) throw new UserError(`${failed} of ${result.cells.length} cells did not build (the compiler's errors are above)`);

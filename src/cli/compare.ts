@@ -13,8 +13,7 @@ import type { Comparison } from '../compare/types.ts';
 import type { ComparisonOptions, Correction } from '../compare/options.ts';
 import { COST_METRICS } from '../cost-counters.ts';
 import type { RunWithRounds } from '../model.ts';
-import { renderMetricJson, renderMetricText } from '../report/metric.ts';
-import { renderText } from '../report/text.ts';
+import { reporterFor } from '../report/formats.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { type CliIO } from './io.ts';
@@ -182,10 +181,10 @@ export function registerCompare(program: Command, io: CliIO): void {
       const refs: RunRefs = a2 === undefined ? { command: 'compare', a, b } : { command: 'compare', a, b, a2 };
       if (flags.metric !== undefined) {
         const m = metricComparisonFromCli(refs, flags.metric, flags, io);
-        io.stdout(flags.json ? renderMetricJson(m) : renderMetricText(m));
+        io.stdout(reporterFor('metric', flags.json ? 'json' : 'text')!(m));
         return;
       }
       const cmp = comparisonFromCli(refs, flags, io);
-      io.stdout(flags.json ? `${JSON.stringify(cmp, null, 2)}\n` : renderText(cmp));
+      io.stdout(reporterFor('compare', flags.json ? 'json' : 'text')!(cmp));
     });
 }

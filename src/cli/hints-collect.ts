@@ -1,14 +1,15 @@
 /** `hintlab hints collect`: argument parsing and output for collecting kernel coverage in a VM. */
 import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
-import { relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { buildProbe } from '../launch/probe-build.ts';
-import { checkCollectInputs, collectCoverage, defaultBuildDir, realTree, defaultOutDir, type CoverageRecord } from '../hints/collect/collect.ts';
+import { checkCollectInputs, collectCoverage, defaultBuildDir, realTree, defaultOutDir } from '../hints/collect/collect.ts';
 import { parseProfileDirs, type CounterKind, type ProfileScope } from '../hints/collect/kernel.ts';
 import { DEFAULT_STRESSOR_SECONDS, stressNgPlanSeconds } from '../hints/collect/stress-ng.ts';
 import { chooseWorkload, type WorkloadChoice } from '../hints/collect/workload.ts';
-import { formatDuration } from '../macro/progress.ts';
-import { unavailableText } from '../macro/table.ts';
+import { unavailableText } from '../report/macro.ts';
+import { collectSummary, guestStressNgLine } from '../report/hints-collect.ts';
+import { accelLine } from '../report/vm.ts';
 import type { AccelRequest } from '../vm/accel.ts';
 import { qemuLauncher, requireQemu } from '../launch/qemu.ts';
 import { type CliIO } from './io.ts';
@@ -39,27 +40,6 @@ function nameOption(value: string): string {
   throw new UserError(`--name '${value}': use letters, digits, '.', '_' or '-' (it names the workload in 'hintlab hints')`, 2);
 }
 
-/** Quote a path for the command line a user copies. */
-const q = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-
-function summary(r: CoverageRecord, out: string, cwd: string): string {
-  const s = r.seconds;
-  const scope = r.scope.kind === 'all' ? 'the whole kernel (GCOV_PROFILE_ALL)' : r.scope.dirs.join(', ');
-  const rel = relative(cwd, r.source.dir) || '.';
-  const srcArg = rel.startsWith('..') ? r.source.dir : rel;
-  const profiler = r.counter === 'branch-profiler';
-  return [
-    `${profiler ? 'branch profile' : 'coverage'} '${r.name}': Linux ${r.source.version}${r.kernel.release === r.source.version ? '' : ` (guest: ${r.kernel.release})`}, profiled: ${profiler ? 'every if of the kernel (PROFILE_ALL_BRANCHES)' : scope}, workload: ${r.workload}`,
-    profiler
-      ? `  ${r.gcdaFiles} trace_stat files (${(r.gcdaBytes / 1024).toFixed(0)} KiB) -> branch_all in ${out}`
-      : `  ${r.gcdaFiles} .gcda files (${(r.gcdaBytes / 1024).toFixed(0)} KiB) -> ${r.jsonFiles.length} gcov JSON files in ${out}`,
-    `  time: build ${s.buildReused ? `reused (built earlier in ${s.build.toFixed(0)} s)` : `${s.build.toFixed(0)} s`}, boot + workload + transfer ${s.boot.toFixed(0)} s (transfer ${s.transfer.toFixed(1)} s), gcov ${s.gcov.toFixed(1)} s; ${r.accel}`,
-    ...(r.withoutGcno.length ? [`  ${r.withoutGcno.length} .gcda file(s) without a .gcno in the build, skipped: ${r.withoutGcno.slice(0, 3).join(', ')}`] : []),
-    `next: hintlab hints ${q(`${r.name}=${out}`)} --src ${q(srcArg)}`,
-    '',
-  ].join('\n');
-}
-
 /** Seconds the guest may take when --timeout is not given (a profiles boot takes seconds); a stress-ng workload adds three times its plan. */
 const DEFAULT_TIMEOUT_S = 1800;
 
@@ -69,7 +49,7 @@ function announce(choice: WorkloadChoice, timeout: number | undefined, io: CliIO
   if (w.kind !== 'stress-ng') return timeout ?? DEFAULT_TIMEOUT_S;
   const planned = stressNgPlanSeconds(w);
   io.stderr(unavailableText(choice.unavailable));
-  io.stderr(`stress-ng ${w.version} in the guest: ${w.stressors.length} stressor${w.stressors.length === 1 ? '' : 's'} x ${w.seconds} s: about ${formatDuration(planned + w.stressors.length)} of the boot (guest seconds run at wall speed, also under TCG)\n`);
+  io.stderr(guestStressNgLine(w, planned));
   return timeout ?? DEFAULT_TIMEOUT_S + 3 * planned;
 }
 
@@ -117,14 +97,14 @@ async function collectAction(flags: CollectFlags, io: CliIO): Promise<void> {
         launcher: qemuLauncher(),
         probeBinary: probe.path,
         onPhase: (m) => io.stderr(`${m}\n`),
-        onAccel: (c) => io.stderr(`accelerator: ${c.accel} (${c.why})\n`),
+        onAccel: (c) => io.stderr(accelLine(c)),
         onTransfer: (n) => {
           if (io.isTTY && n - lastFiles >= 10) io.stderr(`\r\x1b[K  ${(lastFiles = n)} .gcda files received`);
         },
       },
     );
     if (io.isTTY && lastFiles) io.stderr('\r\x1b[K');
-    io.stdout(summary(record, out, io.cwd));
+    io.stdout(collectSummary(record, out, io.cwd));
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

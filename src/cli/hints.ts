@@ -3,8 +3,8 @@ import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { analyzeHints } from '../hints/analyze.ts';
-import { applyResult, resultPatch } from '../hints/patch.ts';
-import { formatJson, formatTable } from '../hints/report.ts';
+import { applyResult } from '../hints/patch.ts';
+import { formatChoices, reporterFor } from '../report/formats.ts';
 import { parseWorkloadSpec } from '../hints/workload.ts';
 import { VERSION } from '../version.ts';
 import { registerHintsCollect } from './hints-collect.ts';
@@ -13,7 +13,6 @@ import { UserError } from '../errors.ts';
 import { collect, intOption } from './options.ts';
 import { progressBar } from './progress.ts';
 
-type Format = 'table' | 'patch' | 'json';
 
 interface HintsFlags {
   src?: string;
@@ -21,7 +20,7 @@ interface HintsFlags {
   minBias: number;
   minHits: number;
   static?: boolean;
-  format: Format;
+  format: string;
   apply?: boolean;
   jobs: number;
 }
@@ -34,9 +33,9 @@ function biasOption(value: string): number {
   return n;
 }
 
-function formatOption(value: string): Format {
-  if (value === 'table' || value === 'patch' || value === 'json') return value;
-  throw new UserError(`--format must be table, patch or json, got '${value}'`, 2);
+function formatOption(value: string): string {
+  if (reporterFor('hints', value) !== undefined) return value;
+  throw new UserError(`--format must be ${formatChoices('hints')}, got '${value}'`, 2);
 }
 
 async function hintsAction(profiles: string[], flags: HintsFlags, io: CliIO): Promise<void> {
@@ -58,9 +57,7 @@ async function hintsAction(profiles: string[], flags: HintsFlags, io: CliIO): Pr
     onProgress: (done, total) => progress.update(done, total, 'files parsed'),
   });
   progress.clear();
-  if (flags.format === 'json') io.stdout(formatJson(result, `hintlab ${VERSION}`));
-  else if (flags.format === 'patch') io.stdout(resultPatch(result));
-  else io.stdout(formatTable(result));
+  io.stdout(reporterFor('hints', flags.format)!(result, { generatedBy: `hintlab ${VERSION}` }));
   if (flags.apply) {
     const written = applyResult(result);
     io.stderr(written.length ? `hints: changed ${written.length} file(s): ${written.join(', ')}\n` : 'hints: nothing to change\n');
@@ -78,7 +75,7 @@ export function registerHints(program: Command, io: CliIO): void {
     .option('--min-bias <share>', 'propose when the then-branch runs in >= share (likely) or <= 1-share (unlikely)', biasOption, 0.99)
     .option('--min-hits <n>', 'minimum executions of the if', intOption('--min-hits', 1), 1000)
     .option('--static', 'no profile: heuristic candidates (early error exits in syscall implementations)')
-    .option('--format <fmt>', 'table, patch (unified diff) or json', formatOption, 'table' as Format)
+    .option('--format <fmt>', 'table, patch (unified diff) or json', formatOption, 'table')
     .option('--apply', 'write the changes into the source tree (atomically; refuses files changed since profiling)')
     .option('--jobs <n>', 'parser threads', intOption('--jobs', 1), Math.max(1, availableParallelism()))
     .action((profiles: string[], flags: HintsFlags) => hintsAction(profiles, flags, io));

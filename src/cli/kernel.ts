@@ -10,6 +10,7 @@ import { type CliIO } from './io.ts';
 import { UserError } from '../errors.ts';
 import { interruptible } from './interrupt.ts';
 import { collect, intOption, labelOption } from './options.ts';
+import { kernelBuildText } from '../report/kernel.ts';
 
 interface KernelBuildOptions {
   src: string;
@@ -56,28 +57,12 @@ export function compileProgress(io: CliIO): { update: (n: number, obj: string) =
   };
 }
 
-function how(result: KernelBuildResult, started: number): string {
-  if (result.state === 'reused') return 'up to date (nothing changed since the last build; reused)';
-  const m = result.manifest;
-  const from = m.incremental ? `, incremental from ${m.incremental.label} (${m.incremental.dir})` : '';
-  return `built in ${((Date.now() - started) / 1000).toFixed(0)} s${from}, ${m.objectsCompiled ?? '?'} objects compiled`;
-}
-
+/** The build's summary: what was built and where on stdout, the options dropped on stderr, then how to boot it. */
 function printResult(result: KernelBuildResult, started: number, io: CliIO): void {
-  const m = result.manifest;
-  io.stdout(`kernel ${m.label}: Linux ${m.source.version}, ${m.patches.length} patch(es), ${m.box ? m.box.url : m.base.split(' ')[0]} -${m.opt}: ${how(result, started)}\n`);
-  io.stdout(`  image:    ${result.dir}/${m.image}\n  manifest: ${result.dir}/hintlab-kernel.json\n`);
-  if (m.release) io.stdout(`  release:  ${m.release}\n`);
-  if (m.box) io.stdout(`  base:     ${m.box.url}:${m.box.path} (box kernel ${m.box.release}) sha256:${m.box.sha256.slice(0, 16)}\n`);
-  if (m.modules) io.stdout(`  modules:  ${m.modules === 'local-builtin' ? "built in: those the box had loaded (localyesconfig); the others dropped" : 'all built in (mod2yesconfig)'}\n`);
-  io.stdout(`  config:   sha256:${m.configSha256.slice(0, 16)}\n  compiler: ${m.compiler}\n`);
-  for (const p of m.patches) io.stdout(`  patch:    ${p.path} sha256:${p.sha256.slice(0, 16)} (${p.files.join(', ')})\n`);
-  for (const d of m.droppedOptions) io.stderr(`warning: olddefconfig dropped ${d}: its dependencies are not met in this configuration\n`);
-  if (result.state === 'built' && result.modulesNotBuilt.length > 0) {
-    const list = result.modulesNotBuilt;
-    io.stderr(`warning: ${list.length} option(s) can only be modules and were not built (${list.slice(0, 8).join(', ')}${list.length > 8 ? ', ...' : ''}); see ${result.dir}/config\n`);
-  }
-  io.stdout(`boot it with: hintlab vm --kernel ${m.label}=${result.dir} ...\n`);
+  const text = kernelBuildText(result, (Date.now() - started) / 1000);
+  io.stdout(text.head);
+  for (const w of text.warnings) io.stderr(w);
+  io.stdout(text.next);
 }
 
 async function buildAction(opts: KernelBuildOptions, io: CliIO): Promise<void> {

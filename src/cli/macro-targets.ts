@@ -13,7 +13,8 @@ import type { SshTarget } from '../targets/ssh.ts';
 import { type CliIO } from './io.ts';
 import { UserError } from '../errors.ts';
 import { interruptible } from './interrupt.ts';
-import { checkedMacroPlan, macroOutcome, planText } from './macro-output.ts';
+import { checkedMacroPlan, macroOutcome } from './macro-output.ts';
+import { planText } from '../report/macro.ts';
 import { progressBar } from './progress.ts';
 import { boxLabel, connectAll, hostTags, parseTargetUrls } from './targets.ts';
 

@@ -1,7 +1,7 @@
 /** `hintlab macro`: argument parsing and output for stress-ng workloads. */
 import type { Command } from 'commander';
 import { processExecutor, type StressNgExecutor } from '../macro/executor.ts';
-import { progressLabel } from '../macro/progress.ts';
+import { progressLabel } from '../report/macro.ts';
 import { runMacro, type MacroProgress, type MacroRequest } from '../macro/runner.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
@@ -9,7 +9,8 @@ import { VERSION } from '../version.ts';
 import { type CliIO, commandLine, invocationOf } from './io.ts';
 import { UserError } from '../errors.ts';
 import { interruptible } from './interrupt.ts';
-import { checkedMacroPlan, macroOutcome, planText } from './macro-output.ts';
+import { checkedMacroPlan, macroOutcome } from './macro-output.ts';
+import { planText } from '../report/macro.ts';
 import { macroOnBoxes } from './macro-targets.ts';
 import { collect, intOption, labelOption, DB_HELP } from './options.ts';
 import { progressBar } from './progress.ts';

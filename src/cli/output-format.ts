@@ -8,11 +8,8 @@
 import { extname } from 'node:path';
 import { UserError } from '../errors.ts';
 
-/** Each extension a command writes, with the formats that fit it, the one taken by default first. */
+/** Each extension a command writes, with the formats that fit it, the one taken by default first (src/report/formats.ts's `extensionsOf`). */
 export type ExtensionFormats = Record<string, readonly [string, ...string[]]>;
-
-/** The formats of report and trial for each -o extension (plain text takes the text report or the lkml block). */
-export const REPORT_EXTENSIONS: ExtensionFormats = { '.txt': ['text', 'lkml'], '.md': ['md'], '.json': ['json'], '.html': ['html'], '.htm': ['html'] };
 
 /** What commander parsed: the --format value, and whether it was typed (not its default). */
 export interface FormatChoice {

@@ -3,42 +3,26 @@
  * [--codegen FILE] [--hints FILE]`: argument parsing only. Runs are loaded
  * and compared exactly as by `hintlab compare` (same flags, same refusals,
  * see ./compare.ts); the codegen and hints documents are read and checked
- * by src/report/documents.ts; the reporters in src/report/ turn the
- * Comparison into text, and one writer sends it to stdout or, atomically,
+ * by src/report/documents.ts; the reporters of src/report/formats.ts turn
+ * the Comparison into text, and one writer sends it to stdout or, atomically,
  * to FILE.
  */
 import type { Command } from 'commander';
-import type { MetricComparison } from '../compare/metric.ts';
 import { homedir } from 'node:os';
-import { htmlReport } from '../report/html.ts';
-import { jsonReport } from '../report/json.ts';
-import { lkmlReport } from '../report/lkml.ts';
-import { markdownReport } from '../report/md.ts';
-import type { Reporter } from '../report/reporter.ts';
+import { extensionsOf, formatsOf, reporterFor } from '../report/formats.ts';
 import type { ReproduceContext } from '../report/reproduce.ts';
 import { loadPatchDocuments } from '../report/documents.ts';
-import { renderMetricJson, renderMetricMarkdown, renderMetricText } from '../report/metric.ts';
-import { renderText } from '../report/text.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { VERSION } from '../version.ts';
 import { addComparisonOptions, type ComparisonFlags, comparisonFromCli, metricComparisonFromCli, type RunRefs } from './compare.ts';
 import { type CliIO } from './io.ts';
 import { UserError } from '../errors.ts';
-import { outputFormat, REPORT_EXTENSIONS } from './output-format.ts';
+import { outputFormat } from './output-format.ts';
 import { writeOutput } from './runs.ts';
 
-/** Every report format, by its --format name. */
-export const REPORTERS: Record<string, Reporter> = {
-  text: (c, ctx) => renderText(c, ctx.evidence),
-  lkml: lkmlReport,
-  md: markdownReport,
-  json: jsonReport,
-  html: htmlReport,
-};
-
 function formatOption(value: string): string {
-  if (!Object.hasOwn(REPORTERS, value)) {
-    throw new UserError(`--format must be one of ${Object.keys(REPORTERS).join(', ')}; got '${value}'`, 2);
+  if (reporterFor('report', value) === undefined) {
+    throw new UserError(`--format must be one of ${formatsOf('report').join(', ')}; got '${value}'`, 2);
   }
   return value;
 }
@@ -69,13 +53,10 @@ interface ReportFlags extends ComparisonFlags {
   all?: boolean;
 }
 
-/** The formats a cost-counter comparison (--metric) is written in. */
-const METRIC_REPORTERS: Record<string, (m: MetricComparison) => string> = { text: renderMetricText, md: renderMetricMarkdown, json: renderMetricJson };
-
 function writeMetricReport(refs: RunRefs, metric: string, flags: ReportFlags, io: CliIO): void {
-  const reporter = METRIC_REPORTERS[flags.format];
-  if (!Object.hasOwn(METRIC_REPORTERS, flags.format) || reporter === undefined) {
-    throw new UserError(`--metric reports are written as ${Object.keys(METRIC_REPORTERS).join(', ')}; got --format ${flags.format}`, 2);
+  const reporter = reporterFor('metric', flags.format);
+  if (reporter === undefined) {
+    throw new UserError(`--metric reports are written as ${formatsOf('metric').join(', ')}; got --format ${flags.format}`, 2);
   }
   if (flags.codegen !== undefined || flags.hints !== undefined) {
     throw new UserError('--metric reports carry no --codegen or --hints evidence; write those with a report of the primary value', 2);
@@ -90,14 +71,14 @@ export function registerReport(program: Command, io: CliIO): void {
     .command('report')
     .description('Write the comparison of B (and A2) with A as text, an LKML-ready block, Markdown, JSON or a self-contained HTML page');
   addComparisonOptions(cmd)
-    .option('--format <fmt>', `one of ${Object.keys(REPORTERS).join(', ')} (default: from the extension of -o, else text)`, formatOption, 'text')
+    .option('--format <fmt>', `one of ${formatsOf('report').join(', ')} (default: from the extension of -o, else text)`, formatOption, 'text')
     .option('-o, --output <file>', 'write to FILE (atomically) instead of stdout')
     .option('--codegen <file>', "the patch's codegen effect: a `hintlab codegen ... --json` document", onceOption('--codegen'))
     .option('--hints <file>', 'the branch counts behind the hints: a `hintlab hints ... --format json` document', onceOption('--hints'))
     .option('--all', 'lkml: a table row for every subject (default: the ones with no proven change in one line)')
     .action((a: string, b: string, a2: string | undefined, parsed: ReportFlags, command: Command) => {
       const given = command.getOptionValueSource('format') === 'cli';
-      const flags = { ...parsed, format: outputFormat({ format: parsed.format, given, output: parsed.output }, REPORT_EXTENSIONS) };
+      const flags = { ...parsed, format: outputFormat({ format: parsed.format, given, output: parsed.output }, extensionsOf('report')) };
       const refs: RunRefs = a2 === undefined ? { command: 'report', a, b } : { command: 'report', a, b, a2 };
       if (flags.metric !== undefined) {
         writeMetricReport(refs, flags.metric, flags, io);
@@ -106,7 +87,7 @@ export function registerReport(program: Command, io: CliIO): void {
       // Checked before the runs are compared: a wrong file fails fast.
       const evidence = loadPatchDocuments({ codegen: flags.codegen, hints: flags.hints }, io.cwd);
       const comparison = comparisonFromCli(refs, flags, io);
-      const reporter = REPORTERS[flags.format] as Reporter;
+      const reporter = reporterFor('report', flags.format)!;
       const reproduce = reproduceContext(flags.db, io);
       const text = reporter(comparison, { hintlabVersion: VERSION, generatedAt: new Date().toISOString(), evidence, reproduce, all: flags.all === true });
       writeOutput(io, text, flags.output, dbPathFrom(flags.db, io.env));

@@ -1,11 +1,10 @@
 /** `hintlab runs` and `hintlab export`: what is stored, and raw rounds out. */
-import { readEnvironment } from '../environment/read.ts';
-import { printable, printableMessage, UserError } from '../errors.ts';
+import { UserError } from '../errors.ts';
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
-import type { Run } from '../model.ts';
-import { runCsv, runJson } from '../report/run-export.ts';
-import { environmentText, paramsText, runHeadline, runTable } from '../report/run-table.ts';
+import { runJson } from '../report/run-export.ts';
+import { extensionsOf, formatChoices, reporterFor } from '../report/formats.ts';
+import { RUN_LIST_SCHEMA, runListDetails, runListJson, runListText, runShowText } from '../report/runs.ts';
 import { databaseFiles, dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { writeFileSafely } from '../write-file.ts';
@@ -13,62 +12,10 @@ import { type CliIO } from './io.ts';
 import { DB_HELP } from './options.ts';
 import { outputFormat } from './output-format.ts';
 import { resolveShown } from './run-refs.ts';
-import { alignColumns } from '../format/columns.ts';
 
 /** `runs` and `export` only read: a missing database is reported, never created. */
 function openStore(db: string | undefined, io: CliIO): Store {
   return Store.openExisting(dbPathFrom(db, io.env));
-}
-
-function listLine(run: Run, counts: Map<string, number>): string[] {
-  const env = readEnvironment(run);
-  const kernel = env.kernel?.release?.known ? env.kernel.release.value : 'unknown';
-  const rounds = [...counts.values()];
-  const min = rounds.length ? Math.min(...rounds) : 0;
-  const subjects = run.params.subjects.length;
-  return [
-    `#${run.id}`,
-    run.label ?? '-',
-    run.kind,
-    kernel,
-    run.startedAt.replace('T', ' ').slice(0, 19),
-    `${subjects} x ${min}${rounds.some((n) => n !== min) ? '+' : ''}`,
-    run.unit,
-    run.status,
-  ];
-}
-
-/**
- * `runs --json`: the stored runs as a versioned document for scripts.
- * Format history: 1 - first version.
- */
-export const RUN_LIST_SCHEMA = 1;
-
-function listEntry(run: Run, counts: Map<string, number>) {
-  const env = readEnvironment(run);
-  const release = env.kernel?.release;
-  return {
-    id: run.id,
-    label: run.label,
-    kind: run.kind,
-    status: run.status,
-    unit: run.unit,
-    kernelRelease: release?.known ? release.value : null,
-    startedAt: run.startedAt,
-    finishedAt: run.finishedAt,
-    measuredRounds: Object.fromEntries(run.params.subjects.map((s) => [s, counts.get(s) ?? 0])),
-    command: run.command,
-    error: run.error,
-  };
-}
-
-function runListJson(store: Store): string {
-  const runs = store.listRuns().map((r) => listEntry(r, store.roundCounts(r.id)));
-  return `${JSON.stringify({ schema: RUN_LIST_SCHEMA, database: store.path, runs }, null, 2)}\n`;
-}
-
-function table(rows: string[][]): string {
-  return alignColumns(rows).join('\n') + '\n';
 }
 
 interface RunsFlags {
@@ -83,29 +30,17 @@ function runsAction(ref: string | undefined, opts: RunsFlags, io: CliIO): void {
   try {
     if (ref !== undefined) {
       const run = resolveShown(store, ref, 'showing', io);
-      if (opts.json) { io.stdout(runJson(run)); return; }
-      io.stdout(`${runHeadline(run)}\ncommand: ${printable(run.command)}\n`);
-      // a stored error can hold what a server or a file said: escaped, never run by the terminal
-      if (run.error) io.stdout(`error: ${printableMessage(run.error)}\n`);
-      io.stdout(runTable(run));
-      if (opts.verbose) io.stdout(`params:\n${paramsText(run)}environment:\n${environmentText(run)}`);
+      io.stdout(opts.json ? runJson(run) : runShowText(run, opts.verbose === true));
       return;
     }
-    if (opts.json) { io.stdout(runListJson(store)); return; }
     const runs = store.listRuns();
-    if (runs.length === 0) {
-      io.stdout(`no runs in ${store.path}; start one with 'hintlab bench'\n`);
+    const listed = runs.map((run) => ({ run, counts: store.roundCounts(run.id) }));
+    if (opts.json) {
+      io.stdout(runListJson(listed, store.path));
       return;
     }
-    const header = ['id', 'label', 'kind', 'kernel', 'started (UTC)', 'subjects x rounds', 'unit', 'status'];
-    io.stdout(table([header, ...runs.map((r) => listLine(r, store.roundCounts(r.id)))]));
-    if (opts.verbose) {
-      for (const r of runs) {
-        io.stdout(`\n${runHeadline(r)}\ncommand: ${printable(r.command)}\n`);
-        if (r.error) io.stdout(`error: ${printableMessage(r.error)}\n`);
-        io.stdout(`params:\n${paramsText(r)}environment:\n${environmentText(r)}`);
-      }
-    }
+    io.stdout(runListText(listed, store.path));
+    if (opts.verbose && runs.length > 0) io.stdout(runListDetails(runs));
   } finally {
     store.close();
   }
@@ -123,14 +58,15 @@ export function writeOutput(io: CliIO, text: string, file: string | undefined, d
 }
 
 function exportAction(ref: string, parsed: { db?: string; format: string; output?: string }, given: boolean, io: CliIO): void {
-  const opts = { ...parsed, format: outputFormat({ format: parsed.format, given, output: parsed.output }, { '.json': ['json'], '.csv': ['csv'] }, 'default') };
-  if (opts.format !== 'json' && opts.format !== 'csv') {
-    throw new UserError(`--format must be json or csv, got '${opts.format}'`, 2);
+  const opts = { ...parsed, format: outputFormat({ format: parsed.format, given, output: parsed.output }, extensionsOf('run'), 'default') };
+  const reporter = reporterFor('run', opts.format);
+  if (reporter === undefined) {
+    throw new UserError(`--format must be ${formatChoices('run')}, got '${opts.format}'`, 2);
   }
   const store = openStore(opts.db, io);
   try {
     const run = resolveShown(store, ref, 'exporting', io);
-    writeOutput(io, opts.format === 'json' ? runJson(run) : runCsv(run), opts.output, store.path);
+    writeOutput(io, reporter(run), opts.output, store.path);
   } finally {
     store.close();
   }

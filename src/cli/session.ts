@@ -22,7 +22,8 @@ import { UserError } from '../errors.ts';
 import { collect, intOption, labelOption, DB_HELP } from './options.ts';
 import { progressBar } from './progress.ts';
 import { probePlanOptions, type ProbePlanOptions } from './bench-options.ts';
-import { reportSession, sessionEvents, sessionList } from './session-report.ts';
+import { reportSession, sessionEvents } from './session-report.ts';
+import { sessionHeadLine, sessionList } from '../report/session.ts';
 
 export interface SessionOptions extends ProbePlanOptions {
   target?: string;
@@ -135,7 +136,7 @@ async function sessionAction(opts: SessionOptions, io: CliIO, given: readonly st
       store.sessions.claim(id);
     }
     const steps = store.sessions.get(id)!.steps.length;
-    io.stderr(`session #${id}${plan ? '' : ' (resumed)'}: ${store.sessions.get(id)!.target}, ${steps} steps\n`);
+    io.stderr(sessionHeadLine(id, !plan, store.sessions.get(id)!.target, steps));
     const connect = io.services?.sessionBox ?? ((p: SessionPlan, home: HomeKernel | null) => connectBox(p, home, probe, io, (l) => {
       bar.clear();
       io.stderr(`${l}\n`);

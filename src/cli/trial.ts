@@ -11,11 +11,8 @@ import { availableParallelism, homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { buildProbe } from '../launch/probe-build.ts';
 import { selectScenarios } from '../behave/select.ts';
-import { trialHtml } from '../report/trial-html.ts';
-import { trialJson } from '../report/trial-json.ts';
-import { trialMarkdown } from '../report/trial-md.ts';
-import { trialLkml, trialText, type TrialReporter } from '../report/trial.ts';
-import { secondsText, stepName } from '../report/trial-words.ts';
+import { extensionsOf, formatsOf, reporterFor } from '../report/formats.ts';
+import { stepEventLine } from '../report/trial-steps.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import type { StepEvent, TrialRequest } from '../trial/request.ts';
@@ -30,7 +27,7 @@ import { VERSION } from '../version.ts';
 import { qemuLauncher, requireQemu } from '../launch/qemu.ts';
 import { interruptible } from './interrupt.ts';
 import { kernelVersion } from '../kernel/source.ts';
-import { outputFormat, REPORT_EXTENSIONS } from './output-format.ts';
+import { outputFormat } from './output-format.ts';
 import { checkTrialModes, perHunkPlan } from './trial-modes.ts';
 import { type CliIO, invocationOf } from './io.ts';
 import { UserError } from '../errors.ts';
@@ -41,8 +38,6 @@ import { collect, intOption, pctOption, DB_HELP } from './options.ts';
 import { reproduceContext } from './report.ts';
 import { writeOutput } from './runs.ts';
 import { guestProfiles } from './vm.ts';
-
-const REPORTERS: Record<string, TrialReporter> = { lkml: trialLkml, md: trialMarkdown, html: trialHtml, json: trialJson, text: trialText };
 
 interface TrialOptions {
   src: string;
@@ -88,7 +83,7 @@ function repeatOption(value: string): number {
 }
 
 function formatOption(value: string): string {
-  if (!Object.hasOwn(REPORTERS, value)) throw new UserError(`--format must be one of ${Object.keys(REPORTERS).join(', ')}; got '${value}'`, 2);
+  if (reporterFor('trial', value) === undefined) throw new UserError(`--format must be one of ${formatsOf('trial').join(', ')}; got '${value}'`, 2);
   return value;
 }
 
@@ -108,10 +103,7 @@ function defaultOut(src: string, io: CliIO): string {
 function stepPrinter(io: CliIO, clear: () => void): (e: StepEvent) => void {
   return (e) => {
     clear();
-    const at = `[${e.index}/${e.total}]`;
-    if (e.kind === 'start') io.stderr(`${at} ${e.title} ...\n`);
-    else if (e.kind === 'end') io.stderr(`${at} ${stepName(e.step.name)} ${secondsText(e.step.seconds)}: ${e.step.summary}\n`);
-    else io.stderr(`${at} ${stepName(e.name)} ${secondsText(e.seconds)}: ${e.interrupted ? 'interrupted' : 'FAILED'}\n`);
+    io.stderr(stepEventLine(e));
   };
 }
 
@@ -153,7 +145,7 @@ function checkedFlags(opts: TrialOptions, io: CliIO, given: (flag: string) => bo
 async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) => boolean): Promise<void> {
   const { profiles, cost, notes, repeat, scenarios, base, opt } = checkedFlags(opts, io, given);
   // decided before anything builds: -o x.html with --format md is refused now, not after the kernels
-  const format = outputFormat({ format: opts.format, given: given('--format'), output: opts.output }, REPORT_EXTENSIONS);
+  const format = outputFormat({ format: opts.format, given: given('--format'), output: opts.output }, extensionsOf('trial'));
   const dbPath = dbPathFrom(opts.db, io.env);
   const src = resolve(io.cwd, opts.src);
   const fake = io.services?.trial;
@@ -224,7 +216,7 @@ async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) 
         },
       ),
     );
-    const text = REPORTERS[format]!(doc, { generatedAt: new Date().toISOString(), reproduce: reproduceContext(opts.db, io), all: opts.all === true });
+    const text = reporterFor('trial', format)!(doc, { generatedAt: new Date().toISOString(), reproduce: reproduceContext(opts.db, io), all: opts.all === true });
     writeOutput(io, text, opts.output, dbPath);
     if (opts.output !== undefined) io.stderr(`wrote the ${format} report of trial #${doc.trialId} to ${opts.output}\n`);
   } finally {
@@ -275,7 +267,7 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--cost-model <model>', "with --cost: the modelled L1i and predictor (default 'l1i=32k,8way,64 predictor=2bit')")
     .option('--timeout <s>', 'seconds one boot may take before qemu is killed', intOption('--timeout', 5), 600)
     .option('--target <lava-url>', "run the measured boots as LAVA jobs: lava://[TOKEN@]SERVER[:PORT]/DEVICE_TYPE (builds, codegen and behave stay here; see docs/lava.md)")
-    .option('--format <fmt>', `report format: ${Object.keys(REPORTERS).join(', ')} (default: from the extension of -o, else lkml)`, formatOption, 'lkml')
+    .option('--format <fmt>', `report format: ${formatsOf('trial').join(', ')} (default: from the extension of -o, else lkml)`, formatOption, 'lkml')
     .option('-o, --output <file>', 'write the report to FILE (atomically) instead of stdout')
     .option('--all', 'lkml: a table row for every profile (default: the ones with no proven change in one line)')
     .option('--db <path>', DB_HELP)

@@ -2,9 +2,8 @@
 import { buildProbe } from '../launch/probe-build.ts';
 import { processExecutor, StressNgMissingError } from '../macro/executor.ts';
 import { PlanError } from '../macro/plan.ts';
-import { formatDuration } from '../macro/progress.ts';
 import { StressNgOutputError, StressorSelectionError } from '../macro/stressors.ts';
-import { unavailableText } from '../macro/table.ts';
+import { guestPlanText } from '../report/macro.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
@@ -69,11 +68,7 @@ export async function vmMacroAction(opts: VmMacroOptions & SharedOptions, io: Cl
   const plan = await checkedPlan(req);
   const plannedSeconds = plan.items.length * opts.seconds;
   req.timeoutSeconds = opts.timeout ?? plannedSeconds * 2 + BOOT_ALLOWANCE_S;
-  io.stderr(unavailableText(plan.unavailable));
-  io.stderr(
-    `stress-ng ${plan.stressNgVersion} in each guest: ${plan.stressors.length} stressor${plan.stressors.length === 1 ? '' : 's'} x instances ${plan.instances.join(',')} x ${opts.repeats} repeats ` +
-      `of ${opts.seconds} s: about ${formatDuration(plannedSeconds)} per boot, ${steps.length} boot${steps.length === 1 ? '' : 's'}\n`,
-  );
+  io.stderr(guestPlanText(plan, opts.seconds, opts.repeats, steps.length));
   requireQemu();
   const probe = buildProbe({ static: true, env: io.env });
   const store = Store.open(dbPathFrom(opts.db, io.env));

@@ -40,6 +40,7 @@
  */
 import { fixed, pClause, readableDecimals, signed } from '../format/numbers.ts';
 import { formatChangePct, formatSpreadPct } from '../format/percent.ts';
+import { significant } from '../format/numbers.ts';
 import type { Direction } from '../model.ts';
 import type { Contrast, RunSummary, VerdictResult } from './types.ts';
 import type { ComparisonOptions } from './options.ts';
@@ -91,7 +92,7 @@ function repeatedValue(run: RunSummary, minUnits: number): number | null {
   return xs.length >= Math.max(2, minUnits) && xs.every((x) => x === xs[0]) ? xs[0]! : null;
 }
 
-const count = (x: number) => String(Number(x.toPrecision(10)));
+const count = (x: number) => String(Number(significant(x, 10)));
 
 /** The rate every boot of A and of B repeated, or null. */
 function repeatedPair(runs: readonly RunSummary[], minUnits: number): { a: number; b: number; boots: string } | null {
@@ -141,7 +142,7 @@ export function withExactCounts(verdict: VerdictResult, runs: readonly RunSummar
     const ops = Math.max(...runs.flatMap((r) => r.opsPerRound));
     return {
       verdict: 'no difference proven',
-      reason: `exact: ${every}: ${count(a)} in A, ${count(b)} in B, ${change > 0 ? '+' : ''}${count(change)} per call, ${count(Number((Math.abs(change) * ops).toPrecision(3)))} per round of ${ops} calls: ` +
+      reason: `exact: ${every}: ${count(a)} in A, ${count(b)} in B, ${change > 0 ? '+' : ''}${count(change)} per call, ${count(Number(significant(Math.abs(change) * ops, 3)))} per round of ${ops} calls: ` +
         `less than one in ${Math.round(1 / EXACT_MIN_PER_CALL)} calls, an event of the round, not a change per call`,
       caveats: [],
       exact: true,

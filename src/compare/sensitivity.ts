@@ -5,6 +5,7 @@
  * a change worth claiming.
  */
 import { formatSpreadPct } from '../format/percent.ts';
+import { fixed, significant } from '../format/numbers.ts';
 import { type Sample, stdev } from '../stats/descriptive.ts';
 import { studentTQuantile } from '../stats/distributions.ts';
 import { detectableNcp } from '../stats/noncentral.ts';
@@ -120,7 +121,7 @@ function pairedAdvice(judged: Contrast, target: number, options: ComparisonOptio
   // so few pairs that the sequence is still unbounded: the run stops no earlier than where it is bounded
   while (!Number.isFinite(sequenceHalfWidth(n, (n - 1) * sd * sd, options.alpha))) n++;
   const precision = precisionBelow(100 * Math.expm1(sequenceHalfWidth(n, (n - 1) * sd * sd, options.alpha)));
-  const time = secondsPerPair !== null ? `, about ${secondsText(n * secondsPerPair)} here at ${secondsPerPair < 1 ? secondsPerPair.toPrecision(2) : secondsPerPair.toFixed(1)} s per pair` : '';
+  const time = secondsPerPair !== null ? `, about ${secondsText(n * secondsPerPair)} here at ${secondsPerPair < 1 ? significant(secondsPerPair, 2) : fixed(secondsPerPair, 1)} s per pair` : '';
   return `to claim a ${target} % change (power ${Math.round(options.power * 100)} %), --precision ${precision}% needs about ${n} pairs (${spread}${time})`;
 }
 
@@ -133,7 +134,7 @@ export function adviceOf(judged: Contrast, power: PowerAnalysis, a: RunSummary, 
   if (judged.pairs !== null) return pairedAdvice(judged, target, options, secondsPerPair, familySize);
   if (judged.test.method === 'run-level-t') {
     return (
-      `one A/B/A triple estimates the run-to-run term from A vs A2 alone (1 degree of freedom, t ${studentTQuantile(1 - options.alpha / 2, 1).toFixed(1)}); ` +
+      `one A/B/A triple estimates the run-to-run term from A vs A2 alone (1 degree of freedom, t ${fixed(studentTQuantile(1 - options.alpha / 2, 1), 1)}); ` +
       'for power, measure A and B together in one invocation (hintlab bench --label-b: duet or alternation), or boot each kernel 3 or more times (vm --repeat, session --order ABABAB)'
     );
   }

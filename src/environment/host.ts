@@ -12,6 +12,7 @@ import type { Known } from '../model.ts';
 import { fsReader, type SysReader } from './reader.ts';
 import type { EnvWarning, HostEnvironment, LoadAvg, MachineFacts, ProbeFacts } from './record.ts';
 import { gunzipCapped, MAX_CONFIG_BYTES } from '../gunzip.ts';
+import { fixed } from '../format/numbers.ts';
 
 const known = <T>(value: T): Known<T> => ({ known: true, value });
 const unknown = (reason: string): Known<never> => ({ known: false, reason });
@@ -212,7 +213,7 @@ export function noiseWarnings(env: MachineFacts): EnvWarning[] {
   // recorded but not warned about.
   const start = env.load.start;
   if (start.known && start.value[0] > 0.5) {
-    w.push({ kind: 'load', message: `load average at start was ${start.value[0].toFixed(2)} (> 0.5): other work competed for the CPU` });
+    w.push({ kind: 'load', message: `load average at start was ${fixed(start.value[0], 2)} (> 0.5): other work competed for the CPU` });
   }
   return w;
 }

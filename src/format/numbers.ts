@@ -57,6 +57,21 @@ export function fixed(v: number, decimals: number): string {
   return /^-0(\.0*)?$/.test(s) ? s.slice(1) : s;
 }
 
+/** A value rounded to `decimals` places, as a number (for a coordinate or a figure printed as `String(n)`, without trailing zeros). */
+export function roundTo(v: number, decimals: number): number {
+  return Number(v.toFixed(decimals));
+}
+
+/** A value with `digits` significant digits: 0.00041, 1.2e+5 where the digits need it (`Number.prototype.toPrecision`). */
+export function significant(v: number, digits: number): string {
+  return v.toPrecision(digits);
+}
+
+/** A value in scientific notation with `decimals` decimals in the mantissa: `1.2e+5`. */
+export function scientific(v: number, decimals: number): string {
+  return v.toExponential(decimals);
+}
+
 /** A signed value: "+5.3", "-11.8" (a value printing as zero is unsigned). */
 export function signed(v: number, decimals: number): string {
   const s = fixed(v, decimals);

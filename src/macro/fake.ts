@@ -8,13 +8,14 @@ import { readFileSync } from 'node:fs';
 import { scriptedTarget, type ScriptedJob } from '../targets/fake.ts';
 import type { TargetEnd, TargetJob } from '../targets/target.ts';
 import type { Invocation, InvocationResult, StressNgExecutor } from './executor.ts';
+import { fixed } from '../format/numbers.ts';
 
 /** The metric fields of one stressor entry, in stress-ng's key names and order. */
 export type YamlFields = [string, number][];
 
 /** A stress-ng-style YAML document holding one stressor entry. */
 export function stressNgYamlText(stressor: string, fields: YamlFields, version = '0.15.06'): string {
-  const body = fields.map(([k, v]) => `      ${k}: ${v.toFixed(6)}`).join('\n');
+  const body = fields.map(([k, v]) => `      ${k}: ${fixed(v, 6)}`).join('\n');
   return [
     '---',
     'system-info:',

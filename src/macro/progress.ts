@@ -1,27 +1,7 @@
-/**
- * The progress label of a macro run: subject, repeat, phase and the time
- * the plan still needs. Pure text; the CLI draws it on a terminal.
- */
+/** How long a macro run's plan still needs (its progress label is src/report/macro.ts's). */
 import type { MacroProgress } from './runner.ts';
-
-/** `1h02m`, `2m05s`, `7s`. */
-export function formatDuration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = s % 60;
-  if (h > 0) return `${h}h${String(m).padStart(2, '0')}m`;
-  if (m > 0) return `${m}m${String(sec).padStart(2, '0')}s`;
-  return `${sec}s`;
-}
 
 /** Seconds left in the whole plan, `elapsedSeconds` into the current phase. */
 export function secondsLeft(p: MacroProgress, elapsedSeconds: number): number {
   return Math.max(0, p.phaseSeconds - elapsedSeconds) + p.secondsAfterPhase;
-}
-
-/** e.g. `fifo@2 repeat 3/5 running, 2m05s left`. */
-export function progressLabel(p: MacroProgress, elapsedSeconds: number): string {
-  const what = p.phase === 'running' ? 'running' : 'cooling down';
-  return `${p.item.subject} repeat ${p.item.repeat + 1}/${p.repeats} ${what}, ${formatDuration(secondsLeft(p, elapsedSeconds))} left`;
 }

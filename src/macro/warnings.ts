@@ -4,10 +4,12 @@
  */
 import type { RunWithRounds } from '../model.ts';
 
+/** A subject whose stressor mostly waited (words: src/report/macro.ts). */
 export interface MacroWarning {
   kind: 'stalled';
   subject: string;
-  message: string;
+  /** Mean CPU use per instance over the measured rounds, in %. */
+  meanCpuPct: number;
 }
 
 /**
@@ -28,13 +30,7 @@ export function macroWarnings(run: RunWithRounds): MacroWarning[] {
     if (usage.length === 0) continue;
     const meanPct = usage.reduce((a, b) => a + b, 0) / usage.length;
     if (meanPct < STALLED_CPU_PCT) {
-      out.push({
-        kind: 'stalled',
-        subject,
-        message:
-          `${subject}: the stressor used ${meanPct.toFixed(2)} % CPU per instance on average: it mostly waited ` +
-          '(starved or blocked), so its bogo-ops/s measure waiting rather than work',
-      });
+      out.push({ kind: 'stalled', subject, meanCpuPct: meanPct });
     }
   }
   return out;

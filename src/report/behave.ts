@@ -3,6 +3,8 @@
  * report (`behaveText`) and the lines for a changelog or a mail
  * (`behaveLkml`, at most 72 columns). Both only format the document.
  */
+import type { Scenario } from '../behave/scenario.ts';
+import { formatSeconds } from '../format/durations.ts';
 import { notJudgedSteps, type BehaveDocument, type BehaveKernel } from '../behave/compare.ts';
 import type { Divergence, FieldDifference, NotJudged, StepOutcome } from '../behave/judge.ts';
 import { LKML_COLUMNS, wrapProse } from './wrap.ts';
@@ -62,7 +64,7 @@ export function behaveHeadline(doc: BehaveDocument, maxNames = Infinity): string
 }
 
 function kernelLine(k: BehaveKernel): string {
-  const how = k.reused ? 'trace reused from the store' : `booted in ${k.bootSeconds?.toFixed(1) ?? '?'} s`;
+  const how = k.reused ? 'trace reused from the store' : `booted in ${k.bootSeconds === null ? '? s' : formatSeconds(k.bootSeconds, 1)}`;
   return `${k.label}: ${k.kernelRelease ?? 'kernel release unknown'}, ${k.image} (sha256 ${k.imageSha256.slice(0, 12)}), ${how}`;
 }
 
@@ -193,4 +195,24 @@ export function behaveLkml(doc: BehaveDocument, max = Infinity): string {
   // the reason's first clause ("needs 2 CPUs"); the why after it is in the text report
   if (notRun.length) lines.push(...wrapProse(`not run: ${notRun.map((s) => `${s.name} (${s.reason?.split(';')[0]})`).join(', ')}`, LKML_COLUMNS));
   return `${lines.join('\n')}\n`;
+}
+
+/** A kernel's trace as `hintlab behave` goes: reused from `dbPath`, booting, or traced in so many seconds. */
+export function traceBootLine(label: string, state: 'reused' | 'booting' | 'booted', seconds: number | undefined, dbPath: string): string {
+  if (state === 'reused') return `kernel ${label}: trace reused from ${dbPath}\n`;
+  if (state === 'booting') return `kernel ${label}: booting (icount, 1 CPU)\n`;
+  return `kernel ${label}: trace in ${seconds === undefined ? '? s' : formatSeconds(seconds, 1)}\n`;
+}
+
+/** `behave --list`: one line per scenario, with its steps, whether it needs a peer task and its CPUs. */
+export function scenarioListText(scenarios: readonly Scenario[]): string {
+  return scenarios.map((s) => `${s.name.padEnd(20)} ${String(s.steps.length).padStart(3)} steps${s.peer ? '  peer' : ''}${s.cpus > 1 ? `  needs ${s.cpus} CPUs` : ''}\n`).join('');
+}
+
+/** `behave --show`: lines `from` to before `to` of a scenario file's text, numbered as a divergence names them. */
+export function numberedLines(text: string, from: number, to: number): string {
+  const lines = text.split('\n');
+  let out = '';
+  for (let n = from; n < to && n <= lines.length; n++) out += `${String(n).padStart(4)}  ${lines[n - 1]}\n`;
+  return out;
 }

@@ -11,6 +11,7 @@ import type { Cell, CodegenResult } from '../codegen/types.ts';
 import type { Comparison } from '../compare/types.ts';
 import type { HintsDocument, HintsDocumentRow } from '../hints/document.ts';
 import { formatSharePct } from '../format/percent.ts';
+import { roundTo } from '../format/numbers.ts';
 import { shellWord } from '../shell.ts';
 import { type ReproduceContext, reproduceCommands } from './reproduce.ts';
 import type { Table } from './tables.ts';
@@ -85,7 +86,7 @@ export function branchClaim(row: HintsDocumentRow): string {
 
 /** "%g"-like percent of a share for thresholds: 0.99 -> "99", 0.995 -> "99.5". */
 function thresholdPct(share: number): string {
-  return String(Number((share * 100).toFixed(2)));
+  return String(roundTo(share * 100, 2));
 }
 
 /** What the evidence is: "Branch evidence (workloads small, large; a hint needs ...)". */

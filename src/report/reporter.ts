@@ -1,10 +1,10 @@
 /**
- * What every report format is: a pure function from a Comparison to text.
- * Reporters never print or write files; the CLI's single writer decides
+ * The context of a comparison's reporters. Every reporter (one per format
+ * and document kind, registered in formats.ts) is a pure function to text:
+ * reporters never print or write files; the CLI's single writer decides
  * where the text goes (stdout or -o FILE), so every format can be
  * snapshot-tested.
  */
-import type { Comparison } from '../compare/types.ts';
 import type { PatchDocuments } from './patch-evidence.ts';
 import type { ReproduceContext } from './reproduce.ts';
 
@@ -21,5 +21,3 @@ export interface ReportContext {
   /** lkml: one table row per subject, the unproven ones too (`--all`); default folds those into one line. */
   all?: boolean;
 }
-
-export type Reporter = (comparison: Comparison, ctx: ReportContext) => string;

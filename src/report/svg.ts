@@ -9,7 +9,7 @@
  */
 import type { RunRole } from '../compare/types.ts';
 import { escapeXml } from './markup.ts';
-import { fixed } from '../format/numbers.ts';
+import { fixed, roundTo } from '../format/numbers.ts';
 
 const RUN_STYLE: Record<RunRole, { colour: string; marker: MarkerShape; label: string }> = {
   A: { colour: '#0072B2', marker: 'circle', label: 'A (baseline)' },
@@ -62,13 +62,14 @@ export function niceTicks(lo: number, hi: number, count = 5): { ticks: number[];
   const start = Math.floor(lo / step) * step;
   const end = Math.ceil(hi / step) * step;
   const ticks: number[] = [];
-  for (let v = start; v <= end + step / 2; v += step) ticks.push(roundTo(v, step));
+  for (let v = start; v <= end + step / 2; v += step) ticks.push(roundToStep(v, step));
   return { ticks, domain: [start, end] };
 }
 
-function roundTo(v: number, step: number): number {
+/** `v` rounded to the decimals of `step`, so float steps never show as 0.30000000000000004. */
+function roundToStep(v: number, step: number): number {
   const decimals = Math.max(0, -Math.floor(Math.log10(step)));
-  return Number(v.toFixed(decimals));
+  return roundTo(v, decimals);
 }
 
 /** Tick label: enough decimals to tell neighbouring ticks apart, no more. */

@@ -210,7 +210,7 @@ function summaryLines(cmp: Comparison): string[] {
   const g = cmp.geometricMean;
   lines.push(
     g.kind === 'ok'
-      ? `geometric mean of B/A over ${g.subjects} subject${g.subjects === 1 ? '' : 's'}: ${g.ratio.toFixed(4)} ` +
+      ? `geometric mean of B/A over ${g.subjects} subject${g.subjects === 1 ? '' : 's'}: ${fixed(g.ratio, 4)} ` +
           `(${formatChangePct(g.changePct)}), ${geometricWord(g)}`
       : `geometric mean: n/a (${g.reason})`,
   );

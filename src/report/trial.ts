@@ -44,8 +44,6 @@ export interface TrialReportContext {
   all?: boolean;
 }
 
-export type TrialReporter = (doc: TrialDocument, ctx: TrialReportContext) => string;
-
 /** The measured part's sentences (shared by lkml and text): how, the caveat, regressions, the rule, one per subject. */
 export function measuredSentences(doc: TrialDocument): string[] {
   const c = doc.measured.comparison;

@@ -12,6 +12,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UserError } from '../errors.ts';
 import { bootToken, type BoxFacts, type BoxShell, ownCmdline, readFacts } from './box-facts.ts';
+import { formatSecondsOfMs } from '../format/durations.ts';
 
 /** A fresh login to the box, with the facts of the boot it is on. */
 export interface Login<C extends BoxShell> {
@@ -62,7 +63,7 @@ export class BoxDidNotReturn extends UserError {
   }
 }
 
-const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const seconds = formatSecondsOfMs;
 
 /** The first line of an ssh login failure that says what happened. */
 function shortError(err: unknown): string {

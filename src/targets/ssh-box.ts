@@ -27,6 +27,7 @@ import { remotePath, type SshConnection } from './ssh-connection.ts';
 import { SshTarget, type SshTargetOptions } from './ssh.ts';
 import type { SshAddress } from './ssh-address.ts';
 import type { BootableTarget, BootReport, KernelImage, TargetExit, TargetJob } from './target.ts';
+import { formatSecondsOfMs } from '../format/durations.ts';
 
 /** The kernel a box started on, recorded once per session: where it must end. */
 export interface HomeKernel {
@@ -178,7 +179,7 @@ export class SshBox implements BootableTarget {
       downBoundMs: (this.opts.downBoundSeconds ?? 90) * 1000,
       command: start.command,
       abort,
-      onAttempt: (ms, what) => this.opts.onProgress?.(`  ${(ms / 1000).toFixed(1)} s: ${what}`),
+      onAttempt: (ms, what) => this.opts.onProgress?.(`  ${formatSecondsOfMs(ms)}: ${what}`),
       bootLog: async (c) => (await c.exec(`cat ${remotePath(BOOT_LOG)}`)).stdout.toString(),
     });
     await this.target.adopt(login.connection);

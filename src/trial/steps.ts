@@ -26,6 +26,7 @@ import { notJudgedSteps, type BehaveDocument } from '../behave/compare.ts';
 import type { TrialCodegen } from './codegen.ts';
 import type { TrialKernel } from './document.ts';
 import { sha256, stepKey, type TrialDeps, type TrialRequest, type TrialServices } from './request.ts';
+import { formatSeconds } from '../format/durations.ts';
 
 export interface StepOutcome<T> {
   key: string;
@@ -129,7 +130,7 @@ export async function behaveStep(req: TrialRequest, deps: TrialDeps, services: T
       abort: deps.abort,
       cacheDir: deps.cacheDir,
       onBoot: (label, state, seconds) =>
-        deps.onDetail?.(state === 'reused' ? `kernel ${label}: trace reused from the store` : state === 'booting' ? `kernel ${label}: booting (icount, 1 CPU)` : `kernel ${label}: trace in ${seconds?.toFixed(1)} s`),
+        deps.onDetail?.(state === 'reused' ? `kernel ${label}: trace reused from the store` : state === 'booting' ? `kernel ${label}: booting (icount, 1 CPU)` : `kernel ${label}: trace in ${seconds === undefined ? '? s' : formatSeconds(seconds, 1)}`),
     },
   );
   const sides = [doc.a, doc.b, ...(doc.aAgain ? [doc.aAgain] : [])];
@@ -195,7 +196,7 @@ export function vmDeps(req: TrialRequest, deps: TrialDeps, boots: number): VmDep
     },
     onAccel: (c) => deps.onDetail?.(`accelerator: ${c.accel} (${c.why})`),
     onStepStart: (s) => deps.onDetail?.(`boot ${s.index + 1}/${boots}: kernel ${s.kernel.label}`),
-    onStepEnd: (s) => deps.onDetail?.(`  boot ${s.bootIndex} of ${s.kernel.label}: ${s.state === 'complete' ? `complete (${s.seconds.toFixed(1)} s)` : 'FAILED'}`),
+    onStepEnd: (s) => deps.onDetail?.(`  boot ${s.bootIndex} of ${s.kernel.label}: ${s.state === 'complete' ? `complete (${formatSeconds(s.seconds, 1)})` : 'FAILED'}`),
   };
 }
 

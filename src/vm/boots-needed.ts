@@ -8,11 +8,11 @@
  * (boots of the same kernel differ only by noise), then the two-sample t
  * power approximation of src/stats/power.ts (Julious 2004) for the smallest
  * number of boots per kernel that detects the change with the given power.
+ * The text is src/report/vm.ts's.
  */
 import type { RunWithRounds } from '../model.ts';
 import { roundsNeeded } from '../stats/power.ts';
 import { mean } from '../stats/descriptive.ts';
-import { formatColumnPct } from '../format/percent.ts';
 
 export interface BootsNeeded {
   subject: string;
@@ -75,18 +75,4 @@ export function bootsNeeded(runsByKernel: Map<string, RunWithRounds[]>, effectPc
     const groups = [...runsByKernel.values()].map((runs) => runs.flatMap((r) => bootMeans(r, subject)));
     return { subject, ...bootsForGroups(groups, effectPct) };
   });
-}
-
-/** The lines `hintlab vm` prints after the boot table. */
-export function bootsNeededText(rows: BootsNeeded[], effectPct: number): string {
-  if (rows.length === 0) return '';
-  const w = Math.max(...rows.map((r) => r.subject.length));
-  const lines = rows.map((r) => {
-    // icount boots agree to about 0.001 %: two decimals would print 0.00 %
-    const pct = r.spreadPct === null ? '' : r.spreadPct > 0 && r.spreadPct < 0.01 ? `${r.spreadPct.toPrecision(2)} %` : formatColumnPct(r.spreadPct);
-    const spread = r.spreadPct === null ? '' : ` (spread between boots ${pct})`;
-    const n = r.needed.kind === 'ok' ? `${r.needed.boots}` : `unknown: ${r.needed.reason}`;
-    return `  ${r.subject.padEnd(w)}  ${n}${spread}`;
-  });
-  return `boots per kernel to detect a ${effectPct} % change (alpha 0.05, power 80 %, from ${rows[0]!.boots} boots; --detect sets the size):\n${lines.join('\n')}\n`;
 }

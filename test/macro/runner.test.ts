@@ -4,6 +4,7 @@ import { fakeExecutor, standardFields, stressNgYamlText, type FakeStep } from '.
 import type { Invocation } from '../../src/macro/executor.ts';
 import { prepareMacro, runMacro, type MacroProgress, type MacroRequest } from '../../src/macro/runner.ts';
 import { macroWarnings } from '../../src/macro/warnings.ts';
+import { macroWarningText } from '../../src/report/macro.ts';
 import { Store } from '../../src/store/store.ts';
 import { fakeSys } from '../environment/fake-sys.ts';
 
@@ -196,5 +197,5 @@ test('a stressor that used almost no CPU is flagged as stalled', async () => {
   const stalled = { ...r, rounds: r.rounds.map((x) => (x.subject === 'fifo@1' ? { ...x, metrics: x.metrics.map((m) => (m.name === 'cpu-usage-per-instance' ? { ...m, value: 0.07 } : m)) } : x)) };
   assert.deepEqual(macroWarnings(r), []);
   assert.deepEqual(macroWarnings(stalled).map((w) => [w.kind, w.subject]), [['stalled', 'fifo@1']]);
-  assert.match(macroWarnings(stalled)[0]!.message, /^fifo@1: the stressor used 0\.07 % CPU per instance on average/);
+  assert.match(macroWarningText(macroWarnings(stalled)[0]!), /^fifo@1: the stressor used 0\.07 % CPU per instance on average/);
 });

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { macroTable } from '../../src/macro/table.ts';
+import { macroTable } from '../../src/report/macro.ts';
 import { makeRun } from '../compare/fixtures.ts';
 
 function macroRun() {

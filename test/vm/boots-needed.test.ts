@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bootsForGroups, bootsNeededText, pooledBootSpread } from '../../src/vm/boots-needed.ts';
+import { bootsForGroups, pooledBootSpread } from '../../src/vm/boots-needed.ts';
+import { bootsNeededText } from '../../src/report/vm.ts';
 
 test('the spread between boots is pooled within kernels, so a difference between kernels does not count as noise', () => {
   // A: 99, 101 (squares 1 + 1); B: 198, 200, 202 (4 + 0 + 4); df 1 + 2

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareLine } from '../../src/cli/vm-report.ts';
+import { compareLine } from '../../src/report/vm.ts';
 import type { StepResult } from '../../src/vm/runner.ts';
 
 const kernel = (label: string) => ({ label, image: `/boot/${label}`, manifest: null, configHash: { known: false as const, reason: 'none' } });

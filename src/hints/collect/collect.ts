@@ -24,6 +24,7 @@ import { runCoverageGuest, type GuestWorkload } from './guest.ts';
 import { buildCoverageKernel, coverageBuildDir, objectDir, profilePatch, type CounterKind, type ProfileScope } from './kernel.ts';
 import type { ReceivedFile } from './transfer.ts';
 import { gcovVersion, placeGcda, runGcov } from './run-gcov.ts';
+import { formatKiB } from '../../format/durations.ts';
 
 export const RECORD_FILE = 'hintlab-coverage.json';
 
@@ -169,7 +170,7 @@ export async function collectCoverage(req: CollectRequest, deps: CollectDeps): P
   try {
     let stored: { jsonFiles: string[]; noGcno: string[] };
     if (counter === 'gcov') {
-      deps.onPhase?.(`running gcov on ${guest.files.length} .gcda files (${(guest.bytes / 1024).toFixed(0)} KiB)`);
+      deps.onPhase?.(`running gcov on ${guest.files.length} .gcda files (${formatKiB(guest.bytes)})`);
       const { placed, noGcno } = placeGcda(guest.files, objectDir(build.dir), join(scratch, 'obj'));
       stored = { jsonFiles: runGcov(placed, join(scratch, 'obj'), join(scratch, 'json'), partial), noGcno };
     } else {
