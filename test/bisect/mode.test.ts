@@ -24,6 +24,6 @@ test('statistical endpoints differ when Welch finds a difference at 0.05, and no
   const mode = chooseMode([1, 2], [1, 1]);
   assert.equal(checkEndpoints(mode, [1000, 1001, 1002], [1050, 1051, 1052]).differ, true);
   const same = checkEndpoints(mode, [1000, 1010, 1020], [1001, 1011, 1021]);
-  assert.equal(same.differ, false);
-  assert.match(same.differ ? '' : same.why, /^Welch's t-test over 3 and 3 boots finds no difference \(p = 0\.9\d, alpha 0\.05\)$/);
+  assert.ok(!same.differ);
+  assert.match(same.why, /^Welch's t-test over 3 and 3 boots finds no difference \(p = 0\.9\d, alpha 0\.05\)$/);
 });
