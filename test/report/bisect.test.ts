@@ -7,7 +7,7 @@ import { bisectJson, bisectLkml, bisectText, replayLog } from '../../src/report/
 
 const commit = (n: number, subject: string): Commit => ({ hash: String(n).repeat(40), subject, author: 'A U Thor <author@example.org>' });
 const [good, c4, c6, c7, c8, bad] = [commit(1, 'base'), commit(4, 'sched: hint'), commit(6, 'sched: half a refactor'), commit(7, 'sched: copy the attr'), commit(8, 'sched: comment'), commit(9, 'sched: last comment')] as const;
-const measured = (c: Commit, role: 'good' | 'bad' | 'step', value: number, side: 'good' | 'bad', boots = 1): BisectStep => ({
+const measured = (c: Commit, role: 'good' | 'bad' | 'step', value: number, side: 'good' | 'bad', boots = 1): Extract<BisectStep, { state: 'measured' }> => ({
   commit: c, role, state: 'measured', boots: Array.from({ length: boots }, () => ({ value, runId: null })), value, side, reused: false, build: 'built', seconds: 1,
 });
 

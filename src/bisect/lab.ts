@@ -1,0 +1,216 @@
+/**
+ * The real BisectLab: a commit is built as a kernel (src/kernel/) from its
+ * tree exported with `git archive` into hintlab's build area, and booted
+ * under qemu -icount running one probe profile (src/vm/runner.ts), each
+ * boot its own stored run.
+ *
+ * Layout of the area (`--out`): `commits/<hash>-<inputs>/` one
+ * `hintlab kernel build` directory per commit (kept: a rerun reuses it),
+ * `trees/<hash>/` the exported trees (removed by close()), `patches/` the
+ * diffs of incremental builds.
+ *
+ * Incremental builds: src/kernel starts a build from another build's
+ * objects only when the tree is the same (`--from` checks the tree's
+ * fingerprint), so a commit next to a built one is built as that commit's
+ * tree plus the diff between the two (`git diff`), from its objects: make
+ * then recompiles what the commits between them touched. Where the diff
+ * does not apply with patch(1) (binary files, renames), the commit gets a
+ * full build of its own tree.
+ *
+ * A build that fails or a boot that fails is a skip with the reason; an
+ * interrupt (the abort signal) is not, and ends the bisect.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ProfileInfo } from '../bench/profiles.ts';
+import { metricRun } from '../compare/metric.ts';
+import { UserError } from '../errors.ts';
+import { buildKernel, type KernelBuildDeps, type KernelBuildResult } from '../kernel/build.ts';
+import type { ConfigBase, KernelBuildRequest } from '../kernel/inputs.ts';
+import { IMAGE_FILE, MANIFEST_FILE, type OptLevel } from '../kernel/manifest.ts';
+import { checkPatchesApply } from '../kernel/source.ts';
+import type { VmLauncher } from '../launch/qemu.ts';
+import type { ProbeBuild } from '../launch/probe-build.ts';
+import { measuredValues, type RunInvocation } from '../model.ts';
+import { isSample, mean } from '../stats/descriptive.ts';
+import type { Store } from '../store/store.ts';
+import type { CostModel, CostPlugin } from '../vm/cost-plugin.ts';
+import { resolveKernel } from '../vm/kernels.ts';
+import { runVm, type VmDeps, type VmRequest, type VmResult } from '../vm/runner.ts';
+import type { BootValue, BuildState } from './document.ts';
+import { diffBetween, exportCommit } from './git-log.ts';
+import type { BisectLab, LabMeasurement } from './run.ts';
+import type { Commit } from './search.ts';
+
+export interface KernelLabOptions {
+  src: string;
+  out: string;
+  base: ConfigBase;
+  fragment: string | null;
+  opt: OptLevel;
+  jobs: number;
+  profile: ProfileInfo;
+  /** 'instructions/call', or a cost counter's name under `cost`. */
+  metric: string;
+  cost: CostModel | null;
+  ops: number | null;
+  rounds: number;
+  warmups: number;
+  timeoutSeconds: number;
+  command: string;
+  invocation: RunInvocation;
+  hintlabVersion: string;
+}
+
+/** The builder and the boots; tests replace them. */
+export interface KernelLabServices {
+  buildKernel(req: KernelBuildRequest, deps: KernelBuildDeps): Promise<KernelBuildResult>;
+  runVm(req: VmRequest, deps: VmDeps): Promise<VmResult>;
+}
+
+export interface KernelLabDeps {
+  store: Store;
+  launcher: VmLauncher;
+  probe: ProbeBuild;
+  abort: AbortSignal;
+  costPlugin?: CostPlugin;
+  cacheDir?: string;
+  services?: Partial<KernelLabServices>;
+  onDetail?: (line: string) => void;
+  onCompiled?: (count: number, object: string) => void;
+}
+
+/** What decides a commit's build besides the commit: part of its directory's name. */
+export function buildInputs(o: Pick<KernelLabOptions, 'base' | 'fragment' | 'opt'>): string {
+  return createHash('sha256').update(JSON.stringify({ base: o.base, fragment: o.fragment, opt: o.opt })).digest('hex').slice(0, 8);
+}
+
+type Built = { state: 'built'; dir: string; build: BuildState } | { state: 'failed'; reason: string };
+
+export class KernelLab implements BisectLab {
+  private readonly services: KernelLabServices;
+  private readonly inputs: string;
+
+  constructor(
+    private readonly o: KernelLabOptions,
+    private readonly deps: KernelLabDeps,
+  ) {
+    this.services = { buildKernel, runVm, ...deps.services };
+    this.inputs = buildInputs(o);
+  }
+
+  private dir(hash: string): string {
+    return join(this.o.out, 'commits', `${hash.slice(0, 12)}-${this.inputs}`);
+  }
+
+  private isBuilt(hash: string): boolean {
+    const dir = this.dir(hash);
+    return existsSync(join(dir, MANIFEST_FILE)) && existsSync(join(dir, IMAGE_FILE));
+  }
+
+  private tree(hash: string): string {
+    const dir = join(this.o.out, 'trees', hash.slice(0, 12));
+    if (!existsSync(dir)) exportCommit(this.o.src, hash, dir);
+    return dir;
+  }
+
+  /** The built commit nearest to `commit` in the history, or null. */
+  private nearestBuilt(commit: Commit, history: readonly Commit[]): Commit | null {
+    const at = history.findIndex((c) => c.hash === commit.hash);
+    const built = history.filter((c) => c.hash !== commit.hash && this.isBuilt(c.hash));
+    built.sort((a, b) => Math.abs(history.indexOf(a) - at) - Math.abs(history.indexOf(b) - at));
+    return built[0] ?? null;
+  }
+
+  /** The diff from a built neighbour as a patch file, when patch(1) applies it to the neighbour's tree. */
+  private incremental(commit: Commit, history: readonly Commit[]): { from: string; tree: string; patch: string } | null {
+    const near = this.nearestBuilt(commit, history);
+    if (!near) return null;
+    const tree = this.tree(near.hash);
+    const patch = join(this.o.out, 'patches', `${near.hash.slice(0, 12)}-${commit.hash.slice(0, 12)}.patch`);
+    mkdirSync(join(this.o.out, 'patches'), { recursive: true });
+    writeFileSync(patch, diffBetween(this.o.src, near.hash, commit.hash));
+    try {
+      checkPatchesApply(tree, [patch]);
+    } catch (err) {
+      if (!(err instanceof UserError)) throw err;
+      this.deps.onDetail?.(`the diff from ${near.hash.slice(0, 12)} does not apply with patch(1); a full build of ${commit.hash.slice(0, 12)} instead`);
+      return null;
+    }
+    return { from: this.dir(near.hash), tree, patch };
+  }
+
+  private async build(commit: Commit, history: readonly Commit[]): Promise<Built> {
+    const dir = this.dir(commit.hash);
+    if (this.isBuilt(commit.hash)) return { state: 'built', dir, build: 'reused' };
+    const inc = this.incremental(commit, history);
+    const req: KernelBuildRequest = {
+      src: inc?.tree ?? this.tree(commit.hash),
+      patches: inc ? [inc.patch] : [],
+      fragment: this.o.fragment,
+      base: this.o.base,
+      opt: this.o.opt,
+      fragments: [],
+      out: dir,
+      label: commit.hash.slice(0, 12),
+      jobs: this.o.jobs,
+      from: inc?.from ?? null,
+    };
+    try {
+      await this.services.buildKernel(req, { abort: this.deps.abort, onPhase: this.deps.onDetail, onCompiled: this.deps.onCompiled });
+    } catch (err) {
+      if (this.deps.abort.aborted || !(err instanceof UserError)) throw err;
+      return { state: 'failed', reason: `build failed: ${err.message}` };
+    }
+    return { state: 'built', dir, build: inc ? 'incremental' : 'built' };
+  }
+
+  /** A boot's value: the mean over its measured rounds of the profile's count, or of the cost counter. */
+  private bootValue(runId: number): number {
+    const run = this.deps.store.getRun(runId);
+    const values = measuredValues(this.o.metric === 'instructions/call' ? run : metricRun(run, this.o.metric), this.o.profile.name);
+    if (!isSample(values)) throw new UserError(`run #${runId} has no measured ${this.o.metric} of ${this.o.profile.name}`);
+    return mean(values);
+  }
+
+  private async boot(commit: Commit, dir: string, boots: number): Promise<BootValue[] | string> {
+    const label = commit.hash.slice(0, 12);
+    const result = await this.services.runVm(
+      {
+        kernels: [resolveKernel(`${label}=${dir}`, this.o.out)],
+        steps: Array.from({ length: boots }, () => label),
+        profiles: [this.o.profile],
+        ops: this.o.ops,
+        rounds: this.o.rounds,
+        warmups: this.o.warmups,
+        accel: 'tcg',
+        icount: true,
+        cost: this.o.cost,
+        timeoutSeconds: this.o.timeoutSeconds,
+        labelPrefix: 'bisect-',
+        command: this.o.command,
+        invocation: this.o.invocation,
+        hintlabVersion: this.o.hintlabVersion,
+      },
+      { store: this.deps.store, launcher: this.deps.launcher, probe: this.deps.probe, abort: this.deps.abort, costPlugin: this.deps.costPlugin, cacheDir: this.deps.cacheDir },
+    );
+    if (result.state === 'interrupted') throw new UserError(`interrupted while booting ${label}; qemu was stopped`, 130);
+    const failed = result.steps.find((s) => s.state === 'failed');
+    if (failed) return `boot failed (run #${failed.runId}): ${failed.reason}`;
+    return result.steps.map((s) => ({ value: this.bootValue(s.runId), runId: s.runId }));
+  }
+
+  async measure(commit: Commit, boots: number, history: readonly Commit[]): Promise<LabMeasurement> {
+    const built = await this.build(commit, history);
+    if (built.state === 'failed') return { state: 'skip', reason: built.reason };
+    this.deps.onDetail?.(`${commit.hash.slice(0, 12)}: ${built.build === 'reused' ? 'kernel reused' : `kernel ${built.build}`}; booting ${boots}x under -icount`);
+    const values = await this.boot(commit, built.dir, boots);
+    if (typeof values === 'string') return { state: 'skip', reason: values };
+    return { state: 'measured', boots: values, build: built.build };
+  }
+
+  close(): void {
+    rmSync(join(this.o.out, 'trees'), { recursive: true, force: true });
+  }
+}
