@@ -39,7 +39,8 @@ import type { CostModel, CostPlugin } from '../vm/cost-plugin.ts';
 import { resolveKernel } from '../vm/kernels.ts';
 import { runVm, type VmDeps, type VmRequest, type VmResult } from '../vm/runner.ts';
 import type { BootValue, BuildState } from './document.ts';
-import { diffBetween, exportCommit } from './git-log.ts';
+import { exportTree } from '../kernel/git.ts';
+import { diffBetween } from './git-log.ts';
 import type { BisectLab, LabMeasurement } from './run.ts';
 import type { Commit } from './search.ts';
 
@@ -86,6 +87,13 @@ export function buildInputs(o: Pick<KernelLabOptions, 'base' | 'fragment' | 'opt
   return createHash('sha256').update(JSON.stringify({ base: o.base, fragment: o.fragment, opt: o.opt })).digest('hex').slice(0, 8);
 }
 
+/**
+ * Written beside an exported tree once git archive finished (a tree
+ * without it is a partial export); never inside it, where it would change
+ * the tree's fingerprint and so refuse a build from its objects.
+ */
+const EXPORTED = '.exported';
+
 type Built = { state: 'built'; dir: string; build: BuildState } | { state: 'failed'; reason: string };
 
 export class KernelLab implements BisectLab {
@@ -109,9 +117,13 @@ export class KernelLab implements BisectLab {
     return existsSync(join(dir, MANIFEST_FILE)) && existsSync(join(dir, IMAGE_FILE));
   }
 
-  private tree(hash: string): string {
+  private async tree(hash: string): Promise<string> {
     const dir = join(this.o.out, 'trees', hash.slice(0, 12));
-    if (!existsSync(dir)) exportCommit(this.o.src, hash, dir);
+    const done = `${dir}${EXPORTED}`;
+    if (existsSync(done)) return dir;
+    rmSync(dir, { recursive: true, force: true });
+    await exportTree(this.o.src, hash, dir, this.deps.abort);
+    writeFileSync(done, `${hash}\n`);
     return dir;
   }
 
@@ -124,10 +136,10 @@ export class KernelLab implements BisectLab {
   }
 
   /** The diff from a built neighbour as a patch file, when patch(1) applies it to the neighbour's tree. */
-  private incremental(commit: Commit, history: readonly Commit[]): { from: string; tree: string; patch: string } | null {
+  private async incremental(commit: Commit, history: readonly Commit[]): Promise<{ from: string; tree: string; patch: string } | null> {
     const near = this.nearestBuilt(commit, history);
     if (!near) return null;
-    const tree = this.tree(near.hash);
+    const tree = await this.tree(near.hash);
     const patch = join(this.o.out, 'patches', `${near.hash.slice(0, 12)}-${commit.hash.slice(0, 12)}.patch`);
     mkdirSync(join(this.o.out, 'patches'), { recursive: true });
     writeFileSync(patch, diffBetween(this.o.src, near.hash, commit.hash));
@@ -144,9 +156,9 @@ export class KernelLab implements BisectLab {
   private async build(commit: Commit, history: readonly Commit[]): Promise<Built> {
     const dir = this.dir(commit.hash);
     if (this.isBuilt(commit.hash)) return { state: 'built', dir, build: 'reused' };
-    const inc = this.incremental(commit, history);
+    const inc = await this.incremental(commit, history);
     const req: KernelBuildRequest = {
-      src: inc?.tree ?? this.tree(commit.hash),
+      src: inc?.tree ?? (await this.tree(commit.hash)),
       patches: inc ? [inc.patch] : [],
       fragment: this.o.fragment,
       base: this.o.base,

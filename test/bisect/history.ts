@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { exportCommit } from '../../src/bisect/git-log.ts';
+import { exportTree } from '../../src/kernel/git.ts';
 import type { BisectLab, LabMeasurement } from '../../src/bisect/run.ts';
 import type { Commit } from '../../src/bisect/search.ts';
 
@@ -87,14 +87,14 @@ export class FakeLab implements BisectLab {
     private readonly jitter: readonly number[] = [0],
   ) {}
 
-  measure(commit: Commit, boots: number): Promise<LabMeasurement> {
+  async measure(commit: Commit, boots: number): Promise<LabMeasurement> {
     this.measured.push({ hash: commit.hash, boots });
     const tree = join(this.area, `tree-${this.exported++}`);
-    exportCommit(this.src, commit.hash, tree);
-    if (existsSync(join(tree, 'broken'))) return Promise.resolve({ state: 'skip', reason: 'build failed: broken: syntax error' });
+    await exportTree(this.src, commit.hash, tree);
+    if (existsSync(join(tree, 'broken'))) return { state: 'skip', reason: 'build failed: broken: syntax error' };
     const count = Number(readFileSync(join(tree, 'cost'), 'utf8'));
     const values = Array.from({ length: boots }, (_, i) => ({ value: count + this.jitter[i % this.jitter.length]!, runId: null }));
-    return Promise.resolve({ state: 'measured', boots: values, build: 'built' });
+    return { state: 'measured', boots: values, build: 'built' };
   }
 
   close(): void {}

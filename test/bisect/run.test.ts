@@ -129,7 +129,7 @@ test('an unknown ref and a good commit that is no ancestor of the bad one are re
   const t = setup([{ subject: 'one', adds: 5 }]);
   try {
     const lab = new FakeLab(t.src, t.dir);
-    await assert.rejects(runBisect({ ...t.request, good: 'v0' }, { store: t.store, lab }), /--good v0: no such commit in /);
+    await assert.rejects(runBisect({ ...t.request, good: 'v0' }, { store: t.store, lab }), /--good: unknown revision 'v0' in /);
     await assert.rejects(runBisect({ ...t.request, good: 'master', bad: 'v1' }, { store: t.store, lab }), /--good master is not an ancestor of --bad v1/);
     assert.deepEqual(lab.measured, []);
   } finally {
