@@ -64,7 +64,7 @@ export interface BisectRequest {
 export type BisectEvent =
   | { kind: 'range'; commits: number; good: Commit; bad: Commit }
   | { kind: 'mode'; mode: BisectMode }
-  | { kind: 'step'; step: BisectStep; remaining: number };
+  | { kind: 'step'; step: BisectStep };
 
 export interface BisectDeps {
   store: Store;
@@ -121,9 +121,9 @@ class Steps {
   }
 
   /** Record a tested commit and say it. */
-  note(step: BisectStep, remaining: number): BisectStep {
+  note(step: BisectStep): BisectStep {
     this.tested.set(step.commit.hash, step);
-    this.deps.onEvent?.({ kind: 'step', step, remaining });
+    this.deps.onEvent?.({ kind: 'step', step });
     return step;
   }
 }
@@ -173,12 +173,12 @@ function stepTest(steps: Steps, mode: BisectMode, ends: Endpoints): (c: Commit) 
   return async (commit) => {
     const r = await steps.measure(commit, mode.bootsPerStep);
     if (r.m.state === 'skip') {
-      steps.note({ commit, role: 'step', state: 'skip', reason: r.m.reason, reused: r.reused, seconds: r.seconds }, 0);
+      steps.note({ commit, role: 'step', state: 'skip', reason: r.m.reason, reused: r.reused, seconds: r.seconds });
       return { state: 'skip', reason: r.m.reason };
     }
     const boots = r.m.boots.slice(0, mode.bootsPerStep);
     const value = stepValue(boots.map((b) => b.value));
-    steps.note({ commit, role: 'step', state: 'measured', boots, value, side: sideOf(value, ends), reused: r.reused, build: r.m.build, seconds: r.seconds }, 0);
+    steps.note({ commit, role: 'step', state: 'measured', boots, value, side: sideOf(value, ends), reused: r.reused, build: r.m.build, seconds: r.seconds });
     return { state: 'measured', value };
   };
 }
@@ -198,7 +198,7 @@ async function search(req: BisectRequest, deps: BisectDeps, trialId: number, sta
   const steps = new Steps(req, deps, trialId, history);
   const { mode, ends, endSteps } = await checkRange(steps, req, good, bad);
   deps.onEvent?.({ kind: 'mode', mode });
-  for (const s of endSteps) steps.note(s, 0);
+  for (const s of endSteps) steps.note(s);
   const result = await bisectCommits(history, ends, stepTest(steps, mode, ends));
   const all = [...steps.tested.values()];
   const firstBad = result.outcome.state === 'found' ? result.outcome.firstBad : null;

@@ -12,6 +12,8 @@
  *   1: first version.
  */
 import type { BisectDocument, BisectStep } from '../bisect/document.ts';
+import type { BisectMode } from '../bisect/mode.ts';
+import type { BisectEvent } from '../bisect/run.ts';
 import type { Commit } from '../bisect/search.ts';
 import { alignColumns } from '../format/columns.ts';
 import { formatNumber } from '../format/numbers.ts';
@@ -27,7 +29,7 @@ export type BisectReporter = (doc: BisectDocument) => string;
 const short = (c: Commit): string => c.hash.slice(0, 12);
 
 /** A step's value with its unit: instructions under -icount, a cost counter per call or entry. */
-function valueText(doc: BisectDocument, v: number): string {
+function valueText(doc: Pick<BisectDocument, 'metric'>, v: number): string {
   if (doc.metric.name === 'instructions/call') return formatValue(v, 'instructions/call');
   return `${formatNumber(v)} ${costWords(doc.metric.name).perOp}`;
 }
@@ -42,9 +44,9 @@ function metricWords(doc: BisectDocument): string {
   return `${doc.metric.profile}, ${what}`;
 }
 
-function modeLine(doc: BisectDocument): string {
-  if (doc.mode.kind === 'exact') return 'exact: the good and the bad commit each repeated their count in 2 boots, so one boot per step decides';
-  return `statistical: ${doc.mode.why}, so each step is the mean of ${doc.mode.bootsPerStep} boots and the endpoints were compared with Welch's t-test`;
+function modeLine(mode: BisectMode): string {
+  if (mode.kind === 'exact') return 'exact: the good and the bad commit each repeated their count in 2 boots, so one boot per step decides';
+  return `statistical: ${mode.why}, so each step is the mean of ${mode.bootsPerStep} boots and the endpoints were compared with Welch's t-test`;
 }
 
 function measuredValue(steps: readonly BisectStep[], hash: string): number | null {
@@ -103,7 +105,7 @@ export const bisectText: BisectReporter = (doc) => {
     ...outcomeLines(doc),
     '',
     `endpoints: good ${valueText(doc, measuredValue(doc.steps, doc.good.hash) ?? 0)}, bad ${valueText(doc, measuredValue(doc.steps, doc.bad.hash) ?? 0)}; a step is on the side of the endpoint its value is nearer to`,
-    `mode: ${modeLine(doc)}`,
+    `mode: ${modeLine(doc.mode)}`,
     `${doc.commits} commits on the first-parent line, ${measured.length} booted${skipped ? `, ${skipped} skipped (did not build or boot)` : ''}; ${doc.builds} kernels built by this run; ${secondsText(doc.seconds)}`,
     '',
     'tested commits, in test order:',
@@ -170,6 +172,17 @@ export const bisectLkml: BisectReporter = (doc) => {
   ];
   return `${lines.join('\n')}\n`;
 };
+
+/** One progress line of a running bisect (stderr), for `metric`. */
+export function bisectEventLine(e: BisectEvent, metric: BisectDocument['metric']): string {
+  const doc = { metric };
+  if (e.kind === 'range') return `${e.commits} commits from ${short(e.good)} (good) to ${short(e.bad)} (bad) on the first-parent line; booting both endpoints twice to check that counts repeat`;
+  if (e.kind === 'mode') return `mode: ${modeLine(e.mode)}`;
+  const s = e.step;
+  const where = `${s.role === 'step' ? '' : 'endpoint '}${short(s.commit)} ${s.commit.subject}`;
+  if (s.state === 'skip') return `skip ${where}: ${s.reason.split('\n')[0] ?? ''}${s.reused ? ' (stored)' : ''}`;
+  return `${s.side.padEnd(4)} ${where}: ${valueText(doc, s.value)}${s.boots.length > 1 ? ` (mean of ${s.boots.length} boots)` : ''}${s.reused ? ' (stored)' : ''}`;
+}
 
 /** The report formats of `hintlab bisect`, by --format name. */
 export const BISECT_REPORTERS: Record<string, BisectReporter> = { text: bisectText, json: bisectJson, lkml: bisectLkml };

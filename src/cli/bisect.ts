@@ -1,0 +1,159 @@
+/**
+ * `hintlab bisect --src GIT_TREE --good REF --bad REF --profile NAME`:
+ * argument parsing, progress lines on stderr, and the report on stdout (or
+ * -o FILE). The work is src/bisect/run.ts's runBisect with the kernel lab
+ * of src/bisect/lab.ts; the words are src/report/bisect.ts's.
+ */
+import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { KernelLab } from '../bisect/lab.ts';
+import { runBisect, type BisectLab } from '../bisect/run.ts';
+import type { BisectMetric } from '../bisect/document.ts';
+import { UserError } from '../errors.ts';
+import { COST_COUNTERS } from '../format/units.ts';
+import { buildProbe } from '../launch/probe-build.ts';
+import { qemuLauncher, requireQemu } from '../launch/qemu.ts';
+import { BISECT_REPORTERS, bisectEventLine } from '../report/bisect.ts';
+import { shellLine } from '../shell.ts';
+import { dbPathFrom } from '../store/path.ts';
+import { Store } from '../store/store.ts';
+import { buildCostPlugin, describeCostModel, parseCostModel, type CostModel } from '../vm/cost-plugin.ts';
+import { VERSION } from '../version.ts';
+import { interruptible } from './interrupt.ts';
+import { type CliIO, invocationOf } from './io.ts';
+import { compileProgress, configBase, optLevel } from './kernel.ts';
+import { DB_HELP, intOption } from './options.ts';
+import { outputFormat } from './output-format.ts';
+import { writeOutput } from './runs.ts';
+import { defaultOut } from './trial.ts';
+import { guestProfiles } from './vm.ts';
+
+interface BisectOptions {
+  src: string;
+  good: string;
+  bad: string;
+  profile: string;
+  metric?: string;
+  cost?: boolean;
+  costModel?: string;
+  out?: string;
+  base: string;
+  configFragment?: string;
+  opt: string;
+  ops?: number;
+  rounds: number;
+  warmups: number;
+  timeout: number;
+  resume?: boolean;
+  format: string;
+  output?: string;
+  db?: string;
+  jobs?: number;
+}
+
+const EXTENSIONS = { '.json': ['json'], '.txt': ['text'], '.eml': ['lkml'] } as const;
+
+function formatOption(value: string): string {
+  if (!Object.hasOwn(BISECT_REPORTERS, value)) throw new UserError(`--format must be one of ${Object.keys(BISECT_REPORTERS).join(', ')}; got '${value}'`, 2);
+  return value;
+}
+
+/** The one profile, the counter and the cost model, checked before anything builds. */
+function checkedMeasure(opts: BisectOptions): { profile: ReturnType<typeof guestProfiles>[number]; cost: CostModel | null; metric: BisectMetric } {
+  const names = opts.profile.split(',').map((p) => p.trim()).filter(Boolean);
+  if (names.length !== 1 || names[0] === 'all') throw new UserError(`--profile ${opts.profile}: a bisect follows one profile's count; give one name (hintlab bench --list names them)`, 2);
+  const [profile] = guestProfiles(names, true);
+  if (!profile) throw new UserError(`--profile ${opts.profile}: no such one-CPU profile`, 2);
+  const costAsked = opts.cost === true || opts.costModel !== undefined || opts.metric !== undefined;
+  const cost = costAsked ? parseCostModel(opts.costModel ?? '') : null;
+  const name = opts.metric ?? 'instructions/call';
+  if (opts.metric !== undefined && !COST_COUNTERS.includes(opts.metric)) {
+    throw new UserError(`--metric ${opts.metric}: not a cost counter; give one of ${COST_COUNTERS.join(', ')} (with --cost), or drop --metric to follow instructions per call`, 2);
+  }
+  return { profile, cost, metric: { profile: profile.name, name, costModel: cost ? describeCostModel(cost) : null } };
+}
+
+function fragmentHash(path: string | null): string | null {
+  if (path === null) return null;
+  try {
+    return createHash('sha256').update(readFileSync(path)).digest('hex');
+  } catch (err) {
+    throw new UserError(`--config-fragment ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 2);
+  }
+}
+
+async function bisectAction(opts: BisectOptions, io: CliIO, formatGiven: boolean): Promise<void> {
+  const { profile, cost, metric } = checkedMeasure(opts);
+  const format = outputFormat({ format: opts.format, given: formatGiven, output: opts.output }, EXTENSIONS);
+  const base = configBase(opts.base, io.cwd);
+  const opt = optLevel(opts.opt);
+  const src = resolve(io.cwd, opts.src);
+  const out = resolve(io.cwd, opts.out ?? defaultOut(src, io, 'bisect'));
+  const fragment = opts.configFragment ? resolve(io.cwd, opts.configFragment) : null;
+  const fake = io.services?.bisect?.lab;
+  const dbPath = dbPathFrom(opts.db, io.env);
+  const store = Store.open(dbPath);
+  const progress = compileProgress(io);
+  const say = (line: string): void => {
+    progress.clear();
+    io.stderr(`${line}\n`);
+  };
+  const command = shellLine(['hintlab', ...(io.argv ?? [])]);
+  try {
+    const doc = await interruptible(async (abort) => {
+      let lab: BisectLab;
+      let probeId = 'fake';
+      if (fake) lab = fake;
+      else {
+        requireQemu();
+        const probe = buildProbe({ static: true, env: io.env });
+        probeId = probe.buildId;
+        const costPlugin = cost ? buildCostPlugin(io.env) : undefined;
+        lab = new KernelLab(
+          { src, out, base, fragment, opt, jobs: opts.jobs ?? availableParallelism(), profile, metric: metric.name, cost, ops: opts.ops ?? null, rounds: opts.rounds, warmups: opts.warmups, timeoutSeconds: opts.timeout, command, invocation: invocationOf(io), hintlabVersion: VERSION },
+          { store, launcher: qemuLauncher(), probe, abort, costPlugin, onDetail: (line) => say(`      ${line}`), onCompiled: (n, obj) => progress.update(n, obj) },
+        );
+      }
+      const keyInputs = { base, fragment: fragmentHash(fragment), opt, probe: probeId, ops: opts.ops ?? null, rounds: opts.rounds, warmups: opts.warmups };
+      return runBisect(
+        { src, good: opts.good, bad: opts.bad, out, metric, keyInputs, resume: opts.resume === true, command },
+        { store, lab, onEvent: (e) => say(bisectEventLine(e, metric)) },
+      );
+    });
+    writeOutput(io, BISECT_REPORTERS[format]!(doc), opts.output, dbPath);
+    if (opts.output !== undefined) io.stderr(`wrote the ${format} report of the bisect to ${opts.output}\n`);
+  } finally {
+    progress.clear();
+    store.close();
+  }
+}
+
+export function registerBisect(program: Command, io: CliIO): void {
+  program
+    .command('bisect')
+    .description("find the commit that moved a count: each commit built and booted under qemu -icount, one boot per step when counts repeat (docs/bisect.md)")
+    .requiredOption('--src <dir>', 'git tree of the kernel (its checkout, index, HEAD and stashes are never touched: commits are exported with git archive)')
+    .requiredOption('--good <ref>', 'a commit with the old count')
+    .requiredOption('--bad <ref>', 'a later commit with the new count (good must be on its first-parent line)')
+    .requiredOption('-p, --profile <name>', 'the one-CPU probe profile whose count is followed (e.g. getppid)')
+    .option('--cost', "run hintlab's cost plugin in every boot; the report adds the culprit's per-function change against its parent")
+    .option('--metric <counter>', `with --cost: follow this counter instead of instructions per call (${COST_COUNTERS.join(', ')})`)
+    .option('--cost-model <model>', "with --cost: the modelled L1i and predictor (default 'l1i=32k,8way,64 predictor=2bit')")
+    .option('--out <dir>', 'where the builds live, kept for the next bisect (default: ~/.cache/hintlab/bisect/<tree>-<hash>)')
+    .option('--base <config>', 'base configuration: tinyconfig, defconfig or a .config file', 'tinyconfig')
+    .option('--config-fragment <file>', "CONFIG_ lines merged on top of the base and hintlab's fragment")
+    .option('--opt <level>', 'O2 (what distributions ship) or Os', 'O2')
+    .option('--ops <n>', 'calls per round (default: per profile)', intOption('--ops', 1))
+    .option('--rounds <n>', 'measured rounds per boot', intOption('--rounds', 1), 5)
+    .option('--warmups <n>', 'warm-up rounds per boot', intOption('--warmups', 0), 1)
+    .option('--timeout <s>', 'seconds one boot may take before qemu is killed', intOption('--timeout', 5), 600)
+    .option('--resume', 'reuse stored skips too (a rerun always reuses stored builds and boots, and tries skipped commits again)')
+    .option('--format <fmt>', `report format: ${Object.keys(BISECT_REPORTERS).join(', ')} (default: from the extension of -o, else text)`, formatOption, 'text')
+    .option('-o, --output <file>', 'write the report to FILE (atomically) instead of stdout')
+    .option('--db <path>', DB_HELP)
+    .option('-j, --jobs <n>', 'parallel make jobs (default: CPUs available)', intOption('--jobs', 1))
+    .action(async (opts: BisectOptions, command: Command) => bisectAction(opts, io, command.getOptionValueSource('format') === 'cli'));
+}
