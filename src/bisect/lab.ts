@@ -11,9 +11,10 @@
  *
  * Incremental builds: src/kernel starts a build from another build's
  * objects only when the tree is the same (`--from` checks the tree's
- * fingerprint), so a commit next to a built one is built as that commit's
- * tree plus the diff between the two (`git diff`), from its objects: make
- * then recompiles what the commits between them touched. Where the diff
+ * fingerprint), so a commit next to a built one is built from that one's
+ * objects as the tree it was built on (the first full build of the chain,
+ * named in its `bisect-tree` file) plus the diff from there to this
+ * commit (`git diff`): make then recompiles what differs. Where the diff
  * does not apply with patch(1) (binary files, renames), the commit gets a
  * full build of its own tree.
  *
@@ -21,7 +22,7 @@
  * interrupt (the abort signal) is not, and ends the bisect.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProfileInfo } from '../bench/profiles.ts';
 import { metricRun } from '../compare/metric.ts';
@@ -94,6 +95,9 @@ export function buildInputs(o: Pick<KernelLabOptions, 'base' | 'fragment' | 'opt
  */
 const EXPORTED = '.exported';
 
+/** In a commit's build directory: the commit whose exported tree it was built from. */
+const TREE_FILE = 'bisect-tree';
+
 type Built = { state: 'built'; dir: string; build: BuildState } | { state: 'failed'; reason: string };
 
 export class KernelLab implements BisectLab {
@@ -135,22 +139,33 @@ export class KernelLab implements BisectLab {
     return built[0] ?? null;
   }
 
-  /** The diff from a built neighbour as a patch file, when patch(1) applies it to the neighbour's tree. */
-  private async incremental(commit: Commit, history: readonly Commit[]): Promise<{ from: string; tree: string; patch: string } | null> {
+  /** The commit whose exported tree `hash`'s build was made from: itself, or the root of its incremental chain. */
+  private treeOf(hash: string): string {
+    const file = join(this.dir(hash), TREE_FILE);
+    return existsSync(file) ? readFileSync(file, 'utf8').trim() : hash;
+  }
+
+  /**
+   * A built neighbour's objects and the diff to this commit from the tree
+   * that neighbour was built on (the root of its chain: --from accepts only
+   * the same tree), when patch(1) applies it.
+   */
+  private async incremental(commit: Commit, history: readonly Commit[]): Promise<{ from: string; root: string; tree: string; patch: string } | null> {
     const near = this.nearestBuilt(commit, history);
     if (!near) return null;
-    const tree = await this.tree(near.hash);
-    const patch = join(this.o.out, 'patches', `${near.hash.slice(0, 12)}-${commit.hash.slice(0, 12)}.patch`);
+    const root = this.treeOf(near.hash);
+    const tree = await this.tree(root);
+    const patch = join(this.o.out, 'patches', `${root.slice(0, 12)}-${commit.hash.slice(0, 12)}.patch`);
     mkdirSync(join(this.o.out, 'patches'), { recursive: true });
-    writeFileSync(patch, diffBetween(this.o.src, near.hash, commit.hash));
+    writeFileSync(patch, diffBetween(this.o.src, root, commit.hash));
     try {
       checkPatchesApply(tree, [patch]);
     } catch (err) {
       if (!(err instanceof UserError)) throw err;
-      this.deps.onDetail?.(`the diff from ${near.hash.slice(0, 12)} does not apply with patch(1); a full build of ${commit.hash.slice(0, 12)} instead`);
+      this.deps.onDetail?.(`the diff from ${root.slice(0, 12)} does not apply with patch(1); a full build of ${commit.hash.slice(0, 12)} instead`);
       return null;
     }
-    return { from: this.dir(near.hash), tree, patch };
+    return { from: this.dir(near.hash), root, tree, patch };
   }
 
   private async build(commit: Commit, history: readonly Commit[]): Promise<Built> {
@@ -175,6 +190,7 @@ export class KernelLab implements BisectLab {
       if (this.deps.abort.aborted || !(err instanceof UserError)) throw err;
       return { state: 'failed', reason: `build failed: ${err.message}` };
     }
+    writeFileSync(join(dir, TREE_FILE), `${inc?.root ?? commit.hash}\n`);
     return { state: 'built', dir, build: inc ? 'incremental' : 'built' };
   }
 

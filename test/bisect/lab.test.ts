@@ -50,7 +50,7 @@ test('a commit next to a built one is built from its objects with the diff betwe
   const store = Store.open(join(dir, 'lab.db'));
   try {
     const src = join(dir, 'linux');
-    const hashes = makeHistory(src, [{ subject: 'one', adds: 3 }, { subject: 'two', adds: 4 }]);
+    const hashes = makeHistory(src, [{ subject: 'one', adds: 3 }, { subject: 'two', adds: 4 }, { subject: 'three', adds: 5 }]);
     writeFileSync(join(src, 'README'), 'local edit\n');
     const before = checkoutState(src);
     const history: Commit[] = hashes.map((hash) => ({ hash, subject: '', author: '' }));
@@ -66,6 +66,10 @@ test('a commit next to a built one is built from its objects with the diff betwe
     assert.match(readFileSync(builds[1]!.patches[0]!, 'utf8'), /^-1000\n\+1007$/m);
     await l.measure(history[2]!, 1, history);
     assert.equal(builds.length, 2, 'a built commit is not built again');
+    await l.measure(history[3]!, 1, history);
+    assert.equal(builds[2]!.from, builds[1]!.out, 'from the nearest built commit');
+    assert.equal(builds[2]!.src, builds[0]!.src, 'a chain of incremental builds keeps the first tree, which --from requires');
+    assert.match(readFileSync(builds[2]!.patches[0]!, 'utf8'), /^-1000\n\+1012$/m, 'the diff from that tree, not from the neighbour');
     l.close();
     assert.equal(existsSync(join(dir, 'area', 'trees')), false, 'the exported trees are removed');
     assert.deepEqual(checkoutState(src), before);
