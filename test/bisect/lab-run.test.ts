@@ -1,0 +1,64 @@
+/**
+ * The real kernel lab (src/bisect/lab.ts) inside runBisect, with the
+ * trial tests' mini kernel build (real patch(1), real gcc on a small tree)
+ * and scripted qemu guest (test/trial/fakes.ts) behind the lab's own
+ * services: real runVm, real stored runs, a git history made here.
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { KernelLab } from '../../src/bisect/lab.ts';
+import { runBisect } from '../../src/bisect/run.ts';
+import { findProfile } from '../../src/bench/profiles.ts';
+import { Store } from '../../src/store/store.ts';
+import { miniBuild, miniTree, scriptedGuest, unusedProbe } from '../trial/fakes.ts';
+import { checkoutState, git } from './history.ts';
+
+/** Instructions per call of an image: 217 plus every `cost N` its patch added. */
+const perCall = (image: string): number => 217 + [...image.matchAll(/cost (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+
+test('the kernel lab builds each commit from the nearest built one, boots it, and the culprit is found from stored runs, three boots a step where counts do not repeat', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hintlab-bisect-lab-run-'));
+  const store = Store.open(join(dir, 'lab.db'));
+  try {
+    const src = miniTree(dir);
+    git(src, 'init', '-q', '-b', 'master');
+    git(src, 'add', '.');
+    git(src, 'commit', '-q', '-m', 'base');
+    git(src, 'tag', 'v1');
+    const subjects = ['comment', 'hint: cost 1', 'comment', 'copy the attr: cost 50', 'comment', 'comment'];
+    for (const [i, s] of subjects.entries()) {
+      appendFileSync(join(src, 'kernel/sys_impl.c'), `/* ${i}: ${s} */\n`);
+      git(src, 'commit', '-q', '-am', s);
+    }
+    const before = checkoutState(src);
+    const built: string[] = [];
+    const guest = scriptedGuest({ perCall });
+    const profile = findProfile('getppid')!;
+    const lab = (): KernelLab =>
+      new KernelLab(
+        { src, out: join(dir, 'area'), base: 'tinyconfig', fragment: null, opt: 'O2', jobs: 1, profile, metric: 'instructions/call', cost: null, ops: 1000, rounds: 5, warmups: 1, timeoutSeconds: 60, command: 'hintlab bisect', invocation: { argv: [], cwd: dir }, hintlabVersion: 'test' },
+        { store, launcher: guest, probe: unusedProbe(dir), abort: new AbortController().signal, cacheDir: dir, services: { buildKernel: miniBuild(built) } },
+      );
+    const request = { src, good: 'v1', bad: 'master', out: join(dir, 'area'), metric: { profile: 'getppid', name: 'instructions/call', costModel: null }, keyInputs: {}, resume: false, command: 'hintlab bisect' };
+    const doc = await runBisect(request, { store, lab: lab() });
+    assert.equal(doc.outcome.state === 'found' ? doc.outcome.firstBad.subject : null, 'copy the attr: cost 50');
+    // the scripted guest adds 3 instructions per 1000 calls on each boot: counts that do not repeat exactly
+    assert.equal(doc.mode.kind, 'statistical');
+    const values = doc.steps.map((s) => (s.state === 'measured' ? [s.commit.subject, Math.round(s.value), s.build] : null));
+    assert.deepEqual(values[0], ['base', 217, 'built']);
+    assert.deepEqual(values[1], ['comment', 268, 'incremental']);
+    assert.ok(doc.steps.every((s) => s.state === 'measured' && s.boots.every((b) => b.runId !== null && store.getRun(b.runId).status === 'complete')));
+    const boots = guest.boots.length;
+    const again = await runBisect(request, { store, lab: lab() });
+    assert.equal(guest.boots.length, boots, 'a rerun boots nothing');
+    assert.ok(doc.steps.every((s) => s.state === 'measured' && s.boots.length === 3));
+    assert.equal(again.builds, 0);
+    assert.deepEqual(checkoutState(src), before);
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
