@@ -9,39 +9,47 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { KernelLab } from '../../src/bisect/lab.ts';
+import { KernelLab, type KernelLabOptions } from '../../src/bisect/lab.ts';
 import { runBisect } from '../../src/bisect/run.ts';
 import { findProfile } from '../../src/bench/profiles.ts';
 import { Store } from '../../src/store/store.ts';
-import { miniBuild, miniTree, scriptedGuest, unusedProbe } from '../trial/fakes.ts';
+import { DEFAULT_COST_MODEL, describeCostModel, type CostPlugin } from '../../src/vm/cost-plugin.ts';
+import { miniBuild, miniTree, scriptedGuest, unusedProbe, type ScriptedGuest } from '../trial/fakes.ts';
 import { checkoutState, git } from './history.ts';
 
 /** Instructions per call of an image: 217 plus every `cost N` its patch added. */
 const perCall = (image: string): number => 217 + [...image.matchAll(/cost (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
 
+/** The mini tree as a git history: a hint of 1 and a regression of 50 among comments. */
+function history(dir: string): string {
+  const src = miniTree(dir);
+  git(src, 'init', '-q', '-b', 'master');
+  git(src, 'add', '.');
+  git(src, 'commit', '-q', '-m', 'base');
+  git(src, 'tag', 'v1');
+  const subjects = ['comment', 'hint: cost 1', 'comment', 'copy the attr: cost 50', 'comment', 'comment'];
+  for (const [i, s] of subjects.entries()) {
+    appendFileSync(join(src, 'kernel/sys_impl.c'), `/* ${i}: ${s} */\n`);
+    git(src, 'commit', '-q', '-am', s);
+  }
+  return src;
+}
+
+function labOf(dir: string, src: string, store: Store, guest: ScriptedGuest, over: Partial<KernelLabOptions> = {}, costPlugin?: CostPlugin): KernelLab {
+  return new KernelLab(
+    { src, out: join(dir, 'area'), base: 'tinyconfig', fragment: null, opt: 'O2', jobs: 1, profile: findProfile('getppid')!, metric: 'instructions/call', cost: null, ops: 1000, rounds: 5, warmups: 1, timeoutSeconds: 60, command: 'hintlab bisect', invocation: { argv: [], cwd: dir }, hintlabVersion: 'test', ...over },
+    { store, launcher: guest, probe: unusedProbe(dir), abort: new AbortController().signal, cacheDir: dir, services: { buildKernel: miniBuild() }, ...(costPlugin ? { costPlugin } : {}) },
+  );
+}
+
 test('the kernel lab builds each commit from the nearest built one, boots it, and the culprit is found from stored runs, three boots a step where counts do not repeat', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hintlab-bisect-lab-run-'));
   const store = Store.open(join(dir, 'lab.db'));
   try {
-    const src = miniTree(dir);
-    git(src, 'init', '-q', '-b', 'master');
-    git(src, 'add', '.');
-    git(src, 'commit', '-q', '-m', 'base');
-    git(src, 'tag', 'v1');
-    const subjects = ['comment', 'hint: cost 1', 'comment', 'copy the attr: cost 50', 'comment', 'comment'];
-    for (const [i, s] of subjects.entries()) {
-      appendFileSync(join(src, 'kernel/sys_impl.c'), `/* ${i}: ${s} */\n`);
-      git(src, 'commit', '-q', '-am', s);
-    }
+    const src = history(dir);
     const before = checkoutState(src);
-    const built: string[] = [];
     const guest = scriptedGuest({ perCall });
-    const profile = findProfile('getppid')!;
-    const lab = (): KernelLab =>
-      new KernelLab(
-        { src, out: join(dir, 'area'), base: 'tinyconfig', fragment: null, opt: 'O2', jobs: 1, profile, metric: 'instructions/call', cost: null, ops: 1000, rounds: 5, warmups: 1, timeoutSeconds: 60, command: 'hintlab bisect', invocation: { argv: [], cwd: dir }, hintlabVersion: 'test' },
-        { store, launcher: guest, probe: unusedProbe(dir), abort: new AbortController().signal, cacheDir: dir, services: { buildKernel: miniBuild(built) } },
-      );
+    const lab = (): KernelLab => labOf(dir, src, store, guest);
     const request = { src, good: 'v1', bad: 'master', out: join(dir, 'area'), metric: { profile: 'getppid', name: 'instructions/call', costModel: null }, keyInputs: {}, resume: false, command: 'hintlab bisect' };
     const doc = await runBisect(request, { store, lab: lab() });
     assert.equal(doc.outcome.state === 'found' ? doc.outcome.firstBad.subject : null, 'copy the attr: cost 50');
@@ -57,6 +65,26 @@ test('the kernel lab builds each commit from the nearest built one, boots it, an
     assert.ok(doc.steps.every((s) => s.state === 'measured' && s.boots.length === 3));
     assert.equal(again.builds, 0);
     assert.deepEqual(checkoutState(src), before);
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('with --cost and --metric, the counter is bisected: the taken branches a commit adds are found, the instruction count aside', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hintlab-bisect-lab-run-'));
+  const store = Store.open(join(dir, 'lab.db'));
+  try {
+    const src = history(dir);
+    // taken branches follow the hint only; instructions per call stay the same everywhere
+    const guest = scriptedGuest({ taken: (image) => (image.includes('hint') ? 52 : 51) });
+    const costPlugin = { path: join(dir, 'cost.so'), buildId: 'cost-test', qemuVersion: '7.2.22' };
+    const lab = labOf(dir, src, store, guest, { cost: DEFAULT_COST_MODEL, metric: 'taken-branches/call' }, costPlugin);
+    const metric = { profile: 'getppid', name: 'taken-branches/call', costModel: describeCostModel(DEFAULT_COST_MODEL) };
+    const doc = await runBisect({ src, good: 'v1', bad: 'master', out: join(dir, 'area'), metric, keyInputs: {}, resume: false, command: 'hintlab bisect' }, { store, lab });
+    assert.equal(doc.outcome.state === 'found' ? doc.outcome.firstBad.subject : null, 'hint: cost 1');
+    assert.deepEqual(doc.mode, { kind: 'exact', bootsPerStep: 1 }, 'the counter repeats exactly in every boot');
+    assert.deepEqual(doc.steps.slice(0, 2).map((s) => s.state === 'measured' && s.value), [51, 52]);
   } finally {
     store.close();
     rmSync(dir, { recursive: true, force: true });
