@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { UserError } from '../errors.ts';
 import { formatNumber } from '../format/numbers.ts';
+import { refuseNested } from '../kernel/owned-dir.ts';
 import { takePidLock } from '../store/owner.ts';
 import type { Store } from '../store/store.ts';
 import { culpritFunctions } from './cost.ts';
@@ -227,6 +228,8 @@ async function search(req: BisectRequest, deps: BisectDeps, trialId: number, sta
 export async function runBisect(req: BisectRequest, deps: BisectDeps): Promise<BisectDocument> {
   const started = Date.now();
   firstParentLine(req.src, req.good, req.bad); // a bad ref or range is said before anything is created
+  // the build area inside the user's tree would be untracked files in their checkout
+  refuseNested({ flag: '--src', path: req.src }, { flag: '--out', path: req.out }, 'put the build area outside the git tree (its checkout is never written to)');
   const unlock = lock(req.out);
   const trialId = deps.store.trials.create({ outDir: req.out, request: { kind: 'bisect', ...req }, command: req.command });
   try {

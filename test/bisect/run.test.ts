@@ -125,12 +125,13 @@ test('counts that do not repeat switch to three boots per step, and the culprit 
   }
 });
 
-test('an unknown ref and a good commit that is no ancestor of the bad one are refused, naming the flag', async () => {
+test('an unknown ref, a good commit that is no ancestor of the bad one and a build area inside the tree are refused, naming the flag', async () => {
   const t = setup([{ subject: 'one', adds: 5 }]);
   try {
     const lab = new FakeLab(t.src, t.dir);
     await assert.rejects(runBisect({ ...t.request, good: 'v0' }, { store: t.store, lab }), /--good: unknown revision 'v0' in /);
     await assert.rejects(runBisect({ ...t.request, good: 'master', bad: 'v1' }, { store: t.store, lab }), /--good master is not an ancestor of --bad v1/);
+    await assert.rejects(runBisect({ ...t.request, out: join(t.src, 'build') }, { store: t.store, lab }), /--out .*\/linux\/build is inside --src .*; put the build area outside the git tree/);
     assert.deepEqual(lab.measured, []);
   } finally {
     t.cleanup();
