@@ -137,3 +137,27 @@ test('an unknown ref, a good commit that is no ancestor of the bad one and a bui
     t.cleanup();
   }
 });
+
+test('a regression merged from a side branch is pinned on the merge commit, which the document marks as a merge', async () => {
+  const t = setup([{ subject: 'comment' }, { subject: 'comment' }]);
+  try {
+    git(t.src, 'checkout', '-q', '-b', 'topic');
+    writeFileSync(join(t.src, 'cost'), '1050\n');
+    git(t.src, 'commit', '-q', '-am', 'topic: copy the attr');
+    git(t.src, 'checkout', '-q', 'master');
+    writeFileSync(join(t.src, 'other'), 'x\n');
+    git(t.src, 'add', 'other');
+    git(t.src, 'commit', '-q', '-m', 'comment on master');
+    git(t.src, 'merge', '-q', '--no-ff', '-m', 'Merge branch topic', 'topic');
+    writeFileSync(join(t.src, 'late'), 'x\n');
+    git(t.src, 'add', 'late');
+    git(t.src, 'commit', '-q', '-m', 'after the merge');
+    const doc = await runBisect(t.request, { store: t.store, lab: new FakeLab(t.src, t.dir) });
+    assert.equal(doc.outcome.state === 'found' ? doc.outcome.firstBad.subject : null, 'Merge branch topic');
+    assert.equal(doc.culpritIsMerge, true);
+    assert.ok(!doc.steps.some((s) => s.commit.subject === 'topic: copy the attr'), 'the side branch is not searched (first-parent history)');
+    await assert.rejects(runBisect({ ...t.request, good: 'topic' }, { store: t.store, lab: new FakeLab(t.src, t.dir) }), /--good topic is not on the first-parent line of --bad master/);
+  } finally {
+    t.cleanup();
+  }
+});
