@@ -80,3 +80,16 @@ test('lkml gives commit, metric, change and how it was measured', () => {
     '',
   ]);
 });
+
+test('with --cost, text names the model and the per-function change from the parent to the first bad commit', () => {
+  const change = { insns: 50, taken: 3, fetches: 0, misses: 0, mispred: 0 };
+  const withCost: BisectDocument = {
+    ...found,
+    metric: { ...found.metric, costModel: 'l1i=32k,8way,64 predictor=2bit' },
+    functions: { changed: [{ subject: 'getppid', name: '__x64_sys_getppid', change, shiftBytes: 0, sizeA: 64, sizeB: 96 }], small: 0, unchanged: 12 },
+  };
+  const text = bisectText(withCost);
+  assert.match(text, /^cost model: l1i=32k,8way,64 predictor=2bit\nper function, first bad commit - parent per call:\n/m);
+  assert.match(text, /^getppid +__x64_sys_getppid +\+50\.0 +\+3\.00 .*size 64 -> 96 bytes; same address$/m);
+  assert.match(text, /^every other function unchanged \(12 function rows\)$/m);
+});
