@@ -85,15 +85,44 @@ function fragmentHash(path: string | null): string | null {
   }
 }
 
-async function bisectAction(opts: BisectOptions, io: CliIO, formatGiven: boolean): Promise<void> {
-  const { profile, cost, metric } = checkedMeasure(opts);
-  const format = outputFormat({ format: opts.format, given: formatGiven, output: opts.output }, EXTENSIONS);
-  const base = configBase(opts.base, io.cwd);
-  const opt = optLevel(opts.opt);
-  const src = resolve(io.cwd, opts.src);
-  const out = resolve(io.cwd, opts.out ?? defaultOut(src, io, 'bisect'));
-  const fragment = opts.configFragment ? resolve(io.cwd, opts.configFragment) : null;
+interface Checked {
+  src: string;
+  out: string;
+  fragment: string | null;
+  base: ReturnType<typeof configBase>;
+  opt: ReturnType<typeof optLevel>;
+  command: string;
+}
+
+/** The kernel lab (or the scripted one of a test) and the build of the probe it boots, which is part of every step's key. */
+function makeLab(opts: BisectOptions, io: CliIO, c: Checked, measure: ReturnType<typeof checkedMeasure>, deps: { store: Store; abort: AbortSignal; say: (line: string) => void; progress: ReturnType<typeof compileProgress> }): { lab: BisectLab; probeId: string } {
   const fake = io.services?.bisect?.lab;
+  if (fake) return { lab: fake, probeId: 'scripted' };
+  requireQemu();
+  const probe = buildProbe({ static: true, env: io.env });
+  const costPlugin = measure.cost ? buildCostPlugin(io.env) : undefined;
+  const lab = new KernelLab(
+    {
+      src: c.src, out: c.out, base: c.base, fragment: c.fragment, opt: c.opt, jobs: opts.jobs ?? availableParallelism(), profile: measure.profile, metric: measure.metric.name, cost: measure.cost,
+      ops: opts.ops ?? null, rounds: opts.rounds, warmups: opts.warmups, timeoutSeconds: opts.timeout, command: c.command, invocation: invocationOf(io), hintlabVersion: VERSION,
+    },
+    { store: deps.store, launcher: qemuLauncher(), probe, abort: deps.abort, costPlugin, onDetail: (line) => deps.say(`      ${line}`), onCompiled: (n, obj) => deps.progress.update(n, obj) },
+  );
+  return { lab, probeId: probe.buildId };
+}
+
+async function bisectAction(opts: BisectOptions, io: CliIO, formatGiven: boolean): Promise<void> {
+  const measure = checkedMeasure(opts);
+  const format = outputFormat({ format: opts.format, given: formatGiven, output: opts.output }, EXTENSIONS);
+  const src = resolve(io.cwd, opts.src);
+  const c: Checked = {
+    src,
+    out: resolve(io.cwd, opts.out ?? defaultOut(src, io, 'bisect')),
+    fragment: opts.configFragment ? resolve(io.cwd, opts.configFragment) : null,
+    base: configBase(opts.base, io.cwd),
+    opt: optLevel(opts.opt),
+    command: shellLine(['hintlab', ...(io.argv ?? [])]),
+  };
   const dbPath = dbPathFrom(opts.db, io.env);
   const store = Store.open(dbPath);
   const progress = compileProgress(io);
@@ -101,26 +130,13 @@ async function bisectAction(opts: BisectOptions, io: CliIO, formatGiven: boolean
     progress.clear();
     io.stderr(`${line}\n`);
   };
-  const command = shellLine(['hintlab', ...(io.argv ?? [])]);
   try {
     const doc = await interruptible(async (abort) => {
-      let lab: BisectLab;
-      let probeId = 'fake';
-      if (fake) lab = fake;
-      else {
-        requireQemu();
-        const probe = buildProbe({ static: true, env: io.env });
-        probeId = probe.buildId;
-        const costPlugin = cost ? buildCostPlugin(io.env) : undefined;
-        lab = new KernelLab(
-          { src, out, base, fragment, opt, jobs: opts.jobs ?? availableParallelism(), profile, metric: metric.name, cost, ops: opts.ops ?? null, rounds: opts.rounds, warmups: opts.warmups, timeoutSeconds: opts.timeout, command, invocation: invocationOf(io), hintlabVersion: VERSION },
-          { store, launcher: qemuLauncher(), probe, abort, costPlugin, onDetail: (line) => say(`      ${line}`), onCompiled: (n, obj) => progress.update(n, obj) },
-        );
-      }
-      const keyInputs = { base, fragment: fragmentHash(fragment), opt, probe: probeId, ops: opts.ops ?? null, rounds: opts.rounds, warmups: opts.warmups };
+      const { lab, probeId } = makeLab(opts, io, c, measure, { store, abort, say, progress });
+      const keyInputs = { base: c.base, fragment: fragmentHash(c.fragment), opt: c.opt, probe: probeId, ops: opts.ops ?? null, rounds: opts.rounds, warmups: opts.warmups };
       return runBisect(
-        { src, good: opts.good, bad: opts.bad, out, metric, keyInputs, resume: opts.resume === true, command },
-        { store, lab, onEvent: (e) => say(bisectEventLine(e, metric)) },
+        { src, good: opts.good, bad: opts.bad, out: c.out, metric: measure.metric, keyInputs, resume: opts.resume === true, command: c.command },
+        { store, lab, onEvent: (e) => say(bisectEventLine(e, measure.metric)) },
       );
     });
     writeOutput(io, BISECT_REPORTERS[format]!(doc), opts.output, dbPath);
