@@ -29,10 +29,11 @@ export type BisectStep =
   | { commit: Commit; role: 'good' | 'bad' | 'step'; state: 'measured'; boots: BootValue[]; value: number; side: Side; reused: boolean; build: BuildState; seconds: number }
   | { commit: Commit; role: 'step'; state: 'skip'; reason: string; reused: boolean; seconds: number };
 
-/** What one step measures: the profile, and the counter that is the step's value. */
+/** What one step measures: the subject (a probe profile or a stressor), and the counter that is the step's value. */
 export interface BisectMetric {
-  profile: string;
-  /** 'instructions/call' under -icount, or a cost counter's name (`--metric` under `--cost`). */
+  /** The profile (`--profile getppid`) or the stressor's subject (`--stressor fifo`: `fifo@1`). */
+  subject: string;
+  /** 'instructions/call' under -icount, a cost counter's name (`--metric` under `--cost`), or 'icount-bogo-ops/s' for a stressor. */
   name: string;
   /** How the cost model was set (describeCostModel), null without --cost. */
   costModel: string | null;

@@ -161,7 +161,7 @@ async function checkRange(steps: Steps, req: BisectRequest, good: Commit, bad: C
   const check = checkEndpoints(mode, g.boots.map((x) => x.value), b.boots.map((x) => x.value));
   if (!check.differ) {
     throw new UserError(
-      `nothing to bisect: --good ${req.good} (${formatNumber(check.good)}) and --bad ${req.bad} (${formatNumber(check.bad)}) do not differ in ${req.metric.name} of ${req.metric.profile} (${mode.kind} mode: ${check.why}); ` +
+      `nothing to bisect: --good ${req.good} (${formatNumber(check.good)}) and --bad ${req.bad} (${formatNumber(check.bad)}) do not differ in ${req.metric.name} of ${req.metric.subject} (${mode.kind} mode: ${check.why}); ` +
         'pick a bad commit that shows the change, or another --profile or --metric',
       1,
     );

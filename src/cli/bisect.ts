@@ -73,7 +73,7 @@ function checkedMeasure(opts: BisectOptions): { profile: ReturnType<typeof guest
   if (opts.metric !== undefined && !COST_COUNTERS.includes(opts.metric)) {
     throw new UserError(`--metric ${opts.metric}: not a cost counter; give one of ${COST_COUNTERS.join(', ')} (with --cost), or drop --metric to follow instructions per call`, 2);
   }
-  return { profile, cost, metric: { profile: profile.name, name, costModel: cost ? describeCostModel(cost) : null } };
+  return { profile, cost, metric: { subject: profile.name, name, costModel: cost ? describeCostModel(cost) : null } };
 }
 
 function fragmentHash(path: string | null): string | null {

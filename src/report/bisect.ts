@@ -13,6 +13,7 @@
  */
 import type { BisectDocument, BisectStep } from '../bisect/document.ts';
 import type { BisectMode } from '../bisect/mode.ts';
+import type { Unit } from '../model.ts';
 import type { BisectEvent } from '../bisect/run.ts';
 import type { Commit } from '../bisect/search.ts';
 import { alignColumns } from '../format/columns.ts';
@@ -28,20 +29,26 @@ export type BisectReporter = (doc: BisectDocument) => string;
 
 const short = (c: Commit): string => c.hash.slice(0, 12);
 
-/** A step's value with its unit: instructions under -icount, a cost counter per call or entry. */
+/** The units a bisect's value may be in besides a cost counter's. */
+const UNITS: readonly Unit[] = ['instructions/call', 'icount-bogo-ops/s'];
+const unitOf = (doc: Pick<BisectDocument, 'metric'>): Unit | null => UNITS.find((u) => u === doc.metric.name) ?? null;
+
+/** A step's value with its unit: instructions or bogo-ops per guest second under -icount, a cost counter per call or entry. */
 function valueText(doc: Pick<BisectDocument, 'metric'>, v: number): string {
-  if (doc.metric.name === 'instructions/call') return formatValue(v, 'instructions/call');
-  return `${formatNumber(v)} ${costWords(doc.metric.name).perOp}`;
+  const unit = unitOf(doc);
+  return unit ? formatValue(v, unit) : `${formatNumber(v)} ${costWords(doc.metric.name).perOp}`;
 }
 
 function changeText(doc: BisectDocument, from: number, to: number): string {
-  const abs = doc.metric.name === 'instructions/call' ? formatChange(to - from, 'instructions/call', from) : `${formatNumber(to - from)} ${costWords(doc.metric.name).perOp}`;
+  const unit = unitOf(doc);
+  const abs = unit ? formatChange(to - from, unit, from) : `${formatNumber(to - from)} ${costWords(doc.metric.name).perOp}`;
   return from === 0 ? abs : `${abs} (${formatChangePct(((to - from) / from) * 100)})`;
 }
 
 function metricWords(doc: BisectDocument): string {
-  const what = doc.metric.name === 'instructions/call' ? 'guest instructions per call' : costWords(doc.metric.name).noun;
-  return `${doc.metric.profile}, ${what}`;
+  const unit = unitOf(doc);
+  const what = unit === 'instructions/call' ? 'guest instructions per call' : unit === 'icount-bogo-ops/s' ? 'stress-ng bogo-ops per guest second' : costWords(doc.metric.name).noun;
+  return `${doc.metric.subject}, ${what}`;
 }
 
 function modeLine(mode: BisectMode): string {
@@ -154,12 +161,13 @@ export const bisectLkml: BisectReporter = (doc) => {
   const good = measuredValue(doc.steps, doc.good.hash) ?? 0;
   const bad = measuredValue(doc.steps, doc.bad.hash) ?? 0;
   const booted = doc.steps.filter((s) => s.state === 'measured').length;
+  const running = doc.metric.name === 'icount-bogo-ops/s' ? 'running stress-ng (bogo-ops per guest second' : '(guest instructions';
   const how = doc.mode.kind === 'exact'
-    ? `each commit built and booted under qemu -icount (guest instructions, exact: counts repeat boot to boot, one boot per commit)`
-    : `each commit built and booted ${doc.mode.bootsPerStep} times under qemu -icount (counts did not repeat exactly; mean of the boots)`;
+    ? `each commit built and booted under qemu -icount ${running}, exact: counts repeat boot to boot, one boot per commit)`
+    : `each commit built and booted ${doc.mode.bootsPerStep} times under qemu -icount ${running}; counts did not repeat exactly, mean of the boots)`;
   const head = o.state === 'found'
-    ? [`${doc.metric.profile} per call: ${changeText(doc, good, bad)} between ${doc.refs.good} and ${doc.refs.bad}, bisected to`, '', `  commit ${o.firstBad.hash} ("${o.firstBad.subject}")`, `  Author: ${o.firstBad.author}`]
-    : [`${doc.metric.profile} per call: ${changeText(doc, good, bad)} between ${doc.refs.good} and ${doc.refs.bad}; the bisect ends on ${o.candidates.length} candidates (commits between them did not build or boot):`, '', ...o.candidates.map((c) => `  commit ${c.hash} ("${c.subject}")`)];
+    ? [`${metricWords(doc)}: ${changeText(doc, good, bad)} between ${doc.refs.good} and ${doc.refs.bad}, bisected to`, '', `  commit ${o.firstBad.hash} ("${o.firstBad.subject}")`, `  Author: ${o.firstBad.author}`]
+    : [`${metricWords(doc)}: ${changeText(doc, good, bad)} between ${doc.refs.good} and ${doc.refs.bad}; the bisect ends on ${o.candidates.length} candidates (commits between them did not build or boot):`, '', ...o.candidates.map((c) => `  commit ${c.hash} ("${c.subject}")`)];
   const lines = [
     ...head,
     '',

@@ -60,7 +60,7 @@ test('--format lkml is a short regression report naming the commit, the change a
   try {
     const r = await runCli([...t.args, '--format', 'lkml'], { services: { bisect: { lab: new FakeLab(t.src, t.dir) } } });
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^getppid per call: \+51 instr \(\+5\.10 %\) between v1 and master, bisected to$/m);
+    assert.match(r.stdout, /^getppid, guest instructions per call: \+51 instr \(\+5\.10 %\) between v1 and master, bisected to$/m);
     assert.match(r.stdout, new RegExp(`^  commit ${t.hashes[5]} \\("copy the attr on every call"\\)$`, 'm'));
     assert.match(r.stdout, /^ {2}measured: each commit built and booted under qemu -icount \(guest instructions, exact/m);
   } finally {

@@ -50,7 +50,7 @@ test('the kernel lab builds each commit from the nearest built one, boots it, an
     const before = checkoutState(src);
     const guest = scriptedGuest({ perCall });
     const lab = (): KernelLab => labOf(dir, src, store, guest);
-    const request = { src, good: 'v1', bad: 'master', out: join(dir, 'area'), metric: { profile: 'getppid', name: 'instructions/call', costModel: null }, keyInputs: {}, resume: false, command: 'hintlab bisect' };
+    const request = { src, good: 'v1', bad: 'master', out: join(dir, 'area'), metric: { subject: 'getppid', name: 'instructions/call', costModel: null }, keyInputs: {}, resume: false, command: 'hintlab bisect' };
     const doc = await runBisect(request, { store, lab: lab() });
     assert.equal(doc.outcome.state === 'found' ? doc.outcome.firstBad.subject : null, 'copy the attr: cost 50');
     // the scripted guest adds 3 instructions per 1000 calls on each boot: counts that do not repeat exactly
@@ -80,7 +80,7 @@ test('with --cost and --metric, the counter is bisected: the taken branches a co
     const guest = scriptedGuest({ taken: (image) => (image.includes('hint') ? 52 : 51) });
     const costPlugin = { path: join(dir, 'cost.so'), buildId: 'cost-test', qemuVersion: '7.2.22' };
     const lab = labOf(dir, src, store, guest, { cost: DEFAULT_COST_MODEL, metric: 'taken-branches/call' }, costPlugin);
-    const metric = { profile: 'getppid', name: 'taken-branches/call', costModel: describeCostModel(DEFAULT_COST_MODEL) };
+    const metric = { subject: 'getppid', name: 'taken-branches/call', costModel: describeCostModel(DEFAULT_COST_MODEL) };
     const doc = await runBisect({ src, good: 'v1', bad: 'master', out: join(dir, 'area'), metric, keyInputs: {}, resume: false, command: 'hintlab bisect' }, { store, lab });
     assert.equal(doc.outcome.state === 'found' ? doc.outcome.firstBad.subject : null, 'hint: cost 1');
     assert.deepEqual(doc.mode, { kind: 'exact', bootsPerStep: 1 }, 'the counter repeats exactly in every boot');

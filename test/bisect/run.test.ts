@@ -44,7 +44,7 @@ function setup(commits: readonly HistoryCommit[] = SIXTEEN): { dir: string; src:
     good: 'v1',
     bad: 'master',
     out: join(dir, 'area'),
-    metric: { profile: 'getppid', name: 'instructions/call', costModel: null },
+    metric: { subject: 'getppid', name: 'instructions/call', costModel: null },
     keyInputs: { config: 'tinyconfig' },
     resume: false,
     command: 'hintlab bisect --src linux --good v1 --bad master --profile getppid',

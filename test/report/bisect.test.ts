@@ -18,7 +18,7 @@ const doc: BisectDocument = {
   refs: { good: 'v1', bad: 'master' },
   good,
   bad,
-  metric: { profile: 'getppid', name: 'instructions/call', costModel: null },
+  metric: { subject: 'getppid', name: 'instructions/call', costModel: null },
   mode: { kind: 'exact', bootsPerStep: 1 },
   commits: 9,
   steps: [
@@ -69,7 +69,7 @@ test('json has firstBad, every booted commit with value and side (endpoints incl
 
 test('lkml gives commit, metric, change and how it was measured', () => {
   assert.deepEqual(bisectLkml(found).split('\n').slice(0, 9), [
-    'getppid per call: +51 instr (+5.10 %) between v1 and master, bisected to',
+    'getppid, guest instructions per call: +51 instr (+5.10 %) between v1 and master, bisected to',
     '',
     `  commit ${c7.hash} ("sched: copy the attr")`,
     '  Author: A U Thor <author@example.org>',
