@@ -17,6 +17,7 @@
  */
 import { EXACT_MIN_PER_CALL } from '../compare/exact.ts';
 import { pClause } from '../format/numbers.ts';
+import { formatSpreadPct } from '../format/percent.ts';
 import { isSample, mean } from '../stats/descriptive.ts';
 import { welchTTest } from '../stats/tests.ts';
 
@@ -49,11 +50,21 @@ export function chooseMode(good: readonly number[], bad: readonly number[]): Bis
   return { kind: 'statistical', bootsPerStep: STATISTICAL_BOOTS, why: `the boots of ${which} commit did not repeat their count exactly` };
 }
 
-/** Whether the endpoints differ, by the mode's rule (exact: EXACT_MIN_PER_CALL apart; statistical: Welch at ALPHA). */
-export function checkEndpoints(mode: BisectMode, good: readonly number[], bad: readonly number[]): EndpointCheck {
+/**
+ * Whether the endpoints differ, by the mode's rule (exact: EXACT_MIN_PER_CALL
+ * apart, or `minPct` of the good value for a rate; statistical: Welch at
+ * ALPHA). A stressor's bogo-ops per guest second repeat under -icount but
+ * are quantized over their budget, so, as compare's exact rule for rates
+ * does, a difference within the noise threshold (`minPct`) is none.
+ */
+export function checkEndpoints(mode: BisectMode, good: readonly number[], bad: readonly number[], minPct = 0): EndpointCheck {
   const g = stepValue(good);
   const b = stepValue(bad);
   if (mode.kind === 'exact') {
+    if (minPct > 0) {
+      if (Math.abs(b - g) >= (Math.abs(g) * minPct) / 100) return { differ: true, good: g, bad: b };
+      return { differ: false, good: g, bad: b, why: g === b ? 'every boot of both gave the same rate' : `the rates differ by less than ${formatSpreadPct(minPct)} (a bogo-op count is quantized over its budget)` };
+    }
     if (Math.abs(b - g) >= EXACT_MIN_PER_CALL) return { differ: true, good: g, bad: b };
     return { differ: false, good: g, bad: b, why: g === b ? 'every boot of both gave the same count' : `the counts differ by less than ${EXACT_MIN_PER_CALL} per call (a few events per round, not per call)` };
   }

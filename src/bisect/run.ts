@@ -23,6 +23,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
+import { DEFAULT_OPTIONS } from '../compare/compare.ts';
 import { UserError } from '../errors.ts';
 import { formatNumber } from '../format/numbers.ts';
 import { refuseNested } from '../kernel/owned-dir.ts';
@@ -158,11 +159,13 @@ async function checkRange(steps: Steps, req: BisectRequest, good: Commit, bad: C
     g = await endpoint(steps, good, 'good', req.good, mode.bootsPerStep, g);
     b = await endpoint(steps, bad, 'bad', req.bad, mode.bootsPerStep, b);
   }
-  const check = checkEndpoints(mode, g.boots.map((x) => x.value), b.boots.map((x) => x.value));
+  // a stressor's rate needs a change beyond compare's default noise threshold (DEFAULT_OPTIONS.thresholdPct)
+  const minPct = req.metric.name === 'icount-bogo-ops/s' ? DEFAULT_OPTIONS.thresholdPct : 0;
+  const check = checkEndpoints(mode, g.boots.map((x) => x.value), b.boots.map((x) => x.value), minPct);
   if (!check.differ) {
     throw new UserError(
       `nothing to bisect: --good ${req.good} (${formatNumber(check.good)}) and --bad ${req.bad} (${formatNumber(check.bad)}) do not differ in ${req.metric.name} of ${req.metric.subject} (${mode.kind} mode: ${check.why}); ` +
-        'pick a bad commit that shows the change, or another --profile or --metric',
+        'pick a bad commit that shows the change, or another --profile, --stressor or --metric',
       1,
     );
   }

@@ -27,3 +27,11 @@ test('statistical endpoints differ when Welch finds a difference at 0.05, and no
   assert.ok(!same.differ);
   assert.match(same.why, /^Welch's t-test over 3 and 3 boots finds no difference \(p = 0\.9\d, alpha 0\.05\)$/);
 });
+
+test('exact rates differ only beyond the threshold in percent: a bogo-op count is quantized', () => {
+  const exact = chooseMode([1, 1], [1, 1]);
+  assert.equal(checkEndpoints(exact, [3000, 3000], [2000, 2000], 1).differ, true);
+  const close = checkEndpoints(exact, [3000, 3000], [3010, 3010], 1);
+  assert.ok(!close.differ);
+  assert.equal(close.why, 'the rates differ by less than 1.00 % (a bogo-op count is quantized over its budget)');
+});
