@@ -37,7 +37,9 @@ import { measuredValues, type RunInvocation } from '../model.ts';
 import { isSample, mean } from '../stats/descriptive.ts';
 import type { Store } from '../store/store.ts';
 import type { CostModel, CostPlugin } from '../vm/cost-plugin.ts';
-import { resolveKernel } from '../vm/kernels.ts';
+import { resolveKernel, type VmKernel } from '../vm/kernels.ts';
+import { runVmMacro, type VmMacroDeps, type VmMacroPlan, type VmMacroRequest, type VmMacroResult } from '../vm/macro.ts';
+import type { CpioEntry } from '../launch/initramfs.ts';
 import { runVm, type VmDeps, type VmRequest, type VmResult } from '../vm/runner.ts';
 import type { BootValue, BuildState } from './document.ts';
 import { exportTree } from '../kernel/git.ts';
@@ -53,8 +55,10 @@ export interface KernelLabOptions {
   opt: OptLevel;
   jobs: number;
   profile: ProfileInfo;
-  /** 'instructions/call', or a cost counter's name under `cost`. */
+  /** 'instructions/call', or a cost counter's name under `cost`; ignored with `stress`. */
   metric: string;
+  /** `--stressor`: boots run this stress-ng plan (one stressor) instead of the profile; the value is bogo-ops per guest second. */
+  stress?: LabStress | null;
   cost: CostModel | null;
   ops: number | null;
   rounds: number;
@@ -65,10 +69,19 @@ export interface KernelLabOptions {
   hintlabVersion: string;
 }
 
+/** A stressor's boots: the plan checked against the installed stress-ng, and its subject (`fifo@1`). */
+export interface LabStress {
+  plan: VmMacroPlan;
+  subject: string;
+  seconds: number;
+  repeats: number;
+}
+
 /** The builder and the boots; tests replace them. */
 export interface KernelLabServices {
   buildKernel(req: KernelBuildRequest, deps: KernelBuildDeps): Promise<KernelBuildResult>;
   runVm(req: VmRequest, deps: VmDeps): Promise<VmResult>;
+  runVmMacro(req: VmMacroRequest, plan: VmMacroPlan, deps: VmMacroDeps): Promise<VmMacroResult>;
 }
 
 export interface KernelLabDeps {
@@ -79,6 +92,8 @@ export interface KernelLabDeps {
   costPlugin?: CostPlugin;
   cacheDir?: string;
   services?: Partial<KernelLabServices>;
+  /** Overrides stress-ng's archive members in the stressor boots (tests). */
+  stressNgEntries?: CpioEntry[];
   onDetail?: (line: string) => void;
   onCompiled?: (count: number, object: string) => void;
 }
@@ -108,7 +123,7 @@ export class KernelLab implements BisectLab {
     private readonly o: KernelLabOptions,
     private readonly deps: KernelLabDeps,
   ) {
-    this.services = { buildKernel, runVm, ...deps.services };
+    this.services = { buildKernel, runVm, runVmMacro, ...deps.services };
     this.inputs = buildInputs(o);
   }
 
@@ -194,35 +209,45 @@ export class KernelLab implements BisectLab {
     return { state: 'built', dir, build: inc ? 'incremental' : 'built' };
   }
 
-  /** A boot's value: the mean over its measured rounds of the profile's count, or of the cost counter. */
+  /** A boot's value: the mean over its measured rounds of the profile's count, the cost counter, or the stressor's rate. */
   private bootValue(runId: number): number {
     const run = this.deps.store.getRun(runId);
-    const values = measuredValues(this.o.metric === 'instructions/call' ? run : metricRun(run, this.o.metric), this.o.profile.name);
-    if (!isSample(values)) throw new UserError(`run #${runId} has no measured ${this.o.metric} of ${this.o.profile.name}`);
+    const subject = this.o.stress ? this.o.stress.subject : this.o.profile.name;
+    const byMetric = !this.o.stress && this.o.metric !== 'instructions/call';
+    const values = measuredValues(byMetric ? metricRun(run, this.o.metric) : run, subject);
+    if (!isSample(values)) throw new UserError(`run #${runId} has no measured value of ${subject}`);
     return mean(values);
+  }
+
+  /** What the boots of one commit share, profile or stressor. */
+  private bootCommon(label: string, boots: number) {
+    return {
+      steps: Array.from({ length: boots }, () => label),
+      accel: 'tcg' as const,
+      icount: true,
+      timeoutSeconds: this.o.timeoutSeconds,
+      labelPrefix: 'bisect-',
+      command: this.o.command,
+      invocation: this.o.invocation,
+      hintlabVersion: this.o.hintlabVersion,
+    };
+  }
+
+  private runBoots(kernel: VmKernel, boots: number): Promise<VmResult | VmMacroResult> {
+    const { store, launcher, probe, abort, costPlugin, cacheDir, stressNgEntries } = this.deps;
+    const common = { ...this.bootCommon(kernel.label, boots), kernels: [kernel] };
+    const s = this.o.stress;
+    if (s) {
+      const req: VmMacroRequest = { ...common, stressors: s.plan.stressors, sets: [], instances: '1', seconds: s.seconds, repeats: s.repeats };
+      return this.services.runVmMacro(req, s.plan, { store, launcher, probe, abort, cacheDir, ...(stressNgEntries ? { stressNgEntries } : {}) });
+    }
+    const req: VmRequest = { ...common, profiles: [this.o.profile], ops: this.o.ops, rounds: this.o.rounds, warmups: this.o.warmups, cost: this.o.cost };
+    return this.services.runVm(req, { store, launcher, probe, abort, costPlugin, cacheDir });
   }
 
   private async boot(commit: Commit, dir: string, boots: number): Promise<BootValue[] | string> {
     const label = commit.hash.slice(0, 12);
-    const result = await this.services.runVm(
-      {
-        kernels: [resolveKernel(`${label}=${dir}`, this.o.out)],
-        steps: Array.from({ length: boots }, () => label),
-        profiles: [this.o.profile],
-        ops: this.o.ops,
-        rounds: this.o.rounds,
-        warmups: this.o.warmups,
-        accel: 'tcg',
-        icount: true,
-        cost: this.o.cost,
-        timeoutSeconds: this.o.timeoutSeconds,
-        labelPrefix: 'bisect-',
-        command: this.o.command,
-        invocation: this.o.invocation,
-        hintlabVersion: this.o.hintlabVersion,
-      },
-      { store: this.deps.store, launcher: this.deps.launcher, probe: this.deps.probe, abort: this.deps.abort, costPlugin: this.deps.costPlugin, cacheDir: this.deps.cacheDir },
-    );
+    const result = await this.runBoots(resolveKernel(`${label}=${dir}`, this.o.out), boots);
     if (result.state === 'interrupted') throw new UserError(`interrupted while booting ${label}; qemu was stopped`, 130);
     const failed = result.steps.find((s) => s.state === 'failed');
     if (failed) return `boot failed (run #${failed.runId}): ${failed.reason}`;
@@ -232,7 +257,7 @@ export class KernelLab implements BisectLab {
   async measure(commit: Commit, boots: number, history: readonly Commit[]): Promise<LabMeasurement> {
     const built = await this.build(commit, history);
     if (built.state === 'failed') return { state: 'skip', reason: built.reason };
-    this.deps.onDetail?.(`${commit.hash.slice(0, 12)}: ${built.build === 'reused' ? 'kernel reused' : `kernel ${built.build}`}; booting ${boots}x under -icount`);
+    this.deps.onDetail?.(`${commit.hash.slice(0, 12)}: ${built.build === 'reused' ? 'kernel reused' : `kernel ${built.build}`}; booting ${boots}x under -icount${this.o.stress ? ' with stress-ng' : ''}`);
     const values = await this.boot(commit, built.dir, boots);
     if (typeof values === 'string') return { state: 'skip', reason: values };
     return { state: 'measured', boots: values, build: built.build };

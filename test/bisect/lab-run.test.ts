@@ -5,7 +5,7 @@
  * services: real runVm, real stored runs, a git history made here.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -14,7 +14,9 @@ import { runBisect } from '../../src/bisect/run.ts';
 import { findProfile } from '../../src/bench/profiles.ts';
 import { Store } from '../../src/store/store.ts';
 import { DEFAULT_COST_MODEL, describeCostModel, type CostPlugin } from '../../src/vm/cost-plugin.ts';
-import { miniBuild, miniTree, scriptedGuest, unusedProbe, type ScriptedGuest } from '../trial/fakes.ts';
+import { fakeExecutor } from '../../src/macro/fake.ts';
+import { planVmMacro } from '../../src/vm/macro.ts';
+import { miniBuild, miniTree, scriptedGuest, stressGuest, unusedProbe, type ScriptedGuest } from '../trial/fakes.ts';
 import { checkoutState, git } from './history.ts';
 
 /** Instructions per call of an image: 217 plus every `cost N` its patch added. */
@@ -85,6 +87,33 @@ test('with --cost and --metric, the counter is bisected: the taken branches a co
     assert.equal(doc.outcome.state === 'found' ? doc.outcome.firstBad.subject : null, 'hint: cost 1');
     assert.deepEqual(doc.mode, { kind: 'exact', bootsPerStep: 1 }, 'the counter repeats exactly in every boot');
     assert.deepEqual(doc.steps.slice(0, 2).map((s) => s.state === 'measured' && s.value), [51, 52]);
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('with --stressor, the boots run stress-ng and the commit that costs the stressor a third of its bogo-ops is found', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hintlab-bisect-lab-run-'));
+  const store = Store.open(join(dir, 'lab.db'));
+  try {
+    const src = history(dir);
+    const stressors = readFileSync(new URL('../macro/fixtures/stressors-0.15.06.txt', import.meta.url), 'utf8').split(/\s+/).filter(Boolean);
+    const stressNg = fakeExecutor({ stressors, step: () => ({ yaml: null, result: { kind: 'exited', code: 0, stderr: '' } }) });
+    // the scripted stress guest runs fifo and yield twice each; the bisect follows fifo
+    const plan = await planVmMacro({ kernels: [], steps: [], stressors: ['fifo', 'yield'], sets: [], instances: '1', seconds: 2, repeats: 2, accel: 'tcg', icount: true, timeoutSeconds: 60, labelPrefix: 'x', command: 'x', hintlabVersion: 'test' }, stressNg);
+    const rates = { A: { fifo: Array<number>(40).fill(3000), yield: Array<number>(40).fill(50000) }, B: { fifo: Array<number>(40).fill(2000), yield: Array<number>(40).fill(50000) } };
+    const guest = stressGuest((image) => (readFileSync(image, 'utf8').includes('cost 50') ? 'B' : 'A'), [], rates);
+    const stress = { plan, subject: 'fifo@1', seconds: 2, repeats: 2 };
+    const lab = new KernelLab(
+      { src, out: join(dir, 'area'), base: 'tinyconfig', fragment: null, opt: 'O2', jobs: 1, profile: findProfile('getppid')!, metric: 'icount-bogo-ops/s', stress, cost: null, ops: null, rounds: 1, warmups: 0, timeoutSeconds: 60, command: 'hintlab bisect', invocation: { argv: [], cwd: dir }, hintlabVersion: 'test' },
+      { store, launcher: guest, probe: unusedProbe(dir), abort: new AbortController().signal, cacheDir: dir, services: { buildKernel: miniBuild() }, stressNgEntries: [] },
+    );
+    const metric = { subject: 'fifo@1', name: 'icount-bogo-ops/s', costModel: null };
+    const doc = await runBisect({ src, good: 'v1', bad: 'master', out: join(dir, 'area'), metric, keyInputs: {}, resume: false, command: 'hintlab bisect' }, { store, lab });
+    assert.equal(doc.outcome.state === 'found' ? doc.outcome.firstBad.subject : null, 'copy the attr: cost 50');
+    assert.deepEqual(doc.mode, { kind: 'exact', bootsPerStep: 1 });
+    assert.deepEqual(doc.steps.slice(0, 2).map((s) => s.state === 'measured' && s.value), [3000, 2000]);
   } finally {
     store.close();
     rmSync(dir, { recursive: true, force: true });
