@@ -54,7 +54,8 @@ export interface KernelLabOptions {
   fragment: string | null;
   opt: OptLevel;
   jobs: number;
-  profile: ProfileInfo;
+  /** The probe profile the boots run; null with `stress`. */
+  profile: ProfileInfo | null;
   /** 'instructions/call', or a cost counter's name under `cost`; ignored with `stress`. */
   metric: string;
   /** `--stressor`: boots run this stress-ng plan (one stressor) instead of the profile; the value is bogo-ops per guest second. */
@@ -212,7 +213,7 @@ export class KernelLab implements BisectLab {
   /** A boot's value: the mean over its measured rounds of the profile's count, the cost counter, or the stressor's rate. */
   private bootValue(runId: number): number {
     const run = this.deps.store.getRun(runId);
-    const subject = this.o.stress ? this.o.stress.subject : this.o.profile.name;
+    const subject = this.o.stress?.subject ?? this.o.profile?.name ?? '';
     const byMetric = !this.o.stress && this.o.metric !== 'instructions/call';
     const values = measuredValues(byMetric ? metricRun(run, this.o.metric) : run, subject);
     if (!isSample(values)) throw new UserError(`run #${runId} has no measured value of ${subject}`);
@@ -241,6 +242,7 @@ export class KernelLab implements BisectLab {
       const req: VmMacroRequest = { ...common, stressors: s.plan.stressors, sets: [], instances: '1', seconds: s.seconds, repeats: s.repeats };
       return this.services.runVmMacro(req, s.plan, { store, launcher, probe, abort, cacheDir, ...(stressNgEntries ? { stressNgEntries } : {}) });
     }
+    if (!this.o.profile) throw new Error('a kernel lab boots a profile or a stressor');
     const req: VmRequest = { ...common, profiles: [this.o.profile], ops: this.o.ops, rounds: this.o.rounds, warmups: this.o.warmups, cost: this.o.cost };
     return this.services.runVm(req, { store, launcher, probe, abort, costPlugin, cacheDir });
   }

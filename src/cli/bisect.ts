@@ -30,12 +30,19 @@ import { outputFormat } from './output-format.ts';
 import { writeOutput } from './runs.ts';
 import { defaultOut } from './trial.ts';
 import { guestProfiles } from './vm.ts';
+import type { ProfileInfo } from '../bench/profiles.ts';
+import type { LabStress } from '../bisect/lab.ts';
+import { planBisectStress } from '../bisect/stress.ts';
+import { processExecutor } from '../macro/executor.ts';
 
 interface BisectOptions {
   src: string;
   good: string;
   bad: string;
-  profile: string;
+  profile?: string;
+  stressor?: string;
+  stressorSeconds: number;
+  stressorRepeats: number;
   metric?: string;
   cost?: boolean;
   costModel?: string;
@@ -61,19 +68,35 @@ function formatOption(value: string): string {
   return value;
 }
 
-/** The one profile, the counter and the cost model, checked before anything builds. */
-function checkedMeasure(opts: BisectOptions): { profile: ReturnType<typeof guestProfiles>[number]; cost: CostModel | null; metric: BisectMetric } {
-  const names = opts.profile.split(',').map((p) => p.trim()).filter(Boolean);
-  if (names.length !== 1 || names[0] === 'all') throw new UserError(`--profile ${opts.profile}: a bisect follows one profile's count; give one name (hintlab bench --list names them)`, 2);
-  const [profile] = guestProfiles(names, true);
-  if (!profile) throw new UserError(`--profile ${opts.profile}: no such one-CPU profile`, 2);
+type Measure = { profile: ProfileInfo | null; stress: LabStress | null; cost: CostModel | null; metric: BisectMetric };
+
+/** One profile, or one stressor: what a bisect follows. */
+function oneName(opts: BisectOptions): { profile: string } | { stressor: string } {
+  if ((opts.profile === undefined) === (opts.stressor === undefined)) {
+    throw new UserError('give what the bisect follows: --profile NAME (instructions per call) or --stressor NAME (bogo-ops per guest second), one of the two', 2);
+  }
+  const [flag, value] = opts.profile !== undefined ? ['--profile', opts.profile] : ['--stressor', opts.stressor ?? ''];
+  const names = value.split(',').map((p) => p.trim()).filter(Boolean);
+  if (names.length !== 1 || names[0] === 'all') throw new UserError(`${flag} ${value}: a bisect follows one count; give one name`, 2);
+  return opts.profile !== undefined ? { profile: names[0]! } : { stressor: names[0]! };
+}
+
+/** The profile or stressor, the counter and the cost model, checked before anything builds. */
+async function checkedMeasure(opts: BisectOptions, io: CliIO): Promise<Measure> {
+  const one = oneName(opts);
+  if ('stressor' in one) {
+    if (opts.cost === true || opts.costModel !== undefined || opts.metric !== undefined) throw new UserError('--cost and --metric go with --profile: a stressor is followed by its bogo-ops per guest second', 2);
+    const stress = await planBisectStress(one.stressor, opts.stressorSeconds, opts.stressorRepeats, io.services?.bisect?.stressNg ?? processExecutor());
+    return { profile: null, stress, cost: null, metric: { subject: stress.subject, name: 'icount-bogo-ops/s', costModel: null } };
+  }
+  const [profile] = guestProfiles([one.profile], true);
+  if (!profile) throw new UserError(`--profile ${one.profile}: no such one-CPU profile`, 2);
   const costAsked = opts.cost === true || opts.costModel !== undefined || opts.metric !== undefined;
   const cost = costAsked ? parseCostModel(opts.costModel ?? '') : null;
-  const name = opts.metric ?? 'instructions/call';
   if (opts.metric !== undefined && !COST_COUNTERS.includes(opts.metric)) {
     throw new UserError(`--metric ${opts.metric}: not a cost counter; give one of ${COST_COUNTERS.join(', ')} (with --cost), or drop --metric to follow instructions per call`, 2);
   }
-  return { profile, cost, metric: { subject: profile.name, name, costModel: cost ? describeCostModel(cost) : null } };
+  return { profile, stress: null, cost, metric: { subject: profile.name, name: opts.metric ?? 'instructions/call', costModel: cost ? describeCostModel(cost) : null } };
 }
 
 function fragmentHash(path: string | null): string | null {
@@ -95,7 +118,7 @@ interface Checked {
 }
 
 /** The kernel lab (or the scripted one of a test) and the build of the probe it boots, which is part of every step's key. */
-function makeLab(opts: BisectOptions, io: CliIO, c: Checked, measure: ReturnType<typeof checkedMeasure>, deps: { store: Store; abort: AbortSignal; say: (line: string) => void; progress: ReturnType<typeof compileProgress> }): { lab: BisectLab; probeId: string } {
+function makeLab(opts: BisectOptions, io: CliIO, c: Checked, measure: Measure, deps: { store: Store; abort: AbortSignal; say: (line: string) => void; progress: ReturnType<typeof compileProgress> }): { lab: BisectLab; probeId: string } {
   const fake = io.services?.bisect?.lab;
   if (fake) return { lab: fake, probeId: 'scripted' };
   requireQemu();
@@ -103,7 +126,7 @@ function makeLab(opts: BisectOptions, io: CliIO, c: Checked, measure: ReturnType
   const costPlugin = measure.cost ? buildCostPlugin(io.env) : undefined;
   const lab = new KernelLab(
     {
-      src: c.src, out: c.out, base: c.base, fragment: c.fragment, opt: c.opt, jobs: opts.jobs ?? availableParallelism(), profile: measure.profile, metric: measure.metric.name, cost: measure.cost,
+      src: c.src, out: c.out, base: c.base, fragment: c.fragment, opt: c.opt, jobs: opts.jobs ?? availableParallelism(), profile: measure.profile, stress: measure.stress, metric: measure.metric.name, cost: measure.cost,
       ops: opts.ops ?? null, rounds: opts.rounds, warmups: opts.warmups, timeoutSeconds: opts.timeout, command: c.command, invocation: invocationOf(io), hintlabVersion: VERSION,
     },
     { store: deps.store, launcher: qemuLauncher(), probe, abort: deps.abort, costPlugin, onDetail: (line) => deps.say(`      ${line}`), onCompiled: (n, obj) => deps.progress.update(n, obj) },
@@ -112,7 +135,7 @@ function makeLab(opts: BisectOptions, io: CliIO, c: Checked, measure: ReturnType
 }
 
 async function bisectAction(opts: BisectOptions, io: CliIO, formatGiven: boolean): Promise<void> {
-  const measure = checkedMeasure(opts);
+  const measure = await checkedMeasure(opts, io);
   const format = outputFormat({ format: opts.format, given: formatGiven, output: opts.output }, EXTENSIONS);
   const src = resolve(io.cwd, opts.src);
   const c: Checked = {
@@ -154,7 +177,10 @@ export function registerBisect(program: Command, io: CliIO): void {
     .requiredOption('--src <dir>', 'git tree of the kernel (its checkout, index, HEAD and stashes are never touched: commits are exported with git archive)')
     .requiredOption('--good <ref>', 'a commit with the old count')
     .requiredOption('--bad <ref>', 'a later commit with the new count (good must be on its first-parent line)')
-    .requiredOption('-p, --profile <name>', 'the one-CPU probe profile whose count is followed (e.g. getppid)')
+    .option('-p, --profile <name>', 'the one-CPU probe profile whose instructions per call are followed (e.g. getppid)')
+    .option('--stressor <name>', 'or the stress-ng stressor whose bogo-ops per guest second are followed (e.g. fifo), as trial names them')
+    .option('--stressor-seconds <s>', 'with --stressor: guest seconds per invocation (under -icount a guest second is 10^9 guest instructions)', intOption('--stressor-seconds', 1), 2)
+    .option('--stressor-repeats <n>', 'with --stressor: invocations per boot; the boot\'s value is their mean', intOption('--stressor-repeats', 1), 2)
     .option('--cost', "run hintlab's cost plugin in every boot; the report adds the culprit's per-function change against its parent")
     .option('--metric <counter>', `with --cost: follow this counter instead of instructions per call (${COST_COUNTERS.join(', ')})`)
     .option('--cost-model <model>', "with --cost: the modelled L1i and predictor (default 'l1i=32k,8way,64 predictor=2bit')")

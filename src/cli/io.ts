@@ -50,7 +50,7 @@ export interface Services {
     costPlugin?: TrialDeps['costPlugin'];
   };
   /** The lab of `hintlab bisect` (tests script the builds and boots of each commit); default src/bisect/lab.ts. */
-  bisect?: { lab?: BisectLab };
+  bisect?: { lab?: BisectLab; stressNg?: StressNgExecutor };
 }
 
 export function processIO(): CliIO {

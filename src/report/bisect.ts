@@ -52,7 +52,7 @@ function metricWords(doc: BisectDocument): string {
 }
 
 function modeLine(mode: BisectMode): string {
-  if (mode.kind === 'exact') return 'exact: the good and the bad commit each repeated their count in 2 boots, so one boot per step decides';
+  if (mode.kind === 'exact') return 'exact: the good and the bad commit each repeated their value exactly in 2 boots, so one boot per step decides';
   return `statistical: ${mode.why}, so each step is the mean of ${mode.bootsPerStep} boots and the endpoints were compared with Welch's t-test`;
 }
 

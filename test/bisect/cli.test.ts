@@ -4,11 +4,15 @@
  * reports, the progress lines, and the refusals before anything runs.
  */
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { fakeExecutor } from '../../src/macro/fake.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { checkoutState, FakeLab, git, makeHistory } from './history.ts';
+
+const STRESSORS = readFileSync(new URL('../macro/fixtures/stressors-0.15.06.txt', import.meta.url), 'utf8').split(/\s+/).filter(Boolean);
+const stressNg = fakeExecutor({ stressors: STRESSORS, step: () => ({ yaml: null, result: { kind: 'exited', code: 0, stderr: '' } }) });
 
 function setup(): { dir: string; src: string; hashes: string[]; args: string[] } {
   const dir = tempDir('hintlab-bisect-cli-');
@@ -68,14 +72,21 @@ test('--format lkml is a short regression report naming the commit, the change a
   }
 });
 
-test('two profiles, a counter without its name right, and a tree that is no git repository are refused before anything boots', async () => {
+test('two profiles, a profile and a stressor, an unknown stressor, a counter without its name right, and a tree that is no git repository are refused before anything boots', async () => {
   const t = setup();
   try {
     const lab = new FakeLab(t.src, t.dir);
     const services = { bisect: { lab } };
     const two = await runCli([...t.args.slice(0, 7), '--profile', 'getppid,getpid', ...t.args.slice(9)], { services });
     assert.equal(two.code, 2);
-    assert.match(two.stderr, /a bisect follows one profile's count; give one name/);
+    assert.match(two.stderr, /--profile getppid,getpid: a bisect follows one count; give one name/);
+    const both = await runCli([...t.args, '--stressor', 'fifo'], { services });
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--profile NAME \(instructions per call\) or --stressor NAME \(bogo-ops per guest second\), one of the two/);
+    const withStress = { bisect: { lab, stressNg } };
+    const unknown = await runCli([...t.args.slice(0, 7), '--stressor', 'fifi', ...t.args.slice(9)], { services: withStress });
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /--stressor fifi: .*fifo/);
     const metric = await runCli([...t.args, '--metric', 'cycles'], { services });
     assert.equal(metric.code, 2);
     assert.match(metric.stderr, /--metric cycles: not a cost counter; give one of kernel-instructions\/call/);
@@ -83,6 +94,17 @@ test('two profiles, a counter without its name right, and a tree that is no git 
     assert.equal(notGit.code, 2);
     assert.match(notGit.stderr, /not a git repository/);
     assert.deepEqual(lab.measured, []);
+  } finally {
+    rmSync(t.dir, { recursive: true, force: true });
+  }
+});
+
+test('--stressor follows bogo-ops per guest second and says so in the report', async () => {
+  const t = setup();
+  try {
+    const r = await runCli([...t.args.slice(0, 7), '--stressor', 'fifo', ...t.args.slice(9)], { services: { bisect: { lab: new FakeLab(t.src, t.dir), stressNg } } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^ {2}fifo@1, stress-ng bogo-ops per guest second: 1001 bogo-ops\/guest-s at its parent, 1051 bogo-ops\/guest-s here: \+50 bogo-ops\/guest-s \(\+5\.00 %\)$/m);
   } finally {
     rmSync(t.dir, { recursive: true, force: true });
   }

@@ -49,7 +49,7 @@ test('the replay log marks every tested commit as git bisect log does, and names
 test('text names the first bad commit with subject, author and the change at it, and every tested commit with its value', () => {
   const text = bisectText(found);
   assert.match(text, /^first bad commit: 7{40}\n {2}subject: sched: copy the attr\n {2}author: {2}A U Thor <author@example.org>\n {2}getppid, guest instructions per call: 1001 instr at its parent, 1051 instr here: \+50 instr \(\+5\.00 %\)$/m);
-  assert.match(text, /^mode: exact: the good and the bad commit each repeated their count in 2 boots, so one boot per step decides$/m);
+  assert.match(text, /^mode: exact: the good and the bad commit each repeated their value exactly in 2 boots, so one boot per step decides$/m);
   assert.match(text, /^ {2}666666666666 +step +- +skip +- +build failed \(make exit 2\) +sched: half a refactor$/m);
   assert.match(text, /^ {2}888888888888 +step +1051 instr +bad +1 +stored +sched: comment$/m);
   assert.match(text, /^9 commits on the first-parent line, 6 booted, 1 skipped \(did not build or boot\); 4 kernels built by this run; 12\.3 s$/m);
