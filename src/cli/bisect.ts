@@ -156,7 +156,9 @@ async function bisectAction(opts: BisectOptions, io: CliIO, formatGiven: boolean
   try {
     const doc = await interruptible(async (abort) => {
       const { lab, probeId } = makeLab(opts, io, c, measure, { store, abort, say, progress });
-      const keyInputs = { base: c.base, fragment: fragmentHash(c.fragment), opt: c.opt, probe: probeId, ops: opts.ops ?? null, rounds: opts.rounds, warmups: opts.warmups };
+      const s = measure.stress;
+      const boots = s ? { seconds: s.seconds, repeats: s.repeats, stressNg: s.plan.stressNgVersion } : { ops: opts.ops ?? null, rounds: opts.rounds, warmups: opts.warmups };
+      const keyInputs = { base: c.base, fragment: fragmentHash(c.fragment), opt: c.opt, probe: probeId, ...boots };
       return runBisect(
         { src, good: opts.good, bad: opts.bad, out: c.out, metric: measure.metric, keyInputs, resume: opts.resume === true, command: c.command },
         { store, lab, onEvent: (e) => say(bisectEventLine(e, measure.metric)) },
