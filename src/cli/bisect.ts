@@ -117,10 +117,10 @@ interface Checked {
   command: string;
 }
 
-/** The kernel lab (or the scripted one of a test) and the build of the probe it boots, which is part of every step's key. */
-function makeLab(opts: BisectOptions, io: CliIO, c: Checked, measure: Measure, deps: { store: Store; abort: AbortSignal; say: (line: string) => void; progress: ReturnType<typeof compileProgress> }): { lab: BisectLab; probeId: string } {
+/** The kernel lab (or the scripted one of a test) and the builds of the probe and the cost plugin it boots with, which are part of every step's key. */
+function makeLab(opts: BisectOptions, io: CliIO, c: Checked, measure: Measure, deps: { store: Store; abort: AbortSignal; say: (line: string) => void; progress: ReturnType<typeof compileProgress> }): { lab: BisectLab; probeId: string; pluginId: string | null } {
   const fake = io.services?.bisect?.lab;
-  if (fake) return { lab: fake, probeId: 'scripted' };
+  if (fake) return { lab: fake, probeId: 'scripted', pluginId: null };
   requireQemu();
   const probe = buildProbe({ static: true, env: io.env });
   const costPlugin = measure.cost ? buildCostPlugin(io.env) : undefined;
@@ -131,7 +131,7 @@ function makeLab(opts: BisectOptions, io: CliIO, c: Checked, measure: Measure, d
     },
     { store: deps.store, launcher: qemuLauncher(), probe, abort: deps.abort, costPlugin, onDetail: (line) => deps.say(`      ${line}`), onCompiled: (n, obj) => deps.progress.update(n, obj) },
   );
-  return { lab, probeId: probe.buildId };
+  return { lab, probeId: probe.buildId, pluginId: costPlugin?.buildId ?? null };
 }
 
 async function bisectAction(opts: BisectOptions, io: CliIO, formatGiven: boolean): Promise<void> {
@@ -155,10 +155,10 @@ async function bisectAction(opts: BisectOptions, io: CliIO, formatGiven: boolean
   };
   try {
     const doc = await interruptible(async (abort) => {
-      const { lab, probeId } = makeLab(opts, io, c, measure, { store, abort, say, progress });
+      const { lab, probeId, pluginId } = makeLab(opts, io, c, measure, { store, abort, say, progress });
       const s = measure.stress;
       const boots = s ? { seconds: s.seconds, repeats: s.repeats, stressNg: s.plan.stressNgVersion } : { ops: opts.ops ?? null, rounds: opts.rounds, warmups: opts.warmups };
-      const keyInputs = { base: c.base, fragment: fragmentHash(c.fragment), opt: c.opt, probe: probeId, ...boots };
+      const keyInputs = { base: c.base, fragment: fragmentHash(c.fragment), opt: c.opt, probe: probeId, plugin: pluginId, ...boots };
       return runBisect(
         { src, good: opts.good, bad: opts.bad, out: c.out, metric: measure.metric, keyInputs, resume: opts.resume === true, command: c.command },
         { store, lab, onEvent: (e) => say(bisectEventLine(e, measure.metric)) },
