@@ -37,6 +37,18 @@ function history(dir: string): string {
   return src;
 }
 
+/** `body` on a fresh history in a temporary directory with its own database, both removed afterwards. */
+async function inHistory(body: (dir: string, store: Store, src: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'hintlab-bisect-lab-run-'));
+  const store = Store.open(join(dir, 'lab.db'));
+  try {
+    await body(dir, store, history(dir));
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function labOf(dir: string, src: string, store: Store, guest: ScriptedGuest, over: Partial<KernelLabOptions> = {}, costPlugin?: CostPlugin): KernelLab {
   return new KernelLab(
     { src, out: join(dir, 'area'), base: 'tinyconfig', fragment: null, opt: 'O2', jobs: 1, profile: findProfile('getppid')!, metric: 'instructions/call', cost: null, ops: 1000, rounds: 5, warmups: 1, timeoutSeconds: 60, command: 'hintlab bisect', invocation: { argv: [], cwd: dir }, hintlabVersion: 'test', ...over },
@@ -44,11 +56,8 @@ function labOf(dir: string, src: string, store: Store, guest: ScriptedGuest, ove
   );
 }
 
-test('the kernel lab builds each commit from the nearest built one, boots it, and the culprit is found from stored runs, three boots a step where counts do not repeat', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'hintlab-bisect-lab-run-'));
-  const store = Store.open(join(dir, 'lab.db'));
-  try {
-    const src = history(dir);
+test('the kernel lab builds each commit from the nearest built one, boots it, and the culprit is found from stored runs, three boots a step where counts do not repeat', () =>
+  inHistory(async (dir, store, src) => {
     const before = checkoutState(src);
     const guest = scriptedGuest({ perCall });
     const lab = (): KernelLab => labOf(dir, src, store, guest);
@@ -67,17 +76,10 @@ test('the kernel lab builds each commit from the nearest built one, boots it, an
     assert.ok(doc.steps.every((s) => s.state === 'measured' && s.boots.length === 3));
     assert.equal(again.builds, 0);
     assert.deepEqual(checkoutState(src), before);
-  } finally {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('with --cost and --metric, the counter is bisected: the taken branches a commit adds are found, the instruction count aside', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'hintlab-bisect-lab-run-'));
-  const store = Store.open(join(dir, 'lab.db'));
-  try {
-    const src = history(dir);
+test('with --cost and --metric, the counter is bisected: the taken branches a commit adds are found, the instruction count aside', () =>
+  inHistory(async (dir, store, src) => {
     // taken branches follow the hint only; instructions per call stay the same everywhere
     const guest = scriptedGuest({ taken: (image) => (image.includes('hint') ? 52 : 51) });
     const costPlugin = { path: join(dir, 'cost.so'), buildId: 'cost-test', qemuVersion: '7.2.22' };
@@ -87,17 +89,10 @@ test('with --cost and --metric, the counter is bisected: the taken branches a co
     assert.equal(doc.outcome.state === 'found' ? doc.outcome.firstBad.subject : null, 'hint: cost 1');
     assert.deepEqual(doc.mode, { kind: 'exact', bootsPerStep: 1 }, 'the counter repeats exactly in every boot');
     assert.deepEqual(doc.steps.slice(0, 2).map((s) => s.state === 'measured' && s.value), [51, 52]);
-  } finally {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('with --stressor, the boots run stress-ng and the commit that costs the stressor a third of its bogo-ops is found', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'hintlab-bisect-lab-run-'));
-  const store = Store.open(join(dir, 'lab.db'));
-  try {
-    const src = history(dir);
+test('with --stressor, the boots run stress-ng and the commit that costs the stressor a third of its bogo-ops is found', () =>
+  inHistory(async (dir, store, src) => {
     const stressors = readFileSync(new URL('../macro/fixtures/stressors-0.15.06.txt', import.meta.url), 'utf8').split(/\s+/).filter(Boolean);
     const stressNg = fakeExecutor({ stressors, step: () => ({ yaml: null, result: { kind: 'exited', code: 0, stderr: '' } }) });
     // the scripted stress guest runs fifo and yield twice each; the bisect follows fifo
@@ -114,8 +109,4 @@ test('with --stressor, the boots run stress-ng and the commit that costs the str
     assert.equal(doc.outcome.state === 'found' ? doc.outcome.firstBad.subject : null, 'copy the attr: cost 50');
     assert.deepEqual(doc.mode, { kind: 'exact', bootsPerStep: 1 });
     assert.deepEqual(doc.steps.slice(0, 2).map((s) => s.state === 'measured' && s.value), [3000, 2000]);
-  } finally {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
