@@ -21,9 +21,18 @@ function setup(): { dir: string; src: string; hashes: string[]; args: string[] }
   return { dir, src, hashes, args: ['bisect', '--src', src, '--good', 'v1', '--bad', 'master', '--profile', 'getppid', '--db', join(dir, 'h.db'), '--out', join(dir, 'area')] };
 }
 
-test('bisect prints the first bad commit, the tested commits and the replay log, and says each step on stderr', async () => {
+/** `body` on a fresh history in a temporary directory, removed afterwards. */
+async function inHistory(body: (t: ReturnType<typeof setup>) => Promise<void>): Promise<void> {
   const t = setup();
   try {
+    await body(t);
+  } finally {
+    rmSync(t.dir, { recursive: true, force: true });
+  }
+}
+
+test('bisect prints the first bad commit, the tested commits and the replay log, and says each step on stderr', () =>
+  inHistory(async (t) => {
     const before = checkoutState(t.src);
     const r = await runCli(t.args, { services: { bisect: { lab: new FakeLab(t.src, t.dir) } } });
     assert.equal(r.code, 0, r.stderr);
@@ -39,14 +48,10 @@ test('bisect prints the first bad commit, the tested commits and the replay log,
     const log = join(t.dir, 'bisect.log');
     writeFileSync(log, r.stdout.slice(r.stdout.indexOf('git bisect start')));
     assert.match(git(clone, 'bisect', 'replay', log), new RegExp(`^${t.hashes[5]} is the first bad commit$`, 'm'));
-  } finally {
-    rmSync(t.dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('--format json lists every booted commit, endpoints included, with value and side', async () => {
-  const t = setup();
-  try {
+test('--format json lists every booted commit, endpoints included, with value and side', () =>
+  inHistory(async (t) => {
     const r = await runCli([...t.args, '--format', 'json'], { services: { bisect: { lab: new FakeLab(t.src, t.dir) } } });
     assert.equal(r.code, 0, r.stderr);
     const j = JSON.parse(r.stdout) as { firstBad: { commit: string }; steps: { commit: string; value: number | null; side: string }[]; builds: number };
@@ -54,27 +59,19 @@ test('--format json lists every booted commit, endpoints included, with value an
     assert.deepEqual(j.steps.slice(0, 2).map((s) => [s.commit, s.value, s.side]), [[t.hashes[0], 1000, 'good'], [t.hashes[6], 1051, 'bad']]);
     assert.ok(j.steps.some((s) => s.side === 'skip' && s.value === null));
     assert.equal(j.builds, j.steps.filter((s) => s.side !== 'skip').length);
-  } finally {
-    rmSync(t.dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('--format lkml is a short regression report naming the commit, the change and how it was measured', async () => {
-  const t = setup();
-  try {
+test('--format lkml is a short regression report naming the commit, the change and how it was measured', () =>
+  inHistory(async (t) => {
     const r = await runCli([...t.args, '--format', 'lkml'], { services: { bisect: { lab: new FakeLab(t.src, t.dir) } } });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^getppid, guest instructions per call: \+51 instr \(\+5\.10 %\) between v1 and master, bisected to$/m);
     assert.match(r.stdout, new RegExp(`^  commit ${t.hashes[5]} \\("copy the attr on every call"\\)$`, 'm'));
     assert.match(r.stdout, /^ {2}measured: each commit built and booted under qemu -icount \(guest instructions, exact/m);
-  } finally {
-    rmSync(t.dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('two profiles, a profile and a stressor, an unknown stressor, a counter without its name right, and a tree that is no git repository are refused before anything boots', async () => {
-  const t = setup();
-  try {
+test('two profiles, a profile and a stressor, an unknown stressor, a counter without its name right, and a tree that is no git repository are refused before anything boots', () =>
+  inHistory(async (t) => {
     const lab = new FakeLab(t.src, t.dir);
     const services = { bisect: { lab } };
     const two = await runCli([...t.args.slice(0, 7), '--profile', 'getppid,getpid', ...t.args.slice(9)], { services });
@@ -94,18 +91,11 @@ test('two profiles, a profile and a stressor, an unknown stressor, a counter wit
     assert.equal(notGit.code, 2);
     assert.match(notGit.stderr, /not a git repository/);
     assert.deepEqual(lab.measured, []);
-  } finally {
-    rmSync(t.dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('--stressor follows bogo-ops per guest second and says so in the report', async () => {
-  const t = setup();
-  try {
+test('--stressor follows bogo-ops per guest second and says so in the report', () =>
+  inHistory(async (t) => {
     const r = await runCli([...t.args.slice(0, 7), '--stressor', 'fifo', ...t.args.slice(9)], { services: { bisect: { lab: new FakeLab(t.src, t.dir), stressNg } } });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^ {2}fifo@1, stress-ng bogo-ops per guest second: 1001 bogo-ops\/guest-s at its parent, 1051 bogo-ops\/guest-s here: \+50 bogo-ops\/guest-s \(\+5\.00 %\)$/m);
-  } finally {
-    rmSync(t.dir, { recursive: true, force: true });
-  }
-});
+  }));
