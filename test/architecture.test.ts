@@ -27,7 +27,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['launch'],
   ['targets'],
   ['bench', 'kernel', 'compare', 'codegen', 'macro'],
-  ['vm', 'hints', 'session', 'behave', 'trial'],
+  ['vm', 'hints', 'session', 'behave', 'trial', 'bisect'],
   ['report'],
   ['cli'],
 ];

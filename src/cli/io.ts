@@ -1,3 +1,4 @@
+import type { BisectLab } from '../bisect/run.ts';
 import type { RunInvocation } from '../model.ts';
 import { shellLine } from '../shell.ts';
 
@@ -48,6 +49,8 @@ export interface Services {
     /** The cost plugin the boots are given (the scripted guest writes its output); default: built here. */
     costPlugin?: TrialDeps['costPlugin'];
   };
+  /** The lab of `hintlab bisect` (tests script the builds and boots of each commit); default src/bisect/lab.ts. */
+  bisect?: { lab?: BisectLab; stressNg?: StressNgExecutor };
 }
 
 export function processIO(): CliIO {

@@ -30,6 +30,7 @@ const COMMANDS: [names: string[], load: () => Promise<Register>][] = [
   [['kernel'], async () => (await import('./kernel.ts')).registerKernel],
   [['behave'], async () => (await import('./behave.ts')).registerBehave],
   [['trial'], async () => (await import('./trial.ts')).registerTrial],
+  [['bisect'], async () => (await import('./bisect.ts')).registerBisect],
 ];
 
 /**

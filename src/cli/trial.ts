@@ -87,8 +87,8 @@ function formatOption(value: string): string {
   return value;
 }
 
-/** `~/.cache/hintlab/trial/<tree name>-<hash of its real path>`: one place per tree, kept for the next trial. */
-function defaultOut(src: string, io: CliIO): string {
+/** `~/.cache/hintlab/<kind>/<tree name>-<hash of its real path>`: one place per tree, kept for the next trial (or bisect). */
+export function defaultOut(src: string, io: CliIO, kind: 'trial' | 'bisect' = 'trial'): string {
   let real = src;
   try {
     real = realpathSync(src);
@@ -96,7 +96,7 @@ function defaultOut(src: string, io: CliIO): string {
     // a missing tree is reported by the trial itself, naming --src
   }
   const cache = io.env.XDG_CACHE_HOME || join(io.env.HOME || homedir(), '.cache');
-  return join(cache, 'hintlab', 'trial', `${basename(real)}-${createHash('sha256').update(real).digest('hex').slice(0, 12)}`);
+  return join(cache, 'hintlab', kind, `${basename(real)}-${createHash('sha256').update(real).digest('hex').slice(0, 12)}`);
 }
 
 /** The step lines on stderr: each step as it starts, and as it ends with its wall time and what it did. */
