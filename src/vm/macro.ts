@@ -21,7 +21,7 @@ import { buildPlan, parseInstances, resolveInstances, type PlanItem } from '../m
 import { parseStressNgVersion, parseStressorList, selectStressors, type UnavailableStressor } from '../macro/stressors.ts';
 import { invocationExtra, type RunInvocation, type RunParams, type Unit } from '../model.ts';
 import { drive, type OpenedRun } from '../targets/driver.ts';
-import { guestTarget } from '../targets/guest.ts';
+import { guestTarget, kvmTrial } from '../targets/guest.ts';
 import type { TargetExit, TargetFile, TargetJob } from '../targets/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment } from '../environment/guest.ts';
@@ -29,8 +29,8 @@ import type { GuestEnvironment, Accel } from '../environment/record.ts';
 import type { CpioEntry } from '../launch/initramfs.ts';
 import type { VmKernel } from './kernels.ts';
 import { guestPlanText, guestStressNgArgs, GUEST_PLAN, MACRO_PROBE_ARGS, MacroGuestSession, PooledMacroSession } from './macro-session.ts';
-import { BASE_APPEND } from '../launch/qemu.ts';
-import { guestCpus, planSteps, stepReports, trialBoot, type StepPlan, type StepResult, type VmDeps } from './runner.ts';
+import { BASE_APPEND, type VmLauncher } from '../launch/qemu.ts';
+import { guestCpus, planSteps, stepReports, type StepPlan, type StepResult, type VmDeps } from './runner.ts';
 import { GUEST_STRESS_NG, stressNgFiles } from '../launch/stress-ng-image.ts';
 
 export interface VmMacroRequest {
@@ -56,7 +56,8 @@ export interface VmMacroRequest {
 }
 
 /** The runner's dependencies: those of a probe run (launcher, store, callbacks), plus stress-ng's files. */
-export interface VmMacroDeps extends Pick<VmDeps, 'store' | 'launcher' | 'probe' | 'abort' | 'cacheDir' | 'chooseAccel' | 'onAccel' | 'onStepStart' | 'onStepEnd'> {
+export interface VmMacroDeps extends Pick<VmDeps, 'store' | 'probe' | 'abort' | 'cacheDir' | 'chooseAccel' | 'onAccel' | 'onStepStart' | 'onStepEnd'> {
+  launcher: VmLauncher;
   /** The host binary copied into the guest (default /usr/bin/stress-ng). */
   stressNgBinary?: string;
   /** Overrides stress-ng's archive members (tests). */
@@ -154,7 +155,8 @@ function macroJob(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacroPlan): Ta
 export async function runVmMacro(req: VmMacroRequest, plan: VmMacroPlan, deps: VmMacroDeps): Promise<VmMacroResult> {
   const icount = req.icount === true;
   const pooled = req.poolBoots === true;
-  const accel = await (deps.chooseAccel ?? chooseAccel)(req.accel, icount, () => trialBoot(req, deps));
+  const first = req.kernels.find((k) => k.label === req.steps[0]) ?? req.kernels[0];
+  const accel = await (deps.chooseAccel ?? chooseAccel)(req.accel, icount, () => (first ? kvmTrial(first.image, deps, deps.abort) : Promise.resolve('no kernel to try')));
   deps.onAccel?.(accel);
   const job = macroJob(req, deps, plan);
   const plans = planSteps(req);
