@@ -4,19 +4,16 @@
  * that answers the probe with exact instruction counts and boots nothing.
  */
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { ProbeBuild } from '../../src/launch/probe-build.ts';
 import { Store } from '../../src/store/store.ts';
-import { runCli, tempDir } from '../helpers/cli.ts';
+import { bzImageStub, runCli, tempDir } from '../helpers/cli.ts';
 
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
-const image = join(dir, 'bzImage');
-const header = Buffer.alloc(0x300);
-header.write('HdrS', 0x202, 'latin1');
-writeFileSync(image, header);
+const image = bzImageStub(dir);
 // the fake guest runs no probe: this build is only recorded with the runs
 const probe: ProbeBuild = { path: join(dir, 'probe'), static: true, buildId: 'feedfacefeedface', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-static'] };
 const services = { probeBuild: probe };
