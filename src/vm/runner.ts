@@ -322,17 +322,15 @@ function pooledStop(stop: DriveStop, plans: StepPlan[], parallel = 1): string {
   return `stopped after boot ${failed.bootIndex} of kernel ${failed.kernel.label} failed (run #${stop.runId})`;
 }
 
-/** The first kernel of the order: the one a trial boot under KVM boots. */
-function firstImage(req: Pick<VmRequest, 'kernels' | 'steps'>): string | null {
-  return (req.kernels.find((k) => k.label === req.steps[0]) ?? req.kernels[0])?.image ?? null;
-}
-
-/** The accelerator of the boots: the site's, or chosen by a trial boot of the first kernel under KVM. */
-function accelOf(req: VmRequest, deps: SiteDeps): Promise<AccelChoice> {
-  const accel = deps.site.accel;
+/**
+ * The accelerator of an order's boots on `site`: the site's own, or chosen
+ * by a trial boot under KVM of the order's first kernel (vm and vm --macro).
+ */
+export function siteAccel(site: BootSite, req: Pick<VmRequest, 'kernels' | 'steps' | 'accel'> & { icount?: boolean }, deps: Pick<VmDeps, 'chooseAccel' | 'abort'>): Promise<AccelChoice> {
+  const accel = site.accel;
   if (accel.kind === 'decided') return Promise.resolve({ accel: accel.accel, why: accel.why });
-  const image = firstImage(req);
-  return (deps.chooseAccel ?? chooseAccel)(req.accel, req.icount, () => (image === null ? Promise.resolve('no kernel to try') : accel.trial(image, deps.abort)));
+  const first = req.kernels.find((k) => k.label === req.steps[0]) ?? req.kernels[0];
+  return (deps.chooseAccel ?? chooseAccel)(req.accel, req.icount === true, () => (first ? accel.trial(first.image, deps.abort) : Promise.resolve('no kernel to try')));
 }
 
 /**
@@ -351,7 +349,7 @@ export async function runVm(req: VmRequest, deps: VmDeps): Promise<VmResult> {
 }
 
 async function runOnSite(req: VmRequest, deps: SiteDeps): Promise<VmResult> {
-  const accel = await accelOf(req, deps);
+  const accel = await siteAccel(deps.site, req, deps);
   deps.onAccel?.(accel);
   const plans = planSteps(req).filter((p) => !req.skipSteps?.includes(p.index));
   const steps: StepResult[] = [];
