@@ -5,31 +5,26 @@
  * runs carry `where: 'remote', remote: {hostname, url}` and the box's own environment,
  * and with several boxes each run's label ends in `@host`.
  */
-import { buildProbe } from '../launch/probe-build.ts';
+import { buildProbe, type ProbeBuild } from '../launch/probe-build.ts';
 import { BenchRequestError, runBench, type BenchDeps, type BenchRequest } from '../bench/runner.ts';
 import type { RunWithRounds } from '../model.ts';
 import { runJson } from '../report/run-export.ts';
 import { runHeadline, runTable } from '../report/run-table.ts';
 import type { Store } from '../store/store.ts';
+import { boxProgress, onBoxes, type Box } from '../targets/boxes.ts';
+import { parsePlace } from '../targets/place.ts';
 import type { SshAddress } from '../targets/ssh-address.ts';
-import { SshTarget } from '../targets/ssh.ts';
+import type { SshTarget } from '../targets/ssh.ts';
 import { interleavedRequest, isInterleaved, measureInterleaved } from './bench-interleave.ts';
 import type { BenchOptions } from './bench-options.ts';
 import { type CliIO } from './io.ts';
 import { UserError } from '../errors.ts';
 import type { Progress } from './progress.ts';
-import { boxLabel, connectAll, hostTags, parseTargetUrls } from './targets.ts';
 
-/** The `--target` addresses, checked: each given once, and only with what a box can do. */
-export function parseTargets(opts: BenchOptions): SshAddress[] {
-  const addresses = parseTargetUrls(opts.target);
-  if (opts.switchFile.length > 0) {
-    throw new UserError('--switch-file writes files on this machine, not on a --target box; switch the box by hand between two runs, or use --inject-seccomp-b', 2);
-  }
-  if (addresses.length > 1 && opts.json && isInterleaved(opts)) {
-    throw new UserError('--json with --label-b takes one --target at a time (each box prints its own pair of runs)', 2);
-  }
-  return addresses;
+/** The `--target` boxes, checked: each given once, and only with what a box can do. */
+export function parseTargets(opts: BenchOptions, env: NodeJS.ProcessEnv): SshAddress[] {
+  const place = parsePlace('bench', { target: opts.target, switchFile: opts.switchFile, json: opts.json, pairedB: isInterleaved(opts) }, env);
+  return place.kind === 'ssh' ? place.boxes : [];
 }
 
 /** The failure of one box's run, saying whether the connection dropped and what was kept. */
@@ -59,6 +54,8 @@ async function measureOn(target: SshTarget, req: BenchRequest, deps: BenchDeps, 
 
 export interface RemoteBench {
   opts: BenchOptions;
+  /** The boxes, from parseTargets. */
+  boxes: SshAddress[];
   /** The request as for this machine (label and seccomp from the options). */
   req: BenchRequest;
   store: Store;
@@ -66,48 +63,30 @@ export interface RemoteBench {
   abort: AbortSignal;
 }
 
-/** Progress over all boxes: rounds stored of rounds planned, and the box of the last one. */
-function sharedProgress(bar: Progress, n: number): (i: number, host: string) => BenchDeps['onProgress'] {
-  const done = new Array<number>(n).fill(0);
-  const total = new Array<number>(n).fill(0);
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  return (i, host) => (d, t, p) => {
-    done[i] = d;
-    total[i] = t;
-    bar.update(sum(done), sum(total), `${host} ${p}`);
-  };
-}
-
 /** Run the bench on every `--target` box in parallel; print each box's run; fail naming every box that failed. */
 export async function benchRemote(b: RemoteBench, io: CliIO): Promise<void> {
-  const addresses = parseTargets(b.opts);
   const probe = io.services?.probeBuild ?? buildProbe({ static: true, env: io.env });
-  const targets = await connectAll(addresses, probe, io);
-  const tags = hostTags(addresses);
-  const several = targets.length > 1;
-  const progress = sharedProgress(b.bar, targets.length);
-  try {
-    const outcomes = await Promise.all(
-      targets.map(async (target, i) => {
-        const deps: BenchDeps = { store: b.store, target, probe, reader: await target.reader(), abort: b.abort, onProgress: progress(i, tags[i]!) };
-        const suffix = several ? `@${tags[i]}` : '';
-        if (isInterleaved(b.opts)) {
-          const opts = { ...b.opts, label: `${b.opts.label ?? 'A'}${suffix}`, labelB: `${b.opts.labelB ?? 'B'}${suffix}` };
-          return measureInterleaved(interleavedRequest(opts, b.req, io), io, deps, b.bar, b.opts.json === true).then(
-            () => ({ run: null, failure: null }),
-            (err: unknown) => ({ run: null, failure: `${target.name}: ${(err as Error).message}` }),
-          );
-        }
-        const label = boxLabel(b.req.label, tags[i]!, several);
-        return measureOn(target, { ...b.req, label }, deps, io, b.opts.json === true);
-      }),
-    );
+  await onBoxes(b.boxes, { probe, env: io.env }, async (boxes) => {
+    const progress = boxProgress(boxes.map(() => 0), (d, t, what) => b.bar.update(d, t, what));
+    const outcomes = await Promise.all(boxes.map((box) => measureBox(b, box, probe, progress(box.index, box.tag), io)));
     b.bar.clear();
     const runs = outcomes.flatMap((o) => (o.run ? [o.run] : []));
-    if (b.opts.json && runs.length) io.stdout(several ? `[${runs.map((r) => runJson(r).trimEnd()).join(',\n')}]\n` : runJson(runs[0]!));
+    if (b.opts.json && runs.length) io.stdout(boxes.length > 1 ? `[${runs.map((r) => runJson(r).trimEnd()).join(',\n')}]\n` : runJson(runs[0]!));
     const failures = outcomes.flatMap((o) => (o.failure ? [o.failure] : []));
     if (failures.length) throw new UserError(failures.join('\n'));
-  } finally {
-    await Promise.all(targets.map((t) => t.close()));
+  });
+}
+
+/** One box's part: an A/B pair (printed as it ends) or one run. */
+async function measureBox(b: RemoteBench, box: Box, probe: ProbeBuild, onProgress: BenchDeps['onProgress'], io: CliIO): Promise<{ run: RunWithRounds | null; failure: string | null }> {
+  const { target } = box;
+  const deps: BenchDeps = { store: b.store, target, probe, reader: await target.reader(), abort: b.abort, onProgress };
+  if (isInterleaved(b.opts)) {
+    const opts = { ...b.opts, label: box.label(b.opts.label ?? 'A') ?? undefined, labelB: box.label(b.opts.labelB ?? 'B') ?? undefined };
+    return measureInterleaved(interleavedRequest(opts, b.req, io), io, deps, b.bar, b.opts.json === true).then(
+      () => ({ run: null, failure: null }),
+      (err: unknown) => ({ run: null, failure: `${target.name}: ${(err as Error).message}` }),
+    );
   }
+  return measureOn(target, { ...b.req, label: box.label(b.req.label) }, deps, io, b.opts.json === true);
 }

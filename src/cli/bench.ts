@@ -6,7 +6,7 @@ import { PROFILES, type ProfileInfo, selectProfiles } from '../bench/profiles.ts
 import { BenchRequestError, runBench, type BenchDeps, type BenchRequest } from '../bench/runner.ts';
 import { interleavedRequest, isInterleaved, measureInterleaved, parseClock, refuseIgnoredPairedFlags } from './bench-interleave.ts';
 import { type BenchOptions, probePlanOptions } from './bench-options.ts';
-import { benchRemote } from './bench-targets.ts';
+import { benchRemote, parseTargets } from './bench-targets.ts';
 import { hostTarget } from '../targets/host.ts';
 import { runJson } from '../report/run-export.ts';
 import { runHeadline, runTable } from '../report/run-table.ts';
@@ -92,11 +92,12 @@ async function benchAction(opts: BenchOptions, io: CliIO): Promise<void> {
 
 /** `--target`: the same plan on each box over ssh (./bench-targets.ts). */
 async function benchOnBoxes(opts: BenchOptions, common: CommonRequest, io: CliIO, dbPath: string): Promise<void> {
+  const boxes = parseTargets(opts, io.env);
   const store = Store.open(dbPath);
   const bar = progressBar(io);
   try {
     const req = { ...common, label: opts.label ?? null, injectSeccomp: opts.injectSeccomp ?? null };
-    await interruptible((abort) => benchRemote({ opts, req, store, bar, abort }, io));
+    await interruptible((abort) => benchRemote({ opts, boxes, req, store, bar, abort }, io));
   } finally {
     bar.clear();
     store.close();

@@ -1,12 +1,16 @@
 /**
  * The mode conflicts of `hintlab trial`, all found from the flags alone,
  * before the probe or the cost plugin is built and before any kernel: a
- * trial refused after an hour of builds is the failure this prevents.
+ * trial refused after an hour of builds is the failure this prevents. Those
+ * of where the boots run (--target, --kvm, --cost) are the place parser's
+ * (src/targets/place.ts).
  */
 import { patchSections } from '../kernel/patch-names.ts';
 import { perHunkPlanText } from '../report/trial-hunks.ts';
 import { estimatePerHunk, PER_HUNK_MAX_KERNELS } from '../trial/per-hunk.ts';
 import { UserError } from '../errors.ts';
+import type { BootPlace } from '../targets/factory.ts';
+import { parsePlace } from '../targets/place.ts';
 
 /** The flags the checks read. */
 export interface TrialModeFlags {
@@ -24,30 +28,20 @@ export interface TrialModeFlags {
 
 const usage = (message: string): UserError => new UserError(message, 2);
 
-/** The cost model's conflicts: it runs in qemu's emulator here, with one model. */
-function checkCost(opts: TrialModeFlags, given: (flag: string) => boolean): void {
-  const asked = opts.cost === true || opts.costModel !== undefined;
-  if (given('--cost') && given('--no-cost')) throw usage('--cost and --no-cost: give one (or neither, and the patch decides)');
-  if (opts.costModel !== undefined && opts.cost === false) throw usage('--cost-model sets the model of --cost; drop --no-cost');
-  const flag = opts.cost === true ? '--cost' : '--cost-model';
-  if (asked && opts.kvm) throw usage(`${flag} counts in qemu's emulator (TCG plugin), --kvm measures time: choose one`);
-  if (asked && opts.target !== undefined) throw usage(`${flag} needs hintlab's qemu plugin on this machine; the measured boots of --target run on a LAVA lab: drop ${flag} or --target`);
-}
-
 /**
  * Refuse every combination of trial flags that cannot run as asked, or
- * that asks for something no step would do. `given` says whether a flag
- * was typed (a default is not).
+ * that asks for something no step would do, and say where the boots run.
+ * `given` says whether a flag was typed (a default is not).
  */
-export function checkTrialModes(opts: TrialModeFlags, given: (flag: string) => boolean): void {
-  checkCost(opts, given);
-  if (opts.target !== undefined && opts.kvm) throw usage('--kvm: on a LAVA lab (--target) the device decides the accelerator; drop --kvm to count instructions under icount there');
+export function checkTrialModes(opts: TrialModeFlags, given: (flag: string) => boolean, env: NodeJS.ProcessEnv): BootPlace {
+  const place = parsePlace('trial', { target: opts.target === undefined ? [] : [opts.target], cost: opts.cost, costModel: opts.costModel, kvm: opts.kvm }, env, given);
   const stress = opts.stressor.length > 0 || opts.set.length > 0;
   for (const flag of ['--stressor-seconds', '--stressor-repeats', '--stressor-instances']) {
     if (!stress && given(flag)) throw usage(`${flag} sets the stressor boots, and there are none: add --stressor NAME or --set sched, or drop ${flag}`);
   }
   if (opts.force && !opts.perHunk) throw usage('--force lifts the cap of --per-hunk, and there is no --per-hunk: drop --force');
   if (opts.all && opts.format !== 'lkml') throw usage(`--all widens the lkml table; the ${opts.format} report lists every subject already: drop --all or use --format lkml`);
+  return place;
 }
 
 /**

@@ -31,7 +31,7 @@ import { outputFormat } from './output-format.ts';
 import { checkTrialModes, perHunkPlan } from './trial-modes.ts';
 import { type CliIO, invocationOf } from './io.ts';
 import { UserError } from '../errors.ts';
-import { parseLavaAddress, redactLavaTokens } from '../targets/lava/address.ts';
+import { redactLavaTokens } from '../targets/lava/address.ts';
 import { shellLine } from '../shell.ts';
 import { compileProgress, configBase, optLevel } from './kernel.ts';
 import { collect, intOption, pctOption, DB_HELP } from './options.ts';
@@ -127,23 +127,22 @@ function stressOption(opts: TrialOptions): TrialRequest['stress'] {
 /** Every flag checked and turned into what the trial needs, before anything is built (the probe, the plugin, a kernel). */
 function checkedFlags(opts: TrialOptions, io: CliIO, given: (flag: string) => boolean) {
   if (opts.patch.length === 0) throw new UserError('give the patch B adds to the tree: --patch FILE (repeatable, applied in order)', 2);
-  checkTrialModes(opts, given);
-  if (opts.target !== undefined) parseLavaAddress(opts.target, io.env);
+  const place = checkTrialModes(opts, given, io.env);
   const profiles = guestProfiles(opts.profile, opts.kvm !== true);
   const patchTexts = opts.patch.map((p) => ({ path: p, text: readPatch(resolve(io.cwd, p)) }));
   // a file name patch(1) would read otherwise is refused here, naming the patch and line
   for (const p of patchTexts) patchSections(p.text, `--patch ${p.path}`);
-  const decided = costByDefault(opts.costModel !== undefined ? true : opts.cost, opts.kvm === true || opts.target !== undefined, patchTexts.map((p) => p.text));
+  const decided = costByDefault(opts.costModel !== undefined ? true : opts.cost, opts.kvm === true || place.kind !== 'qemu', patchTexts.map((p) => p.text));
   const cost = decided.on ? parseCostModel(opts.costModel ?? '') : null;
   const stress = stressOption(opts);
   const repeat = opts.repeat ?? defaultRepeat(profiles.length, stress ? stressorsNamed(stress.stressors, stress.sets) : 0, DEFAULT_OPTIONS.alpha);
   const hunkNote = perHunkPlan({ ...opts, repeat, stress: stress !== null }, patchTexts);
   const notes = [...(decided.note ? [`note: ${decided.note}`] : []), ...(hunkNote ? [hunkNote] : [])];
-  return { profiles, cost, notes, repeat, scenarios: selectScenarios(opts.scenario, io.cwd), base: configBase(opts.base, io.cwd), opt: optLevel(opts.opt) };
+  return { lava: place.kind === 'lava' ? place.address : null, profiles, cost, notes, repeat, scenarios: selectScenarios(opts.scenario, io.cwd), base: configBase(opts.base, io.cwd), opt: optLevel(opts.opt) };
 }
 
 async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) => boolean): Promise<void> {
-  const { profiles, cost, notes, repeat, scenarios, base, opt } = checkedFlags(opts, io, given);
+  const { lava, profiles, cost, notes, repeat, scenarios, base, opt } = checkedFlags(opts, io, given);
   // decided before anything builds: -o x.html with --format md is refused now, not after the kernels
   const format = outputFormat({ format: opts.format, given: given('--format'), output: opts.output }, extensionsOf('trial'));
   const dbPath = dbPathFrom(opts.db, io.env);
@@ -183,7 +182,7 @@ async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) 
           maxObjects: opts.maxObjects,
           thresholdPct: opts.threshold,
           timeoutSeconds: opts.timeout,
-          lava: opts.target ?? null,
+          lava,
           // a LAVA token typed in --target stays out of the store and the report
           command: shellLine(['hintlab', ...redactLavaTokens(io.argv ?? [])]),
           invocation: { ...invocationOf(io), argv: redactLavaTokens(io.argv ?? []) },

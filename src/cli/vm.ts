@@ -8,10 +8,12 @@ import { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import type { AccelRequest } from '../vm/accel.ts';
 import { parseOrder, resolveKernel } from '../vm/kernels.ts';
-import { qemuLauncher, requireQemu } from '../launch/qemu.ts';
-import { repeatOrder, runVm, type VmRequest } from '../vm/runner.ts';
-import { runVmOnLava } from '../vm/lava.ts';
-import { parseLavaAddress, redactLavaTokens } from '../targets/lava/address.ts';
+import { requireQemu } from '../launch/qemu.ts';
+import { repeatOrder, type VmRequest } from '../vm/runner.ts';
+import { runVmAt } from '../vm/placed.ts';
+import { parsePlace } from '../targets/place.ts';
+import type { SiteEvent } from '../targets/site.ts';
+import { redactLavaTokens } from '../targets/lava/address.ts';
 import { describeLavaProgress } from '../targets/lava/target.ts';
 import { shellLine } from '../shell.ts';
 import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
@@ -78,43 +80,46 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
   if (opts.repeat !== undefined && opts.macro) throw new UserError('--repeat pools boots of probe profiles; it does not work with --macro yet: use --order', 2);
   const defaultOrder = labels.length === 2 ? `${labels[0]},${labels[1]},${labels[0]}` : labels.join(',');
   const steps = opts.repeat !== undefined ? repeatOrder(labels, opts.repeat) : parseOrder(opts.order ?? defaultOrder, labels);
-  if (opts.target !== undefined && opts.macro) throw new UserError('--macro does not run on a LAVA lab yet; drop --target or --macro', 2);
+  const place = parsePlace('vm', { ...opts, target: opts.target === undefined ? [] : [opts.target] }, io.env);
   if (opts.macro) return vmMacroAction(opts, io, kernels, steps);
-  if (opts.costModel !== undefined && !opts.cost) throw new UserError('--cost-model sets the model of --cost; add --cost', 2);
-  if (opts.cost && opts.accel === 'kvm') throw new UserError('--cost counts in qemu\'s emulator (TCG plugin): use --accel tcg (or auto), or drop --cost for KVM timings', 2);
   // --cost implies icount (and with it the fixed guest clock): counts must repeat boot to boot
   const icount = opts.icount === true || opts.cost === true;
-  const cost = opts.cost ? parseCostModel(opts.costModel ?? '') : null;
+  const cost = place.kind === 'qemu' && place.cost ? parseCostModel(place.cost.model) : null;
   const profiles = guestProfiles(opts.profile, icount);
-  if (opts.resume && opts.target === undefined) throw new UserError('--resume continues an order on a LAVA lab (--target lava://...); a local vm order is rerun whole', 2);
-  if (opts.target !== undefined) return vmLavaAction(opts, io, { kernels, steps, profiles, icount, cost });
-  requireQemu();
+  if (place.kind === 'qemu') requireQemu();
   const costPlugin = cost ? buildCostPlugin(io.env) : undefined;
-  const probe = buildProbe({ static: true, env: io.env });
+  const probe = io.services?.probeBuild ?? buildProbe({ static: true, env: io.env });
   const store = Store.open(dbPathFrom(opts.db, io.env));
   const bar = progressBar(io);
   try {
     await interruptible(async (abort) => {
-      const result = await runVm(
-        vmRequest(opts, io, { kernels, steps, profiles, icount, cost }),
-        {
-          store,
-          launcher: qemuLauncher(),
-          probe,
-          costPlugin,
-          abort,
-          ...stepCallbacks(io, bar, steps.length),
-          onRound: (s, d, t, p) => bar.update(d, t, `${s.runLabel} ${p}`),
+      const result = await runVmAt(place, vmRequest(opts, io, { kernels, steps, profiles, icount, cost }), {
+        store,
+        probe,
+        costPlugin,
+        abort,
+        ...stepCallbacks(io, bar, steps.length),
+        onRound: (s, d, t, p) => bar.update(d, t, `${s.runLabel} ${p}`),
+        onEvent: (e) => io.stderr(siteEventText(e)),
+        onResume: (done, again) => {
+          if (done.length) io.stderr(`resume: ${done.map((s) => s.runLabel).join(', ')} already stored complete; booting the rest\n`);
+          for (const s of again) io.stderr(`resume: ${s.plan.runLabel} boots again: ${s.why}\n`);
         },
-      );
+      });
       bar.clear();
-      reportSteps(io, store, result, steps.length, opts.db, opts.detect);
+      reportSteps(io, store, result, steps.length, opts.db, opts.detect, place.kind === 'lava' ? 'lava' : 'qemu');
       if (cost) io.stdout(costSummaryText(vmCostSummary(costRunsByKernel(store, result.steps))));
     });
   } finally {
     bar.clear();
     store.close();
   }
+}
+
+/** A boot site's news on stderr: a lab's devices, a LAVA job's progress. */
+function siteEventText(e: SiteEvent): string {
+  if (e.kind === 'devices') return `LAVA devices: ${e.devices.join(', ')}${e.parallel > 1 ? ` (boots run ${e.parallel} at once)` : ''}\n`;
+  return `  ${describeLavaProgress(e.progress)}\n`;
 }
 
 type Planned = Pick<VmRequest, 'kernels' | 'steps' | 'profiles' | 'icount' | 'cost'>;
@@ -135,39 +140,6 @@ function vmRequest(opts: VmOptions, io: CliIO, planned: Planned): VmRequest {
     invocation: { ...invocationOf(io), argv: redactLavaTokens(io.argv ?? []) },
     hintlabVersion: VERSION,
   };
-}
-
-/** `vm --target lava://...`: the same order as LAVA jobs (src/vm/lava.ts). */
-async function vmLavaAction(opts: VmOptions, io: CliIO, planned: Planned): Promise<void> {
-  parseLavaAddress(opts.target!, io.env); // a malformed address is refused before the probe is built
-  const probe = buildProbe({ static: true, env: io.env });
-  const store = Store.open(dbPathFrom(opts.db, io.env));
-  const bar = progressBar(io);
-  try {
-    await interruptible(async (abort) => {
-      const result = await runVmOnLava(vmRequest(opts, io, planned), {
-        target: opts.target!,
-        env: io.env,
-        store,
-        probe,
-        abort,
-        ...stepCallbacks(io, bar, planned.steps.length),
-        onRound: (s, d, t, p) => bar.update(d, t, `${s.runLabel} ${p}`),
-        onDevices: (d, parallel) => io.stderr(`LAVA devices: ${d.join(', ')}${parallel > 1 ? ` (boots run ${parallel} at once)` : ''}\n`),
-        onLavaProgress: (p) => io.stderr(`  ${describeLavaProgress(p)}\n`),
-        resume: opts.resume === true,
-        onResume: (done, again) => {
-          if (done.length) io.stderr(`resume: ${done.map((s) => s.runLabel).join(', ')} already stored complete; booting the rest\n`);
-          for (const s of again) io.stderr(`resume: ${s.plan.runLabel} boots again: ${s.why}\n`);
-        },
-      });
-      bar.clear();
-      reportSteps(io, store, result, planned.steps.length, opts.db, opts.detect, 'lava');
-    });
-  } finally {
-    bar.clear();
-    store.close();
-  }
 }
 
 /** The runs of the boots just made, grouped by kernel label in boot order (pooled boots share a run). */

@@ -8,7 +8,9 @@
  * Implementations: the local host (./host.ts), a qemu guest (./guest.ts:
  * every run is one boot of the guest's kernel, the job as /init), a machine
  * over ssh (./ssh.ts), a LAVA lab (./lava/target.ts: every run is one LAVA
- * job). Adding a target is one file plus its tests.
+ * job). Targets that boot kernels come from boot sites (./site.ts), which
+ * the factory (./factory.ts) opens from the place the flags name
+ * (./place.ts).
  *
  * Invariant: when `run` returns, nothing the job started is still running
  * where it ran (host process group, qemu, the remote process), whatever the
@@ -73,25 +75,6 @@ export interface TargetExit {
    * the way to run it again. Optional: a target that has none leaves it out.
    */
   command?: string[];
-  /** The lab job the run was (a LAVA target, src/targets/lava/): stored in the run's environment. */
-  labJob?: LabJob | null;
-}
-
-/** A job a lab (LAVA) ran for hintlab: where, which, and how LAVA says it ended. */
-export interface LabJob {
-  /** The lab's address as stored, without a token (`lava://server:port/qemu`). */
-  server: string;
-  deviceType: string;
-  jobId: number;
-  url: string;
-  /** The device the lab chose, once it had one. */
-  device: string | null;
-  /** LAVA's health of the job: Complete, Incomplete, Canceled. */
-  health: string;
-  /** The qemu command line the lab ran, when its log said. */
-  qemu: string | null;
-  /** sha256 of the kernel image the job was given (what `vm --resume` tells a rebuilt bzImage by). */
-  kernelSha256?: string;
 }
 
 import type { SysReader } from '../environment/reader.ts';

@@ -9,7 +9,6 @@ import type { TrialCodegen } from './codegen.ts';
 import type { ReproduceCommand, TrialKernel } from './document.ts';
 import type { TrialRequest } from './request.ts';
 import type { VmStepResult } from './steps.ts';
-import { parseLavaAddress } from '../targets/lava/address.ts';
 import { DEFAULT_COST_MODEL, describeCostModel } from '../vm/cost-plugin.ts';
 
 function baseArgs(base: ConfigBase): string[] {
@@ -64,7 +63,7 @@ export function reproduceCommands({ req, kernels, codegen, vm, stress }: Reprodu
     ...(req.ops === null ? [] : ['--ops', String(req.ops)]),
     '--label-prefix', vm.runs.A.label.slice(0, -1),
     // the lab's address without its token ($HINTLAB_LAVA_TOKEN gives it)
-    ...(req.lava ? ['--target', parseLavaAddress(req.lava, {}).name] : []),
+    ...(req.lava ? ['--target', req.lava.name] : []),
     ...dbArgs(req),
   ];
   return [

@@ -20,7 +20,8 @@ import type { VmDeps, VmRequest, VmResult } from '../vm/runner.ts';
 import type { VmMacroDeps, VmMacroPlan, VmMacroRequest, VmMacroResult } from '../vm/macro.ts';
 import type { StressNgExecutor } from '../macro/executor.ts';
 import type { CpioEntry } from '../launch/initramfs.ts';
-import type { LavaVmDeps } from '../vm/lava.ts';
+import type { LavaVmDeps } from '../vm/placed.ts';
+import type { LavaAddress } from '../targets/lava/address.ts';
 import type { CodegenInput, TrialCodegen } from './codegen.ts';
 import type { StepName, TrialStep } from './document.ts';
 
@@ -51,7 +52,7 @@ export interface TrialRequest {
   /** Time in ns under KVM (only where a KVM trial boot works) instead of instructions under icount. */
   kvm: boolean;
   /** `--target lava://...`: the measured boots run as LAVA jobs (src/vm/lava.ts); null or absent: qemu here. */
-  lava?: string | null;
+  lava?: LavaAddress | null;
   /** `--cost`: the boots run hintlab's cost plugin with this model (src/vm/cost-plugin.ts); null without. */
   cost?: CostModel | null;
   /** stress-ng in A/B boots of the measured kernels (src/trial/stress.ts); null or absent without --stressor/--set. */

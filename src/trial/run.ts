@@ -40,7 +40,7 @@ import { runBehave } from '../behave/run.ts';
 import { runVm } from '../vm/runner.ts';
 import { planVmMacro, runVmMacro, type VmMacroPlan } from '../vm/macro.ts';
 import { measureStress, planStress, stressStep, unavailableLine } from './stress.ts';
-import { runVmOnLava } from '../vm/lava.ts';
+import { runVmOnLava } from '../vm/placed.ts';
 import { TRIAL_FORMAT, TRIAL_SCHEMA, type StepName, type TrialDocument, type TrialKernel, type TrialMeasured, type TrialStep } from './document.ts';
 import { reproduceCommands } from './reproduce.ts';
 import { measurePerHunk, planPerHunk, variantStep, type VariantResult } from './per-hunk.ts';

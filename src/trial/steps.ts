@@ -19,7 +19,7 @@ import type { NamedFragment } from '../kernel/config.ts';
 import { chooseAccel, type AccelChoice } from '../vm/accel.ts';
 import { resolveKernel, type VmKernel } from '../vm/kernels.ts';
 import { repeatOrder, type VmDeps, type VmRequest, type VmResult } from '../vm/runner.ts';
-import { parseLavaAddress } from '../targets/lava/address.ts';
+import type { VmMacroDeps } from '../vm/macro.ts';
 import { describeLavaProgress } from '../targets/lava/target.ts';
 import type { Unit } from '../model.ts';
 import { notJudgedSteps, type BehaveDocument } from '../behave/compare.ts';
@@ -179,7 +179,7 @@ export function vmFailure(result: Pick<VmResult, 'state' | 'steps'>): UserError 
 }
 
 /** The boots' callbacks: the accelerator's check (never ns from TCG) and one line per boot. */
-export function vmDeps(req: TrialRequest, deps: TrialDeps, boots: number): VmDeps {
+export function vmDeps(req: TrialRequest, deps: TrialDeps, boots: number): VmDeps & Pick<VmMacroDeps, 'launcher'> {
   const accelOf = deps.chooseAccel ?? chooseAccel;
   return {
     store: deps.store,
@@ -221,7 +221,7 @@ export function bootInputs(req: TrialRequest, deps: TrialDeps): Record<string, u
   const plan = { profiles: req.profiles.map((p) => p.name), ops: req.ops, rounds: req.rounds, warmups: req.warmups, repeat: req.repeat };
   const cost = req.cost ? { model: describeCostModel(req.cost), plugin: deps.costPlugin?.buildId } : null;
   // a lab's boots are another measurement than this machine's: its address (never the token) is in the key
-  const lab = req.lava ? { lava: parseLavaAddress(req.lava, deps.env).name } : {};
+  const lab = req.lava ? { lava: req.lava.name } : {};
   return { ...plan, kvm: req.kvm, probe: deps.probe.buildId, ...(cost ? { cost } : {}), ...lab };
 }
 
@@ -250,7 +250,7 @@ export async function bootProfiles(req: TrialRequest, deps: TrialDeps, services:
   };
   const vmd = vmDeps(req, deps, order.length);
   const result = req.lava
-    ? await services.runVmOnLava(vmReq, { ...vmd, target: req.lava, env: deps.env, onLavaProgress: (p) => deps.onDetail?.(`  ${describeLavaProgress(p)}`) })
+    ? await services.runVmOnLava(vmReq, { ...vmd, address: req.lava, onLavaProgress: (p) => deps.onDetail?.(`  ${describeLavaProgress(p)}`) })
     : await services.runVm(vmReq, vmd);
   const failure = vmFailure(result);
   if (failure) throw failure;

@@ -21,16 +21,17 @@ import { buildPlan, parseInstances, resolveInstances, type PlanItem } from '../m
 import { parseStressNgVersion, parseStressorList, selectStressors, type UnavailableStressor } from '../macro/stressors.ts';
 import { invocationExtra, type RunInvocation, type RunParams, type Unit } from '../model.ts';
 import { drive, type OpenedRun } from '../targets/driver.ts';
-import { guestTarget } from '../targets/guest.ts';
+import { openBootSite } from '../targets/factory.ts';
+import type { BootSite } from '../targets/site.ts';
 import type { TargetExit, TargetFile, TargetJob } from '../targets/target.ts';
-import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
+import type { AccelChoice, AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment } from '../environment/guest.ts';
 import type { GuestEnvironment, Accel } from '../environment/record.ts';
 import type { CpioEntry } from '../launch/initramfs.ts';
 import type { VmKernel } from './kernels.ts';
 import { guestPlanText, guestStressNgArgs, GUEST_PLAN, MACRO_PROBE_ARGS, MacroGuestSession, PooledMacroSession } from './macro-session.ts';
-import { BASE_APPEND } from '../launch/qemu.ts';
-import { guestCpus, planSteps, stepReports, trialBoot, type StepPlan, type StepResult, type VmDeps } from './runner.ts';
+import type { VmLauncher } from '../launch/qemu.ts';
+import { guestCpus, planSteps, siteAccel, stepReports, type StepPlan, type StepResult, type VmDeps } from './runner.ts';
 import { GUEST_STRESS_NG, stressNgFiles } from '../launch/stress-ng-image.ts';
 
 export interface VmMacroRequest {
@@ -56,7 +57,9 @@ export interface VmMacroRequest {
 }
 
 /** The runner's dependencies: those of a probe run (launcher, store, callbacks), plus stress-ng's files. */
-export interface VmMacroDeps extends Pick<VmDeps, 'store' | 'launcher' | 'probe' | 'abort' | 'cacheDir' | 'chooseAccel' | 'onAccel' | 'onStepStart' | 'onStepEnd'> {
+export interface VmMacroDeps extends Pick<VmDeps, 'store' | 'probe' | 'abort' | 'cacheDir' | 'chooseAccel' | 'onAccel' | 'onStepStart' | 'onStepEnd'> {
+  /** qemu's launcher: vm --macro boots in qemu on this machine (src/targets/guest-site.ts). */
+  launcher: VmLauncher;
   /** The host binary copied into the guest (default /usr/bin/stress-ng). */
   stressNgBinary?: string;
   /** Overrides stress-ng's archive members (tests). */
@@ -119,11 +122,11 @@ function macroRunParams(req: VmMacroRequest, plan: VmMacroPlan, step: StepPlan, 
 type MacroRun = OpenedRun & { session: MacroGuestSession | PooledMacroSession; env: GuestEnvironment; bootSeconds: number[] };
 
 /** Create one boot's run (or, pooled, its kernel's) and the session that fills it. */
-function openMacroRun(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacroPlan, step: StepPlan, accel: Accel): MacroRun {
+function openMacroRun(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacroPlan, step: StepPlan, accel: Accel, append: string): MacroRun {
   const icount = req.icount === true;
   const facts = { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount, guestCpus: guestCpus(icount) };
   // stress-ng spreads its instances over the guest's CPUs: nothing is pinned
-  const env = { ...vmEnvironment({ probe: deps.probe, kernel: step.kernel, append: BASE_APPEND, facts }), pinnedCpu: null };
+  const env = { ...vmEnvironment({ probe: deps.probe, kernel: step.kernel, append, facts }), pinnedCpu: null };
   const unit = macroVmUnit(accel, icount);
   const stressNg = { version: plan.stressNgVersion, binary: GUEST_STRESS_NG };
   const runId = deps.store.createRun({
@@ -153,14 +156,24 @@ function macroJob(req: VmMacroRequest, deps: VmMacroDeps, plan: VmMacroPlan): Ta
 /** Boot every step of the order with the macro plan; each boot is its own run and a failed one does not stop the order, or (pooled) each kernel's boots are one run and a failed boot stops them all. */
 export async function runVmMacro(req: VmMacroRequest, plan: VmMacroPlan, deps: VmMacroDeps): Promise<VmMacroResult> {
   const icount = req.icount === true;
+  const site = await openBootSite({ kind: 'qemu', accel: req.accel, cost: null }, { probe: deps.probe, cacheDir: deps.cacheDir, launcher: deps.launcher, icount, labelPrefix: req.labelPrefix });
+  try {
+    return await bootMacro(req, plan, deps, site);
+  } finally {
+    await site.close();
+  }
+}
+
+async function bootMacro(req: VmMacroRequest, plan: VmMacroPlan, deps: VmMacroDeps, site: BootSite): Promise<VmMacroResult> {
+  const icount = req.icount === true;
   const pooled = req.poolBoots === true;
-  const accel = await (deps.chooseAccel ?? chooseAccel)(req.accel, icount, () => trialBoot(req, deps));
+  const accel = await siteAccel(site, req, deps);
   deps.onAccel?.(accel);
   const job = macroJob(req, deps, plan);
   const plans = planSteps(req);
   const steps: StepResult[] = [];
   const spec = (k: VmKernel) => ({ label: k.label, image: k.image, accel: accel.accel, icount, cpus: guestCpus(icount), memoryMiB: MACRO_MEMORY_MIB });
-  const targets = new Map(req.kernels.map((k) => [k.label, guestTarget(spec(k), deps)]));
+  const targets = new Map(req.kernels.map((k) => [k.label, site.target(spec(k))]));
   // pooled: one run per kernel, in the order the kernels first boot
   const keys = [...new Set(plans.map((p) => (pooled ? p.kernel.label : String(p.index))))];
   const keyOf = (p: StepPlan) => keys.indexOf(pooled ? p.kernel.label : String(p.index));
@@ -168,7 +181,7 @@ export async function runVmMacro(req: VmMacroRequest, plan: VmMacroPlan, deps: V
   const result = await drive({
     store: deps.store,
     abort: deps.abort,
-    runs: keys.map((_k, i) => ({ open: () => (opened[i] = openMacroRun(req, deps, plan, plans.find((p) => keyOf(p) === i)!, accel.accel)) })),
+    runs: keys.map((_k, i) => ({ open: () => (opened[i] = openMacroRun(req, deps, plan, plans.find((p) => keyOf(p) === i)!, accel.accel, site.append)) })),
     segments: plans.map((p) => ({
       run: keyOf(p),
       target: targets.get(p.kernel.label)!,

@@ -3,7 +3,9 @@
  * the probe as the guest's /init, and store every boot as its own run of
  * kind 'vm', so `hintlab compare vm-A-1 vm-B-1 vm-A-2` works unchanged.
  * Each boot is one segment of the run driver (src/targets/driver.ts) on the
- * qemu guest target of its kernel (src/targets/guest.ts).
+ * target its boot site gives the kernel (src/targets/site.ts: qemu here, a
+ * LAVA lab, a fake guest); this scheduler knows only the site and Target
+ * contracts.
  *
  * Invariant: a boot that did not end with every requested round (panic,
  * timeout, garbage, probe error, Ctrl-C) is stored as a failed run whose
@@ -16,17 +18,20 @@ import { join } from 'node:path';
 import type { ProbeBuild } from '../launch/probe-build.ts';
 import { probeArgs, probeRunShape, runParams } from '../bench/probe-run.ts';
 import type { ProfileInfo } from '../bench/profiles.ts';
-import { type ProbeSession, startProbeRun } from '../bench/session.ts';
+import { startProbeRun } from '../bench/session.ts';
+import { BootSession } from './boot-session.ts';
 import { invocationExtra, type RunInvocation, type RunParams, type Unit } from '../model.ts';
 import type { Store } from '../store/store.ts';
-import { drive, type DriverSegment, type DrivenRun, type DriveSpec, type DriveStop, type LineSession, type SessionOutcome } from '../targets/driver.ts';
-import { guestTarget, kvmTrial, type GuestOptions, type GuestSpec } from '../targets/guest.ts';
+import { drive, type DriverSegment, type DrivenRun, type DriveSpec, type DriveStop } from '../targets/driver.ts';
+import type { GuestSpec } from '../targets/guest.ts';
+import { openBootSite } from '../targets/factory.ts';
+import type { BootSite } from '../targets/site.ts';
 import type { Target, TargetExit } from '../targets/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment } from '../environment/guest.ts';
 import type { GuestEnvironment, Accel } from '../environment/record.ts';
 import type { VmKernel } from './kernels.ts';
-import { BASE_APPEND, type VmLauncher } from '../launch/qemu.ts';
+import type { VmLauncher } from '../launch/qemu.ts';
 import { type CostModel, type CostPlugin, describeCostModel, pluginArg } from './cost-plugin.ts';
 import { recordBootCost } from './cost-boot.ts';
 import { systemMapFor } from './cost-functions.ts';
@@ -58,19 +63,16 @@ export interface VmRequest {
   hintlabVersion: string;
   /** `--cost`: the cost plugin runs in every boot with this model (needs TCG and icount). */
   cost?: CostModel | null;
-  /**
-   * Boots at once (default 1): 2 runs consecutive boots of the order in
-   * pairs (A with B, B with A, ...), for a lab with two devices where
-   * instruction counts do not depend on what else runs.
-   */
-  parallel?: number;
   /** Step indices already stored complete (`vm --target lava:// --resume`): their boots are not run again. */
   skipSteps?: number[];
 }
 
 export interface VmDeps {
   store: Store;
-  launcher: VmLauncher;
+  /** Where the kernels boot (src/targets/factory.ts opens one from a place); default: qemu on this machine, with `launcher`. */
+  site?: BootSite;
+  /** qemu's launcher for the default site (tests give a scripted one; default: qemu under the process supervisor). */
+  launcher?: VmLauncher;
   probe: ProbeBuild;
   abort: AbortSignal;
   /** The built cost plugin (src/vm/cost-plugin.ts), when the request has `cost`. */
@@ -79,12 +81,8 @@ export interface VmDeps {
   costDir?: string;
   /** Where initramfs images are kept (default: next to the probe cache). */
   cacheDir?: string;
-  /** Overrides the KVM check (tests; a LAVA lab, whose devices decide). */
+  /** Overrides the KVM check of a site whose accelerator a trial boot decides (tests; trial's --kvm). */
   chooseAccel?: typeof chooseAccel;
-  /** Where each kernel boots (default: a qemu guest on this machine; a LAVA lab: src/vm/lava.ts). */
-  targetFor?: (spec: GuestSpec) => Target;
-  /** The kernel command line the target boots with, as stored (default BASE_APPEND, the local guest's). */
-  append?: string;
   onAccel?: (choice: AccelChoice) => void;
   onStepStart?: (step: StepPlan) => void;
   onStepEnd?: (step: StepResult) => void;
@@ -154,38 +152,6 @@ function guestProbeArgs(req: VmRequest, cpus: number): string[] {
   return probeArgs({ ...req, injectSeccomp: null }, { cpu: 0, otherCpu: cpus > 1 ? 1 : null });
 }
 
-/**
- * A probe session seen through a guest's boot: a Ctrl-C or a timeout is
- * qemu killed, qemu exits 0 whenever the guest reboots (whether the probe
- * finished is in its own lines), and a corrupt probe line fails the boot;
- * every failure carries the console's last lines and the qemu command.
- */
-export class BootSession implements LineSession {
-  /** Why the boot's cost counters could not be stored (`vm --cost`); the boot then fails. */
-  costFailure: string | null = null;
-  constructor(readonly probe: ProbeSession) {}
-  feed(line: string): void {
-    this.probe.feed(line);
-  }
-  get stopped(): AbortSignal {
-    return this.probe.stopped;
-  }
-  get storeFailure() {
-    return this.probe.storeFailure;
-  }
-  outcome(exit: TargetExit): SessionOutcome {
-    const end = exit.end;
-    if (end.kind === 'aborted') return { state: 'failed', reason: exit.describe('interrupted (Ctrl-C): qemu was killed') };
-    if (end.kind === 'timeout') return { state: 'failed', reason: exit.describe(`no complete result within ${end.seconds} s (--timeout); qemu was killed`) };
-    const out = this.probe.outcome({ end, stderrTail: [], describe: (w) => w });
-    if (out.state === 'failed') return { state: 'failed', reason: exit.describe(out.reason.replace(/^probe exited with status/, 'qemu exited with status')) };
-    const corrupt = this.probe.corruptLines;
-    if (corrupt.length) return { state: 'failed', reason: exit.describe(`the guest printed ${corrupt.length} corrupt probe line(s), first: ${corrupt[0]}`) };
-    if (this.costFailure) return { state: 'failed', reason: exit.describe(`cost counters: ${this.costFailure}`) };
-    return out;
-  }
-}
-
 /** A run that boots feed: one per boot, or one per kernel when boots are pooled. */
 interface OpenRun {
   runId: number;
@@ -194,15 +160,18 @@ interface OpenRun {
   bootSeconds: number[];
   /** Per boot (`vm --cost`): each subject's functions per call. */
   costFunctions: unknown[];
-  /** Per boot on a LAVA lab: the job it was (id, URL, device). */
-  lavaJobs: unknown[];
+  /** How each of its boots ended, in boot order: what the site stores of them comes from these. */
+  exits: TargetExit[];
 }
 
-function openRun(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel): OpenRun {
+/** The dependencies of the boots, with the site they run on. */
+type SiteDeps = VmDeps & { site: BootSite };
+
+function openRun(req: VmRequest, deps: SiteDeps, step: StepPlan, accel: Accel): OpenRun {
   const env: GuestEnvironment = vmEnvironment({
     probe: deps.probe,
     kernel: step.kernel,
-    append: deps.append ?? BASE_APPEND,
+    append: deps.site.append,
     facts: { kernelLabel: step.kernel.label, kernelPath: step.kernel.image, bootIndex: step.bootIndex, accel, icount: req.icount, guestCpus: guestCpus(req.icount) },
   });
   const boots = req.poolBoots ? bootsOf(req, step.kernel.label) : 1;
@@ -222,19 +191,17 @@ function openRun(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel): Op
     { ...probeRunShape(req), rounds: req.rounds * boots, processes: boots },
     (done, total, profile) => deps.onRound?.(step, done, total, profile),
   );
-  return { runId, session: new BootSession(session), env, bootSeconds: [], costFunctions: [], lavaJobs: [] };
+  return { runId, session: new BootSession(session), env, bootSeconds: [], costFunctions: [], exits: [] };
 }
 
 /** After a boot: the guest's kernel from the probe's hello line, and how long the boot took. */
-function recordBoot(req: VmRequest, deps: VmDeps, run: OpenRun, exit: TargetExit | null): void {
+function recordBoot(req: VmRequest, deps: SiteDeps, run: OpenRun, exit: TargetExit | null): void {
   const hello = run.session.probe.helloEvent;
   if (hello) deps.store.updateEnvironment(run.runId, { kernel: guestKernel(hello, run.env.kernel) });
   if (!exit) return;
-  if (exit.labJob) {
-    const { server, deviceType, ...job } = exit.labJob;
-    run.lavaJobs.push(job);
-    deps.store.updateEnvironment(run.runId, { lava: { server, deviceType, jobs: run.lavaJobs } });
-  }
+  run.exits.push(exit);
+  const placed = deps.site.environmentOf(run.exits);
+  if (placed) deps.store.updateEnvironment(run.runId, placed);
   run.bootSeconds.push(exit.elapsedMs / 1000);
   deps.store.updateEnvironment(run.runId, { vm: { ...run.env.vm, bootSeconds: req.poolBoots ? run.bootSeconds : exit.elapsedMs / 1000 } });
 }
@@ -278,12 +245,11 @@ function costSetup(req: VmRequest, deps: VmDeps, plans: StepPlan[]): { arg: (boo
 }
 
 /** The boots as the driver's runs and segments: runs keyed by kernel when pooled, else one per boot. */
-function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): { runs: DrivenRun[]; segments: DriverSegment[] } {
+function layout(req: VmRequest, deps: SiteDeps, plans: StepPlan[], accel: Accel): { runs: DrivenRun[]; segments: DriverSegment[] } {
   const keys: string[] = [];
   const runs: DrivenRun[] = [];
   const open = new Map<string, OpenRun>();
   const targets = new Map<string, Target>();
-  const opts: GuestOptions = { probe: deps.probe, launcher: deps.launcher, cacheDir: deps.cacheDir };
   const args = guestProbeArgs(req, guestCpus(req.icount));
   const cost = costSetup(req, deps, plans);
   const single = plans.map((plan): DriverSegment => {
@@ -293,12 +259,12 @@ function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): 
       runs.push({ open: () => open.set(key, openRun(req, deps, plan, accel)).get(key)! });
     }
     const { label, image } = plan.kernel;
-    const spec = { label, image, accel, icount: req.icount, cpus: guestCpus(req.icount), memoryMiB: MEMORY_MIB };
-    if (!targets.has(label)) targets.set(label, deps.targetFor ? deps.targetFor(spec) : guestTarget(spec, opts));
+    const spec: GuestSpec = { label, image, accel, icount: req.icount, cpus: guestCpus(req.icount), memoryMiB: MEMORY_MIB };
+    if (!targets.has(label)) targets.set(label, deps.site.target(spec));
     return {
       run: keys.indexOf(key),
       // each cost boot writes its own file: one target per boot
-      target: cost ? guestTarget({ ...spec, plugin: cost.arg(plan.index) }, opts) : targets.get(label)!,
+      target: cost ? deps.site.target({ ...spec, plugin: cost.arg(plan.index) }) : targets.get(label)!,
       what: `the guest (kernel ${label})`,
       job: { program: 'probe', args: [...args, ...workArg(req.injectWork, label)], timeoutSeconds: req.timeoutSeconds },
       begin: () => req.poolBoots && open.get(key)!.session.probe.startSegment(req.rounds),
@@ -309,7 +275,7 @@ function layout(req: VmRequest, deps: VmDeps, plans: StepPlan[], accel: Accel): 
       storedReason: (reason) => (req.poolBoots ? `boot ${plan.bootIndex} of kernel ${label}: ${reason}` : reason),
     };
   });
-  return { runs, segments: pairSegments(single, req.parallel ?? 1) };
+  return { runs, segments: pairSegments(single, deps.site.parallel) };
 }
 
 /** With two boots at once, consecutive segments run as pairs (the second alongside the first). */
@@ -356,30 +322,52 @@ function pooledStop(stop: DriveStop, plans: StepPlan[], parallel = 1): string {
   return `stopped after boot ${failed.bootIndex} of kernel ${failed.kernel.label} failed (run #${stop.runId})`;
 }
 
-/** The first kernel of the order under KVM: null when KVM works, else why not. */
-export function trialBoot(req: Pick<VmRequest, 'kernels' | 'steps'>, deps: Pick<VmDeps, 'probe' | 'cacheDir' | 'launcher' | 'abort'>): Promise<string | null> {
+/**
+ * The accelerator of an order's boots on `site`: the site's own, or chosen
+ * by a trial boot under KVM of the order's first kernel (vm and vm --macro).
+ */
+export function siteAccel(site: BootSite, req: Pick<VmRequest, 'kernels' | 'steps' | 'accel'> & { icount?: boolean }, deps: Pick<VmDeps, 'chooseAccel' | 'abort'>): Promise<AccelChoice> {
+  const accel = site.accel;
+  if (accel.kind === 'decided') return Promise.resolve({ accel: accel.accel, why: accel.why });
   const first = req.kernels.find((k) => k.label === req.steps[0]) ?? req.kernels[0];
-  if (!first) return Promise.resolve('no kernel to try');
-  return kvmTrial(first.image, { probe: deps.probe, launcher: deps.launcher, cacheDir: deps.cacheDir }, deps.abort);
+  return (deps.chooseAccel ?? chooseAccel)(req.accel, req.icount === true, () => (first ? accel.trial(first.image, deps.abort) : Promise.resolve('no kernel to try')));
 }
 
-/** Run every step of the order. Nothing is left behind but the stored runs and the cached initramfs. */
+/**
+ * Run every step of the order on `deps.site` (default: qemu here, opened
+ * and closed around the order). Nothing is left behind but the stored runs
+ * and the cached initramfs.
+ */
 export async function runVm(req: VmRequest, deps: VmDeps): Promise<VmResult> {
-  const accel = await (deps.chooseAccel ?? chooseAccel)(req.accel, req.icount, () => trialBoot(req, deps));
+  if (deps.site) return runOnSite(req, { ...deps, site: deps.site });
+  const site = await openBootSite({ kind: 'qemu', accel: req.accel, cost: null }, { probe: deps.probe, cacheDir: deps.cacheDir, launcher: deps.launcher, icount: req.icount, labelPrefix: req.labelPrefix });
+  try {
+    return await runOnSite(req, { ...deps, site });
+  } finally {
+    await site.close();
+  }
+}
+
+async function runOnSite(req: VmRequest, deps: SiteDeps): Promise<VmResult> {
+  const accel = await siteAccel(deps.site, req, deps);
   deps.onAccel?.(accel);
   const plans = planSteps(req).filter((p) => !req.skipSteps?.includes(p.index));
   const steps: StepResult[] = [];
-  const pooled = req.poolBoots === true;
   // the plugin's output files live only as long as the boots that write them
   const costDir = req.cost ? (deps.costDir ?? mkdtempSync(join(tmpdir(), 'hintlab-cost-'))) : undefined;
   try {
-    return await driveBoots(req, { ...deps, costDir }, accel, plans, steps, pooled);
+    const result = await driveBoots(req, { ...deps, costDir, abort: AbortSignal.any([deps.abort, deps.site.stopped]) }, accel, plans, steps);
+    const problem = deps.site.problem();
+    if (problem) throw problem;
+    return result;
   } finally {
     if (costDir && !deps.costDir) rmSync(costDir, { recursive: true, force: true });
   }
 }
 
-async function driveBoots(req: VmRequest, deps: VmDeps, accel: AccelChoice, plans: StepPlan[], steps: StepResult[], pooled: boolean): Promise<VmResult> {
+async function driveBoots(req: VmRequest, deps: SiteDeps, accel: AccelChoice, plans: StepPlan[], steps: StepResult[]): Promise<VmResult> {
+  const pooled = req.poolBoots === true;
+  const parallel = deps.site.parallel;
   const result = await drive({
     store: deps.store,
     abort: deps.abort,
@@ -387,8 +375,8 @@ async function driveBoots(req: VmRequest, deps: VmDeps, accel: AccelChoice, plan
     // a pooled run with a failed boot has no complete unit set: stop instead of booting on
     stopOnFailure: pooled,
     together: pooled,
-    stoppedReason: (stop) => pooledStop(stop, plans, req.parallel),
-    ...stepReports(plans, deps, steps, req.parallel),
+    stoppedReason: (stop) => pooledStop(stop, plans, parallel),
+    ...stepReports(plans, deps, steps, parallel),
   });
   return { state: result.interrupted ? 'interrupted' : 'finished', accel, unit: vmUnit(accel.accel, req.icount), steps };
 }

@@ -1,16 +1,13 @@
 /** Bad input to `hintlab vm --target lava://...` is refused before anything is built or submitted, naming the flag and the fix. */
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { runCli, tempDir } from '../helpers/cli.ts';
+import { bzImageStub, runCli, tempDir } from '../helpers/cli.ts';
 
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
-const image = join(dir, 'bzImage');
-const buf = Buffer.alloc(0x300);
-buf.write('HdrS', 0x202, 'latin1');
-writeFileSync(image, buf);
+const image = bzImageStub(dir);
 const db = join(dir, 'x.db');
 
 test('hintlab vm --target refuses what a LAVA lab cannot run, with exit status 2', async () => {

@@ -1,5 +1,5 @@
 /** Run the CLI in-process with captured output. */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,4 +33,13 @@ export async function runCli(argv: string[], opts: { env?: NodeJS.ProcessEnv; se
 /** A fresh temporary directory for one test. */
 export function tempDir(prefix = 'hintlab-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** `dir`/bzImage: a file with a bzImage header and nothing else, for `--kernel` checks that never boot it. */
+export function bzImageStub(dir: string): string {
+  const image = join(dir, 'bzImage');
+  const header = Buffer.alloc(0x300);
+  header.write('HdrS', 0x202, 'latin1');
+  writeFileSync(image, header);
+  return image;
 }

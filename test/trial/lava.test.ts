@@ -12,6 +12,7 @@ import { after, before, test } from 'node:test';
 import { findProfile } from '../../src/bench/profiles.ts';
 import { parseScenarios } from '../../src/behave/scenario.ts';
 import { Store } from '../../src/store/store.ts';
+import { parseLavaAddress } from '../../src/targets/lava/address.ts';
 import type { TrialRequest } from '../../src/trial/request.ts';
 import { runTrial } from '../../src/trial/run.ts';
 import { tempDir } from '../helpers/cli.ts';
@@ -38,7 +39,7 @@ function request(lava: string | null): TrialRequest {
     src, patches: [hint], out: join(dir, 'out'), base: 'tinyconfig', fragment: null, opt: 'O2', jobs: 2, debugChecks: false,
     scenarios: parseScenarios('scenario tiny\nsetpriority pid=self nice=3\n', 'tiny.scn'), scenarioArgs: ['tiny.scn'],
     profiles: [findProfile('getppid')!], profileArgs: ['getppid'], ops: 1000, rounds: 5, warmups: 1, repeat: 2, kvm: false,
-    maxObjects: 8, thresholdPct: 1, timeoutSeconds: 60, command: 'hintlab trial ...', lava,
+    maxObjects: 8, thresholdPct: 1, timeoutSeconds: 60, command: 'hintlab trial ...', lava: lava === null ? null : parseLavaAddress(lava, { HINTLAB_LAVA_TOKEN: 'lab-token' }),
     invocation: { argv: ['trial', '--src', src, '--patch', hint], cwd: dir }, db: null, hintlabVersion: 'test',
   };
 }

@@ -3,15 +3,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { runCli, tempDir } from '../helpers/cli.ts';
+import { bzImageStub, runCli, tempDir } from '../helpers/cli.ts';
 import { requireTool } from '../helpers/tools.ts';
 
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
-const image = join(dir, 'bzImage');
-const buf = Buffer.alloc(0x300);
-buf.write('HdrS', 0x202, 'latin1');
-writeFileSync(image, buf);
+const image = bzImageStub(dir);
 const db = join(dir, 'x.db');
 
 test('hintlab vm refuses bad kernels, orders and flags with exit status 2', async () => {

@@ -16,7 +16,10 @@ import { findProfile } from '../../src/bench/profiles.ts';
 import { measuredValues } from '../../src/model.ts';
 import { Store } from '../../src/store/store.ts';
 import type { VmKernel } from '../../src/vm/kernels.ts';
-import { type ResumeStep, resumeSteps, runVmOnLava, stepsDone } from '../../src/vm/lava.ts';
+import { type ResumeStep, resumeSteps, stepsDone } from '../../src/vm/lava.ts';
+import { runVmOnLava } from '../../src/vm/placed.ts';
+import { parseLavaAddress } from '../../src/targets/lava/address.ts';
+import { parsePlace } from '../../src/targets/place.ts';
 import { repeatOrder, type StepResult, type VmRequest } from '../../src/vm/runner.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { type FakeLava, probeConsole, startFakeLava } from '../helpers/fake-lava.ts';
@@ -50,7 +53,7 @@ function request(over: Partial<VmRequest> = {}): VmRequest {
 async function onLava(req: VmRequest, store = Store.open(':memory:'), resume = false) {
   const steps: StepResult[] = [];
   let parallel = 0;
-  const result = await runVmOnLava(req, { target: `lava://good-token@${fake.url}/qemu`, env: {}, store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2, resume, onStepEnd: (s) => steps.push(s), onDevices: (_d, p) => (parallel = p) });
+  const result = await runVmOnLava(req, { address: parseLavaAddress(`lava://good-token@${fake.url}/qemu`, {}), store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2, resume, onStepEnd: (s) => steps.push(s), onDevices: (_d, p) => (parallel = p) });
   return { store, result, steps, parallel };
 }
 
@@ -112,6 +115,9 @@ test('a job LAVA ends Incomplete fails its run with the job URL and LAVA\'s word
 });
 
 test('refused before any job: a device type without usable devices, --cost, --accel kvm, a real board type', async () => {
+  const address = `lava://t@${fake.url}/qemu`;
+  assert.throws(() => parsePlace('vm', { target: [address], accel: 'kvm' }, {}), /--accel kvm: on a LAVA lab the device decides/);
+  assert.throws(() => parsePlace('vm', { target: [address], cost: true }, {}), /--cost needs hintlab's qemu plugin on this machine; it does not run on a LAVA lab: drop --cost or --target/);
   const jobs = fake.jobs.length;
   fake.devices[0]!.health = 'Maintenance';
   try {
@@ -119,9 +125,8 @@ test('refused before any job: a device type without usable devices, --cost, --ac
   } finally {
     fake.devices[0]!.health = 'Good';
   }
-  await assert.rejects(onLava(request({ accel: 'kvm' })), /--accel kvm: on a LAVA lab the device decides/);
   const store = Store.open(':memory:');
-  await assert.rejects(runVmOnLava(request(), { target: `lava://t@${fake.url}/beaglebone-black`, env: {}, store, probe, abort: new AbortController().signal }), /qemu device types only so far/);
+  await assert.rejects(runVmOnLava(request(), { address: parseLavaAddress(`lava://t@${fake.url}/beaglebone-black`, {}), store, probe, abort: new AbortController().signal }), /qemu device types only so far/);
   assert.equal(fake.jobs.length, jobs, 'nothing was submitted');
 });
 
@@ -146,7 +151,7 @@ test('--resume boots only what the same order has not stored complete: a failed 
 test('serve=HOST:PORT: the jobs name http:// URLs hintlab serves while the order runs, and the server is gone after', async () => {
   fake.scriptFor = byKernel;
   const store = Store.open(':memory:');
-  await runVmOnLava(request({ steps: ['A'] }), { target: `lava://good-token@${fake.url}/qemu?serve=127.0.0.1:0`, env: {}, store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2 });
+  await runVmOnLava(request({ steps: ['A'] }), { address: parseLavaAddress(`lava://good-token@${fake.url}/qemu?serve=127.0.0.1:0`, {}), store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2 });
   const def = JSON.parse(fake.jobs.at(-1)!.definition);
   const kernelUrl: string = def.actions[0].deploy.images.kernel.url;
   assert.match(kernelUrl, /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{16}\/vmlinuz-A$/);
@@ -187,7 +192,7 @@ test('--resume boots again what was stored from a kernel rebuilt in place, with 
     assert.equal(why(req)[0], null);
     const jobs = fake.jobs.length;
     let again: ResumeStep[] = [];
-    await runVmOnLava(req, { target: `lava://good-token@${fake.url}/qemu`, env: {}, store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2, resume: true, onResume: (_done, a) => (again = a) });
+    await runVmOnLava(req, { address: parseLavaAddress(`lava://good-token@${fake.url}/qemu`, {}), store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2, resume: true, onResume: (_done, a) => (again = a) });
     assert.equal(fake.jobs.length - jobs, 1, 'B booted again, A not');
     assert.deepEqual(again.map((s) => s.plan.runLabel), ['vm-B-1']);
   } finally {

@@ -22,7 +22,7 @@ import { parseLavaAddress, redactLavaTokens } from '../../src/targets/lava/addre
 import { LavaClient } from '../../src/targets/lava/client.ts';
 import { startLavaGuard } from '../../src/targets/lava/guard.ts';
 import { lavaTarget } from '../../src/targets/lava/target.ts';
-import { runVmOnLava } from '../../src/vm/lava.ts';
+import { runVmOnLava } from '../../src/vm/placed.ts';
 import type { VmRequest } from '../../src/vm/runner.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { startFakeLava, startServer } from '../helpers/fake-lava.ts';
@@ -165,7 +165,7 @@ test('a submission answered without a job id stops the design after that one job
   const s = await serve(lab((req, res) => (req.method === 'POST' ? res.writeHead(201, { 'Content-Type': 'text/html' }).end('<html>queued</html>') : json(res, 404, { detail: 'Not found.' }))));
   const store = Store.open(':memory:');
   try {
-    await assert.rejects(runVmOnLava(request(), { target: `lava://tok@${s.url}/qemu`, env: {}, store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2 }), (err: Error) => {
+    await assert.rejects(runVmOnLava(request(), { address: parseLavaAddress(`lava://tok@${s.url}/qemu`, {}), store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2 }), (err: Error) => {
       assert.ok(err instanceof UserError, err.stack);
       assert.match(err.message, /LAVA answered the submission at \S+ with HTTP 201 and an answer that is not JSON \(<html>queued<\/html>\); LAVA may have queued the job without hintlab knowing its id, so hintlab cannot cancel it and stopped rather than submit again/);
       return true;
@@ -209,7 +209,7 @@ test('a failed boot stores LAVA\'s words escaped, and runs --verbose shows each 
   const store = Store.open(':memory:');
   try {
     fake.next.push({ console: ['Linux version 6.1'], health: 'Incomplete', failureComment: `boom ${ESC}]2;title\x07` });
-    await runVmOnLava(request({ steps: ['A'] }), { target: `lava://tok@${fake.url}/qemu`, env: {}, store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2 });
+    await runVmOnLava(request({ steps: ['A'] }), { address: parseLavaAddress(`lava://tok@${fake.url}/qemu`, {}), store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2 });
     const run = store.resolveRun('vm-A-1');
     assert.equal(run.status, 'failed');
     assert.ok(!RAW.test(run.error ?? ''), `stored raw: ${JSON.stringify(run.error)}`);

@@ -15,7 +15,7 @@
 import { pathToFileURL } from 'node:url';
 import type { ProbeBuild } from '../../launch/probe-build.ts';
 import { initramfsFile, jobEntries, readableTail } from '../guest.ts';
-import type { LabJob, Target, TargetEnd, TargetExit } from '../target.ts';
+import type { Target, TargetEnd, TargetExit, TargetJob } from '../target.ts';
 import { type LavaClient, type LavaJobStatus, type LavaLogEntry, LavaRequestAborted } from './client.ts';
 import type { JobGuard } from './guard.ts';
 import { fileSha256, lavaJobDefinition } from './job.ts';
@@ -30,6 +30,33 @@ export interface LavaGuestSpec {
   icount: boolean;
   cpus: number;
   memoryMiB: number;
+}
+
+/** A job the lab ran for hintlab: where, which, and how LAVA says it ended (stored in the run's environment). */
+export interface LabJob {
+  /** The lab's address as stored, without a token (`lava://server:port/qemu`). */
+  server: string;
+  deviceType: string;
+  jobId: number;
+  url: string;
+  /** The device the lab chose, once it had one. */
+  device: string | null;
+  /** LAVA's health of the job: Complete, Incomplete, Canceled. */
+  health: string;
+  /** The qemu command line the lab ran, when its log said. */
+  qemu: string | null;
+  /** sha256 of the kernel image the job was given (what `vm --resume` tells a rebuilt bzImage by). */
+  kernelSha256?: string;
+}
+
+/** How a LAVA boot ended: a target's exit, with the job it was (null when none was submitted). */
+export interface LavaExit extends TargetExit {
+  labJob: LabJob | null;
+}
+
+/** A LAVA lab's boots of one kernel: a Target whose exits name their job. */
+export interface LavaTarget extends Target {
+  run(job: TargetJob, onLine: (line: string) => void, abort: AbortSignal): Promise<LavaExit>;
 }
 
 /** Where a job stands, for progress lines. */
@@ -132,13 +159,13 @@ function lavaReason(client: LavaClient, status: LavaJobStatus, log: LogReader): 
 }
 
 /** The device type's LAVA boots of `spec`: each run is one job. */
-export function lavaTarget(spec: LavaGuestSpec, opts: LavaTargetOptions): Target {
+export function lavaTarget(spec: LavaGuestSpec, opts: LavaTargetOptions): LavaTarget {
   const { client } = opts;
   const address = client.address;
   return {
     kind: 'guest',
     name: `${address.name} (kernel ${spec.label}${spec.icount ? ', icount' : ''})`,
-    async run(job, onLine, abort): Promise<TargetExit> {
+    async run(job, onLine, abort): Promise<LavaExit> {
       if (job.program !== 'probe') throw new Error(`a LAVA boot runs the probe as /init, not ${job.program.path}`);
       const started = Date.now();
       const initrd = initramfsFile(opts.probe, job.args, opts.cacheDir, jobEntries(job));
@@ -291,7 +318,7 @@ function endOf(client: LavaClient, status: LavaJobStatus, log: LogReader): Targe
   return { kind: 'lost', reason: lavaReason(client, status, log) };
 }
 
-function exitOf(end: TargetEnd, log: LogReader, lava: LabJob | null, started: number, client: LavaClient, spec: LavaGuestSpec): TargetExit {
+function exitOf(end: TargetEnd, log: LogReader, lava: LabJob | null, started: number, client: LavaClient, spec: LavaGuestSpec): LavaExit {
   const console = readableTail(log.consoleTail.filter(Boolean));
   return {
     end,
