@@ -137,7 +137,7 @@ export class Store {
 
   /** The trials (`hintlab trial`) and their steps. */
   get trials(): TrialTable {
-    return (this.trialTable ??= new TrialTable(this.db, (fn, during) => this.guard(fn, during)));
+    return (this.trialTable ??= new TrialTable(this.db, (fn, during) => this.guard(fn, during), this.path));
   }
 
   /** The sessions on boxes (`hintlab session`) and their steps. */
