@@ -13,7 +13,8 @@
 import { parseCpuList } from '../environment/host.ts';
 import { drive, type DriverSegment, type DrivenRun, type DriveStop } from '../targets/driver.ts';
 import { DEFAULT_ALPHA, DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE, PAIRED_OPS_DIVISOR, PAIRED_WARMUPS } from './budget.ts';
-import { chooseDesign, designLine, type DesignKind } from './design.ts';
+import type { DesignKind } from '../run-record.ts';
+import { chooseDesign, designLine } from './design.ts';
 import { partnerReason, runAlternation, runDuet, runTurns } from './paired.ts';
 import { type PairedRun, clockArgs, sharedEnding, startSides, workArgs, type InterleavedRequest, type InterleavedResult, type PairedBudget, type SideName, type SideRun } from './sides.ts';
 import { defaultClock, probeArgs, splitRounds, type CpuPlan } from './probe-run.ts';

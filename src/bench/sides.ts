@@ -3,11 +3,11 @@
  * each side runs with, the two runs created before the first probe process,
  * and what each run records about the other side and the design.
  */
-import { invocationExtra, type RunWithRounds } from '../model.ts';
+import type { RunWithRounds } from '../model.ts';
+import { invocationExtra, type DesignKind, type InterleaveRecord, type RoundClock } from '../run-record.ts';
 import { finishEnvironment } from '../environment/host.ts';
-import type { EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
-import type { DesignKind } from './design.ts';
-import { clockFlags, probeRunShape, runParams, type CpuPlan, type RoundClock } from './probe-run.ts';
+import type { EnvironmentPatch, EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
+import { clockFlags, probeRunShape, runParams, type CpuPlan } from './probe-run.ts';
 import type { BenchDeps, BenchRequest } from './runner.ts';
 import { startProbeRun, type ProbeSession } from './session.ts';
 import type { FileSwitches, FileSwitchSpec, PreparedSwitch, SwitchOptions } from './switch-file.ts';
@@ -76,14 +76,14 @@ export interface PairedRun {
   budget: PairedBudget;
   sides: [SideRun, SideRun];
   files: FileSwitches;
-  ending: () => Record<string, unknown>;
+  ending: () => EnvironmentPatch;
 }
 
-/** What the design adds to each run's interleave record (contract: design, cpus, swapEvery, blockRounds, seed). */
-export type DesignRecord = { design: DesignKind } & Record<string, unknown>;
+/** What the design adds to each run's interleave record: its name and its facts (a duet's CPUs, an alternation's seed...). */
+export type DesignRecord = Pick<InterleaveRecord, 'design' | 'cpus' | 'swapEvery' | 'blockRounds' | 'seed' | 'processes' | 'cpu' | 'pairsPerProcess'> & { design: DesignKind };
 
 /** What the stored run records about the switch: its own side and the other. */
-export function switchRecord(name: SideName, req: InterleavedRequest, files: PreparedSwitch[], order: string, design: DesignRecord) {
+export function switchRecord(name: SideName, req: InterleavedRequest, files: PreparedSwitch[], order: string, design: DesignRecord): InterleaveRecord & { files: NonNullable<InterleaveRecord['files']> } {
   return {
     side: name,
     order,
@@ -145,7 +145,7 @@ export function startSides(s: SidesStart): [SideRun, SideRun] {
 }
 
 /** One reading of the load at the end, shared by both sides. */
-export function sharedEnding(env: HostEnvironment | RemoteEnvironment, deps: BenchDeps): { ending: () => Record<string, unknown>; final: () => HostEnvironment | RemoteEnvironment } {
+export function sharedEnding(env: HostEnvironment | RemoteEnvironment, deps: BenchDeps): { ending: () => EnvironmentPatch; final: () => HostEnvironment | RemoteEnvironment } {
   let finalEnv: HostEnvironment | RemoteEnvironment | null = null;
   const final = () => (finalEnv ??= finishEnvironment(env, deps.reader));
   return { ending: () => ({ load: final().load, warnings: final().warnings }), final };

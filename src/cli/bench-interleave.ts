@@ -1,6 +1,6 @@
 /** `hintlab bench --label-b`: arguments and output of an interleaved A/B invocation. */
 import { DEFAULT_ALPHA, DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE } from '../bench/budget.ts';
-import { DESIGNS, type DesignKind } from '../bench/design.ts';
+import { DESIGNS, type DesignKind } from '../run-record.ts';
 import { runInterleaved } from '../bench/interleave.ts';
 import type { InterleavedRequest, WorkRequest } from '../bench/sides.ts';
 import { BenchRequestError, type BenchDeps } from '../bench/runner.ts';

@@ -1,4 +1,4 @@
-import type { RunInvocation } from '../model.ts';
+import type { RunInvocation } from '../run-record.ts';
 import { shellLine } from '../shell.ts';
 
 import type { ProbeBuild } from '../launch/probe-build.ts';

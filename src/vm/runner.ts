@@ -17,19 +17,20 @@ import type { ProbeBuild } from '../launch/probe-build.ts';
 import { probeArgs, probeRunShape, runParams } from '../bench/probe-run.ts';
 import type { ProfileInfo } from '../bench/profiles.ts';
 import { type ProbeSession, startProbeRun } from '../bench/session.ts';
-import { invocationExtra, type RunInvocation, type RunParams, type Unit } from '../model.ts';
+import type { RunParams, Unit } from '../model.ts';
+import { invocationExtra, type RunInvocation } from '../run-record.ts';
 import type { Store } from '../store/store.ts';
 import { drive, type DriverSegment, type DrivenRun, type DriveSpec, type DriveStop, type LineSession, type SessionOutcome } from '../targets/driver.ts';
 import { guestTarget, kvmTrial, type GuestOptions, type GuestSpec } from '../targets/guest.ts';
 import type { Target, TargetExit } from '../targets/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment } from '../environment/guest.ts';
-import type { GuestEnvironment, Accel } from '../environment/record.ts';
+import type { Accel, CostFacts, GuestEnvironment, LavaJobFacts } from '../environment/record.ts';
 import type { VmKernel } from './kernels.ts';
 import { BASE_APPEND, type VmLauncher } from '../launch/qemu.ts';
 import { type CostModel, type CostPlugin, describeCostModel, pluginArg } from './cost-plugin.ts';
 import { recordBootCost } from './cost-boot.ts';
-import { systemMapFor } from './cost-functions.ts';
+import { type FunctionCost, systemMapFor } from './cost-functions.ts';
 
 export interface VmRequest {
   kernels: VmKernel[];
@@ -193,9 +194,9 @@ interface OpenRun {
   env: GuestEnvironment;
   bootSeconds: number[];
   /** Per boot (`vm --cost`): each subject's functions per call. */
-  costFunctions: unknown[];
+  costFunctions: CostFacts<FunctionCost>['functions'];
   /** Per boot on a LAVA lab: the job it was (id, URL, device). */
-  lavaJobs: unknown[];
+  lavaJobs: LavaJobFacts[];
 }
 
 function openRun(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel): OpenRun {
@@ -217,7 +218,7 @@ function openRun(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel): Op
       command: req.command,
       hintlabVersion: req.hintlabVersion,
       params: vmRunParams(req, step, accel, guestCpus(req.icount)),
-      environment: env as unknown as Record<string, unknown>,
+      environment: env,
     },
     { ...probeRunShape(req), rounds: req.rounds * boots, processes: boots },
     (done, total, profile) => deps.onRound?.(step, done, total, profile),

@@ -61,8 +61,8 @@ test('a duet runs A and B at once at one barrier per block, swaps their CPUs eve
   const reps = (r: typeof a) => r.rounds.filter((x) => !x.warmup).map((x) => x.replicate);
   assert.deepEqual(reps(a), [0, 0, 1, 1, 2, 2]);
   assert.deepEqual(reps(b), [0, 0, 1, 1, 2, 2]);
-  assert.deepEqual((b.params.extra.interleave as Record<string, unknown>).design, 'duet');
-  assert.deepEqual((b.params.extra.interleave as Record<string, unknown>).cpus, [1, 0]);
+  assert.deepEqual(b.params.extra.interleave?.design, 'duet');
+  assert.deepEqual(b.params.extra.interleave.cpus, [1, 0]);
   assert.equal(res.state === 'complete' && res.designText, "design: duet: A and B at once on CPUs 1 and 0, 3 pairs, CPUs swapped every block, rounds timed on each probe thread's CPU clock");
   assert.ok(target.jobs.every((j) => arg(j.args, '--clock') === 'thread-cpu'));
 });

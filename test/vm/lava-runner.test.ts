@@ -14,6 +14,7 @@ import { after, before, test } from 'node:test';
 import type { ProbeBuild } from '../../src/launch/probe-build.ts';
 import { findProfile } from '../../src/bench/profiles.ts';
 import { measuredValues } from '../../src/model.ts';
+import { readEnvironment } from '../../src/environment/read.ts';
 import { Store } from '../../src/store/store.ts';
 import type { VmKernel } from '../../src/vm/kernels.ts';
 import { type ResumeStep, resumeSteps, runVmOnLava, stepsDone } from '../../src/vm/lava.ts';
@@ -195,7 +196,9 @@ test('--resume boots again what was stored from a kernel rebuilt in place, with 
   }
   // a run an older hintlab stored: its job has no kernel hash
   const a = store.resolveRun('vm-A-1');
-  const lava = (a.environment as { lava: { server: string; deviceType: string; jobs: Record<string, unknown>[] } }).lava;
-  store.updateEnvironment(a.id, { lava: { ...lava, jobs: lava.jobs.map(({ kernelSha256: _dropped, ...job }) => job) } });
+  const env = readEnvironment(a);
+  const lava = env.where === 'guest' ? env.lava : undefined;
+  assert.ok(lava?.server !== undefined && lava.deviceType !== undefined && lava.jobs !== undefined);
+  store.updateEnvironment(a.id, { lava: { server: lava.server, deviceType: lava.deviceType, jobs: lava.jobs.map(({ kernelSha256: _dropped, ...job }) => job) } });
   assert.deepEqual(why(req)[0], "stored without the kernel image's hash (an older hintlab), so it cannot be told from a rebuilt one");
 });
