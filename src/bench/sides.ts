@@ -41,22 +41,34 @@ export interface PairedBudget {
 /** `--inject-work-b`: N additions per call, or a share of A's cost measured by a pilot. */
 export type WorkRequest = { kind: 'count'; n: number } | { kind: 'percent'; pct: number };
 
-export interface InterleavedRequest extends Omit<BenchRequest, 'label' | 'injectSeccomp'> {
+/** What every A/B invocation asks for, whatever its design. */
+export interface SidesRequest extends Omit<BenchRequest, 'label' | 'injectSeccomp'> {
   a: Side;
   b: Side;
   /** Files written with B's value before each B process (or block) and A's before each A one. */
   files: FileSwitchSpec[];
   /** --force, --wait and where notes about other runs' locks go. */
   switchOptions?: Omit<SwitchOptions, 'signal'>;
-  /** The design asked for with --design; null = chosen from what differs. */
-  design?: DesignKind | null;
-  budget?: PairedBudget;
   workB?: WorkRequest | null;
   /** --warmups was given: the paired designs warm up each process PAIRED_WARMUPS times otherwise. */
   warmupsAsked?: boolean;
-  /** Seed of the alternation's random order (default: drawn, and recorded). */
-  seed?: number;
 }
+
+/**
+ * The design asked for (--design) with what it reads, and nothing it would
+ * not: whole processes read --rounds and --processes only; the paired
+ * designs a budget (--time, --precision, --block-rounds, --min-pairs);
+ * the alternation a seed too. `auto` is chosen when the run starts, from
+ * what differs and where (./design.ts): alternation on this machine,
+ * processes on any other target, where the budget and seed go unread.
+ */
+export type DesignRequest =
+  | { design: 'processes' }
+  | { design: 'duet'; budget: PairedBudget }
+  | { design: 'alternation' | 'auto'; budget: PairedBudget; /** Seed of the random order (default: drawn, and recorded). */ seed?: number };
+
+/** An A/B invocation of `hintlab bench`: both sides, and one design with what it reads. */
+export type InterleavedRequest = SidesRequest & DesignRequest;
 
 export type InterleavedResult =
   | { state: 'complete'; runs: [RunWithRounds, RunWithRounds]; warnings: EnvWarning[]; design: DesignKind; designText: string; notes: string[] }

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { alternationOrder } from '../../src/bench/alternation.ts';
 import type { ProbeBuild } from '../../src/launch/probe-build.ts';
 import { chooseDesign } from '../../src/bench/design.ts';
 import { runInterleaved } from '../../src/bench/interleave.ts';
-import type { InterleavedRequest } from '../../src/bench/sides.ts';
+import type { InterleavedRequest, PairedBudget, SidesRequest } from '../../src/bench/sides.ts';
 import { selectProfiles } from '../../src/bench/profiles.ts';
 import { confidenceSequence } from '../../src/stats/sequential.ts';
 import { Store } from '../../src/store/store.ts';
@@ -15,8 +18,10 @@ import { blocksScript, steadyScript } from './fake-probe.ts';
 const probe: ProbeBuild = { path: '/nonexistent', static: false, buildId: 'b1', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-O2'] };
 const arg = (args: string[], flag: string) => (args.includes(flag) ? args[args.indexOf(flag) + 1]! : null);
 
-function request(over: Partial<InterleavedRequest> = {}): InterleavedRequest {
-  return {
+/** An A/B request of the design asked for (default: chosen when it runs) with `over` in place of the defaults. */
+function request(over: Partial<SidesRequest> & { design?: 'duet' | 'alternation' | 'auto'; budget?: PairedBudget; seed?: number } = {}): InterleavedRequest {
+  const { design = 'auto', budget = { secondsPerProfile: 0, precisionPct: null, blockRounds: 2, alpha: 0.05 }, seed, ...rest } = over;
+  const sides: SidesRequest = {
     profiles: selectProfiles(['getppid']),
     ops: 1000,
     warmups: 1,
@@ -26,11 +31,11 @@ function request(over: Partial<InterleavedRequest> = {}): InterleavedRequest {
     a: { label: 'A', injectSeccomp: null },
     b: { label: 'B', injectSeccomp: 64 },
     files: [],
-    budget: { secondsPerProfile: 0, precisionPct: null, blockRounds: 2, alpha: 0.05 },
     command: 'hintlab bench --inject-seccomp-b 64',
     hintlabVersion: 'test',
-    ...over,
+    ...rest,
   };
+  return design === 'duet' ? { ...sides, design, budget } : { ...sides, design, budget, ...(seed === undefined ? {} : { seed }) };
 }
 
 test('the design follows what differs: alternation by default (in two processes for a per-process difference), whole processes on a box', () => {
@@ -63,7 +68,7 @@ test('a duet runs A and B at once at one barrier per block, swaps their CPUs eve
   assert.deepEqual(reps(b), [0, 0, 1, 1, 2, 2]);
   assert.deepEqual(b.params.extra.interleave?.design, 'duet');
   assert.deepEqual(b.params.extra.interleave.cpus, [1, 0]);
-  assert.equal(res.state === 'complete' && res.designText, "design: duet: A and B at once on CPUs 1 and 0, 3 pairs, CPUs swapped every block, rounds timed on each probe thread's CPU clock");
+  assert.equal(res.designText, "design: duet: A and B at once on CPUs 1 and 0, 3 pairs, CPUs swapped every block, rounds timed on each probe thread's CPU clock");
   assert.ok(target.jobs.every((j) => arg(j.args, '--clock') === 'thread-cpu'));
 });
 
@@ -98,9 +103,6 @@ test('the alternation\'s random ABBA order is reproducible from its seed, one A 
 
 test('alternation: one probe process, each block\'s rounds stored on its side as pair k in the seeded order', async () => {
   const store = Store.open(':memory:');
-  const { mkdtempSync, writeFileSync, readFileSync } = await import('node:fs');
-  const { join } = await import('node:path');
-  const { tmpdir } = await import('node:os');
   const path = join(mkdtempSync(join(tmpdir(), 'hl-alt-')), 'knob');
   writeFileSync(path, '0\n');
   // block k costs 1000 + k ns per call, so every stored round names its block
@@ -111,7 +113,7 @@ test('alternation: one probe process, each block\'s rounds stored on its side as
   assert.equal(target.jobs.length, 1);
   assert.ok(arg(target.jobs[0]!.args, '--go-fifo'));
   const order = alternationOrder(7, 3);
-  const blocksOf = (side: string) => [...order].flatMap((s, k) => (s === side ? [k] : []));
+  const blocksOf = (side: string) => Array.from(order).flatMap((s, k) => (s === side ? [k] : []));
   const [a, b] = res.runs;
   const stored = (r: typeof a) => r.rounds.filter((x) => !x.warmup).map((x) => [x.replicate, x.value - 1000]);
   assert.deepEqual(stored(a), blocksOf('A').flatMap((blk, k) => [[k, blk], [k, blk]]));
