@@ -80,7 +80,7 @@ test('A B A as three LAVA jobs on one device: three runs in instructions/call, e
     assert.equal(env.kernel.cmdline.value, 'console=ttyS0,115200 panic=-1 loglevel=6 nokaslr');
   }
   assert.equal(fake.jobs.length - before, 3);
-  assert.match(JSON.parse(fake.jobs.at(-1)!.definition).job_name, /^hintlab vm-A: kernel A, boot 2$/);
+  assert.match((JSON.parse(fake.jobs.at(-1)!.definition) as { job_name: string }).job_name, /^hintlab vm-A: kernel A, boot 2$/);
 });
 
 test('two devices under icount: A B B A A B runs in pairs, every boot reported as its own step, pooled runs as boots', async () => {
@@ -148,10 +148,10 @@ test('serve=HOST:PORT: the jobs name http:// URLs hintlab serves while the order
   fake.scriptFor = byKernel;
   const store = Store.open(':memory:');
   await runVmOnLava(request({ steps: ['A'] }), { target: `lava://good-token@${fake.url}/qemu?serve=127.0.0.1:0`, env: {}, store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2 });
-  const def = JSON.parse(fake.jobs.at(-1)!.definition);
-  const kernelUrl: string = def.actions[0].deploy.images.kernel.url;
+  const def = JSON.parse(fake.jobs.at(-1)!.definition) as { actions: { deploy: { images: { kernel: { url: string }; ramdisk: { url: string } } } }[] };
+  const kernelUrl = def.actions[0]!.deploy.images.kernel.url;
   assert.match(kernelUrl, /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{16}\/vmlinuz-A$/);
-  assert.match(def.actions[0].deploy.images.ramdisk.url, /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{16}\/[0-9a-f]{16}\.cpio\.gz$/);
+  assert.match(def.actions[0]!.deploy.images.ramdisk.url, /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{16}\/[0-9a-f]{16}\.cpio\.gz$/);
   await assert.rejects(fetch(kernelUrl), 'nothing serves after the order');
   assert.equal(store.resolveRun('vm-A-1').status, 'complete');
 });
