@@ -30,7 +30,7 @@ function oneCase(seed: number, budget: PairedBudget, changePct: number, heavy: b
       d.push(Math.log1p(changePct / 100) + logNoise(random, 0.075, heavy));
       state = budgetState(new Map([['x', d]]), budget, 1, 0);
     }
-    const stopping = stoppingRecord(budget, state);
+    const stopping = stoppingRecord(budget, budget.precisionPct ?? 0, state);
     const s = compare({ a: pairedRun(1, d.map(() => 100), 'duet', { stopping }), b: pairedRun(2, d.map((x) => 100 * Math.exp(x)), 'duet', { stopping }) }, { thresholdPct: 0, correction: 'none' }).subjects[0]!;
     if (isClaim(s.verdict.verdict)) claims++;
     const ci = s.change.ciPct;

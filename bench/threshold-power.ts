@@ -14,7 +14,7 @@ import { makeRun } from '../test/compare/fixtures.ts';
 
 const comparisons = Number(process.argv[2] ?? 300);
 const random = mulberry32(2026);
-const alternation = (r: RunWithRounds): RunWithRounds => ({ ...r, params: { ...r.params, extra: { interleave: { ...(r.params.extra as { interleave: object }).interleave, design: 'alternation' } } } });
+const alternation = (r: RunWithRounds): RunWithRounds => ({ ...r, params: { ...r.params, extra: { interleave: { ...r.params.extra.interleave!, design: 'alternation' } } } });
 let claimed = 0;
 let claimedOld = 0;
 for (let k = 0; k < comparisons; k++) {

@@ -8,6 +8,7 @@
  * `fifo@24`). A *round* is one measurement of one subject: `ops` operations
  * whose total cost was `total` in the run's unit, so `value = total / ops`.
  */
+import type { RunExtra } from './run-record.ts';
 
 /** What one round's primary value counts. Never mix units in one comparison. */
 export type Unit =
@@ -99,24 +100,8 @@ export interface RunParams {
   cpu: number | null;
   /** Per-subject parameters (profile sizes, stressor options...). */
   subjectParams: Record<string, Record<string, unknown>>;
-  /** Anything else worth recording (vm: kernel label, boot index, accel). */
-  extra: Record<string, unknown>;
-}
-
-/**
- * How a run was started, recorded in `params.extra.invocation` so reports
- * can print a command a reader can run: the arguments after `hintlab`
- * exactly as typed, and the directory relative paths among them are
- * relative to. Runs stored before it was recorded have only `command`.
- */
-export interface RunInvocation {
-  argv: string[];
-  cwd: string;
-}
-
-/** `{ invocation }` for a run's params.extra when it is known, else nothing. */
-export function invocationExtra(req: { invocation?: RunInvocation }): { invocation?: RunInvocation } {
-  return req.invocation === undefined ? {} : { invocation: req.invocation };
+  /** What the run records beyond its rounds (design, clock, stopping, kernel label...): src/run-record.ts. */
+  extra: RunExtra;
 }
 
 /** A run as read back from the store. */

@@ -21,7 +21,7 @@ const PROBES = join(ROOT, 'probes');
  * docs/architecture.md.
  */
 const FLOORS: readonly (readonly string[])[] = [
-  ['errors.ts', 'model.ts', 'version.ts', 'shell.ts', 'json-shape.ts', 'write-file.ts', 'gunzip.ts', 'cost-counters.ts', 'format', 'environment', 'stats'],
+  ['errors.ts', 'model.ts', 'run-record.ts', 'version.ts', 'shell.ts', 'json-shape.ts', 'write-file.ts', 'gunzip.ts', 'cost-counters.ts', 'format', 'environment', 'stats'],
   ['store', 'proc'],
   // what a target needs to start a job: the probe binary, its line protocol, qemu and its initramfs
   ['launch'],

@@ -11,6 +11,7 @@
  */
 import type { RunWithRounds } from '../model.ts';
 import { fixed } from '../format/numbers.ts';
+import type { Stopping } from '../run-record.ts';
 import { confidenceSequence, type AnytimeInterval } from '../stats/sequential.ts';
 import type { PairedBudget } from './sides.ts';
 
@@ -110,8 +111,8 @@ export function progressText(state: BudgetState): string {
   return `${subject} ${f(p.centre)} % [${f(p.lo)}, ${f(p.hi)}], ${iv.n} pairs`;
 }
 
-/** What both runs record when an invocation watched a precision target (contract: params.extra.stopping). */
-export function stoppingRecord(budget: PairedBudget, state: BudgetState) {
+/** What both runs record when an invocation watched the precision target `precisionPct` (params.extra.stopping). */
+export function stoppingRecord(budget: PairedBudget, precisionPct: number, state: BudgetState): Stopping {
   const pairs = Math.min(...[...state.intervals.values()].map((iv) => iv?.n ?? 0));
-  return { rule: 'confidence-sequence' as const, alpha: budget.alpha, precisionPct: budget.precisionPct!, reached: state.stop === 'precision', pairs: Number.isFinite(pairs) ? pairs : 0 };
+  return { rule: 'confidence-sequence', alpha: budget.alpha, precisionPct, reached: state.stop === 'precision', pairs: Number.isFinite(pairs) ? pairs : 0 };
 }

@@ -20,12 +20,10 @@
  *     before the paired ones; still there with --design processes, and the
  *     one left on a box over ssh).
  */
-export type DesignKind = 'processes' | 'duet' | 'alternation';
+import type { DesignKind } from '../run-record.ts';
 
 /** Alternation in two processes (./turns.ts): pairs measured by one pair of processes before both are replaced. */
 export const PAIRS_PER_PROCESS = 25;
-
-export const DESIGNS: readonly DesignKind[] = ['processes', 'duet', 'alternation'];
 
 export interface DesignInput {
   /** The sides differ inside each process (seccomp filter, known work). */

@@ -13,7 +13,8 @@
 import { parseCpuList } from '../environment/host.ts';
 import { drive, type DriverSegment, type DrivenRun, type DriveStop } from '../targets/driver.ts';
 import { DEFAULT_ALPHA, DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE, PAIRED_OPS_DIVISOR, PAIRED_WARMUPS } from './budget.ts';
-import { chooseDesign, designLine, type DesignKind } from './design.ts';
+import type { DesignKind } from '../run-record.ts';
+import { chooseDesign, designLine } from './design.ts';
 import { partnerReason, runAlternation, runDuet, runTurns } from './paired.ts';
 import { type PairedRun, clockArgs, sharedEnding, startSides, workArgs, type InterleavedRequest, type InterleavedResult, type PairedBudget, type SideName, type SideRun } from './sides.ts';
 import { defaultClock, probeArgs, splitRounds, type CpuPlan } from './probe-run.ts';
@@ -61,7 +62,7 @@ function designFor(req: InterleavedRequest, deps: BenchDeps, allowed: string, pl
     global: req.files.length > 0,
     allowedCpus: plan.otherCpu === null ? [plan.cpu] : parseCpuList(allowed),
     onHost: deps.target.kind === 'host',
-    asked: req.design ?? null,
+    asked: req.design === 'auto' ? null : req.design,
   });
   if (!choice.ok) throw new BenchRequestError(choice.error);
   return choice;
@@ -96,8 +97,9 @@ export async function runInterleaved(req0: InterleavedRequest, deps: BenchDeps):
     if (workB.kind === 'percent') notes.push(`--inject-work-b ${workB.pct}%: ${Object.entries(injectWork).map(([p, n]) => `${p} ${n} additions per call`).join(', ')} (from ${{ duet: 'a duet pilot', alternation: 'an alternation pilot', processes: 'a pilot' }[design.kind]})`);
     req = { ...req, b: { ...req.b, injectWork } };
   }
-  const seed = req.seed ?? Math.floor(Math.random() * 2 ** 31);
-  const budget = req.budget ?? defaultBudget;
+  const seed = ('seed' in req ? req.seed : undefined) ?? Math.floor(Math.random() * 2 ** 31);
+  // a design chosen as processes reads no budget
+  const budget = 'budget' in req ? req.budget : defaultBudget;
   const processes = design.kind === 'processes' ? splitRounds(req.rounds, req.processes).length : 0;
   const order = design.kind === 'processes' ? abbaOrder(processes) : [];
   const files = await FileSwitches.prepare(req.files, { ...req.switchOptions, signal: deps.abort });

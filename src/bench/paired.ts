@@ -74,9 +74,9 @@ function watcher(run: PairedRun) {
 /** Record in both runs how they were measured (contract: interleave.design and its facts, stopping). */
 function record(run: PairedRun, order: string, design: DesignRecord, pairs: number, state: BudgetState | null): void {
   for (const s of run.sides) {
-    const patch: Record<string, unknown> = { interleave: switchRecord(s.name, run.req, run.files.switches, order, design), processes: pairs };
-    if (run.budget.precisionPct !== null && state) patch.stopping = stoppingRecord(run.budget, state);
-    run.deps.store.mergeParamsExtra(s.runId, patch);
+    const precisionPct = run.budget.precisionPct;
+    const stopping = precisionPct !== null && state ? { stopping: stoppingRecord(run.budget, precisionPct, state) } : {};
+    run.deps.store.mergeParamsExtra(s.runId, { interleave: switchRecord(s.name, run.req, run.files.switches, order, design), processes: pairs, ...stopping });
   }
 }
 

@@ -5,6 +5,7 @@
  * rounds are checked against.
  */
 import type { RunParams } from '../model.ts';
+import type { RoundClock, RunExtra } from '../run-record.ts';
 import type { ProfileInfo } from './profiles.ts';
 import type { ProbeRunShape } from './session.ts';
 
@@ -19,13 +20,6 @@ export interface ProbeRequest {
   /** Instructions of the calibration seccomp filter; null = none. */
   injectSeccomp: number | null;
 }
-
-/**
- * What a host round's time counts: `wall` (CLOCK_MONOTONIC_RAW) or
- * `thread-cpu` (the probe thread's own CPU time, CLOCK_THREAD_CPUTIME_ID:
- * the time other tasks held the CPU is left out).
- */
-export type RoundClock = 'wall' | 'thread-cpu';
 
 /**
  * The clock a host invocation times on when --clock is not given, the same
@@ -75,7 +69,7 @@ export function probeArgs(req: ProbeRequest, plan: CpuPlan): string[] {
 }
 
 /** What a probe run measured, as stored with the run (host bench and VM boots alike). */
-export function runParams(req: Pick<ProbeRequest, 'profiles' | 'ops' | 'warmups' | 'rounds'>, plan: CpuPlan, extra: Record<string, unknown> = {}): RunParams {
+export function runParams(req: Pick<ProbeRequest, 'profiles' | 'ops' | 'warmups' | 'rounds'>, plan: CpuPlan, extra: RunExtra = {}): RunParams {
   const subjectParams: RunParams['subjectParams'] = {};
   for (const p of req.profiles) subjectParams[p.name] = { call: p.call, ops: opsFor(req, p), cpus: p.cpus };
   return {

@@ -4,7 +4,8 @@
  * `--target` gives another), and store every round as it arrives. Each
  * probe process is one segment of the run driver (src/targets/driver.ts).
  */
-import { invocationExtra, type RunInvocation, type RunWithRounds } from '../model.ts';
+import type { RunWithRounds } from '../model.ts';
+import { invocationExtra, type RoundClock, type RunExtra, type RunInvocation } from '../run-record.ts';
 import type { Store } from '../store/store.ts';
 import { drive, type DriverSegment } from '../targets/driver.ts';
 import { placedEnvironment, type Target } from '../targets/target.ts';
@@ -12,7 +13,7 @@ import type { ProbeBuild } from '../launch/probe-build.ts';
 import { collectEnvironment, finishEnvironment, parseCpuList } from '../environment/host.ts';
 import type { EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
 import type { SysReader } from '../environment/reader.ts';
-import { clockFlags, defaultClock, probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan, type ProbeRequest, type RoundClock } from './probe-run.ts';
+import { clockFlags, defaultClock, probeArgs, probeRunShape, runParams, splitRounds, type CpuPlan, type ProbeRequest } from './probe-run.ts';
 import type { ProfileInfo } from './profiles.ts';
 import { startProbeRun } from './session.ts';
 import { boundOps, OpsBoundError } from './pilot.ts';
@@ -39,7 +40,7 @@ export interface BenchRequest extends ProbeRequest {
    * is its one unit of replication, its probe processes share it, and
    * `extra` (session, step, kernel label, boot index) goes into params.extra.
    */
-  boot?: { extra: Record<string, unknown> };
+  boot?: { extra: RunExtra };
 }
 
 export interface BenchDeps {
@@ -124,7 +125,7 @@ export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<Benc
       command: req.command,
       hintlabVersion: req.hintlabVersion,
       params: runParams(req, plan, { processes: shares.length, clock, ...invocationExtra(req), ...req.boot?.extra }),
-      environment: env as unknown as Record<string, unknown>,
+      environment: env,
     },
     { ...probeRunShape(req), processesAreUnits: !req.boot },
     deps.onProgress,
@@ -141,7 +142,7 @@ export async function runBench(req: BenchRequest, deps: BenchDeps): Promise<Benc
   const result = await drive({
     store: deps.store,
     abort: deps.abort ?? new AbortController().signal,
-    runs: [{ open: () => opened, finalEnvironment: () => (finalEnv = finishEnvironment(env, deps.reader)) as unknown as Record<string, unknown> }],
+    runs: [{ open: () => opened, finalEnvironment: () => (finalEnv = finishEnvironment(env, deps.reader)) }],
     segments,
     stopOnFailure: true,
     together: true,

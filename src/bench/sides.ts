@@ -3,11 +3,11 @@
  * each side runs with, the two runs created before the first probe process,
  * and what each run records about the other side and the design.
  */
-import { invocationExtra, type RunWithRounds } from '../model.ts';
+import type { RunWithRounds } from '../model.ts';
+import { invocationExtra, type DesignKind, type InterleaveRecord, type RoundClock } from '../run-record.ts';
 import { finishEnvironment } from '../environment/host.ts';
-import type { EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
-import type { DesignKind } from './design.ts';
-import { clockFlags, probeRunShape, runParams, type CpuPlan, type RoundClock } from './probe-run.ts';
+import type { EnvironmentPatch, EnvWarning, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
+import { clockFlags, probeRunShape, runParams, type CpuPlan } from './probe-run.ts';
 import type { BenchDeps, BenchRequest } from './runner.ts';
 import { startProbeRun, type ProbeSession } from './session.ts';
 import type { FileSwitches, FileSwitchSpec, PreparedSwitch, SwitchOptions } from './switch-file.ts';
@@ -41,22 +41,34 @@ export interface PairedBudget {
 /** `--inject-work-b`: N additions per call, or a share of A's cost measured by a pilot. */
 export type WorkRequest = { kind: 'count'; n: number } | { kind: 'percent'; pct: number };
 
-export interface InterleavedRequest extends Omit<BenchRequest, 'label' | 'injectSeccomp'> {
+/** What every A/B invocation asks for, whatever its design. */
+export interface SidesRequest extends Omit<BenchRequest, 'label' | 'injectSeccomp'> {
   a: Side;
   b: Side;
   /** Files written with B's value before each B process (or block) and A's before each A one. */
   files: FileSwitchSpec[];
   /** --force, --wait and where notes about other runs' locks go. */
   switchOptions?: Omit<SwitchOptions, 'signal'>;
-  /** The design asked for with --design; null = chosen from what differs. */
-  design?: DesignKind | null;
-  budget?: PairedBudget;
   workB?: WorkRequest | null;
   /** --warmups was given: the paired designs warm up each process PAIRED_WARMUPS times otherwise. */
   warmupsAsked?: boolean;
-  /** Seed of the alternation's random order (default: drawn, and recorded). */
-  seed?: number;
 }
+
+/**
+ * The design asked for (--design) with what it reads, and nothing it would
+ * not: whole processes read --rounds and --processes only; the paired
+ * designs a budget (--time, --precision, --block-rounds, --min-pairs);
+ * the alternation a seed too. `auto` is chosen when the run starts, from
+ * what differs and where (./design.ts): alternation on this machine,
+ * processes on any other target, where the budget and seed go unread.
+ */
+export type DesignRequest =
+  | { design: 'processes' }
+  | { design: 'duet'; budget: PairedBudget }
+  | { design: 'alternation' | 'auto'; budget: PairedBudget; /** Seed of the random order (default: drawn, and recorded). */ seed?: number };
+
+/** An A/B invocation of `hintlab bench`: both sides, and one design with what it reads. */
+export type InterleavedRequest = SidesRequest & DesignRequest;
 
 export type InterleavedResult =
   | { state: 'complete'; runs: [RunWithRounds, RunWithRounds]; warnings: EnvWarning[]; design: DesignKind; designText: string; notes: string[] }
@@ -76,14 +88,14 @@ export interface PairedRun {
   budget: PairedBudget;
   sides: [SideRun, SideRun];
   files: FileSwitches;
-  ending: () => Record<string, unknown>;
+  ending: () => EnvironmentPatch;
 }
 
-/** What the design adds to each run's interleave record (contract: design, cpus, swapEvery, blockRounds, seed). */
-export type DesignRecord = { design: DesignKind } & Record<string, unknown>;
+/** What the design adds to each run's interleave record: its name and its facts (a duet's CPUs, an alternation's seed...). */
+export type DesignRecord = Pick<InterleaveRecord, 'design' | 'cpus' | 'swapEvery' | 'blockRounds' | 'seed' | 'processes' | 'cpu' | 'pairsPerProcess'> & { design: DesignKind };
 
 /** What the stored run records about the switch: its own side and the other. */
-export function switchRecord(name: SideName, req: InterleavedRequest, files: PreparedSwitch[], order: string, design: DesignRecord) {
+export function switchRecord(name: SideName, req: InterleavedRequest, files: PreparedSwitch[], order: string, design: DesignRecord): InterleaveRecord & { files: NonNullable<InterleaveRecord['files']> } {
   return {
     side: name,
     order,
@@ -145,7 +157,7 @@ export function startSides(s: SidesStart): [SideRun, SideRun] {
 }
 
 /** One reading of the load at the end, shared by both sides. */
-export function sharedEnding(env: HostEnvironment | RemoteEnvironment, deps: BenchDeps): { ending: () => Record<string, unknown>; final: () => HostEnvironment | RemoteEnvironment } {
+export function sharedEnding(env: HostEnvironment | RemoteEnvironment, deps: BenchDeps): { ending: () => EnvironmentPatch; final: () => HostEnvironment | RemoteEnvironment } {
   let finalEnv: HostEnvironment | RemoteEnvironment | null = null;
   const final = () => (finalEnv ??= finishEnvironment(env, deps.reader));
   return { ending: () => ({ load: final().load, warnings: final().warnings }), final };

@@ -33,7 +33,8 @@ import { IMAGE_FILE, MANIFEST_FILE, type OptLevel } from '../kernel/manifest.ts'
 import { checkPatchesApply } from '../kernel/source.ts';
 import type { VmLauncher } from '../launch/qemu.ts';
 import type { ProbeBuild } from '../launch/probe-build.ts';
-import { measuredValues, type RunInvocation } from '../model.ts';
+import { measuredValues } from '../model.ts';
+import type { RunInvocation } from '../run-record.ts';
 import { isSample, mean } from '../stats/descriptive.ts';
 import type { Store } from '../store/store.ts';
 import type { CostModel, CostPlugin } from '../vm/cost-plugin.ts';

@@ -1,8 +1,8 @@
 /** `hintlab bench --label-b`: arguments and output of an interleaved A/B invocation. */
 import { DEFAULT_ALPHA, DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE } from '../bench/budget.ts';
-import { DESIGNS, type DesignKind } from '../bench/design.ts';
+import { DESIGNS, type DesignKind } from '../run-record.ts';
 import { runInterleaved } from '../bench/interleave.ts';
-import type { InterleavedRequest, WorkRequest } from '../bench/sides.ts';
+import type { DesignRequest, InterleavedRequest, SidesRequest, WorkRequest } from '../bench/sides.ts';
 import { BenchRequestError, type BenchDeps } from '../bench/runner.ts';
 import { WORK_MAX } from '../bench/work-pilot.ts';
 import { type FileSwitchSpec } from '../bench/switch-file.ts';
@@ -29,15 +29,25 @@ const PAIRED_ONLY: [flag: string, given: (o: BenchOptions) => boolean][] = [
   ['--min-pairs', (o) => o.minPairs !== undefined],
 ];
 
-/** Refuse a paired-design flag where no paired design runs, naming the flag and the fix. */
+/** How the design is known when the flags are parsed: as asked, else whole processes on a box; `auto` is chosen when the run starts. */
+function askedDesign(opts: BenchOptions): DesignRequest['design'] {
+  return parseDesign(opts.design) ?? (opts.target.length > 0 ? 'processes' : 'auto');
+}
+
+/** Refuse a flag of a design where that design does not run, naming the flag and the fix: the budget's flags, and --seed. */
 export function refuseIgnoredPairedFlags(opts: BenchOptions): void {
-  const flag = PAIRED_ONLY.find(([, given]) => given(opts))?.[0];
+  const flag = PAIRED_ONLY.find(([, given]) => given(opts))?.[0] ?? (opts.seed !== undefined ? '--seed' : undefined);
   if (flag === undefined) return;
+  const readers = flag === '--seed' ? 'the alternation (its random ABBA order)' : 'duet and alternation';
   if (!isInterleaved(opts)) {
-    throw new UserError(`${flag} applies to an A/B invocation (duet or alternation) only, and this run has no B side: add one (--label-b B with --inject-seccomp-b N, --switch-file or --inject-work-b), or drop ${flag}`, 2);
+    throw new UserError(`${flag} applies to an A/B invocation (${flag === '--seed' ? 'alternation' : 'duet or alternation'}) only, and this run has no B side: add one (--label-b B with --inject-seccomp-b N, --switch-file or --inject-work-b), or drop ${flag}`, 2);
   }
-  if (opts.design === 'processes' || (opts.design === undefined && opts.target.length > 0)) {
-    throw new UserError(`${flag} applies to duet and alternation only, and ${opts.design === 'processes' ? '--design processes' : 'a run on a box (--target)'} measures whole probe processes (--rounds over --processes): drop ${flag}`, 2);
+  const design = askedDesign(opts);
+  if (design === 'processes') {
+    throw new UserError(`${flag} applies to ${readers} only, and ${opts.design === 'processes' ? '--design processes' : 'a run on a box (--target)'} measures whole probe processes (--rounds over --processes): drop ${flag}`, 2);
+  }
+  if (design === 'duet' && flag === '--seed') {
+    throw new UserError(`--seed applies to ${readers} only, and --design duet runs A and B at once, in no random order: drop --seed, or use --design alternation`, 2);
   }
 }
 
@@ -83,8 +93,21 @@ export function parseSwitchFiles(b: string[], a: string[]): FileSwitchSpec[] {
   return specs;
 }
 
+/**
+ * The design with what it reads (refuseIgnoredPairedFlags has refused what
+ * it would not). Not asked for, it is chosen when the run starts, which
+ * says why on a box.
+ */
+function designRequest(opts: BenchOptions): DesignRequest {
+  const design = parseDesign(opts.design) ?? 'auto';
+  if (design === 'processes') return { design };
+  const budget = { secondsPerProfile: opts.time ?? DEFAULT_SECONDS_PER_PROFILE, precisionPct: opts.precision ?? null, blockRounds: opts.blockRounds ?? DEFAULT_BLOCK_ROUNDS, alpha: DEFAULT_ALPHA, ...(opts.minPairs === undefined ? {} : { minPairs: opts.minPairs }) };
+  if (design === 'duet') return { design, budget };
+  return { design, budget, ...(opts.seed === undefined ? {} : { seed: opts.seed }) };
+}
+
 /** The two sides of an interleaved invocation, on top of what every bench asks for. */
-export function interleavedRequest(opts: BenchOptions, common: Omit<InterleavedRequest, 'a' | 'b' | 'files'>, io: CliIO): InterleavedRequest {
+export function interleavedRequest(opts: BenchOptions, common: Omit<SidesRequest, 'a' | 'b' | 'files'>, io: CliIO): InterleavedRequest {
   const files = parseSwitchFiles(opts.switchFile, opts.switchFileA);
   const seccompB = opts.injectSeccompB === undefined || opts.injectSeccompB === 0 ? null : opts.injectSeccompB;
   if (seccompB === 1) throw new UserError('--inject-seccomp-b must be 0 (no filter) or at least 2 instructions, got 1', 2);
@@ -95,10 +118,8 @@ export function interleavedRequest(opts: BenchOptions, common: Omit<InterleavedR
     files,
     switchOptions: { force: opts.force === true, wait: opts.wait === true, command: common.command, onNote: (m) => io.stderr(`hintlab: ${m}\n`) },
     warmupsAsked: opts.warmupsGiven === true,
-    design: parseDesign(opts.design),
-    budget: { secondsPerProfile: opts.time ?? DEFAULT_SECONDS_PER_PROFILE, precisionPct: opts.precision ?? null, blockRounds: opts.blockRounds ?? DEFAULT_BLOCK_ROUNDS, alpha: DEFAULT_ALPHA, ...(opts.minPairs === undefined ? {} : { minPairs: opts.minPairs }) },
     workB: parseWork(opts.injectWorkB),
-    ...(opts.seed === undefined ? {} : { seed: opts.seed }),
+    ...designRequest(opts),
   };
 }
 

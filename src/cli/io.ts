@@ -1,5 +1,5 @@
 import type { BisectLab } from '../bisect/run.ts';
-import type { RunInvocation } from '../model.ts';
+import type { RunInvocation } from '../run-record.ts';
 import { shellLine } from '../shell.ts';
 
 import type { ProbeBuild } from '../launch/probe-build.ts';

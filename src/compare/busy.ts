@@ -22,9 +22,7 @@ const WALL_UNITS = new Set(['ns/call', 'bogo-ops/s']);
 
 /** The clock a run's rounds were timed on: interleaved runs record it, plain runs are wall time. */
 function clockOf(run: RunWithRounds): string {
-  const extra = run.params.extra as { interleave?: { clock?: unknown } } | undefined;
-  const clock = extra?.interleave?.clock;
-  return typeof clock === 'string' ? clock : 'wall';
+  return run.params.extra.interleave?.clock ?? 'wall';
 }
 
 /**
@@ -34,8 +32,7 @@ function clockOf(run: RunWithRounds): string {
  */
 function ownTasks(run: RunWithRounds): number | null {
   if (run.kind === 'macro') return null;
-  const extra = run.params.extra as { interleave?: { design?: unknown } } | undefined;
-  return extra?.interleave?.design === 'duet' ? 2 : 1;
+  return run.params.extra.interleave?.design === 'duet' ? 2 : 1;
 }
 
 /** The busy-machine warning of one run, or null when its load stayed within its CPUs (or was not recorded). */

@@ -15,7 +15,8 @@
  *   - guest runs are timed by the guest: the unit says which clock
  *     (instructions under -icount, emulated time under TCG, KVM's clock);
  *   - stress-ng rates are per second of the wall clock (host or guest).
- * A value this version does not know is `unknown`, never guessed.
+ * A stored clock this version does not know is refused when the run is read
+ * (src/run-record.ts), never guessed.
  */
 import type { Known, RunWithRounds } from '../model.ts';
 
@@ -27,23 +28,14 @@ import type { Known, RunWithRounds } from '../model.ts';
  */
 export type RunClock = 'wall' | 'thread-cpu' | 'guest-icount' | 'guest-emulated';
 
-const CLOCKS: readonly string[] = ['wall', 'thread-cpu'];
-
-function storedClock(run: RunWithRounds): unknown {
-  const extra = (run.params.extra as Record<string, unknown> | undefined) ?? {};
-  if (extra.clock !== undefined) return extra.clock;
-  const interleave = extra.interleave;
-  return interleave !== null && typeof interleave === 'object' ? (interleave as { clock?: unknown }).clock : undefined;
-}
 
 /** The clock of a run's rounds (see the file comment for runs stored before it was recorded). */
 export function clockOf(run: RunWithRounds): Known<RunClock> {
   if (run.unit === 'instructions/call' || run.unit === 'icount-bogo-ops/s') return { known: true, value: 'guest-icount' };
   if (run.unit === 'emulated-time/call' || run.unit === 'emulated-bogo-ops/s') return { known: true, value: 'guest-emulated' };
-  const stored = storedClock(run);
-  if (stored === undefined) return { known: true, value: 'wall' };
-  if (typeof stored === 'string' && CLOCKS.includes(stored)) return { known: true, value: stored as RunClock };
-  return { known: false, reason: `clock ${JSON.stringify(stored)} recorded by a hintlab this version does not know` };
+  // src/run-record.ts refuses a stored clock this version does not know, when the run is read
+  const { extra } = run.params;
+  return { known: true, value: extra.clock ?? extra.interleave?.clock ?? 'wall' };
 }
 
 /** The clock every run shares, or unknown saying which run used which. */

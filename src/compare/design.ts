@@ -23,6 +23,7 @@
  */
 import type { RunWithRounds } from '../model.ts';
 import { type BootOrder, bootOrderOf, bootOrderText } from './boot-order.ts';
+import type { InterleaveRecord, Stopping } from '../run-record.ts';
 
 export type Design =
   | { kind: 'processes' }
@@ -49,54 +50,12 @@ export type Design =
  */
 export type ProcessesPerSide = number | 'shared' | null;
 
-/** A paired invocation stopped by a precision target (params.extra.stopping, written by bench). */
-export interface Stopping {
-  rule: 'confidence-sequence';
-  alpha: number;
-  precisionPct: number;
-  reached: boolean;
-  pairs: number;
-}
+const interleaveOf = (run: RunWithRounds): InterleaveRecord | null => run.params.extra.interleave ?? null;
 
-interface InterleaveRecord {
-  side?: unknown;
-  order?: unknown;
-  labels?: { A?: unknown; B?: unknown };
-  design?: unknown;
-  cpus?: unknown;
-  swapEvery?: unknown;
-  blockRounds?: unknown;
-  seed?: unknown;
-  processes?: unknown;
-  cpu?: unknown;
-  pairsPerProcess?: unknown;
-}
-
-function extraOf(run: RunWithRounds): Record<string, unknown> {
-  return run.params.extra;
-}
-
-function interleaveOf(run: RunWithRounds): InterleaveRecord | null {
-  const rec = extraOf(run).interleave;
-  return rec !== null && typeof rec === 'object' ? rec : null;
-}
-
-const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
-
-/** The stopping record both runs of a paired invocation carry, or null (absent, or the two disagree). */
+/** The stopping record both runs of a paired invocation carry, or null (absent from either). */
 export function stoppingOf(a: RunWithRounds, b: RunWithRounds): Stopping | null {
-  const read = (run: RunWithRounds): Stopping | null => {
-    const s = extraOf(run).stopping as Record<string, unknown> | null | undefined;
-    if (s === null || typeof s !== 'object' || s.rule !== 'confidence-sequence') return null;
-    const alpha = num(s.alpha);
-    const precisionPct = num(s.precisionPct);
-    const pairs = num(s.pairs);
-    if (alpha === null || precisionPct === null || pairs === null) return null;
-    return { rule: 'confidence-sequence', alpha, precisionPct, reached: s.reached === true, pairs };
-  };
-  const sa = read(a);
-  const sb = read(b);
-  return sa !== null && sb !== null ? sa : null;
+  const sa = a.params.extra.stopping ?? null;
+  return sa !== null && b.params.extra.stopping !== undefined ? sa : null;
 }
 
 /**
@@ -108,7 +67,7 @@ export function interleavedPartners(a: RunWithRounds, b: RunWithRounds): boolean
   const ra = interleaveOf(a);
   const rb = interleaveOf(b);
   if (!ra || !rb || ra.side === rb.side || ra.order !== rb.order) return false;
-  if (ra.labels?.A !== rb.labels?.A || ra.labels?.B !== rb.labels?.B) return false;
+  if (ra.labels.A !== rb.labels.A || ra.labels.B !== rb.labels.B) return false;
   if ((ra.design ?? 'processes') !== (rb.design ?? 'processes')) return false;
   return Math.abs(a.id - b.id) === 1;
 }
@@ -121,23 +80,22 @@ export function interleavedPartners(a: RunWithRounds, b: RunWithRounds): boolean
  * after the budget ran out measures none.
  */
 function alternationProcesses(rec: InterleaveRecord, run: RunWithRounds): ProcessesPerSide {
-  if (num(rec.processes) !== 2) return 'shared';
-  const pairs = num(extraOf(run).processes);
-  const per = num(rec.pairsPerProcess);
-  return pairs !== null && per !== null && per > 0 ? Math.max(1, Math.ceil(pairs / per)) : null;
+  if (rec.processes !== 2) return 'shared';
+  const pairs = run.params.extra.processes;
+  const per = rec.pairsPerProcess;
+  return pairs !== undefined && per !== undefined && per > 0 ? Math.max(1, Math.ceil(pairs / per)) : null;
 }
 
 /** The interleaved design of two partners: a run recorded without `design` is 'processes'. */
 function interleavedDesign(a: RunWithRounds, b: RunWithRounds): Design {
   const rec = interleaveOf(a)!;
   if (rec.design === 'duet') {
-    const cpus = Array.isArray(rec.cpus) && rec.cpus.length === 2 && rec.cpus.every((c) => num(c) !== null) ? ([rec.cpus[0], rec.cpus[1]] as [number, number]) : null;
     // every block is a fresh pair of processes: as many per side as pairs
-    return { kind: 'duet', cpus, swapEvery: num(rec.swapEvery), stopping: stoppingOf(a, b), blockRounds: num(rec.blockRounds), processesPerSide: num(extraOf(a).processes) };
+    return { kind: 'duet', cpus: rec.cpus ?? null, swapEvery: rec.swapEvery ?? null, stopping: stoppingOf(a, b), blockRounds: rec.blockRounds ?? null, processesPerSide: a.params.extra.processes ?? null };
   }
   if (rec.design === 'alternation') {
-    const cpu = num(rec.cpu) ?? a.params.cpu;
-    return { kind: 'alternation', blockRounds: num(rec.blockRounds), seed: num(rec.seed), stopping: stoppingOf(a, b), processes: num(rec.processes), pairsPerProcess: num(rec.pairsPerProcess), processesPerSide: alternationProcesses(rec, a), cpu };
+    const cpu = rec.cpu ?? a.params.cpu;
+    return { kind: 'alternation', blockRounds: rec.blockRounds ?? null, seed: rec.seed ?? null, stopping: stoppingOf(a, b), processes: rec.processes ?? null, pairsPerProcess: rec.pairsPerProcess ?? null, processesPerSide: alternationProcesses(rec, a), cpu };
   }
   return { kind: 'processes' };
 }

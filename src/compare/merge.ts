@@ -11,8 +11,8 @@ import { ComparisonRefused } from './checks.ts';
 
 function kernelOf(run: RunWithRounds): string {
   const env = readEnvironment(run);
-  const label = run.params.extra['kernelLabel'];
-  return `${env.kernel?.release?.known ? env.kernel.release.value : 'unknown'}${typeof label === 'string' ? ` (kernel ${label})` : ''}`;
+  const label = run.params.extra.kernelLabel;
+  return `${env.kernel?.release?.known ? env.kernel.release.value : 'unknown'}${label !== undefined ? ` (kernel ${label})` : ''}`;
 }
 
 const nameOf = (r: RunWithRounds) => `run ${r.id}${r.label ? ` '${r.label}'` : ''}`;

@@ -8,22 +8,11 @@
 import type { RunWithRounds } from '../model.ts';
 import type { NotRun, RunRole } from './types.ts';
 
-/** The well-formed `{ stressor, reason }` entries of a run's record; anything else is not ours to interpret. */
-function unavailableOf(run: RunWithRounds): { stressor: string; reason: string }[] {
-  const list = run.params.extra.unavailable;
-  if (!Array.isArray(list)) return [];
-  return list.flatMap((u: unknown) => {
-    if (typeof u !== 'object' || u === null) return [];
-    const { stressor, reason } = u as Record<string, unknown>;
-    return typeof stressor === 'string' && typeof reason === 'string' ? [{ stressor, reason }] : [];
-  });
-}
-
 /** Every stressor some run could not run, in first-recorded order, with the runs that lacked it. */
 export function notRunOf(runs: readonly { role: RunRole; run: RunWithRounds }[]): NotRun[] {
   const byKey = new Map<string, NotRun>();
   for (const { role, run } of runs) {
-    for (const { stressor, reason } of unavailableOf(run)) {
+    for (const { stressor, reason } of run.params.extra.unavailable ?? []) {
       const key = JSON.stringify([stressor, reason]);
       const entry = byKey.get(key) ?? { stressor, reason, runs: [] };
       if (!entry.runs.includes(role)) entry.runs.push(role);

@@ -92,8 +92,84 @@ export interface VmFacts {
   icount: boolean;
   /** CPUs qemu gave the guest (-smp); absent in runs stored before it was recorded. */
   guestCpus?: number;
-  /** Seconds from qemu's start to its end, added when the boot is over. */
-  bootSeconds?: number;
+  /** Seconds from qemu's start to its end, added when the boot is over (one per boot of a pooled run). */
+  bootSeconds?: number | number[];
+}
+
+/** One LAVA job that booted a run (vm --target lava://). */
+export interface LavaJobFacts {
+  jobId: number;
+  url: string;
+  /** The device the lab chose, once it had one. */
+  device: string | null;
+  /** LAVA's health of the job: Complete, Incomplete, Canceled. */
+  health: string;
+  /** The qemu command line the lab ran, when its log said. */
+  qemu: string | null;
+  /** sha256 of the kernel image the job was given, what `vm --resume` tells a rebuilt bzImage by (absent in runs stored before it was kept). */
+  kernelSha256?: string;
+}
+
+/** The LAVA lab a vm run booted on, without its token, and its jobs. */
+export interface LavaFacts {
+  server: string;
+  deviceType: string;
+  jobs: LavaJobFacts[];
+}
+
+/** How a box booted the kernel of a session step (src/targets/target.ts BootReport), as the step's run stores it. */
+export interface BootFacts {
+  method: 'kexec' | 'grub-reboot' | 'reboot';
+  /** What made the box go down (`kexec -e`, `systemctl kexec`, `reboot`). */
+  command: string;
+  /** kexec's words when it was refused and the one-shot reboot used instead. */
+  fellBack: string | null;
+  /** What the box runs now, as it says. */
+  release: string;
+  cmdline: string;
+  bootId: string;
+  /** Copying the image and initrd (0 when the copies there were current). */
+  copyMs: number;
+  /** From the boot command to ssh answering on the new boot. */
+  waitedMs: number;
+  /** When hintlab first saw the box down, or null if it never caught it down. */
+  downAfterMs: number | null;
+  attempts: number;
+  /** The bound of the box's watchdog armed for this boot, or null (the box is on its own kernel). */
+  watchdogSeconds: number | null;
+}
+
+/** The session step (`hintlab session`) a run on a box measured. */
+export interface SessionFacts {
+  id: number;
+  /** 1-based, of `steps`. */
+  step: number;
+  steps: number;
+  kernelLabel: string;
+  bootIndex: number;
+  boot: BootFacts;
+}
+
+/**
+ * The cost model of a `vm --cost` run: the model, the plugin and qemu that
+ * counted, the System.map its blocks were attributed with, and per boot the
+ * functions each subject's calls ran (unknown without a System.map).
+ */
+export interface CostFacts<F extends object = StoredFunctionCost> {
+  model: string;
+  plugin: string;
+  qemu: string;
+  systemMap: string | null;
+  /** Per boot: subject -> functions with their per-call counts (written as src/vm/cost-functions.ts FunctionCost). */
+  functions: Known<Record<string, F[]>>[];
+}
+
+/** A function's per-call counts as a `vm --cost` run stores them. */
+export interface StoredFunctionCost {
+  name: string;
+  addr: string;
+  size: number;
+  perCall: Record<string, number>;
 }
 
 /** A remote box reached over ssh: the name it gave and how hintlab reached it. */
@@ -117,12 +193,31 @@ export interface HostEnvironment extends MachineFacts {
 export interface GuestEnvironment extends MachineFacts {
   where: 'guest';
   vm: VmFacts;
+  /** vm --target lava://: the lab and the jobs that booted the run. */
+  lava?: LavaFacts;
+  /** vm --cost: the cost model and the functions per boot. */
+  cost?: CostFacts;
 }
 
 /** A run on a remote box over ssh: every machine field was read there. */
 export interface RemoteEnvironment extends MachineFacts {
   where: 'remote';
   remote: RemoteFacts;
+  /** hintlab session: the step this run measured and how the box booted for it. */
+  session?: SessionFacts;
 }
 
 export type RunEnvironment = HostEnvironment | GuestEnvironment | RemoteEnvironment;
+
+/**
+ * What may be merged into a stored environment after the run started (the
+ * store's updateEnvironment): the load and warnings at the end, the guest's
+ * kernel once it said hello, the boot's seconds, stress-ng's unclassified
+ * metrics, a LAVA job, the cost model, a session step.
+ */
+export type EnvironmentPatch = Partial<Pick<MachineFacts, 'load' | 'warnings' | 'kernel' | 'stressNg'>> & {
+  vm?: VmFacts;
+  lava?: LavaFacts;
+  cost?: CostFacts<object>;
+  session?: SessionFacts;
+};

@@ -7,7 +7,8 @@
  * marked failed with stress-ng's own message, and the rounds committed
  * before it stay as they are.
  */
-import { invocationExtra, type RunInvocation, type RunParams, type RunWithRounds } from '../model.ts';
+import type { RunParams, RunWithRounds } from '../model.ts';
+import { invocationExtra, type RunInvocation } from '../run-record.ts';
 import type { Store } from '../store/store.ts';
 import type { ProbeBuild } from '../launch/probe-build.ts';
 import { collectEnvironment, finishEnvironment } from '../environment/host.ts';
@@ -154,7 +155,7 @@ function invocation(plan: MacroPlan, item: PlanItem, yamlPath: string): Invocati
 const yamlName = (item: PlanItem): string => `round-${item.seq}.yaml`;
 
 /** The environment as stored: the host record without the (absent) probe, plus stress-ng's version. */
-function storedEnvironment(env: HostEnvironment | RemoteEnvironment, version: string, unclassified: string[]): Record<string, unknown> {
+function storedEnvironment(env: HostEnvironment | RemoteEnvironment, version: string, unclassified: string[]): HostEnvironment | RemoteEnvironment {
   const { probe: _probe, ...rest } = env;
   const stressNg = unclassified.length > 0 ? { version, unclassifiedMetrics: unclassified } : { version };
   return { ...rest, stressNg };

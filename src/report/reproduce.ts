@@ -106,10 +106,8 @@ interface TypedCommand {
 
 /** A run's arguments as typed: the recorded invocation, else the stored command line split into words. */
 function typedCommand(run: ComparedRun): TypedCommand {
-  const inv = run.params.extra.invocation as { argv?: unknown; cwd?: unknown } | undefined;
-  if (inv && Array.isArray(inv.argv) && inv.argv.every((a) => typeof a === 'string') && typeof inv.cwd === 'string') {
-    return { argv: inv.argv, cwd: inv.cwd };
-  }
+  const inv = run.params.extra.invocation;
+  if (inv) return { argv: inv.argv, cwd: inv.cwd };
   const words = shellWords(run.command).map(unquote);
   return { argv: words[0] === 'hintlab' ? words.slice(1) : words, cwd: null };
 }

@@ -23,7 +23,7 @@ import { selectProfiles } from '../bench/profiles.ts';
 import { BenchRequestError, runBench, type BenchRequest } from '../bench/runner.ts';
 import type { SysReader } from '../environment/reader.ts';
 import { UserError } from '../errors.ts';
-import type { RunInvocation } from '../model.ts';
+import type { RunInvocation } from '../run-record.ts';
 import type { SessionRecord, StepRecord } from '../store/sessions.ts';
 import type { Store } from '../store/store.ts';
 import { bootToken, type BoxFacts } from '../targets/box-facts.ts';

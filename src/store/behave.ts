@@ -4,7 +4,7 @@
  * a rerun boots nothing, and the comparison of two stored traces.
  */
 import type Database from 'better-sqlite3';
-import type { Guard } from './sessions.ts';
+import type { Guard } from './with-steps.ts';
 
 /** A behaviour trace as stored: the trace itself is JSON the behave module reads back. */
 export interface StoredBehaveTrace {

@@ -10,10 +10,10 @@
  * reads back with its own checks; this table only keeps them.
  */
 import type Database from 'better-sqlite3';
-import { UserError } from '../errors.ts';
-import { ownerAlive, ownerTag } from './owner.ts';
+import { ownerTag } from './owner.ts';
+import { type Guard, now, type OwnedRow, type OwnedState, type OwnedStatus, TableWithSteps } from './with-steps.ts';
 
-export type SessionStatus = 'running' | 'complete' | 'failed' | 'interrupted';
+export type SessionStatus = OwnedStatus;
 export type StepStatus = 'pending' | 'booting' | 'measuring' | 'complete' | 'failed';
 /** Where a session left its box: on the kernel it started on, on a test kernel, or not known (it did not answer). */
 export type BoxPlace = 'home' | 'away' | 'unknown';
@@ -57,10 +57,8 @@ export interface NewStep {
   runLabel: string;
 }
 
-interface SessionRow {
-  id: number;
+interface SessionRow extends OwnedRow {
   target: string;
-  status: SessionStatus;
   plan_json: string;
   home_json: string | null;
   box: BoxPlace | null;
@@ -68,7 +66,6 @@ interface SessionRow {
   finished_at: string | null;
   error: string | null;
   command: string;
-  owner: string;
 }
 
 interface StepRow {
@@ -86,26 +83,10 @@ interface StepRow {
   finished_at: string | null;
 }
 
-const now = (): string => new Date().toISOString();
-/** A JSON column of a session record; a damaged one is told naming the database, the session and the column. */
-function json(path: string, session: number, column: string, text: string | null): unknown {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`results database ${path}: session #${session} is damaged: its ${column} is not JSON (${(err as Error).message}); start the session again (hintlab session --target ...), or restore the database from a backup`);
+export class SessionTable extends TableWithSteps<SessionRow, StepRow, SessionRecord> {
+  constructor(db: Database.Database, guard: Guard, path: string) {
+    super(db, guard, path, { table: 'sessions', stepsTable: 'session_steps', parentColumn: 'session_id', noun: 'session', redo: 'start the session again (hintlab session --target ...)' });
   }
-}
-
-/** Runs one statement group; the Store's guard turns SQLite failures into StoreErrors. */
-export type Guard = <T>(fn: () => T, during?: () => string) => T;
-
-export class SessionTable {
-  constructor(
-    private readonly db: Database.Database,
-    private readonly guard: Guard,
-    private readonly path: string,
-  ) {}
 
   /** Create a session and its steps (labelled by `steps(id)`, which may use the new id). */
   create(s: { target: string; plan: unknown; command: string }, steps: (id: number) => NewStep[]): number {
@@ -161,28 +142,14 @@ export class SessionTable {
     this.guard(() => this.db.prepare(sql).run(...args), () => `recording session #${id}`);
   }
 
-  /** The session, or null. */
-  get(id: number): SessionRecord | null {
-    const row = this.guard(() => this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined);
-    return row ? this.toRecord(row) : null;
-  }
-
-  /** Every session, oldest first. */
-  list(): SessionRecord[] {
-    const rows = this.guard(() => this.db.prepare('SELECT * FROM sessions ORDER BY id').all() as SessionRow[]);
-    return rows.map((r) => this.toRecord(r));
-  }
-
-  private toRecord(r: SessionRow): SessionRecord {
-    const steps = this.guard(() => this.db.prepare('SELECT * FROM session_steps WHERE session_id = ? ORDER BY idx').all(r.id) as StepRow[]);
-    const live = r.status === 'running' && ownerAlive(r.owner);
+  protected record(r: SessionRow, steps: StepRow[], { status, live }: OwnedState): SessionRecord {
     return {
       id: r.id,
       target: r.target,
-      status: r.status === 'running' && !live ? 'interrupted' : r.status,
+      status,
       live,
-      plan: json(this.path, r.id, 'plan_json', r.plan_json),
-      home: json(this.path, r.id, 'home_json', r.home_json),
+      plan: this.json(r.id, 'plan_json', r.plan_json),
+      home: this.json(r.id, 'home_json', r.home_json),
       box: r.box,
       createdAt: r.created_at,
       finishedAt: r.finished_at,
@@ -197,7 +164,7 @@ export class SessionTable {
         runId: s.run_id,
         attempts: s.attempts,
         token: s.token,
-        boot: json(this.path, r.id, `step ${s.idx} boot_json`, s.boot_json),
+        boot: this.json(r.id, `step ${s.idx} boot_json`, s.boot_json),
         error: s.error,
         startedAt: s.started_at,
         finishedAt: s.finished_at,

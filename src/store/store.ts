@@ -20,6 +20,8 @@ import type {
   RunWithRounds,
   Unit,
 } from '../model.ts';
+import type { EnvironmentPatch, RunEnvironment } from '../environment/record.ts';
+import { readRunExtra, type RunExtra } from '../run-record.ts';
 import { describeStoreFailure, isDiskFull, openDatabase } from './open.ts';
 import { isSqliteError } from './sqlite.ts';
 import { describeFilesystem } from './filesystem.ts';
@@ -40,7 +42,8 @@ export interface NewRun {
   command: string;
   hintlabVersion: string;
   params: RunParams;
-  environment: Environment;
+  /** The record of src/environment/ (a bare object only in tests of the store itself). */
+  environment: RunEnvironment | Environment;
 }
 
 /** A round as the measuring code hands it over; the store stamps the time. */
@@ -137,7 +140,7 @@ export class Store {
 
   /** The trials (`hintlab trial`) and their steps. */
   get trials(): TrialTable {
-    return (this.trialTable ??= new TrialTable(this.db, (fn, during) => this.guard(fn, during)));
+    return (this.trialTable ??= new TrialTable(this.db, (fn, during) => this.guard(fn, during), this.path));
   }
 
   /** The sessions on boxes (`hintlab session`) and their steps. */
@@ -239,7 +242,7 @@ export class Store {
   }
 
   /** Merge more facts into a run's environment (e.g. load average at the end). */
-  updateEnvironment(runId: number, patch: Environment): void {
+  updateEnvironment(runId: number, patch: EnvironmentPatch): void {
     const row = this.guard(() => this.db.prepare('SELECT env_json FROM runs WHERE id = ?').get(runId)) as
       | { env_json: string }
       | undefined;
@@ -264,7 +267,7 @@ export class Store {
   }
 
   /** Merge more facts into a run's `params.extra` (what a budgeted design learnt by the end: its order, its stopping). */
-  mergeParamsExtra(runId: number, patch: Record<string, unknown>): void {
+  mergeParamsExtra(runId: number, patch: RunExtra): void {
     const row = this.guard(() => this.db.prepare('SELECT params_json FROM runs WHERE id = ?').get(runId)) as { params_json: string } | undefined;
     if (!row) throw new RunNotFoundError(`run ${runId} does not exist`);
     const params = JSON.parse(row.params_json) as RunParams;
@@ -401,8 +404,14 @@ export class Store {
       error: r.error,
       command: r.command,
       hintlabVersion: r.hintlab_version,
-      params: JSON.parse(r.params_json) as RunParams,
+      params: this.readParams(r),
       environment: JSON.parse(r.env_json) as Environment,
     };
+  }
+
+  /** A run's stored parameters, their `extra` checked by readRunExtra (a damaged one names the database and the run). */
+  private readParams(r: RunRow): RunParams {
+    const params = JSON.parse(r.params_json) as RunParams;
+    return { ...params, extra: readRunExtra(params.extra, `results database ${this.path}: run #${r.id}${r.label ? ` (${r.label})` : ''}`) };
   }
 }

@@ -11,10 +11,10 @@
  * table only keeps them.
  */
 import type Database from 'better-sqlite3';
-import { ownerAlive, ownerTag } from './owner.ts';
-import type { Guard } from './sessions.ts';
+import { ownerTag } from './owner.ts';
+import { type Guard, now, type OwnedRow, type OwnedState, type OwnedStatus, TableWithSteps } from './with-steps.ts';
 
-export type TrialStatus = 'running' | 'complete' | 'failed' | 'interrupted';
+export type TrialStatus = OwnedStatus;
 /** `done`: computed by this trial; `reused`: taken from a stored result with the same key. */
 export type TrialStepState = 'running' | 'done' | 'reused' | 'failed' | 'interrupted';
 
@@ -52,16 +52,13 @@ export interface StoredStepResult {
   seconds: number | null;
 }
 
-interface TrialRow {
-  id: number;
+interface TrialRow extends OwnedRow {
   out_dir: string;
   request_json: string;
-  status: TrialStatus;
   created_at: string;
   finished_at: string | null;
   error: string | null;
   command: string;
-  owner: string;
 }
 
 interface StepRow {
@@ -76,9 +73,6 @@ interface StepRow {
   finished_at: string | null;
 }
 
-const now = (): string => new Date().toISOString();
-const json = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
-
 export interface StepEnd {
   key: string | null;
   state: Exclude<TrialStepState, 'running'>;
@@ -87,11 +81,10 @@ export interface StepEnd {
   error: string | null;
 }
 
-export class TrialTable {
-  constructor(
-    private readonly db: Database.Database,
-    private readonly guard: Guard,
-  ) {}
+export class TrialTable extends TableWithSteps<TrialRow, StepRow, TrialRecord> {
+  constructor(db: Database.Database, guard: Guard, path: string) {
+    super(db, guard, path, { table: 'trials', stepsTable: 'trial_steps', parentColumn: 'trial_id', noun: 'trial', redo: 'run the trial again (hintlab trial ...)' });
+  }
 
   create(t: { outDir: string; request: unknown; command: string }): number {
     return this.guard(() => {
@@ -130,30 +123,16 @@ export class TrialTable {
         .prepare(`SELECT trial_id, result_json, seconds FROM trial_steps WHERE step = ? AND key = ? AND state IN ('done', 'reused') AND result_json IS NOT NULL ORDER BY state = 'done' DESC, trial_id DESC LIMIT 1`)
         .get(step, key),
     ) as { trial_id: number; result_json: string; seconds: number | null } | undefined;
-    return row ? { trialId: row.trial_id, result: json(row.result_json), seconds: row.seconds } : null;
+    return row ? { trialId: row.trial_id, result: this.json(row.trial_id, 'result_json', row.result_json), seconds: row.seconds } : null;
   }
 
-  get(id: number): TrialRecord | null {
-    const row = this.guard(() => this.db.prepare('SELECT * FROM trials WHERE id = ?').get(id) as TrialRow | undefined);
-    return row ? this.toRecord(row) : null;
-  }
-
-  /** Every trial, oldest first. */
-  list(): TrialRecord[] {
-    const rows = this.guard(() => this.db.prepare('SELECT * FROM trials ORDER BY id').all() as TrialRow[]);
-    return rows.map((r) => this.toRecord(r));
-  }
-
-  private toRecord(r: TrialRow): TrialRecord {
-    const steps = this.guard(() => this.db.prepare('SELECT * FROM trial_steps WHERE trial_id = ? ORDER BY idx').all(r.id) as StepRow[]);
-    const live = ownerAlive(r.owner);
-    const running = r.status === 'running' && live;
+  protected record(r: TrialRow, steps: StepRow[], { status, live }: OwnedState): TrialRecord {
     return {
       id: r.id,
       outDir: r.out_dir,
-      request: json(r.request_json),
-      status: r.status === 'running' && !live ? 'interrupted' : r.status,
-      live: running,
+      request: this.json(r.id, 'request_json', r.request_json),
+      status,
+      live,
       createdAt: r.created_at,
       finishedAt: r.finished_at,
       error: r.error,
@@ -162,8 +141,8 @@ export class TrialTable {
         name: s.step,
         index: s.idx,
         key: s.key,
-        state: s.state === 'running' && !running ? 'interrupted' : s.state,
-        result: json(s.result_json),
+        state: s.state === 'running' && !live ? 'interrupted' : s.state,
+        result: this.json(r.id, `step ${s.step} result_json`, s.result_json),
         seconds: s.seconds,
         error: s.error,
         startedAt: s.started_at,

@@ -14,6 +14,7 @@
  * drive opened is finished (complete or failed) before it returns, except
  * one the store could no longer write.
  */
+import type { EnvironmentPatch } from '../environment/record.ts';
 import { type Store, StoreError } from '../store/store.ts';
 import type { Target, TargetExit, TargetJob } from './target.ts';
 
@@ -50,7 +51,7 @@ export interface DrivenRun {
    */
   createdBefore?: boolean;
   /** Added to the run's environment just before it is finished (the load at the end, warnings). */
-  finalEnvironment?(): Record<string, unknown>;
+  finalEnvironment?(): EnvironmentPatch;
 }
 
 /** One program run on one target, feeding one run. */

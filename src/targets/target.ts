@@ -78,7 +78,7 @@ export interface TargetExit {
 }
 
 import type { SysReader } from '../environment/reader.ts';
-import type { HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
+import type { BootFacts, HostEnvironment, LavaJobFacts, RemoteEnvironment } from '../environment/record.ts';
 
 /** Where the job ran, as stored in a run's environment record. */
 export type TargetKind = 'host' | 'guest' | 'remote';
@@ -125,26 +125,7 @@ export interface KernelImage {
 }
 
 /** How a boot went, as stored with the step that asked for it. */
-export interface BootReport {
-  method: 'kexec' | 'grub-reboot' | 'reboot';
-  /** What made the box go down (`kexec -e`, `systemctl kexec`, `reboot`). */
-  command: string;
-  /** kexec's words when it was refused and the one-shot reboot used instead. */
-  fellBack: string | null;
-  /** What the box runs now, as it says. */
-  release: string;
-  cmdline: string;
-  bootId: string;
-  /** Copying the image and initrd (0 when the copies there were current). */
-  copyMs: number;
-  /** From the boot command to ssh answering on the new boot. */
-  waitedMs: number;
-  /** When hintlab first saw the box down, or null if it never caught it down. */
-  downAfterMs: number | null;
-  attempts: number;
-  /** The bound of the box's watchdog armed for this boot, or null (the box is on its own kernel). */
-  watchdogSeconds: number | null;
-}
+export type BootReport = BootFacts;
 
 /**
  * A target that boots a kernel in place between runs (an ssh box). A qemu

@@ -13,7 +13,7 @@ import type { Scenario } from '../behave/scenario.ts';
 import type { KernelBuildDeps, KernelBuildResult } from '../kernel/build.ts';
 import type { ConfigBase, KernelBuildRequest } from '../kernel/inputs.ts';
 import type { OptLevel } from '../kernel/manifest.ts';
-import type { RunInvocation } from '../model.ts';
+import type { RunInvocation } from '../run-record.ts';
 import type { Store } from '../store/store.ts';
 import type { VmLauncher } from '../launch/qemu.ts';
 import type { VmDeps, VmRequest, VmResult } from '../vm/runner.ts';

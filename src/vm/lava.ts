@@ -6,6 +6,7 @@
 import { UserError } from '../errors.ts';
 import { RunNotFoundError, type Store } from '../store/store.ts';
 import type { Run } from '../model.ts';
+import { readEnvironment, vmOf } from '../environment/read.ts';
 import { fileSha256 } from '../targets/lava/job.ts';
 import { planSteps, type StepPlan, type VmRequest } from './runner.ts';
 
@@ -49,12 +50,12 @@ export function stepsDone(store: Store, req: VmRequest, server: string, probeBui
 
 /** Why a stored run is not this step's boot, or null when it is. */
 function staleBecause(run: Run, req: VmRequest, plan: StepPlan, now: { server: string; probeBuildId: string; kernelSha256: string }): string | null {
-  const extra = run.params.extra as { order?: string; icount?: boolean; injectWork?: number };
-  const env = run.environment as { lava?: { server?: string; jobs?: { kernelSha256?: unknown }[] }; vm?: { kernelPath?: string }; probe?: { buildId?: string } };
+  const extra = run.params.extra;
+  const env = readEnvironment(run);
+  const lava = env.where === 'guest' ? env.lava : undefined;
   const p = run.params;
   const differs = (flag: string, was: string | number | boolean | null | undefined, is: string | number | boolean | null | undefined) => (was === is ? null : `stored with ${flag} ${String(was ?? 'unset')}, not ${String(is ?? 'unset')}`);
-  const stored = env.lava?.jobs?.at(-1)?.kernelSha256;
-  const hash = typeof stored === 'string' ? stored : null;
+  const hash = lava?.jobs?.at(-1)?.kernelSha256 ?? null;
   return (
     (run.status === 'complete' ? null : `stored ${run.status}`) ??
     differs('order', extra.order, req.steps.join(',')) ??
@@ -64,9 +65,9 @@ function staleBecause(run: Run, req: VmRequest, plan: StepPlan, now: { server: s
     differs('--rounds', p.rounds, req.rounds) ??
     differs('--inject-work', extra.injectWork ?? 0, req.injectWork?.[plan.kernel.label] ?? 0) ??
     differs('--icount', extra.icount === true, req.icount) ??
-    (env.lava?.server === now.server ? null : `stored from ${env.lava?.server ?? 'local qemu'}`) ??
+    (lava?.server === now.server ? null : `stored from ${lava?.server ?? 'local qemu'}`) ??
     (env.probe?.buildId === now.probeBuildId ? null : 'stored by another probe build') ??
-    (env.vm?.kernelPath === plan.kernel.image ? null : `stored from kernel ${env.vm?.kernelPath ?? 'unknown'}`) ??
+    (vmOf(env)?.kernelPath === plan.kernel.image ? null : `stored from kernel ${vmOf(env)?.kernelPath ?? 'unknown'}`) ??
     (hash === null
       ? "stored without the kernel image's hash (an older hintlab), so it cannot be told from a rebuilt one"
       : hash === now.kernelSha256

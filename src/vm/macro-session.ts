@@ -8,6 +8,7 @@
  * by the transfer); the first failed invocation ends the boot as a failed
  * run whose reason is stress-ng's own message from its log file.
  */
+import type { StressNgFacts } from '../environment/record.ts';
 import { ConsoleLines, describeProbeError, type ProbeEvent } from '../launch/probe-protocol.ts';
 import { GcdaReceiver } from '../hints/collect/transfer.ts';
 import { stressNgArgs } from '../macro/executor.ts';
@@ -50,7 +51,7 @@ export interface MacroBootRun {
   repeats: number;
   unit: Unit;
   /** stress-ng's record in the run's environment, to which metrics left out of the rounds are added. */
-  stressNg: Record<string, unknown>;
+  stressNg: StressNgFacts;
   /**
    * Boots as units (a trial's stressors): the 0-based boot of the kernel's
    * run this session reads. Its rounds are that boot's replicate, after

@@ -19,7 +19,8 @@
 import type { StressNgExecutor } from '../macro/executor.ts';
 import { buildPlan, parseInstances, resolveInstances, type PlanItem } from '../macro/plan.ts';
 import { parseStressNgVersion, parseStressorList, selectStressors, type UnavailableStressor } from '../macro/stressors.ts';
-import { invocationExtra, type RunInvocation, type RunParams, type Unit } from '../model.ts';
+import type { RunParams, Unit } from '../model.ts';
+import { invocationExtra, type RunInvocation } from '../run-record.ts';
 import { drive, type OpenedRun } from '../targets/driver.ts';
 import { openBootSite } from '../targets/factory.ts';
 import type { BootSite } from '../targets/site.ts';

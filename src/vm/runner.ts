@@ -20,7 +20,8 @@ import { probeArgs, probeRunShape, runParams } from '../bench/probe-run.ts';
 import type { ProfileInfo } from '../bench/profiles.ts';
 import { startProbeRun } from '../bench/session.ts';
 import { BootSession } from './boot-session.ts';
-import { invocationExtra, type RunInvocation, type RunParams, type Unit } from '../model.ts';
+import type { RunParams, Unit } from '../model.ts';
+import { invocationExtra, type RunInvocation } from '../run-record.ts';
 import type { Store } from '../store/store.ts';
 import { drive, type DriverSegment, type DrivenRun, type DriveSpec, type DriveStop } from '../targets/driver.ts';
 import type { GuestSpec } from '../targets/guest.ts';
@@ -29,12 +30,13 @@ import type { BootSite } from '../targets/site.ts';
 import type { Target, TargetExit } from '../targets/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment } from '../environment/guest.ts';
-import type { GuestEnvironment, Accel } from '../environment/record.ts';
+import type { Accel, CostFacts, GuestEnvironment, LavaJobFacts } from '../environment/record.ts';
 import type { VmKernel } from './kernels.ts';
 import type { VmLauncher } from '../launch/qemu.ts';
 import { type CostModel, type CostPlugin, describeCostModel, pluginArg } from './cost-plugin.ts';
 import { recordBootCost } from './cost-boot.ts';
 import { systemMapFor } from './cost-functions.ts';
+import type { FunctionCost } from '../cost-counters.ts';
 
 export interface VmRequest {
   kernels: VmKernel[];
@@ -159,7 +161,7 @@ interface OpenRun {
   env: GuestEnvironment;
   bootSeconds: number[];
   /** Per boot (`vm --cost`): each subject's functions per call. */
-  costFunctions: unknown[];
+  costFunctions: CostFacts<FunctionCost>['functions'];
   /** How each of its boots ended, in boot order: what the site stores of them comes from these. */
   exits: TargetExit[];
 }
@@ -186,7 +188,7 @@ function openRun(req: VmRequest, deps: SiteDeps, step: StepPlan, accel: Accel): 
       command: req.command,
       hintlabVersion: req.hintlabVersion,
       params: vmRunParams(req, step, accel, guestCpus(req.icount)),
-      environment: env as unknown as Record<string, unknown>,
+      environment: env,
     },
     { ...probeRunShape(req), rounds: req.rounds * boots, processes: boots },
     (done, total, profile) => deps.onRound?.(step, done, total, profile),

@@ -7,7 +7,7 @@ import { alternationOrder } from '../../src/bench/alternation.ts';
 import type { ProbeBuild } from '../../src/launch/probe-build.ts';
 import { chooseDesign } from '../../src/bench/design.ts';
 import { runInterleaved } from '../../src/bench/interleave.ts';
-import type { InterleavedRequest } from '../../src/bench/sides.ts';
+import type { InterleavedRequest, PairedBudget, SidesRequest } from '../../src/bench/sides.ts';
 import { selectProfiles } from '../../src/bench/profiles.ts';
 import { confidenceSequence } from '../../src/stats/sequential.ts';
 import { Store } from '../../src/store/store.ts';
@@ -18,8 +18,10 @@ import { blocksScript, steadyScript } from './fake-probe.ts';
 const probe: ProbeBuild = { path: '/nonexistent', static: false, buildId: 'b1', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-O2'] };
 const arg = (args: string[], flag: string) => (args.includes(flag) ? args[args.indexOf(flag) + 1]! : null);
 
-function request(over: Partial<InterleavedRequest> = {}): InterleavedRequest {
-  return {
+/** An A/B request of the design asked for (default: chosen when it runs) with `over` in place of the defaults. */
+function request(over: Partial<SidesRequest> & { design?: 'duet' | 'alternation' | 'auto'; budget?: PairedBudget; seed?: number } = {}): InterleavedRequest {
+  const { design = 'auto', budget = { secondsPerProfile: 0, precisionPct: null, blockRounds: 2, alpha: 0.05 }, seed, ...rest } = over;
+  const sides: SidesRequest = {
     profiles: selectProfiles(['getppid']),
     ops: 1000,
     warmups: 1,
@@ -29,11 +31,11 @@ function request(over: Partial<InterleavedRequest> = {}): InterleavedRequest {
     a: { label: 'A', injectSeccomp: null },
     b: { label: 'B', injectSeccomp: 64 },
     files: [],
-    budget: { secondsPerProfile: 0, precisionPct: null, blockRounds: 2, alpha: 0.05 },
     command: 'hintlab bench --inject-seccomp-b 64',
     hintlabVersion: 'test',
-    ...over,
+    ...rest,
   };
+  return design === 'duet' ? { ...sides, design, budget } : { ...sides, design, budget, ...(seed === undefined ? {} : { seed }) };
 }
 
 test('the design follows what differs: alternation by default (in two processes for a per-process difference), whole processes on a box', () => {
@@ -64,8 +66,8 @@ test('a duet runs A and B at once at one barrier per block, swaps their CPUs eve
   const reps = (r: typeof a) => r.rounds.filter((x) => !x.warmup).map((x) => x.replicate);
   assert.deepEqual(reps(a), [0, 0, 1, 1, 2, 2]);
   assert.deepEqual(reps(b), [0, 0, 1, 1, 2, 2]);
-  assert.deepEqual((b.params.extra.interleave as Record<string, unknown>).design, 'duet');
-  assert.deepEqual((b.params.extra.interleave as Record<string, unknown>).cpus, [1, 0]);
+  assert.deepEqual(b.params.extra.interleave?.design, 'duet');
+  assert.deepEqual(b.params.extra.interleave.cpus, [1, 0]);
   assert.equal(res.designText, "design: duet: A and B at once on CPUs 1 and 0, 3 pairs, CPUs swapped every block, rounds timed on each probe thread's CPU clock");
   assert.ok(target.jobs.every((j) => arg(j.args, '--clock') === 'thread-cpu'));
 });

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import type { ProbeBuild } from '../../src/launch/probe-build.ts';
 import { scriptedTarget } from '../../src/targets/fake.ts';
 import { abbaOrder, runInterleaved } from '../../src/bench/interleave.ts';
-import type { InterleavedRequest } from '../../src/bench/sides.ts';
+import type { InterleavedRequest, SidesRequest } from '../../src/bench/sides.ts';
 import { selectProfiles } from '../../src/bench/profiles.ts';
 import { Store } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/cli.ts';
@@ -15,7 +15,8 @@ import { fakeSys } from '../environment/fake-sys.ts';
 
 const probe: ProbeBuild = { path: '/nonexistent', static: false, buildId: 'b1', compiler: 'cc', compilerVersion: 'cc 12', flags: ['-O2'] };
 
-function request(over: Partial<InterleavedRequest> = {}): InterleavedRequest {
+/** Whole probe processes A B B A, with `over` in place of the defaults. */
+function request(over: Partial<SidesRequest> = {}): InterleavedRequest {
   return {
     profiles: selectProfiles(['getppid', 'mincore-256k']),
     ops: 1000,

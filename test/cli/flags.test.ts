@@ -34,7 +34,7 @@ test('a percentage is read as a plain decimal only: hex, exponents and words are
   assert.equal(ok.code, 0, ok.stderr);
 });
 
-test('--precision is refused where nothing would read it: below 0.01 %, without a B side, with --design processes, on a box', async () => {
+test('--precision and --seed are refused where nothing would read them: below 0.01 %, without a B side, with --design processes, on a box, --seed with a duet', async () => {
   const db = join(tempDir(), 'h.db');
   const cases: [string[], RegExp][] = [
     [['--precision', '0.001', '--label-b', 'B', '--inject-seccomp-b', '64'], /--precision must be at least 0\.01 % \(compare prints changes to 0\.01 %\)/],
@@ -43,6 +43,10 @@ test('--precision is refused where nothing would read it: below 0.01 %, without 
     [['--precision', '2%', '--label-b', 'B', '--target', 'ssh://box'], /--precision applies to duet and alternation only, and a run on a box \(--target\)/],
     [['--time', '5', '--design', 'processes', '--label-b', 'B'], /--time applies to duet and alternation only/],
     [['--block-rounds', '3'], /--block-rounds applies to an A\/B invocation/],
+    [['--seed', '3'], /--seed applies to an A\/B invocation \(alternation\) only, and this run has no B side/],
+    [['--seed', '3', '--label-b', 'B', '--design', 'processes'], /--seed applies to the alternation \(its random ABBA order\) only, and --design processes measures whole probe processes .*: drop --seed/],
+    [['--seed', '3', '--label-b', 'B', '--target', 'ssh://box'], /--seed applies to the alternation \(its random ABBA order\) only, and a run on a box \(--target\)/],
+    [['--seed', '3', '--label-b', 'B', '--inject-seccomp-b', '64', '--design', 'duet'], /^hintlab: --seed applies to the alternation \(its random ABBA order\) only, and --design duet runs A and B at once, in no random order: drop --seed, or use --design alternation\n$/],
   ];
   for (const [argv, message] of cases) {
     const r = await runCli(['bench', '--db', db, '--profile', 'getppid', ...argv]);

@@ -10,8 +10,8 @@ import type { RunWithRounds } from '../../src/model.ts';
 import { makeRun } from './fixtures.ts';
 
 function withDesign(r: RunWithRounds, design: 'alternation'): RunWithRounds {
-  const extra = r.params.extra as { interleave: Record<string, unknown> };
-  return { ...r, params: { ...r.params, extra: { ...extra, interleave: { ...extra.interleave, design } } } };
+  const extra = r.params.extra;
+  return { ...r, params: { ...r.params, extra: { ...extra, interleave: { ...extra.interleave!, design } } } };
 }
 
 const good = [100, 101, 99, 100, 102, 101];

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { compare } from '../../src/compare/compare.ts';
 import { COMPARISON_SCHEMA } from '../../src/compare/types.ts';
 import type { Environment, RunWithRounds } from '../../src/model.ts';
+import type { RoundClock } from '../../src/run-record.ts';
 import { Store } from '../../src/store/store.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { hostEnvironment, makeRun, storeRun } from './fixtures.ts';
@@ -18,9 +19,9 @@ const load = (start: number | null, end: number | null): Environment => ({
   },
 });
 /** Runs 1 (A) and 2 (B) of one plain invocation each: `clock` as an A/B invocation records it, or none for a plain run. */
-function pair(envA: Environment, envB: Environment, clock?: string): { a: RunWithRounds; b: RunWithRounds } {
+function pair(envA: Environment, envB: Environment, clock?: RoundClock): { a: RunWithRounds; b: RunWithRounds } {
   const withClock = (run: RunWithRounds): RunWithRounds =>
-    clock === undefined ? run : { ...run, params: { ...run.params, extra: { interleave: { ...(run.params.extra.interleave as object), clock } } } };
+    clock === undefined ? run : { ...run, params: { ...run.params, extra: { interleave: { ...run.params.extra.interleave!, clock } } } };
   return {
     a: withClock(makeRun({ id: 1, label: 'A', values: { getppid: base }, environment: envA })),
     b: withClock(makeRun({ id: 2, label: 'B', values: { getppid: base.map((v) => v + 5) }, environment: envB })),

@@ -38,7 +38,7 @@ test('the same rounds as one interleaved invocation, as A/B/A, or as boots suppo
 });
 
 test('interleaved partners are the A and B of one invocation: other sides, same order and labels, created one after the other', () => {
-  const run = (id: number, side: string, labels = { A: 'A', B: 'B' }) => {
+  const run = (id: number, side: 'A' | 'B', labels = { A: 'A', B: 'B' }) => {
     const r = makeRun({ id, design: 'separate', values: { getppid: [1] } });
     return { ...r, params: { ...r.params, extra: { interleave: { side, order: 'ABBA', labels } } } };
   };

@@ -34,8 +34,8 @@ function run(id: number, levels: number[], random: Random, extra: Partial<Parame
 }
 
 function withDesign(r: RunWithRounds, design: 'duet' | 'alternation'): RunWithRounds {
-  const extra = r.params.extra as { interleave: Record<string, unknown> };
-  return { ...r, params: { ...r.params, extra: { ...extra, interleave: { ...extra.interleave, design } } } };
+  const extra = r.params.extra;
+  return { ...r, params: { ...r.params, extra: { ...extra, interleave: { ...extra.interleave!, design } } } };
 }
 
 type Maker = (random: Random, effect: number) => Comparison;

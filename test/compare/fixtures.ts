@@ -150,8 +150,8 @@ export function storeRun(store: Store, run: RunWithRounds, finish: 'complete' | 
  */
 export function pairedRun(id: number, values: readonly number[], design: 'duet' | 'alternation', extra: Record<string, unknown> = {}): RunWithRounds {
   const r = makeRun({ id, values: { x: values }, units: values.length });
-  const rec = (r.params.extra as { interleave: Record<string, unknown> }).interleave;
-  const how = design === 'duet' ? { cpus: [0, 1], swapEvery: 1 } : { blockRounds: 1, seed: 1 };
+  const rec = r.params.extra.interleave!;
+  const how = design === 'duet' ? { cpus: [0, 1] as [number, number], swapEvery: 1 } : { blockRounds: 1, seed: 1 };
   return { ...r, params: { ...r.params, extra: { interleave: { ...rec, design, ...how }, ...extra } } };
 }
 

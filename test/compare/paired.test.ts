@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compare } from '../../src/compare/compare.ts';
 import type { RunWithRounds } from '../../src/model.ts';
+import type { DesignKind, RunExtra } from '../../src/run-record.ts';
 import { renderText } from '../../src/report/text.ts';
 import { assertClose } from '../stats/close.ts';
 import { makeRun } from './fixtures.ts';
@@ -11,9 +12,9 @@ const A = [100.0, 103.0, 98.0, 101.0, 99.5];
 const B = [102.1, 104.9, 100.2, 103.3, 101.2];
 
 /** One round per unit, as a duet pair is one round of each side; `extra` goes into params.extra. */
-function duetRun(id: number, values: number[], extra: Record<string, unknown> = {}, design = 'duet'): RunWithRounds {
+function duetRun(id: number, values: number[], extra: RunExtra = {}, design: DesignKind = 'duet'): RunWithRounds {
   const r = makeRun({ id, values: { getppid: values }, units: values.length });
-  const rec = (r.params.extra as { interleave: Record<string, unknown> }).interleave;
+  const rec = r.params.extra.interleave!;
   return { ...r, params: { ...r.params, extra: { interleave: { ...rec, design, cpus: [0, 1], swapEvery: 1 }, ...extra } } };
 }
 
@@ -58,7 +59,7 @@ describe('paired designs', () => {
   });
 
   it('judge a run stopped by a precision target with the fixed-n paired t, since it stopped on the width of its interval alone', () => {
-    const stopping = { stopping: { rule: 'confidence-sequence', alpha: 0.05, precisionPct: 2, reached: true, pairs: 5 } };
+    const stopping = { stopping: { rule: 'confidence-sequence' as const, alpha: 0.05, precisionPct: 2, reached: true, pairs: 5 } };
     const fixed = compare({ a: duetRun(1, A), b: duetRun(2, B) }).subjects[0]!.change;
     const cmp = compare({ a: duetRun(1, A, stopping), b: duetRun(2, B, stopping) });
     const c = cmp.subjects[0]!.change;

@@ -27,7 +27,7 @@ function stoppedRun(random: Random, changePct: number, heavy: boolean) {
     d.push(Math.log1p(changePct / 100) + logNoise(random, 0.075, heavy));
     state = budgetState(new Map([['x', d]]), BUDGET, 1, d.length);
   }
-  const stopping = stoppingRecord(BUDGET, state);
+  const stopping = stoppingRecord(BUDGET, 3, state);
   const a = d.map(() => 100);
   const b = d.map((x) => 100 * Math.exp(x));
   const s = compare({ a: pairedRun(1, a, 'duet', { stopping }), b: pairedRun(2, b, 'duet', { stopping }) }, { thresholdPct: 0, correction: 'none' }).subjects[0]!;

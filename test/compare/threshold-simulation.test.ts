@@ -25,8 +25,8 @@ const ALPHA = 0.05;
 const PAIR_SD = 0.075;
 
 function alternation(r: RunWithRounds): RunWithRounds {
-  const extra = r.params.extra as { interleave: Record<string, unknown> };
-  return { ...r, params: { ...r.params, extra: { ...extra, interleave: { ...extra.interleave, design: 'alternation' } } } };
+  const extra = r.params.extra;
+  return { ...r, params: { ...r.params, extra: { ...extra, interleave: { ...extra.interleave!, design: 'alternation' } } } };
 }
 
 /** One alternation comparison: `changes[i]` is subject i's true ratio B/A; each pair shares a 5 % shift. */

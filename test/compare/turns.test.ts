@@ -18,8 +18,8 @@ import { makeRun } from './fixtures.ts';
 const GENERATION = 25;
 
 function turns(r: RunWithRounds, pairsPerProcess: number | null): RunWithRounds {
-  const extra = r.params.extra as { interleave: Record<string, unknown> };
-  const record = { ...extra.interleave, design: 'alternation', processes: 2, ...(pairsPerProcess === null ? {} : { pairsPerProcess }) };
+  const extra = r.params.extra;
+  const record = { ...extra.interleave!, design: 'alternation' as const, processes: 2, ...(pairsPerProcess === null ? {} : { pairsPerProcess }) };
   return { ...r, params: { ...r.params, extra: { ...extra, interleave: record } } };
 }
 

@@ -17,7 +17,7 @@ function pairedRuns(pairs: number, blockRounds: number, interleave: Record<strin
   const values = (level: number) => Array.from({ length: pairs * blockRounds }, (_, i) => level * (1 + 0.02 * Math.sin(i * 1.7)));
   const side = (id: number, level: number): RunWithRounds => {
     const r = makeRun({ id, values: { getppid: values(level) }, units: pairs, ops: 20_000 });
-    const rec = (r.params.extra as { interleave: Record<string, unknown> }).interleave;
+    const rec = r.params.extra.interleave!;
     return { ...r, params: { ...r.params, extra: { interleave: { ...rec, clock: 'thread-cpu', ...interleave }, processes: pairs, clock: 'thread-cpu' } } };
   };
   return [side(1, 1000), side(2, 1010)];

@@ -37,9 +37,9 @@ function alternation(): [RunWithRounds, RunWithRounds] {
     });
   const side = (id: number, b: boolean): RunWithRounds => {
     const r = makeRun({ id, values: { getppid: values(b) }, units: PAIRS, ops: 20_000 });
-    const rec = (r.params.extra as { interleave: Record<string, unknown> }).interleave;
-    const interleave = { ...rec, design: 'alternation', processes: 2, cpu: 1, blockRounds: 2, seed: 7, pairsPerProcess: 25, clock: 'thread-cpu' };
-    return { ...r, params: { ...r.params, extra: { interleave, processes: PAIRS, clock: 'thread-cpu' } } };
+    const rec = r.params.extra.interleave!;
+    const interleave = { ...rec, design: 'alternation' as const, processes: 2, cpu: 1, blockRounds: 2, seed: 7, pairsPerProcess: 25, clock: 'thread-cpu' as const };
+    return { ...r, params: { ...r.params, extra: { interleave, processes: PAIRS, clock: 'thread-cpu' as const } } };
   };
   return [side(1, false), side(2, true)];
 }

@@ -24,7 +24,7 @@ test('a run recorded before units were stored exports an empty replicate, not a 
 
 test('a run\'s table and its JSON name the clock its rounds were timed on, old runs\' too', () => {
   const old = makeRun({ id: 7, values: { getppid: [100, 101] }, design: 'separate' });
-  const cpu = { ...old, params: { ...old.params, extra: { clock: 'thread-cpu' } } };
+  const cpu = { ...old, params: { ...old.params, extra: { clock: 'thread-cpu' as const } } };
   assert.deepEqual((JSON.parse(runJson(old)) as { clock: unknown }).clock, { known: true, value: 'wall' });
   assert.deepEqual((JSON.parse(runJson(cpu)) as { clock: unknown }).clock, { known: true, value: 'thread-cpu' });
   assert.match(runTable(cpu).split('\n')[0]!, /^subject +mean ns\/call \(thread CPU clock\) +median/);

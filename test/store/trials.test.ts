@@ -82,3 +82,22 @@ test('a trial and its step left running by a process that died read back as inte
     again.close();
   }
 });
+
+test('a trial whose stored request is not JSON is refused naming the database, the trial and the column, as a damaged session is', () => {
+  const path = join(dir, 'd.db');
+  const store = Store.open(path);
+  const id = store.trials.create({ outDir: '/o', request: {}, command: 'c' });
+  store.close();
+  const raw = new Database(path);
+  raw.prepare('UPDATE trials SET request_json = ? WHERE id = ?').run('{"patches": [', id);
+  raw.close();
+  const again = Store.open(path);
+  try {
+    assert.throws(() => again.trials.get(id), (err: Error) => {
+      assert.match(err.message, new RegExp(`^results database ${path}: trial #${id} is damaged: its request_json is not JSON \\(.*\\); run the trial again \\(hintlab trial \\.\\.\\.\\), or restore the database from a backup$`));
+      return true;
+    });
+  } finally {
+    again.close();
+  }
+});

@@ -131,10 +131,10 @@ test('a job that cannot be started fails its segment naming what was run', async
 
 test('a run whose segments all completed is complete, with its final environment recorded', async () => {
   const { store, spec } = setup(['ok', 'ok'], {}, 1);
-  spec.runs[0]!.finalEnvironment = () => ({ load: [0.1, 0.2, 0.3] });
+  spec.runs[0]!.finalEnvironment = () => ({ load: { start: { known: true, value: [0.1, 0.2, 0.3] } } });
   await drive(spec);
   assert.deepEqual(statuses(store), [['r0', 'complete', null]]);
-  assert.deepEqual(store.getRun(1).environment.load, [0.1, 0.2, 0.3]);
+  assert.deepEqual(store.getRun(1).environment.load, { start: { known: true, value: [0.1, 0.2, 0.3] } });
 });
 
 test('a round the store could not take: the partners are marked failed, then the run is abandoned with the store error', async () => {

@@ -14,6 +14,7 @@ import { after, before, test } from 'node:test';
 import type { ProbeBuild } from '../../src/launch/probe-build.ts';
 import { findProfile } from '../../src/bench/profiles.ts';
 import { measuredValues } from '../../src/model.ts';
+import { readEnvironment } from '../../src/environment/read.ts';
 import { Store } from '../../src/store/store.ts';
 import type { VmKernel } from '../../src/vm/kernels.ts';
 import { type ResumeStep, resumeSteps, stepsDone } from '../../src/vm/lava.ts';
@@ -82,7 +83,7 @@ test('A B A as three LAVA jobs on one device: three runs in instructions/call, e
     assert.equal(env.kernel.cmdline.value, 'console=ttyS0,115200 panic=-1 loglevel=6 nokaslr');
   }
   assert.equal(fake.jobs.length - before, 3);
-  assert.match(JSON.parse(fake.jobs.at(-1)!.definition).job_name, /^hintlab vm-A: kernel A, boot 2$/);
+  assert.match((JSON.parse(fake.jobs.at(-1)!.definition) as { job_name: string }).job_name, /^hintlab vm-A: kernel A, boot 2$/);
 });
 
 test('two devices under icount: A B B A A B runs in pairs, every boot reported as its own step, pooled runs as boots', async () => {
@@ -152,10 +153,10 @@ test('serve=HOST:PORT: the jobs name http:// URLs hintlab serves while the order
   fake.scriptFor = byKernel;
   const store = Store.open(':memory:');
   await runVmOnLava(request({ steps: ['A'] }), { address: parseLavaAddress(`lava://good-token@${fake.url}/qemu?serve=127.0.0.1:0`, {}), store, probe, abort: new AbortController().signal, cacheDir: dir, pollMs: 2 });
-  const def = JSON.parse(fake.jobs.at(-1)!.definition);
-  const kernelUrl: string = def.actions[0].deploy.images.kernel.url;
+  const def = JSON.parse(fake.jobs.at(-1)!.definition) as { actions: { deploy: { images: { kernel: { url: string }; ramdisk: { url: string } } } }[] };
+  const kernelUrl = def.actions[0]!.deploy.images.kernel.url;
   assert.match(kernelUrl, /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{16}\/vmlinuz-A$/);
-  assert.match(def.actions[0].deploy.images.ramdisk.url, /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{16}\/[0-9a-f]{16}\.cpio\.gz$/);
+  assert.match(def.actions[0]!.deploy.images.ramdisk.url, /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{16}\/[0-9a-f]{16}\.cpio\.gz$/);
   await assert.rejects(fetch(kernelUrl), 'nothing serves after the order');
   assert.equal(store.resolveRun('vm-A-1').status, 'complete');
 });
@@ -200,7 +201,9 @@ test('--resume boots again what was stored from a kernel rebuilt in place, with 
   }
   // a run an older hintlab stored: its job has no kernel hash
   const a = store.resolveRun('vm-A-1');
-  const lava = (a.environment as { lava: { server: string; deviceType: string; jobs: Record<string, unknown>[] } }).lava;
-  store.updateEnvironment(a.id, { lava: { ...lava, jobs: lava.jobs.map(({ kernelSha256: _dropped, ...job }) => job) } });
+  const env = readEnvironment(a);
+  const lava = env.where === 'guest' ? env.lava : undefined;
+  assert.ok(lava?.server !== undefined && lava.deviceType !== undefined && lava.jobs !== undefined);
+  store.updateEnvironment(a.id, { lava: { server: lava.server, deviceType: lava.deviceType, jobs: lava.jobs.map(({ kernelSha256: _dropped, ...job }) => job) } });
   assert.deepEqual(why(req)[0], "stored without the kernel image's hash (an older hintlab), so it cannot be told from a rebuilt one");
 });
