@@ -78,7 +78,7 @@ export interface TargetExit {
 }
 
 import type { SysReader } from '../environment/reader.ts';
-import type { BootFacts, HostEnvironment, LavaJobFacts, RemoteEnvironment } from '../environment/record.ts';
+import type { BootFacts, HostEnvironment, RemoteEnvironment } from '../environment/record.ts';
 
 /** Where the job ran, as stored in a run's environment record. */
 export type TargetKind = 'host' | 'guest' | 'remote';

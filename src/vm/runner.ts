@@ -30,7 +30,7 @@ import type { BootSite } from '../targets/site.ts';
 import type { Target, TargetExit } from '../targets/target.ts';
 import { chooseAccel, type AccelChoice, type AccelRequest } from './accel.ts';
 import { guestKernel, vmEnvironment } from '../environment/guest.ts';
-import type { Accel, CostFacts, GuestEnvironment, LavaJobFacts } from '../environment/record.ts';
+import type { Accel, CostFacts, GuestEnvironment } from '../environment/record.ts';
 import type { VmKernel } from './kernels.ts';
 import type { VmLauncher } from '../launch/qemu.ts';
 import { type CostModel, type CostPlugin, describeCostModel, pluginArg } from './cost-plugin.ts';

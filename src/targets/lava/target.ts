@@ -20,6 +20,7 @@ import { type LavaClient, type LavaJobStatus, type LavaLogEntry, LavaRequestAbor
 import type { JobGuard } from './guard.ts';
 import { fileSha256, lavaJobDefinition } from './job.ts';
 import { printable, UserError } from '../../errors.ts';
+import type { LavaJobFacts } from '../../environment/record.ts';
 
 /** What a LAVA boot runs. */
 export interface LavaGuestSpec {
@@ -33,20 +34,10 @@ export interface LavaGuestSpec {
 }
 
 /** A job the lab ran for hintlab: where, which, and how LAVA says it ended (stored in the run's environment). */
-export interface LabJob {
+export interface LabJob extends LavaJobFacts {
   /** The lab's address as stored, without a token (`lava://server:port/qemu`). */
   server: string;
   deviceType: string;
-  jobId: number;
-  url: string;
-  /** The device the lab chose, once it had one. */
-  device: string | null;
-  /** LAVA's health of the job: Complete, Incomplete, Canceled. */
-  health: string;
-  /** The qemu command line the lab ran, when its log said. */
-  qemu: string | null;
-  /** sha256 of the kernel image the job was given (what `vm --resume` tells a rebuilt bzImage by). */
-  kernelSha256?: string;
 }
 
 /** How a LAVA boot ended: a target's exit, with the job it was (null when none was submitted). */
