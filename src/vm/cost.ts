@@ -10,6 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Metric } from '../model.ts';
+import { type BranchCounts, parseBranchLine } from './branch-counts.ts';
 
 /** The counters of one window, as the plugin counted them (totals, not per call). */
 export interface WindowCounts {
@@ -40,6 +41,8 @@ export interface CostWindow {
   index: number;
   counts: WindowCounts;
   blocks: BlockCounts[];
+  /** Every conditional jump the window ran (src/vm/branch-counts.ts). */
+  branches: BranchCounts[];
 }
 
 export interface CostOutput {
@@ -64,12 +67,14 @@ export function parseCostOutput(text: string, file: string): CostOutput {
       const kv = new Map(f.slice(1).map((p) => p.split('=') as [string, string]));
       const counts = Object.fromEntries(WINDOW_KEYS.map((k) => [k, Number(kv.get(k))])) as unknown as WindowCounts;
       if (Number(kv.get('idx')) !== windows.length || WINDOW_KEYS.some((k) => !Number.isInteger(counts[k]))) throw new Error(`${where}: bad window line '${line}'`);
-      windows.push({ index: windows.length, counts, blocks: [] });
+      windows.push({ index: windows.length, counts, blocks: [], branches: [] });
     } else if (f[0] === 't' && f.length === 10) {
       const w = windows[Number(f[1])];
       const [bytes, insns, execs, taken, fetches, misses, mispred] = f.slice(3).map(Number) as [number, number, number, number, number, number, number];
       if (!w) throw new Error(`${where}: block line for window ${f[1]}, which has no window line before it`);
       w.blocks.push({ vaddr: BigInt(`0x${f[2]}`), bytes, insns, execs, taken, fetches, misses, mispred });
+    } else if (f[0] === 'b') {
+      parseBranchLine(f, windows, where);
     } else {
       throw new Error(`${where}: unreadable line '${line.slice(0, 80)}'`);
     }

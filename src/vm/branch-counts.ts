@@ -1,0 +1,107 @@
+/**
+ * The cost plugin's per-branch lines (`b WINDOW ADDR TARGET TAKEN FELL`,
+ * probes/plugin/branches.c) read back, and summed per kernel function:
+ * for every conditional jump a window ran, how often it jumped and how
+ * often it fell through. The counts are exact (a direction is read from the
+ * block that runs next), so a branch's per-call counts repeat boot to boot
+ * like the other counters.
+ */
+import type { KernelSymbol } from './cost-functions.ts';
+import { functionAt } from './cost-functions.ts';
+
+/** One conditional jump's directions in one window (totals, not per call). */
+export interface BranchCounts {
+  addr: bigint;
+  target: bigint;
+  taken: number;
+  fell: number;
+}
+
+const HEX = /^[0-9a-f]+$/;
+const COUNT = /^\d+$/;
+
+/**
+ * Add one `b` line's branch to its window; an error names the line. The
+ * window must have been opened by its `w` line before (the plugin writes
+ * it first).
+ */
+export function parseBranchLine(fields: readonly string[], windows: readonly { branches: BranchCounts[] }[], where: string): void {
+  const [, win, addr, target, taken, fell] = fields;
+  if (fields.length !== 6 || !win || !addr || !target || !taken || !fell || !COUNT.test(win) || !HEX.test(addr) || !HEX.test(target) || !COUNT.test(taken) || !COUNT.test(fell)) {
+    throw new Error(`${where}: bad branch line '${fields.join(' ').slice(0, 80)}' (expected 'b WINDOW ADDR TARGET TAKEN FELL')`);
+  }
+  const w = windows[Number(win)];
+  if (!w) throw new Error(`${where}: branch line for window ${win}, which has no window line before it`);
+  w.branches.push({ addr: BigInt(`0x${addr}`), target: BigInt(`0x${target}`), taken: Number(taken), fell: Number(fell) });
+}
+
+/** A branch's counts summed over the measured windows of one subject, with where it lies. */
+export interface BranchTotals {
+  addr: bigint;
+  target: bigint;
+  function: string;
+  /** Bytes from the function's start. */
+  offset: number;
+  taken: number;
+  fell: number;
+}
+
+/** Add a window's branches to `into`, keyed by address, each placed in its System.map function. */
+export function attributeBranches(branches: readonly BranchCounts[], symbols: readonly KernelSymbol[], into: Map<bigint, BranchTotals>): void {
+  for (const b of branches) {
+    const t = into.get(b.addr);
+    if (t) {
+      t.taken += b.taken;
+      t.fell += b.fell;
+      continue;
+    }
+    const fn = functionAt(symbols, b.addr);
+    into.set(b.addr, {
+      addr: b.addr,
+      target: b.target,
+      function: fn?.name ?? '(below the first symbol)',
+      offset: fn ? Number(b.addr - fn.addr) : 0,
+      taken: b.taken,
+      fell: b.fell,
+    });
+  }
+}
+
+/** Where a branch's source is, from the kernel's DWARF line table (src/vm/dwarf-lines.ts). */
+export interface SourcePlace {
+  file: string;
+  line: number;
+  /** The inlined function the jump's code came from, when it is not the symbol's own. */
+  inlined?: string;
+}
+
+/** One branch of one subject per call, as stored with the run (environment `cost.branches`). */
+export interface BranchCost {
+  function: string;
+  offset: number;
+  /** Hex addresses in this kernel. */
+  addr: string;
+  target: string;
+  takenPerCall: number;
+  fallThroughPerCall: number;
+  /** Absent when the kernel has no line table. */
+  source?: SourcePlace;
+}
+
+/** The per-call table of one subject's branches, ordered by function then offset. */
+export function branchesPerCall(totals: ReadonlyMap<bigint, BranchTotals>, calls: number, places: ReadonlyMap<bigint, SourcePlace>): BranchCost[] {
+  return [...totals.values()]
+    .sort((a, b) => a.function.localeCompare(b.function) || a.offset - b.offset)
+    .map((t) => {
+      const place = places.get(t.addr);
+      return {
+        function: t.function,
+        offset: t.offset,
+        addr: t.addr.toString(16),
+        target: t.target.toString(16),
+        takenPerCall: t.taken / calls,
+        fallThroughPerCall: t.fell / calls,
+        ...(place ? { source: place } : {}),
+      };
+    });
+}
