@@ -16,6 +16,8 @@ import { describeLavaProgress } from '../targets/lava/target.ts';
 import { shellLine } from '../shell.ts';
 import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
 import { costReport } from '../vm/cost-summary.ts';
+import { vmBranchComparison } from '../vm/branch-flips.ts';
+import { branchReport } from '../report/branch-words.ts';
 import { type CliIO, invocationOf } from './io.ts';
 import { UserError } from '../errors.ts';
 import { reportSteps, stepCallbacks } from './vm-report.ts';
@@ -108,7 +110,10 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
       );
       bar.clear();
       reportSteps(io, store, result, steps.length, opts.db, opts.detect);
-      if (cost) io.stdout(costReport(costRunsByKernel(store, result.steps)));
+      if (cost) {
+        const byKernel = costRunsByKernel(store, result.steps);
+        io.stdout(costReport(byKernel) + branchReport(vmBranchComparison(byKernel)));
+      }
     });
   } finally {
     bar.clear();

@@ -6,8 +6,9 @@
  * block that runs next), so a branch's per-call counts repeat boot to boot
  * like the other counters.
  */
-import type { KernelSymbol } from './cost-functions.ts';
-import { functionAt } from './cost-functions.ts';
+import type { Known } from '../model.ts';
+import { functionAt, type KernelSymbol } from './cost-functions.ts';
+import { type DebugElf, type SourcePlace, sourcePlaces } from './dwarf-lines.ts';
 
 /** One conditional jump's directions in one window (totals, not per call). */
 export interface BranchCounts {
@@ -67,14 +68,6 @@ export function attributeBranches(branches: readonly BranchCounts[], symbols: re
   }
 }
 
-/** Where a branch's source is, from the kernel's DWARF line table (src/vm/dwarf-lines.ts). */
-export interface SourcePlace {
-  file: string;
-  line: number;
-  /** The inlined function the jump's code came from, when it is not the symbol's own. */
-  inlined?: string;
-}
-
 /** One branch of one subject per call, as stored with the run (environment `cost.branches`). */
 export interface BranchCost {
   function: string;
@@ -104,4 +97,41 @@ export function branchesPerCall(totals: ReadonlyMap<bigint, BranchTotals>, calls
         ...(place ? { source: place } : {}),
       };
     });
+}
+
+/** One measured window's branches and the subject and calls of its round. */
+export interface MeasuredWindow {
+  subject: string;
+  ops: number;
+  branches: readonly BranchCounts[];
+}
+
+/**
+ * One boot's branches as stored with its run (environment `cost.branches`,
+ * one entry per boot): each subject's branches per call; `noLines` says,
+ * once for the boot, why they have no source lines.
+ */
+export interface BootBranches {
+  subjects: Record<string, BranchCost[]>;
+  noLines: string | null;
+}
+
+/**
+ * Every subject's branches per call over its measured windows, each placed
+ * in its function and, when the kernel has a line table, at its source
+ * line (one addr2line run for the boot).
+ */
+export function subjectBranches(windows: readonly MeasuredWindow[], symbols: readonly KernelSymbol[], elf: Known<DebugElf>): BootBranches {
+  const totals = new Map<string, { calls: number; branches: Map<bigint, BranchTotals> }>();
+  for (const w of windows) {
+    const t = totals.get(w.subject) ?? { calls: 0, branches: new Map<bigint, BranchTotals>() };
+    t.calls += w.ops;
+    attributeBranches(w.branches, symbols, t.branches);
+    totals.set(w.subject, t);
+  }
+  const addrs = [...new Set([...totals.values()].flatMap((t) => [...t.branches.keys()]))];
+  const places = elf.known ? sourcePlaces(elf.value, addrs) : elf;
+  const placed = places.known ? places.value : new Map<bigint, SourcePlace>();
+  const subjects = Object.fromEntries([...totals.entries()].map(([subject, t]) => [subject, branchesPerCall(t.branches, t.calls, placed)]));
+  return { subjects, noLines: places.known ? null : places.reason };
 }

@@ -12,7 +12,15 @@ import { existsSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { existingLayout } from '../kernel/layout.ts';
 import type { Known } from '../model.ts';
-import type { SourcePlace } from './branch-counts.ts';
+
+/** Where a code address's source is. */
+export interface SourcePlace {
+  /** Relative to the build's tree: `kernel/sched/syscalls.c`. */
+  file: string;
+  line: number;
+  /** The inlined function the code came from, when it is not the symbol's own. */
+  inlined?: string;
+}
 
 /** Where an image's vmlinux (with its symbols and, when built so, DWARF) is, and the roots its paths start with. */
 export interface DebugElf {

@@ -30,6 +30,7 @@ import { BASE_APPEND, type VmLauncher } from '../launch/qemu.ts';
 import { type CostModel, type CostPlugin, describeCostModel, pluginArg } from './cost-plugin.ts';
 import { recordBootCost } from './cost-boot.ts';
 import { systemMapFor } from './cost-functions.ts';
+import { vmlinuxFor } from './dwarf-lines.ts';
 
 export interface VmRequest {
   kernels: VmKernel[];
@@ -192,8 +193,9 @@ interface OpenRun {
   session: BootSession;
   env: GuestEnvironment;
   bootSeconds: number[];
-  /** Per boot (`vm --cost`): each subject's functions per call. */
+  /** Per boot (`vm --cost`): each subject's functions, and its branches, per call. */
   costFunctions: unknown[];
+  costBranches: unknown[];
   /** Per boot on a LAVA lab: the job it was (id, URL, device). */
   lavaJobs: unknown[];
 }
@@ -222,7 +224,7 @@ function openRun(req: VmRequest, deps: VmDeps, step: StepPlan, accel: Accel): Op
     { ...probeRunShape(req), rounds: req.rounds * boots, processes: boots },
     (done, total, profile) => deps.onRound?.(step, done, total, profile),
   );
-  return { runId, session: new BootSession(session), env, bootSeconds: [], costFunctions: [], lavaJobs: [] };
+  return { runId, session: new BootSession(session), env, bootSeconds: [], costFunctions: [], costBranches: [], lavaJobs: [] };
 }
 
 /** After a boot: the guest's kernel from the probe's hello line, and how long the boot took. */
@@ -263,15 +265,16 @@ function costSetup(req: VmRequest, deps: VmDeps, plans: StepPlan[]): { arg: (boo
       if (run.session.probe.storeFailure || run.session.costFailure) return;
       const symbols = mapOf(plan.kernel.image);
       const replicate = req.poolBoots ? plan.bootIndex - 1 : null;
-      const got = recordBootCost({ store: deps.store, runId: run.runId, replicate, file: file(plan.index), model, symbols });
+      const got = recordBootCost({ store: deps.store, runId: run.runId, replicate, file: file(plan.index), model, symbols, debug: vmlinuxFor(plan.kernel.image) });
       if (typeof got === 'string') {
         run.session.costFailure = got;
         return;
       }
       run.costFunctions.push(got.functions);
+      run.costBranches.push(got.branches);
       const systemMap = symbols.known ? symbols.value.path : null;
       deps.store.updateEnvironment(run.runId, {
-        cost: { model: describeCostModel(model), plugin: plugin.buildId, qemu: plugin.qemuVersion, systemMap, functions: run.costFunctions },
+        cost: { model: describeCostModel(model), plugin: plugin.buildId, qemu: plugin.qemuVersion, systemMap, functions: run.costFunctions, branches: run.costBranches },
       });
     },
   };
