@@ -10,18 +10,24 @@
  * moved (a placement effect). Reporters (src/report/trial-cost.ts) only
  * word it.
  *
+ * The branches of the changed functions whose common direction changed
+ * (src/vm/branch-flips.ts) come with them, matched by source line.
+ *
  * Format history (TRIAL_COST_SCHEMA):
  *   1: first version.
+ *   2: `branches`: per kernel whether its boots gave the same per-branch
+ *      counts, and the flipped branches of the changed functions.
  */
 import { ComparisonRefused } from '../compare/checks.ts';
 import { compareMetrics, type MetricComparison } from '../compare/metric.ts';
 import type { Known, RunWithRounds } from '../model.ts';
 import type { Store } from '../store/store.ts';
+import { type BranchComparison, compareBranches } from '../vm/branch-flips.ts';
 import { type CostModel, describeCostModel } from '../vm/cost-plugin.ts';
 import { bootFunctions, bootsAgree, changedFunctions, COST_SCOPE, type FunctionChange, significantChanges } from '../vm/cost-summary.ts';
 import type { TrialCodegen } from './codegen.ts';
 
-export const TRIAL_COST_SCHEMA = 1;
+export const TRIAL_COST_SCHEMA = 2;
 
 /** One kernel's per-function counts: every boot's table equal to the first's, or why there are none. */
 export type KernelFunctionCounts = Known<{ boots: number; identical: boolean }>;
@@ -30,7 +36,7 @@ export type KernelFunctionCounts = Known<{ boots: number; identical: boolean }>;
 export type TrialFunctionChange = FunctionChange & { codegen: string };
 
 export interface TrialCost {
-  schema: typeof TRIAL_COST_SCHEMA;
+  schema: 1 | typeof TRIAL_COST_SCHEMA;
   /** The model as `--cost-model` writes it: 'l1i=32k,8way,64 predictor=2bit'. */
   model: string;
   /** What the counters are, and that none is a time. */
@@ -40,6 +46,8 @@ export interface TrialCost {
   kernels: { A: KernelFunctionCounts; B: KernelFunctionCounts };
   /** B - A per call of the functions that changed by SMALL_PER_CALL or more; null without both kernels' tables. */
   functions: { changed: TrialFunctionChange[]; small: number; unchanged: number } | null;
+  /** Per-branch counts: each kernel's boots, and A against B in the changed functions (absent in schema 1 documents). */
+  branches?: BranchComparison;
 }
 
 /** System.map's `foo.isra.0` is codegen's normalized `foo.isra`. */
@@ -91,5 +99,6 @@ export function trialCost(store: Store, runs: { A: { id: number }; B: { id: numb
     counters: counters(a, b, input.thresholdPct),
     kernels: { A: kernelCounts(a), B: kernelCounts(b) },
     functions,
+    branches: compareBranches([{ label: 'A', runs: [a] }, { label: 'B', runs: [b] }], () => functions?.changed ?? []),
   };
 }
