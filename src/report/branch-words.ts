@@ -38,9 +38,9 @@ function matchWords(x: BranchFlips): string {
   return `${how}${only}`;
 }
 
-/** Per kernel: whether its boots gave the same per-branch counts. */
+/** Per kernel: whether its boots gave the same per-branch counts, and why it has no source lines when it has none. */
 export function branchKernelLines(c: BranchComparison): string[] {
-  return c.kernels.map((k) => `kernel ${k.label}: per-branch counts ${k.identical ? 'identical' : 'DIFFER'} across ${k.boots} boot(s)`);
+  return c.kernels.map((k) => `kernel ${k.label}: per-branch counts ${k.identical ? 'identical' : 'DIFFER'} across ${k.boots} boot(s)${k.noLines ? `; no source lines: ${k.noLines}` : ''}`);
 }
 
 /** The flipped branches as lines under a heading; null when there is no A/B comparison. */

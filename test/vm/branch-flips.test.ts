@@ -89,6 +89,8 @@ test('vm --cost says per kernel whether boots agree, then the flipped branches u
     kernels: [{ label: 'A', boots: 3, identical: true, noLines: null }, { label: 'B', boots: 3, identical: false, noLines: null }],
     ab: { a: 'A', b: 'B', ...branchFlips(A, B, [{ subject: 'sched_getattr', name: 'sched_getattr_fn' }]) },
   };
+  const one: BranchComparison = { kernels: [{ label: 'cloud', boots: 2, identical: true, noLines: 'no vmlinux beside vmlinuz-6.1' }], ab: null };
+  assert.equal(branchReport(one), 'kernel cloud: per-branch counts identical across 2 boot(s); no source lines: no vmlinux beside vmlinuz-6.1\n');
   assert.equal(branchReport(c), [
     'kernel A: per-branch counts identical across 3 boot(s)',
     'kernel B: per-branch counts DIFFER across 3 boot(s)',
