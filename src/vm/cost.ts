@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Metric } from '../model.ts';
-import { type BranchCounts, parseBranchLine } from './branch-counts.ts';
+import { type BranchCounts, parseBranchLine } from './branch-lines.ts';
 
 /** The counters of one window, as the plugin counted them (totals, not per call). */
 export interface WindowCounts {
