@@ -175,7 +175,8 @@ static void on_block(unsigned int vcpu, void *udata)
 	(void)vcpu;
 	struct block *b = udata;
 	transfer(b);
-	if (prev)
+	/* most blocks end with neither: no call for them */
+	if (prev && (prev->br || prev->iret))
 		branch_step(prev->br, prev->iret, b->vaddr, in_window ? (long)window_index : -1);
 	uint64_t first = b->vaddr >> line_shift, last = (b->vaddr + b->bytes - 1) >> line_shift;
 	for (uint64_t l = first; l <= last; l++) {
