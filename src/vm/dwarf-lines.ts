@@ -39,14 +39,22 @@ export function vmlinuxFor(image: string): Known<DebugElf> {
   return { known: true, value: { path, roots: [layout.obj, layout.tree, dir] } };
 }
 
-/** `path` relative to the first root it lies in, normalized; as is when it lies in none. */
+/** Where a `hintlab kernel build` keeps its tree copy, below its output directory (src/kernel/layout.ts). */
+const BUILD_TREE = '/work/src/';
+
+/**
+ * `path` relative to the first root it lies in, normalized; else relative
+ * to another hintlab build's tree (objects a `--from A` build copied name
+ * A's tree); else as is.
+ */
 export function relativeSource(path: string, roots: readonly string[]): string {
   const p = normalize(path);
   for (const r of roots) {
     const root = normalize(`${r}/`);
     if (p.startsWith(root)) return p.slice(root.length);
   }
-  return p;
+  const tree = p.lastIndexOf(BUILD_TREE);
+  return tree >= 0 ? p.slice(tree + BUILD_TREE.length) : p;
 }
 
 /**

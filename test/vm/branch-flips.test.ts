@@ -40,6 +40,12 @@ test('addr2line output gives the innermost frame\'s line relative to the build t
   assert.equal(places.has(0xffffffff81009999n), false);
 });
 
+test('a line in an object B copied from A\'s build names A\'s tree, and is still made relative to the tree', () => {
+  const text = ['0xffffffff81001234', '_copy_to_user', '/b/A/work/src/hintlab-obj/../arch/x86/include/asm/uaccess_64.h:105', ''].join('\n');
+  const places = parseAddr2line(text, ['/b/B/work/src/hintlab-obj', '/b/B/work/src']);
+  assert.deepEqual(places.get(0xffffffff81001234n), { file: 'arch/x86/include/asm/uaccess_64.h', line: 105 });
+});
+
 test('without a line table a boot\'s branches keep their function and offset, and the reason is said once for the boot', () => {
   const symbols = [{ addr: 0xffffffff81000000n, name: 'sys_x', size: 0x100 }];
   const got = subjectBranches(
