@@ -17,16 +17,23 @@
  * block spans; misses and mispredictions come from model.c. Kernel code is
  * told by its address (API v1 cannot read registers).
  *
- * Arguments: out=PATH, l1i=BYTES, ways=N, line=BYTES, and syms=PATH (the
+ * Arguments: out=PATH, l1i=BYTES, ways=N, line=BYTES, ubranch=1, and syms=PATH (the
  * kernel's function start addresses, hex, ascending): then a block line is
  * written per part of the block in one function, its counts exact per part
  * (taken and mispredicted on the part holding the block's last instruction).
+ *
+ * For every kernel conditional jump resolved in the window (branches.c),
+ *   b N ADDR TARGET TAKEN FELL
+ * (hex ADDR and TARGET): how often it jumped and how often it fell through.
+ * With ubranch=1 the jumps of user space are counted too (a guest program's
+ * own loop).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  * Copyright hintlab's authors. Licensed under the GNU GPL, version 2 or
  * (at your option) any later version, as the qemu plugin API it uses.
  */
 #include "api.h"
+#include "branches.h"
 #include "model.h"
 
 #include <stdio.h>
@@ -54,6 +61,9 @@ struct block {
 	uint32_t bytes, insns;
 	struct part parts[MAX_PARTS];
 	int nparts;
+	/* the conditional jump ending the block (counted), or NULL; whether it ends with an iret */
+	struct branch *br;
+	int iret;
 	/* counts inside the current window (taken and mispredicted belong to the last part) */
 	uint64_t execs, taken, mispred;
 	struct block *next_hash, *next_touched;
@@ -69,6 +79,7 @@ static struct block *hash[HASH_SIZE];
 static struct block *touched;
 static struct window win;
 static int in_window;
+static unsigned ubranch;
 static unsigned long window_index;
 static struct block *prev;
 static uint64_t entry_lines;
@@ -97,17 +108,21 @@ static int is_kernel(uint64_t a)
 	return a >= KERNEL_BASE;
 }
 
-/* One record per (address, length): a block translated again (after a flush, or cut shorter by icount) adds to it. */
-static struct block *block_for(uint64_t vaddr, uint32_t bytes, uint32_t insns, uint64_t last)
+/*
+ * One record per (address, length, closing jump): a block translated again
+ * (after a flush, or cut shorter by icount) adds to it; two programs' blocks
+ * at one user address differ in their jump when they differ in it.
+ */
+static struct block *block_for(uint64_t vaddr, uint32_t bytes, uint32_t insns, uint64_t last, struct branch *br)
 {
 	unsigned h = (unsigned)((vaddr ^ (vaddr >> 16) ^ bytes) * 2654435761u) & (HASH_SIZE - 1);
 	for (struct block *b = hash[h]; b; b = b->next_hash)
-		if (b->vaddr == vaddr && b->bytes == bytes && b->insns == insns)
+		if (b->vaddr == vaddr && b->bytes == bytes && b->insns == insns && b->br == br)
 			return b;
 	struct block *b = calloc(1, sizeof(*b));
 	if (!b)
 		abort();
-	b->vaddr = vaddr, b->bytes = bytes, b->insns = insns, b->last_insn = last;
+	b->vaddr = vaddr, b->bytes = bytes, b->insns = insns, b->last_insn = last, b->br = br;
 	b->next_hash = hash[h];
 	hash[h] = b;
 	return b;
@@ -160,6 +175,9 @@ static void on_block(unsigned int vcpu, void *udata)
 	(void)vcpu;
 	struct block *b = udata;
 	transfer(b);
+	/* most blocks end with neither: no call for them */
+	if (prev && (prev->br || prev->iret))
+		branch_step(prev->br, prev->iret, b->vaddr, in_window ? (long)window_index : -1);
 	uint64_t first = b->vaddr >> line_shift, last = (b->vaddr + b->bytes - 1) >> line_shift;
 	for (uint64_t l = first; l <= last; l++) {
 		int miss = l1i_access(l << line_shift);
@@ -216,6 +234,7 @@ static void window_close(unsigned int vcpu, void *udata)
 		b->next_touched = NULL;
 	}
 	touched = NULL;
+	branches_flush(out, window_index);
 	fflush(out);
 	window_index++;
 }
@@ -254,9 +273,15 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			fprintf(stderr, "hintlab-cost: odd block %" PRIx64 "..%" PRIx64 " (%zu insns)\n", vaddr, end, n);
 		end = vaddr + 1;
 	}
-	struct block *b = block_for(vaddr, (uint32_t)(end - vaddr), (uint32_t)n, qemu_plugin_insn_vaddr(last));
-	if (b->nparts == 0)
+	uint64_t last_vaddr = qemu_plugin_insn_vaddr(last);
+	const uint8_t *last_bytes = qemu_plugin_insn_data(last);
+	size_t last_size = qemu_plugin_insn_size(last);
+	struct branch *br = is_kernel(last_vaddr) || ubranch ? branch_at(last_vaddr, last_bytes, last_size) : NULL;
+	struct block *b = block_for(vaddr, (uint32_t)(end - vaddr), (uint32_t)n, last_vaddr, br);
+	if (b->nparts == 0) {
 		split_parts(b, tb, n, end);
+		b->iret = is_iret(last_bytes, last_size);
+	}
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, b);
 	if (is_kernel(vaddr))
 		return;
@@ -347,12 +372,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			r = arg_uint(argv[i], "ways", &p.ways);
 		if (r == 0)
 			r = arg_uint(argv[i], "line", &p.line_bytes);
+		if (r == 0)
+			r = arg_uint(argv[i], "ubranch", &ubranch);
 		if (r > 0)
 			continue;
 		if (r < 0)
 			fprintf(stderr, "hintlab-cost: bad value in '%s' (a whole number in 1..2^30)\n", argv[i]);
 		else
-			fprintf(stderr, "hintlab-cost: bad argument '%s' (expected out=, syms=, l1i=, ways=, line=)\n", argv[i]);
+			fprintf(stderr, "hintlab-cost: bad argument '%s' (expected out=, syms=, l1i=, ways=, line=, ubranch=)\n", argv[i]);
 		return -1;
 	}
 	if (!path || l1i_init(&p) != 0) {

@@ -19,6 +19,8 @@ import { shellLine } from '../shell.ts';
 import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
 import { vmCostSummary } from '../compare/cost-functions.ts';
 import { costSummaryText } from '../report/cost.ts';
+import { vmBranchComparison } from '../vm/branch-flips.ts';
+import { branchReport } from '../report/branch-words.ts';
 import { type CliIO, invocationOf } from './io.ts';
 import { UserError } from '../errors.ts';
 import { reportSteps, stepCallbacks } from './vm-report.ts';
@@ -108,7 +110,10 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
       });
       bar.clear();
       reportSteps(io, store, result, steps.length, opts.db, opts.detect, place.kind === 'lava' ? 'lava' : 'qemu');
-      if (cost) io.stdout(costSummaryText(vmCostSummary(costRunsByKernel(store, result.steps))));
+      if (cost) {
+        const byKernel = costRunsByKernel(store, result.steps);
+        io.stdout(costSummaryText(vmCostSummary(byKernel)) + branchReport(vmBranchComparison(byKernel)));
+      }
     });
   } finally {
     bar.clear();
@@ -179,7 +184,7 @@ export function registerVm(program: Command, io: CliIO): void {
     .option('--rounds <n>', 'measured rounds per profile and boot', intOption('--rounds', 1), 15)
     .option('--accel <mode>', 'auto (KVM if a trial boot works, else TCG), kvm or tcg', accelOption, 'auto')
     .option('--icount', "count guest instructions (qemu -icount shift=0): results in instructions/call, repeatable to ~0.01 %")
-    .option('--cost', "count what each call costs the emulated machine with hintlab's qemu plugin: kernel/user instructions, taken branches, I-cache line fetches, modelled L1i misses and mispredictions, per kernel function (implies --icount; TCG)")
+    .option('--cost', "count what each call costs the emulated machine with hintlab's qemu plugin: kernel/user instructions, taken branches, I-cache line fetches, modelled L1i misses and mispredictions, per kernel function, and every conditional branch taken or falling through at its source line (implies --icount; TCG)")
     .option('--cost-model <model>', "with --cost: the modelled L1i and predictor (default 'l1i=32k,8way,64 predictor=2bit')")
     .option('--inject-work <label=n>', 'known work: N dependent additions per call in the probe of kernel LABEL\'s boots (under --icount exactly N instructions more per call; repeatable)', collect, [])
     .option('--timeout <s>', 'seconds one boot may take before qemu is killed and the boot stored as failed (default: 600; with --macro the plan\'s length x 2 + 120)', intOption('--timeout', 5))

@@ -162,6 +162,8 @@ export interface CostFacts<F extends object = StoredFunctionCost> {
   systemMap: string | null;
   /** Per boot: subject -> functions with their per-call counts (written as src/vm/cost-functions.ts FunctionCost). */
   functions: Known<Record<string, F[]>>[];
+  /** Per boot: each subject's conditional jumps per call, placed at source lines (written as src/vm/branch-counts.ts BootBranches; absent in runs stored before per-branch counts). */
+  branches?: unknown[];
 }
 
 /** A function's per-call counts as a `vm --cost` run stores them. */

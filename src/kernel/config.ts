@@ -27,12 +27,36 @@ export interface ConfigSetting {
  *
  * Not seccomp filters: SECCOMP_FILTER depends on NET, which would double a
  * tiny build (add both with --config-fragment).
+ *
+ * DWARF line tables (DEBUG_INFO_FRAGMENT) come with every build.
  */
 export const BUILTIN_FRAGMENT: readonly ConfigSetting[] = [
-  '64BIT', 'PRINTK', 'TTY', 'SERIAL_8250', 'SERIAL_8250_CONSOLE', 'BLK_DEV_INITRD', 'RD_GZIP', 'BINFMT_ELF',
-  'PROC_FS', 'SYSFS', 'DEVTMPFS', 'SMP', 'FUTEX', 'EPOLL', 'MULTIUSER', 'POSIX_TIMERS',
-  'ACPI', 'HYPERVISOR_GUEST', 'PARAVIRT', 'KVM_GUEST',
-].map((name) => ({ name, value: 'y' }));
+  ...[
+    '64BIT', 'PRINTK', 'TTY', 'SERIAL_8250', 'SERIAL_8250_CONSOLE', 'BLK_DEV_INITRD', 'RD_GZIP', 'BINFMT_ELF',
+    'PROC_FS', 'SYSFS', 'DEVTMPFS', 'SMP', 'FUTEX', 'EPOLL', 'MULTIUSER', 'POSIX_TIMERS',
+    'ACPI', 'HYPERVISOR_GUEST', 'PARAVIRT', 'KVM_GUEST',
+  ].map((name) => ({ name, value: 'y' })),
+  ...debugInfoFragment(),
+];
+
+/**
+ * Debug information, so that `vm --cost` and `trial --cost` can place each
+ * branch at its source line (the vmlinux's DWARF line table, read by
+ * addr2line): DWARF 5, reduced (line tables and functions, not every
+ * structure type: a smaller, faster build that loses nothing for lines).
+ * gcc's -g does not change the generated code, and on tinyconfig
+ * DEBUG_KERNEL is already selected by EXPERT, so no other option changes
+ * (checked on 6.12's .config). What it costs a build is in docs/kernel.md;
+ * a user's fragment with `CONFIG_DEBUG_INFO_NONE=y` turns it off.
+ */
+function debugInfoFragment(): ConfigSetting[] {
+  return [
+    { name: 'DEBUG_KERNEL', value: 'y' },
+    { name: 'DEBUG_INFO_NONE', value: 'n' },
+    { name: 'DEBUG_INFO_DWARF5', value: 'y' },
+    { name: 'DEBUG_INFO_REDUCED', value: 'y' },
+  ];
+}
 
 /**
  * What `hintlab behave` observes beyond the syscalls' own results

@@ -3,11 +3,12 @@
  * report: the model and its scope (counts of the emulated execution and a
  * named model, never a time), each counter per subject with its verdict,
  * whether each kernel's boots gave the same per-function counts, and the
- * functions whose counts changed with codegen's word on each. Every
+ * functions whose counts changed with codegen's word on each, and their
+ * branches whose common direction changed. Every
  * format lists, per subject, the changes the cost model found in counts of
  * the emulated execution (the exact rule, or the events-per-call rule of
  * src/compare/exact.ts), in events per call; the lkml block keeps only
- * those, in a line or two per subject.
+ * those, in a line or two per subject, and one line per flipped branch.
  */
 import type { MetricEntry, MetricSubject } from '../compare/metric.ts';
 import { costCounter, costWords } from '../cost-counters.ts';
@@ -15,6 +16,7 @@ import { fixed, plusMinus, readableDecimals, signed } from '../format/numbers.ts
 import type { KernelFunctionCounts } from '../compare/cost-functions.ts';
 import type { TrialCost } from '../trial/cost.ts';
 import { functionRowsText } from './cost.ts';
+import { branchKernelLines, flipLine, flipLines } from './branch-words.ts';
 import { escapeMarkdown, fence } from './md.ts';
 import { renderMetricMarkdown, renderMetricText } from './metric.ts';
 import { lkmlPara } from './wrap.ts';
@@ -33,7 +35,13 @@ function kernelLine(role: 'A' | 'B', k: KernelFunctionCounts): string {
 function functionLines(c: TrialCost): string[] {
   const verdict = new Map(c.functions?.changed.map((f) => [f.name, f.codegen]) ?? []);
   const table = c.functions ? functionRowsText({ shown: c.functions.changed, small: c.functions.small, unchanged: c.functions.unchanged }, (fn) => verdict.get(fn) ?? null) : 'per function: not compared (a kernel has no per-function counts)\n';
-  return [kernelLine('A', c.kernels.A), kernelLine('B', c.kernels.B), ...table.trimEnd().split('\n')];
+  return [kernelLine('A', c.kernels.A), kernelLine('B', c.kernels.B), ...table.trimEnd().split('\n'), ...branchLines(c)];
+}
+
+/** Each kernel's per-branch agreement and the flipped branches (none in a schema 1 document). */
+function branchLines(c: TrialCost): string[] {
+  if (!c.branches) return [];
+  return [...branchKernelLines(c.branches), ...(flipLines(c.branches) ?? ['per branch: not compared (a kernel has no per-branch counts)'])];
 }
 
 /** The terminal's cost part: intro, the exact changes per subject, every counter's table with the reasons, the kernels, the functions. */
@@ -92,11 +100,18 @@ function claimLines(c: TrialCost): string[] {
   return ['Exact changes, B vs A (events per call):', ...claims.map((x) => `  ${x.subject}: ${x.claims.join('; ')}`)];
 }
 
-/** The lkml lines: the model in a line, then per subject what the exact rules claim (72 columns). */
+/** The lkml lines: the model in a line, per subject what the exact rule claims, then the flipped branches (72 columns). */
 export function costLkml(c: TrialCost): string[] {
   const claims = exactClaims(c);
   const head = `Cost model (${c.model}; counts of the emulated execution and a model, not times), B vs A, exact changes:`;
-  if (!c.counters.known) return lkmlPara(`Cost model (${c.model}): counters not compared: ${c.counters.reason}.`);
-  if (claims.length === 0) return lkmlPara(`${head.replace(/, exact changes:$/, ':')} no counter changed by the exact or the events-per-call rule in any subject.`);
-  return [...lkmlPara(head), ...claims.flatMap((x) => lkmlPara(`${x.subject}: ${x.claims.join('; ')}.`, '  ', '    '))];
+  if (!c.counters.known) return [...lkmlPara(`Cost model (${c.model}): counters not compared: ${c.counters.reason}.`), ...flipsLkml(c)];
+  if (claims.length === 0) return [...lkmlPara(`${head.replace(/, exact changes:$/, ':')} no counter changed by the exact or the events-per-call rule in any subject.`), ...flipsLkml(c)];
+  return [...lkmlPara(head), ...claims.flatMap((x) => lkmlPara(`${x.subject}: ${x.claims.join('; ')}.`, '  ', '    ')), ...flipsLkml(c)];
+}
+
+/** One paragraph per branch whose common direction changed, under a line saying what they are. */
+function flipsLkml(c: TrialCost): string[] {
+  const flips = c.branches?.ab?.flips ?? [];
+  if (!flips.length) return [];
+  return [...lkmlPara('Branches whose common direction changed, B vs A:'), ...flips.flatMap((f) => lkmlPara(`${flipLine(f)}.`, '  ', '    '))];
 }

@@ -10,11 +10,16 @@
  * moved (a placement effect). Reporters (src/report/trial-cost.ts) only
  * word it.
  *
+ * The branches of the changed functions whose common direction changed
+ * (src/vm/branch-flips.ts) come with them, matched by source line.
+ *
  * Format history (TRIAL_COST_SCHEMA):
  *   1: first version. `counters` carries its own schema
  *      (METRIC_COMPARISON_SCHEMA, src/compare/metric.ts): from 3 on, the
  *      rule each counter was judged by; reporters read older ones as the
  *      exact rule where `exact`, the threshold elsewhere.
+ *   2: `branches`: per kernel whether its boots gave the same per-branch
+ *      counts, and the flipped branches of the changed functions.
  */
 import { ComparisonRefused } from '../compare/checks.ts';
 import { compareMetrics, type MetricComparison } from '../compare/metric.ts';
@@ -22,16 +27,17 @@ import type { Known, RunWithRounds } from '../model.ts';
 import type { Store } from '../store/store.ts';
 import { COST_SCOPE } from '../cost-counters.ts';
 import { type BootFunctions, compareFunctions, type FunctionChange, type KernelFunctionCounts, kernelFunctions } from '../compare/cost-functions.ts';
+import { type BranchComparison, compareBranches } from '../vm/branch-flips.ts';
 import { type CostModel, describeCostModel } from '../vm/cost-plugin.ts';
 import type { TrialCodegen } from './codegen.ts';
 
-export const TRIAL_COST_SCHEMA = 1;
+export const TRIAL_COST_SCHEMA = 2;
 
 /** A changed function with codegen's class of it ('identical' when no compared object holds it). */
 export type TrialFunctionChange = FunctionChange & { codegen: string };
 
 export interface TrialCost {
-  schema: typeof TRIAL_COST_SCHEMA;
+  schema: 1 | typeof TRIAL_COST_SCHEMA;
   /** The model as `--cost-model` writes it: 'l1i=32k,8way,64 predictor=2bit'. */
   model: string;
   /** What the counters are, and that none is a time. */
@@ -41,6 +47,8 @@ export interface TrialCost {
   kernels: { A: KernelFunctionCounts; B: KernelFunctionCounts };
   /** B - A per call of the functions that changed by SMALL_PER_CALL or more; null without both kernels' tables. */
   functions: { changed: TrialFunctionChange[]; small: number; unchanged: number } | null;
+  /** Per-branch counts: each kernel's boots, and A against B in the changed functions (absent in schema 1 documents). */
+  branches?: BranchComparison;
 }
 
 /** System.map's `foo.isra.0` is codegen's normalized `foo.isra`. */
@@ -71,13 +79,15 @@ export function trialCost(store: Store, runs: { A: { id: number }; B: { id: numb
   const a = store.getRun(runs.A.id);
   const b = store.getRun(runs.B.id);
   const [kernelA, kernelB] = [kernelFunctions([a]), kernelFunctions([b])];
+  const functions = kernelA.first && kernelB.first ? changedWithCodegen(kernelA.first, kernelB.first, input.codegen) : null;
   return {
     schema: TRIAL_COST_SCHEMA,
     model: describeCostModel(input.model),
     scope: COST_SCOPE,
     counters: counters(a, b, input.thresholdPct),
     kernels: { A: kernelA.counts, B: kernelB.counts },
-    functions: kernelA.first && kernelB.first ? changedWithCodegen(kernelA.first, kernelB.first, input.codegen) : null,
+    functions,
+    branches: compareBranches([{ label: 'A', runs: [a] }, { label: 'B', runs: [b] }], () => functions?.changed ?? []),
   };
 }
 

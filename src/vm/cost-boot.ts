@@ -2,7 +2,8 @@
  * After a `vm --cost` boot: the plugin's windows matched to the rounds the
  * probe stored, their counters stored as per-call metrics of those rounds,
  * and the measured windows' kernel blocks summed per function and subject
- * (recorded in the run's environment under `cost`).
+ * (recorded in the run's environment under `cost`), and their conditional
+ * jumps per subject, placed at source lines when the kernel has DWARF.
  */
 import { existsSync } from 'node:fs';
 import type { Known } from '../model.ts';
@@ -10,12 +11,16 @@ import type { Store } from '../store/store.ts';
 import { type BootRound, costMetrics, matchWindows, readCostOutput } from './cost.ts';
 import { type CostModel, headerMismatch } from './cost-plugin.ts';
 import type { FunctionCost, FunctionCounts } from '../cost-counters.ts';
+import { type BootBranches, subjectBranches } from './branch-counts.ts';
+import type { DebugElf } from './dwarf-lines.ts';
 import { attributeBlocks, type KernelSymbol, perCall } from './cost-functions.ts';
 
 /** What one boot's cost output added to its run. */
 export interface BootCost {
   /** Subject -> the functions its measured calls ran, per call. */
   functions: Known<Record<string, FunctionCost[]>>;
+  /** Subject -> its conditional jumps per call (src/vm/branch-counts.ts). */
+  branches: Known<BootBranches>;
 }
 
 export interface BootCostInput {
@@ -27,6 +32,8 @@ export interface BootCostInput {
   /** The model the boot asked the plugin for: a header naming another fails the boot. */
   model: CostModel;
   symbols: Known<{ path: string; symbols: KernelSymbol[] }>;
+  /** The kernel's vmlinux, for the source lines of its branches. */
+  debug: Known<DebugElf>;
 }
 
 /** Store the boot's counters; a string says why they could not be matched to its rounds (the boot then fails). */
@@ -48,7 +55,7 @@ export function recordBootCost(input: BootCostInput): BootCost | string {
   const matched = matchWindows(out, rounds);
   if (typeof matched === 'string') return matched;
   input.store.addMetrics(input.runId, matched.map(({ round, window }) => ({ seq: round.seq, metrics: costMetrics(window.counts, round.ops) })));
-  if (!input.symbols.known) return { functions: { known: false, reason: input.symbols.reason } };
+  if (!input.symbols.known) return { functions: { known: false, reason: input.symbols.reason }, branches: { known: false, reason: input.symbols.reason } };
   const { symbols } = input.symbols.value;
   const totals = new Map<string, { calls: number; fns: Map<string, FunctionCounts> }>();
   for (const { round, window } of matched) {
@@ -59,5 +66,6 @@ export function recordBootCost(input: BootCostInput): BootCost | string {
     totals.set(round.subject, t);
   }
   const functions = Object.fromEntries([...totals.entries()].map(([subject, t]) => [subject, perCall(t.fns, t.calls, symbols)]));
-  return { functions: { known: true, value: functions } };
+  const measured = matched.filter(({ round }) => !round.warmup).map(({ round, window }) => ({ subject: round.subject, ops: round.ops, branches: window.branches }));
+  return { functions: { known: true, value: functions }, branches: { known: true, value: subjectBranches(measured, symbols, input.debug) } };
 }

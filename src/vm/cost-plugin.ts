@@ -128,9 +128,13 @@ export function buildCostPlugin(env: NodeJS.ProcessEnv = process.env, binary = Q
   return { path: built.path, buildId: built.buildId, qemuVersion: version };
 }
 
-/** The `-plugin` argument: the .so, where it writes, the model, and the kernel's function starts when known. */
-export function pluginArg(plugin: Pick<CostPlugin, 'path'>, outFile: string, model: CostModel, symsFile?: string): string {
+/**
+ * The `-plugin` argument: the .so, where it writes, the model, and the
+ * kernel's function starts when known; `userBranches` counts the
+ * directions of user-space jumps too (a guest program's own loop).
+ */
+export function pluginArg(plugin: Pick<CostPlugin, 'path'>, outFile: string, model: CostModel, symsFile?: string, userBranches = false): string {
   for (const p of [plugin.path, outFile, symsFile ?? '']) if (p.includes(',')) throw new UserError(`${p}: qemu's -plugin option cannot take a path with a comma; use another cache or temporary directory`);
   const syms = symsFile ? `,syms=${symsFile}` : '';
-  return `${plugin.path},out=${outFile},l1i=${model.l1iBytes},ways=${model.l1iWays},line=${model.lineBytes}${syms}`;
+  return `${plugin.path},out=${outFile},l1i=${model.l1iBytes},ways=${model.l1iWays},line=${model.lineBytes}${syms}${userBranches ? ',ubranch=1' : ''}`;
 }

@@ -13,6 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { BLOCK_COUNT_KEYS, COST_COUNTERS, type FunctionCounts, KERNEL_ENTRIES_KEY, WINDOW_KEYS } from '../cost-counters.ts';
 import type { Metric } from '../model.ts';
+import { type BranchCounts, parseBranchLine } from './branch-lines.ts';
 
 /** The counts of one window by the plugin's window keys (totals, not per call). */
 export type WindowCounts = Readonly<Record<string, number>>;
@@ -30,6 +31,8 @@ export interface CostWindow {
   index: number;
   counts: WindowCounts;
   blocks: BlockCounts[];
+  /** Every conditional jump the window ran (src/vm/branch-counts.ts). */
+  branches: BranchCounts[];
 }
 
 export interface CostOutput {
@@ -47,7 +50,7 @@ function readWindow(fields: readonly string[], out: CostOutput, where: string): 
   if (kv.get('idx') !== out.windows.length || missing.length) {
     throw new Error(`${where}: bad window line '${fields.join(' ')}' (window ${out.windows.length} expected${missing.length ? `; no whole ${missing.join(', ')}` : ''})`);
   }
-  out.windows.push({ index: out.windows.length, counts: Object.fromEntries(kv), blocks: [] });
+  out.windows.push({ index: out.windows.length, counts: Object.fromEntries(kv), blocks: [], branches: [] });
 }
 
 /** `t WINDOW VADDR BYTES INSNS EXECS` and the block counts in BLOCK_COUNT_KEYS order. */
@@ -61,12 +64,16 @@ function readBlock(fields: readonly string[], out: CostOutput, where: string): v
 
 const ignored: LineReader = () => undefined;
 
+/** `b WINDOW ADDR TARGET TAKEN FELL`: one conditional jump's directions (./branch-lines.ts). */
+const readBranch: LineReader = (fields, out, where) => {
+  parseBranchLine(fields, out.windows, where);
+};
+
 /**
  * The plugin's line kinds, by their first field. A new kind is one entry;
- * a kind registered by nobody is an unreadable line. `b` (per-branch
- * counts) has its own reader, which reads the same file.
+ * a kind registered by nobody is an unreadable line.
  */
-const LINE_KINDS: Readonly<Record<string, LineReader>> = { w: readWindow, t: readBlock, b: ignored, end: ignored };
+const LINE_KINDS: Readonly<Record<string, LineReader>> = { w: readWindow, t: readBlock, b: readBranch, end: ignored };
 
 /** Parse the plugin's file; a line it cannot read is an error naming the file and line. */
 export function parseCostOutput(text: string, file: string): CostOutput {

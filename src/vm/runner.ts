@@ -37,6 +37,7 @@ import { type CostModel, type CostPlugin, describeCostModel, pluginArg } from '.
 import { recordBootCost } from './cost-boot.ts';
 import { systemMapFor } from './cost-functions.ts';
 import type { FunctionCost } from '../cost-counters.ts';
+import { vmlinuxFor } from './dwarf-lines.ts';
 
 export interface VmRequest {
   kernels: VmKernel[];
@@ -160,8 +161,9 @@ interface OpenRun {
   session: BootSession;
   env: GuestEnvironment;
   bootSeconds: number[];
-  /** Per boot (`vm --cost`): each subject's functions per call. */
+  /** Per boot (`vm --cost`): each subject's functions, and its branches, per call. */
   costFunctions: CostFacts<FunctionCost>['functions'];
+  costBranches: unknown[];
   /** How each of its boots ended, in boot order: what the site stores of them comes from these. */
   exits: TargetExit[];
 }
@@ -193,7 +195,7 @@ function openRun(req: VmRequest, deps: SiteDeps, step: StepPlan, accel: Accel): 
     { ...probeRunShape(req), rounds: req.rounds * boots, processes: boots },
     (done, total, profile) => deps.onRound?.(step, done, total, profile),
   );
-  return { runId, session: new BootSession(session), env, bootSeconds: [], costFunctions: [], exits: [] };
+  return { runId, session: new BootSession(session), env, bootSeconds: [], costFunctions: [], costBranches: [], exits: [] };
 }
 
 /** After a boot: the guest's kernel from the probe's hello line, and how long the boot took. */
@@ -232,15 +234,16 @@ function costSetup(req: VmRequest, deps: VmDeps, plans: StepPlan[]): { arg: (boo
       if (run.session.probe.storeFailure || run.session.costFailure) return;
       const symbols = mapOf(plan.kernel.image);
       const replicate = req.poolBoots ? plan.bootIndex - 1 : null;
-      const got = recordBootCost({ store: deps.store, runId: run.runId, replicate, file: file(plan.index), model, symbols });
+      const got = recordBootCost({ store: deps.store, runId: run.runId, replicate, file: file(plan.index), model, symbols, debug: vmlinuxFor(plan.kernel.image) });
       if (typeof got === 'string') {
         run.session.costFailure = got;
         return;
       }
       run.costFunctions.push(got.functions);
+      run.costBranches.push(got.branches);
       const systemMap = symbols.known ? symbols.value.path : null;
       deps.store.updateEnvironment(run.runId, {
-        cost: { model: describeCostModel(model), plugin: plugin.buildId, qemu: plugin.qemuVersion, systemMap, functions: run.costFunctions },
+        cost: { model: describeCostModel(model), plugin: plugin.buildId, qemu: plugin.qemuVersion, systemMap, functions: run.costFunctions, branches: run.costBranches },
       });
     },
   };

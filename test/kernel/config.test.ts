@@ -48,3 +48,8 @@ test('the built-in fragment asks for a serial console, an initramfs and /proc', 
   const names = BUILTIN_FRAGMENT.map((s) => s.name);
   for (const n of ['SERIAL_8250_CONSOLE', 'BLK_DEV_INITRD', 'RD_GZIP', 'PROC_FS', 'BINFMT_ELF']) assert.ok(names.includes(n), n);
 });
+
+test('the built-in fragment asks for DWARF 5 line tables instead of no debug information', () => {
+  const merged = parseConfig(mergeConfig('CONFIG_DEBUG_INFO_NONE=y\n', BUILTIN_FRAGMENT));
+  assert.deepEqual(['DEBUG_INFO_NONE', 'DEBUG_INFO_DWARF5', 'DEBUG_INFO_REDUCED'].map((n) => merged.get(n)), ['n', 'y', 'y']);
+});

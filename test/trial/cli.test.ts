@@ -115,7 +115,7 @@ test('--format json with the cost model prints one JSON document on stdout, its 
   const r = await runCli([...args, '--format', 'json'], { services: withCost() });
   assert.equal(r.code, 0, r.stderr);
   const doc = JSON.parse(r.stdout) as { cost: { schema: number; model: string; counters: { known: boolean; value: { metrics: { metric: string; subjects: { subject: string; verdict: string; exact: boolean; change: number }[] }[] } } } };
-  assert.equal(doc.cost.schema, 1);
+  assert.equal(doc.cost.schema, 2);
   assert.equal(doc.cost.model, 'l1i=32k,8way,64 predictor=2bit');
   const taken = doc.cost.counters.value.metrics.find((m) => m.metric === 'taken-branches/call')!.subjects[0]!;
   assert.deepEqual([taken.subject, taken.verdict, taken.exact, taken.change], ['getppid', 'fewer taken branches', true, -1]);

@@ -12,31 +12,17 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { buildProbe } from '../../src/launch/probe-build.ts';
-import { guestTarget } from '../../src/targets/guest.ts';
-import { buildCostPlugin, DEFAULT_COST_MODEL, pluginArg } from '../../src/vm/cost-plugin.ts';
 import { parseCostOutput } from '../../src/vm/cost.ts';
-import { qemuLauncher } from '../../src/launch/qemu.ts';
 import { cachedCloudKernel, requireCloudKernel } from '../helpers/cloud-kernel.ts';
 import { tempDir } from '../helpers/cli.ts';
+import { bootUnderPlugin } from '../helpers/plugin-boot.ts';
 import { requireAll, requireTool } from '../helpers/tools.ts';
 
 const vmlinuz = cachedCloudKernel();
 const skip = requireAll(requireTool('qemu-system-x86_64', 'qemu-system-x86'), requireTool('gcc', 'gcc'), requireCloudKernel(vmlinuz));
 const N = 1000;
 
-async function boot(dir: string, program: Buffer, n: number): Promise<string> {
-  const out = join(dir, `boot-${n}.txt`);
-  const target = guestTarget(
-    { label: 'cost', image: vmlinuz!, accel: 'tcg', icount: true, cpus: 1, memoryMiB: 256, plugin: pluginArg(buildCostPlugin(), out, DEFAULT_COST_MODEL) },
-    { probe: buildProbe({ static: true }), launcher: qemuLauncher(), cacheDir: join(dir, 'initramfs') },
-  );
-  const lines: string[] = [];
-  const exit = await target.run({ program: 'probe', args: ['--exec', '/cost-loop'], files: [{ path: '/cost-loop', data: program, mode: 0o755 }], timeoutSeconds: 400 }, (l) => lines.push(l), new AbortController().signal);
-  assert.equal(exit.end.kind, 'exited', exit.describe('boot did not end by itself'));
-  assert.ok(lines.some((l) => l.includes('@hl1 exec ') && l.includes('status=0')), exit.describe('the test program did not exit 0'));
-  return readFileSync(out, 'utf8');
-}
+const boot = (dir: string, program: Buffer, n: number): Promise<string> => bootUnderPlugin({ vmlinuz: vmlinuz!, dir, program, name: 'cost-loop', n });
 
 test('the cost plugin counts one extra taken branch per iteration, kernel work proportional to calls, and the same counts in two boots', { skip, timeout: 900_000 }, async () => {
   const dir = tempDir();

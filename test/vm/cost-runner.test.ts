@@ -46,6 +46,7 @@ function pluginFile(windows: number): string {
   for (let w = 0; w < windows; w++) {
     lines.push(`w idx=${w} kinsn=300000 uinsn=19000 blocks=90000 taken=${51000 + w} fetches=105000 misses=2 mispred=5000 klines=34000 kentries=1000`);
     lines.push(`t ${w} ffffffff81000150 12 5 1000 1000 1000 0 0`);
+    lines.push(`b ${w} ffffffff8100015a ffffffff81000100 1000 0`);
   }
   return `${lines.join('\n')}\nend windows=${windows}\n`;
 }
@@ -102,6 +103,17 @@ test('vm --cost stores each window as per-call metrics of its round and attribut
   assert.equal(cost.model, 'l1i=32k,8way,64 predictor=2bit');
   // 5 instructions x 1000 runs in each of the 2 measured windows, over 2000 calls; 0xffffffff81000150 lies in sys_x (from ...140)
   assert.deepEqual(cost.functions[0]!.value.getppid!.map((f) => [f.name, f.perCall.insns, f.perCall.taken]), [['sys_x', 5, 1]]);
+});
+
+test('vm --cost stores each subject\'s jumps per call at their function and offset, and says once why a kernel without vmlinux has no lines', async () => {
+  const { store, result } = await costRun(guest(3));
+  const step = result.steps[0]!;
+  assert.equal(step.state, 'complete', step.state === 'failed' ? step.reason : '');
+  const cost = store.getRun(step.runId).environment.cost as { branches: { known: boolean; value: { subjects: Record<string, { function: string; offset: number; takenPerCall: number; fallThroughPerCall: number }[]>; noLines: string } }[] };
+  const boot = cost.branches[0]!.value;
+  // the warm-up's window is not counted: 2 measured windows of 1000 jumps over 2000 calls
+  assert.deepEqual(boot.subjects.getppid!.map((b) => [b.function, b.offset, b.takenPerCall, b.fallThroughPerCall]), [['sys_x', 0x1a, 1, 0]]);
+  assert.match(boot.noLines, /^no vmlinux beside .*bzImage .*: branches are placed by function and offset only$/);
 });
 
 test('a boot whose plugin closed fewer windows than the probe stored rounds fails, saying both counts', async () => {

@@ -1,0 +1,31 @@
+/**
+ * The cost plugin's per-branch lines, `b WINDOW ADDR TARGET TAKEN FELL`
+ * (probes/plugin/branches.c), read into the windows of its output
+ * (src/vm/cost.ts). A leaf: what they mean is ./branch-counts.ts.
+ */
+
+/** One conditional jump's directions in one window (totals, not per call). */
+export interface BranchCounts {
+  addr: bigint;
+  target: bigint;
+  taken: number;
+  fell: number;
+}
+
+const HEX = /^[0-9a-f]+$/;
+const COUNT = /^\d+$/;
+
+/**
+ * Add one `b` line's branch to its window; an error names the line. The
+ * window must have been opened by its `w` line before (the plugin writes
+ * it first).
+ */
+export function parseBranchLine(fields: readonly string[], windows: readonly { branches: BranchCounts[] }[], where: string): void {
+  const [, win, addr, target, taken, fell] = fields;
+  if (fields.length !== 6 || !win || !addr || !target || !taken || !fell || !COUNT.test(win) || !HEX.test(addr) || !HEX.test(target) || !COUNT.test(taken) || !COUNT.test(fell)) {
+    throw new Error(`${where}: bad branch line '${fields.join(' ').slice(0, 80)}' (expected 'b WINDOW ADDR TARGET TAKEN FELL')`);
+  }
+  const w = windows[Number(win)];
+  if (!w) throw new Error(`${where}: branch line for window ${win}, which has no window line before it`);
+  w.branches.push({ addr: BigInt(`0x${addr}`), target: BigInt(`0x${target}`), taken: Number(taken), fell: Number(fell) });
+}
