@@ -232,6 +232,8 @@ export function pairedContrast(pairs: Pairs, options: ComparisonOptions, anytime
   const beside: RankTest = ranked && paired.kind === 'ok' ? { kind: 'ok', method: 'paired-t', pValue: paired.pValue, minPValue: 0 } : signed.kind === 'ok' ? { kind: 'ok', method: 'wilcoxon-signed-rank', pValue: signed.pValue, minPValue: signed.minPValue } : signed;
   return {
     ...base('A', 'B', baseLevel, candLevel, [pairs.a.flat(), pairs.b.flat()]),
+    // The change in the unit is A's level moved by the estimated ratio, so it says what the % says.
+    changeInUnit: baseLevel * Math.expm1(estimate),
     changePct: toPct(estimate),
     ratio: Math.exp(estimate),
     ciPct: decided.ciPct,

@@ -73,7 +73,7 @@ export function runTable(run: RunWithRounds): string {
 
 function k(v: unknown): string {
   const x = v as Known<unknown> | undefined;
-  if (!x || typeof x !== 'object' || !('known' in x)) return v === undefined || v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : `${v as string | number | boolean}`;
+  if (!x || typeof x !== 'object' || !('known' in x)) return v === undefined || v === null ? '-' : Array.isArray(v) ? v.join(',') : typeof v === 'object' ? JSON.stringify(v) : `${v as string | number | boolean}`;
   if (!x.known) return `unknown (${x.reason})`;
   if (x.value === '') return 'none';
   return Array.isArray(x.value) ? x.value.join(' ') : typeof x.value === 'object' ? JSON.stringify(x.value) : `${x.value as string | number | boolean}`;
