@@ -35,12 +35,16 @@ type RunRole = 'A' | 'B' | 'A2';
  * time order. 'interleaved': neither side's boots form one block, judged on
  * boots; 'aba-blocks': the baseline, the candidate, the baseline again, each
  * one block, judged on blocks; 'blocks': another blocked order, no claim;
- * 'unknown': the boots' times do not order them (judged on boots, said).
+ * 'counted': blocked, but the units are counts of an emulated execution
+ * under -icount, which a host session's shift does not move (judged on
+ * boots, said); 'unknown': the boots' times do not order them (judged on
+ * boots, said).
  */
 export type BootOrder =
   | { kind: 'interleaved'; sequence: RunRole[] }
   | { kind: 'aba-blocks'; sequence: RunRole[] }
   | { kind: 'blocks'; sequence: RunRole[] }
+  | { kind: 'counted'; sequence: RunRole[] }
   | { kind: 'unknown'; reason: string };
 
 /** Each unit's (boot's) earliest recorded time in ms, by unit index; units whose rounds carry no time are left out. */
@@ -78,6 +82,20 @@ function blocksOf(sequence: readonly RunRole[]): ('base' | 'cand')[] {
  * three blocks in that order are 'aba-blocks'.
  */
 export function bootOrderOf(runs: readonly { role: RunRole; run: RunWithRounds }[]): BootOrder {
+  const order = timeOrderOf(runs);
+  const counted = runs.every(({ run }) => COUNTED_UNITS.has(run.unit));
+  return counted && (order.kind === 'blocks' || order.kind === 'aba-blocks') ? { kind: 'counted', sequence: order.sequence } : order;
+}
+
+/**
+ * Units that count an emulated execution under qemu -icount: the guest's
+ * clock is its instruction count, so the host's load, frequency or page
+ * cache during a session cannot shift them, and boots in blocks are units
+ * as interleaved ones are.
+ */
+const COUNTED_UNITS: ReadonlySet<string> = new Set(['instructions/call', 'icount-bogo-ops/s']);
+
+function timeOrderOf(runs: readonly { role: RunRole; run: RunWithRounds }[]): BootOrder {
   const boots = runs.flatMap(({ role, run }) => [...unitTimes(run).values()].map((t) => ({ role, t })));
   if (boots.length === 0) return { kind: 'unknown', reason: 'no boot records when it ran' };
   boots.sort((x, y) => x.t - y.t);
@@ -113,6 +131,8 @@ export function bootOrderText(order: BootOrder): string {
       return `in three blocks (${sequenceText(order.sequence)}): judged on the blocks, B against the midpoint of A and A2 over their difference (t with 1 degree of freedom)`;
     case 'blocks':
       return `in blocks (${sequenceText(order.sequence)}): no claim, a session's shift of one block cannot be told from the change`;
+    case 'counted':
+      return `in blocks (${sequenceText(order.sequence)}), counted under -icount, which a host session's shift does not move: every boot a unit`;
     case 'unknown':
       return `order not known (${order.reason}): judged as if interleaved`;
   }

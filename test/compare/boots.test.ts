@@ -26,8 +26,8 @@ describe('hintlab compare with boots as units', () => {
     dir = tempDir();
     db = join(dir, 'results.db');
     const store = Store.open(db);
-    const vm = (label: string, release: string, base: number, offset: number) =>
-      storeRun(store, makeRun({ id: 0, label, kind: 'vm', unit: 'instructions/call', values: { getppid: boot(base, offset) }, units: 1, environment: hostEnvironment({ release }) }));
+    const vm = (label: string, release: string, base: number, offset: number, unit: 'instructions/call' | 'ns/call' = 'instructions/call') =>
+      storeRun(store, makeRun({ id: 0, label, kind: 'vm', unit, values: { getppid: boot(base, offset) }, units: 1, environment: hostEnvironment({ release }) }));
     // interleaved in time, as vm --order A,B,A,B,A,B boots them; the rounds' times order the boots
     [0, 1, -1].forEach((o, i) => {
       vm(`vm-A-${i + 1}`, '6.12.9', 1800, o);
@@ -35,15 +35,17 @@ describe('hintlab compare with boots as units', () => {
       vm(`vm-B-${i + 1}`, '6.12.9-hl', 1818, [1, -1, 0][i]!);
       waitMs(3);
     });
-    // the same kernels booted in blocks: three of A, then three of B
-    [0, 1, -1].forEach((o, i) => {
-      vm(`blk-A-${i + 1}`, '6.12.9', 1800, o);
-      waitMs(3);
-    });
-    [1, -1, 0].forEach((o, i) => {
-      vm(`blk-B-${i + 1}`, '6.12.9-hl', 1818, o);
-      waitMs(3);
-    });
+    // the same kernels booted in blocks, three of A then three of B: timed (vm --kvm) and counted (-icount)
+    for (const [prefix, unit] of [['blk', 'ns/call'], ['cnt', 'instructions/call']] as const) {
+      [0, 1, -1].forEach((o, i) => {
+        vm(`${prefix}-A-${i + 1}`, '6.12.9', 1800, o, unit);
+        waitMs(3);
+      });
+      [1, -1, 0].forEach((o, i) => {
+        vm(`${prefix}-B-${i + 1}`, '6.12.9-hl', 1818, o, unit);
+        waitMs(3);
+      });
+    }
     store.close();
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -57,11 +59,18 @@ describe('hintlab compare with boots as units', () => {
     assert.equal(doc.runs[0]!.label, 'vm-A-1,vm-A-2,vm-A-3');
   });
 
-  it('claims nothing from boots in blocks, saying to interleave them', async () => {
+  it('claims nothing from timed boots in blocks, saying to interleave them', async () => {
     const r = await runCli(['compare', 'blk-A-1,blk-A-2,blk-A-3', 'blk-B-1,blk-B-2,blk-B-3', '--threshold', '0.1%', '--db', db]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /in blocks \(A A A B B B\): no claim/);
-    assert.match(r.stdout, /verdict: no difference proven: the boots ran in blocks \(A A A B B B\).*as interleaved boots it would read 'more instructions'.*interleave ABAB/);
+    assert.match(r.stdout, /verdict: no difference proven: the boots ran in blocks \(A A A B B B\).*as interleaved boots it would read 'slower'.*interleave ABAB/);
+  });
+
+  it('judges boots counted under -icount on the boots even in blocks, since a host session cannot shift a count', async () => {
+    const r = await runCli(['compare', 'cnt-A-1,cnt-A-2,cnt-A-3', 'cnt-B-1,cnt-B-2,cnt-B-3', '--threshold', '0.1%', '--db', db]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /in blocks \(A A A B B B\), counted under -icount, which a host session's shift does not move: every boot a unit/);
+    assert.match(r.stdout, /verdict: more instructions/);
   });
 
   it('says how many boots to add when each side is a single boot', async () => {
