@@ -241,13 +241,14 @@ export async function runTrial(req: TrialRequest, deps: TrialDeps): Promise<Tria
   if (!series.git) checkPatchesApply(req.src, series.patches.map((p) => p.file ?? { path: p.origin.replace(/^--patch /, ''), text: p.text }));
   const services: TrialServices = { ...REAL, ...deps.services };
   const plan = await planStress(req, deps.stressNg, (r, n) => services.planVmMacro(r, n)); // an unknown stressor too
+  for (const note of deps.notes ?? []) deps.onNote?.(note);
+  const lacking = plan && unavailableLine(plan);
+  if (lacking) deps.onNote?.(lacking);
   const unlock = lock(req.out);
   let trialId: number | null = null;
   try {
+    if (series.git) deps.onNote?.(`exporting ${short(series.git.base)} of ${series.git.repo} with git archive (the repository is only read)`);
     const placed = await place(req, series, deps.abort);
-    for (const note of deps.notes ?? []) deps.onNote?.(note);
-    const lacking = plan && unavailableLine(plan);
-    if (lacking) deps.onNote?.(lacking);
     trialId = deps.store.trials.create({ outDir: req.out, request: { ...req, scenarios: req.scenarios.map((x) => x.name), profiles: req.profiles.map((p) => p.name) }, command: req.command });
     const doc = await steps(placed, deps, services, trialId, plan, req.src);
     deps.store.trials.finish(trialId, 'complete', null);
