@@ -165,19 +165,23 @@ export interface VariantRow {
   exact?: true;
 }
 
-/** A kernel of A + some hunk groups: one group alone, or all but one. */
-export interface TrialVariant {
-  name: string;
-  kind: 'alone' | 'without';
-  group: number;
-  hunks: number[];
+/** A variant kernel as measured: its runs and rows against the kernel it is compared with, or why it did not build. */
+export interface VariantMeasure {
   state: 'measured' | 'unbuilt';
-  /** The compiler's error lines, when the variant does not build on its own. */
+  /** The compiler's error lines, when the kernel does not build. */
   error?: string;
   runs?: { id: number; label: string };
   stressRuns?: { id: number; label: string };
   build?: { seconds: number; objectsCompiled: number | null; reused: boolean };
   rows: VariantRow[];
+}
+
+/** A kernel of A + some hunk groups: one group alone, or all but one. */
+export interface TrialVariant extends VariantMeasure {
+  name: string;
+  kind: 'alone' | 'without';
+  group: number;
+  hunks: number[];
 }
 
 /** Which hunk group explains one subject's change in B. */
@@ -202,7 +206,7 @@ export interface TrialPerHunk {
 }
 
 /** One patch of the series as --per-commit measured it: A plus the series up to it, against the kernel before it. */
-export interface TrialCommitStep {
+export interface TrialCommitStep extends VariantMeasure {
   /** 1-based position in the series. */
   index: number;
   /** Its subject, or its file's name for a plain diff. */
@@ -211,16 +215,8 @@ export interface TrialCommitStep {
   author: string | null;
   /** The kernel of A plus the first `index` patches: `commit-2`, or B for the last. */
   kernel: string;
-  /** The kernel it is compared with: the one before it that built (A for the first). */
+  /** The kernel it is compared with (its `rows` are against it): the one before it that built (A for the first). */
   against: string;
-  state: 'measured' | 'unbuilt';
-  /** The compiler's error lines, when A plus the series up to here does not build. */
-  error?: string;
-  runs?: { id: number; label: string };
-  stressRuns?: { id: number; label: string };
-  build?: { seconds: number; objectsCompiled: number | null; reused: boolean };
-  /** Each subject of `kernel` against `against`. */
-  rows: VariantRow[];
 }
 
 /** Which commits bring one subject's change in B. */

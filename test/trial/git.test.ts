@@ -25,39 +25,19 @@ import { runTrial } from '../../src/trial/run.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { commit, gitIn, initRepo } from '../helpers/git-history.ts';
 import { requireTool } from '../helpers/tools.ts';
-import { miniBuild, miniTree, scriptedGuest, unusedProbe } from './fakes.ts';
+import { miniBuild, miniTree, scriptedGuest, spreadImpl, unusedProbe } from './fakes.ts';
 
 const skip = requireTool('patch', 'patch') || requireTool('objdump', 'binutils') || requireTool('git', 'git') || requireTool('diff', 'diffutils');
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
 const probe = unusedProbe(dir);
 
-const filler = (name: string, n: number): string[] => Array.from({ length: n }, (_, i) => `\t${name}${i} += ${i};`);
-const IMPL = [
-  'extern int lookup(int);',
-  'int a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7;',
-  'int getparam(int pid, int *param)',
-  '{',
-  '\tif (!param || pid < 0)',
-  '\t\treturn -22;',
-  ...filler('a', 8),
-  '\t*param = lookup(pid);',
-  '\treturn 0;',
-  '}',
-  '',
-  'int setparam(int pid, int x)',
-  '{',
-  ...filler('b', 8),
-  '\treturn lookup(pid) + x;',
-  '}',
-  '',
-].join('\n');
 const WORK = '\tx = x * 3 + 1;';
 
 /** A kernel-shaped repository: base, a hint, a line of work, a second hint to the same file. */
 function history(name: string) {
   const repo = miniTree(join(dir, name));
-  writeFileSync(join(repo, 'kernel/sys_impl.c'), IMPL);
+  writeFileSync(join(repo, 'kernel/sys_impl.c'), spreadImpl(false));
   const base = initRepo(repo, 'base: the mini kernel');
   gitIn(repo, 'tag', 'v1');
   const impl = () => readFileSync(join(repo, 'kernel/sys_impl.c'), 'utf8');
