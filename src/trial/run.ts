@@ -156,14 +156,15 @@ interface Placed {
 
 async function steps(placed: Placed, deps: TrialDeps, services: TrialServices, trialId: number, plan: VmMacroPlan | null, src: string): Promise<TrialDocument> {
   const { req, series } = placed;
-  const s = new Steps(deps, trialId, (req.debugChecks ? 7 : 5) + (plan ? 1 : 0));
+  // the series' kernels are known now; the hunk variants only once B is built
+  const prefixes = req.perCommit ? planPerCommit(req.patches.length) : [];
+  const s = new Steps(deps, trialId, (req.debugChecks ? 7 : 5) + (plan ? 1 : 0) + prefixes.length);
   const A = await s.run('build-A', series.git ? `build A (${short(series.git.base)})` : 'build A (the tree as is)', () => buildStep('A', req, deps, services, { patches: false, from: null }));
   const B = await s.run('build-B', `build B (A + ${patchWord(req.patches.length)}, from A's objects)`, () => buildStep('B', req, deps, services, { patches: true, from: A.dir }));
   const hunks = req.perHunk ? planPerHunk(A, B) : null;
   if (hunks?.skipped) deps.onNote?.(hunks.skipped);
-  const prefixes = req.perCommit ? planPerCommit(req.patches.length) : [];
   if (req.perCommit && prefixes.length === 0) deps.onNote?.('--per-commit: the series is one patch, so B is its only kernel: nothing more to build');
-  s.total += (hunks?.variants.length ?? 0) + prefixes.length;
+  s.total += hunks?.variants.length ?? 0;
   let debug: { A: TrialKernel; B: TrialKernel } | undefined;
   if (req.debugChecks) {
     const dA = await s.run('build-A-debug', 'build A with --debug-checks (behaviour boots only)', () => buildStep('A-debug', req, deps, services, { patches: false, from: null }));

@@ -228,3 +228,27 @@ test('the CLI says before anything builds how many kernels --per-commit means an
   const both = await runCli([...base, '--range', 'v1..main', '--patch', join(dir, 'series.mbox')], { services });
   assert.deepEqual([both.code, both.stderr], [2, 'hintlab: --range and --patch: give one (B is HEAD of the range, or the tree plus the patches)\n']);
 });
+
+test('--per-commit records a commit that does not build with the compiler\'s error, builds the next from the last kernel that did, and compares it with that one', { skip }, async () => {
+  const repo = miniTree(join(dir, 'broken'));
+  writeFileSync(join(repo, 'kernel/sys_impl.c'), spreadImpl(false));
+  initRepo(repo);
+  gitIn(repo, 'tag', 'v1');
+  const impl = () => readFileSync(join(repo, 'kernel/sys_impl.c'), 'utf8');
+  commit(repo, 'sched: setparam: half an edit', { 'kernel/sys_impl.c': impl().replace('\treturn lookup(pid) + x;', '\treturn lookup(pid) + x +;') });
+  commit(repo, 'sched: setparam: the edit finished, with work', { 'kernel/sys_impl.c': impl().replace('\treturn lookup(pid) + x +;', `${WORK}\n\treturn lookup(pid) + x;`) });
+  const store = Store.open(join(dir, 'broken.db'));
+  try {
+    const built: string[] = [];
+    const doc = await runTrial(request('broken', { src: repo, range: 'v1..main', perCommit: true }), deps(store, built));
+    assert.deepEqual(built, ['A', 'B']);
+    const [one, two] = doc.perCommit!.commits;
+    assert.equal(one!.state, 'unbuilt');
+    assert.match(one!.error!, /error/);
+    assert.deepEqual([two!.kernel, two!.against, two!.rows[0]?.verdict], ['B', 'A', 'more instructions']);
+    assert.equal(doc.perCommit!.attribution[0]!.line, 'getppid +5.99 %: 2/2 "sched: setparam: the edit finished, with work" +5.99 %; others: 1/2 "sched: setparam: half an edit" not built');
+    assert.match(trialText(doc, { generatedAt: 'now' }), /commit-1 did not build: /);
+  } finally {
+    store.close();
+  }
+});
