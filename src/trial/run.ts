@@ -223,8 +223,8 @@ function seriesFields(p: SeriesPatch | undefined): { subject?: string; author?: 
  * a range's tree and patches then checked as plain patches were (a kernel
  * tree, patches that apply) before anything is built or stored.
  */
-async function place(req: TrialRequest, series: TrialSeries, abort: AbortSignal): Promise<Placed> {
-  const where = await placeSeries(series, req.src, req.out, abort);
+async function place(req: TrialRequest, series: TrialSeries, deps: TrialDeps): Promise<Placed> {
+  const where = await placeSeries(series, req.src, req.out, deps.abort, (line) => deps.onDetail?.(line));
   const placed = { ...req, src: where.src, patches: where.patches };
   if (series.git) {
     kernelVersion(placed.src);
@@ -248,8 +248,7 @@ export async function runTrial(req: TrialRequest, deps: TrialDeps): Promise<Tria
   const unlock = lock(req.out);
   let trialId: number | null = null;
   try {
-    if (series.git) deps.onNote?.(`exporting ${short(series.git.base)} of ${series.git.repo} with git archive (the repository is only read)`);
-    const placed = await place(req, series, deps.abort);
+    const placed = await place(req, series, deps);
     trialId = deps.store.trials.create({ outDir: req.out, request: { ...req, scenarios: req.scenarios.map((x) => x.name), profiles: req.profiles.map((p) => p.name) }, command: req.command });
     const doc = await steps(placed, deps, services, trialId, plan, req.src);
     deps.store.trials.finish(trialId, 'complete', null);

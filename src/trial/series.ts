@@ -14,7 +14,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors.ts';
-import { commitPatch, exportTree, gitTopLevel, resolveRange, type GitCommit } from '../kernel/git.ts';
+import { commitPatch, exportTree, gitTopLevel, resolveRange, short, type GitCommit } from '../kernel/git.ts';
 import { isMbox, splitMbox } from '../kernel/mbox.ts';
 import { writeAtomically } from '../write-file.ts';
 
@@ -104,20 +104,21 @@ function writeSeries(series: TrialSeries, out: string): string[] {
  * name, renamed when whole); trees of other commits there are removed, as
  * A is rebuilt for a new BASE anyway.
  */
-async function baseTree(repo: string, base: GitCommit, out: string, abort?: AbortSignal): Promise<string> {
+async function baseTree(repo: string, base: GitCommit, out: string, abort?: AbortSignal, say?: (line: string) => void): Promise<string> {
   const dir = join(out, 'git');
   const tree = join(dir, base.commit);
   mkdirSync(dir, { recursive: true });
   for (const name of readdirSync(dir)) if (name !== base.commit) rmSync(join(dir, name), { recursive: true, force: true });
   if (existsSync(tree)) return tree;
+  say?.(`exporting ${short(base)} of ${repo} into ${tree} with git archive (the repository is only read)`);
   const partial = `${tree}.partial`;
   await exportTree(repo, base.commit, partial, abort);
   renameSync(partial, tree);
   return tree;
 }
 
-/** What the builds read: the tree A is (the user's, or BASE's export) and B's patch files in order. */
-export async function placeSeries(series: TrialSeries, src: string, out: string, abort?: AbortSignal): Promise<{ src: string; patches: string[] }> {
+/** What the builds read: the tree A is (the user's, or BASE's export) and B's patch files in order; `say` hears of an export as it starts. */
+export async function placeSeries(series: TrialSeries, src: string, out: string, abort?: AbortSignal, say?: (line: string) => void): Promise<{ src: string; patches: string[] }> {
   const patches = writeSeries(series, out);
-  return { src: series.git ? await baseTree(series.git.repo, series.git.base, out, abort) : src, patches };
+  return { src: series.git ? await baseTree(series.git.repo, series.git.base, out, abort, say) : src, patches };
 }
