@@ -7,6 +7,8 @@
  */
 import { patchSections } from '../kernel/patch-names.ts';
 import { perHunkPlanText } from '../report/trial-hunks.ts';
+import { perCommitPlanText } from '../report/trial-commits.ts';
+import { estimatePerCommit } from '../trial/per-commit.ts';
 import { estimatePerHunk, PER_HUNK_MAX_KERNELS } from '../trial/per-hunk.ts';
 import { UserError } from '../errors.ts';
 import type { BootPlace } from '../targets/factory.ts';
@@ -23,6 +25,7 @@ export interface TrialModeFlags {
   format: string;
   all?: boolean;
   perHunk?: boolean;
+  perCommit?: boolean;
   force?: boolean;
 }
 
@@ -39,7 +42,7 @@ export function checkTrialModes(opts: TrialModeFlags, given: (flag: string) => b
   for (const flag of ['--stressor-seconds', '--stressor-repeats', '--stressor-instances']) {
     if (!stress && given(flag)) throw usage(`${flag} sets the stressor boots, and there are none: add --stressor NAME or --set sched, or drop ${flag}`);
   }
-  if (opts.force && !opts.perHunk) throw usage('--force lifts the cap of --per-hunk, and there is no --per-hunk: drop --force');
+  if (opts.force && !opts.perHunk && !opts.perCommit) throw usage('--force lifts the cap of --per-hunk and --per-commit, and there is neither: drop --force');
   if (opts.all && opts.format !== 'lkml') throw usage(`--all widens the lkml table; the ${opts.format} report lists every subject already: drop --all or use --format lkml`);
   return place;
 }
@@ -58,4 +61,20 @@ export function perHunkPlan(opts: { perHunk?: boolean; force?: boolean; repeat: 
     throw usage(`--per-hunk: ${plan}; that is past the ${PER_HUNK_MAX_KERNELS} kernels --per-hunk builds without --force: add --force to run it all, or split the patch and try its parts`);
   }
   return `note: --per-hunk: ${plan}`;
+}
+
+/**
+ * The --per-commit plan from the series' length, said before anything
+ * builds: how many kernels and boots, and about how long. Past
+ * PER_HUNK_MAX_KERNELS kernels it is refused unless --force. Returns the
+ * note to say, or null without --per-commit.
+ */
+export function perCommitPlan(opts: { perCommit?: boolean; force?: boolean; repeat: number; stress: boolean }, patches: number): string | null {
+  if (!opts.perCommit) return null;
+  const estimate = estimatePerCommit(patches, opts.repeat, opts.stress);
+  const plan = perCommitPlanText(estimate);
+  if (estimate.kernels > PER_HUNK_MAX_KERNELS && !opts.force) {
+    throw usage(`--per-commit: ${plan}; that is past the ${PER_HUNK_MAX_KERNELS} kernels --per-commit builds without --force: add --force to run it all, or give a shorter range`);
+  }
+  return `note: --per-commit: ${plan}`;
 }

@@ -3,7 +3,6 @@
  * lines on stderr, and the report on stdout (or -o FILE). The work is
  * src/trial/run.ts's runTrial; the words are src/report/trial*.ts's.
  */
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
@@ -28,7 +27,8 @@ import { qemuLauncher, requireQemu } from '../launch/qemu.ts';
 import { interruptible } from './interrupt.ts';
 import { kernelVersion } from '../kernel/source.ts';
 import { outputFormat } from './output-format.ts';
-import { checkTrialModes, perHunkPlan } from './trial-modes.ts';
+import { checkTrialModes, perCommitPlan, perHunkPlan } from './trial-modes.ts';
+import { readSeries } from '../trial/series.ts';
 import { type CliIO, invocationOf } from './io.ts';
 import { UserError } from '../errors.ts';
 import { redactLavaTokens } from '../targets/lava/address.ts';
@@ -42,6 +42,7 @@ import { guestProfiles } from './vm.ts';
 interface TrialOptions {
   src: string;
   patch: string[];
+  range?: string;
   out?: string;
   cost?: boolean;
   costModel?: string;
@@ -64,6 +65,7 @@ interface TrialOptions {
   stressorInstances: string;
   debugChecks?: boolean;
   perHunk?: boolean;
+  perCommit?: boolean;
   force?: boolean;
   maxObjects: number;
   threshold: number;
@@ -107,15 +109,6 @@ function stepPrinter(io: CliIO, clear: () => void): (e: StepEvent) => void {
   };
 }
 
-/** A patch's text for the cost decision; one that cannot be read decides nothing (the trial's own check names it). */
-function readPatch(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
 /** --stressor/--set as the trial's stress request; null when neither is given. */
 function stressOption(opts: TrialOptions): TrialRequest['stress'] {
   const stressors = opts.stressor.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
@@ -126,10 +119,12 @@ function stressOption(opts: TrialOptions): TrialRequest['stress'] {
 
 /** Every flag checked and turned into what the trial needs, before anything is built (the probe, the plugin, a kernel). */
 function checkedFlags(opts: TrialOptions, io: CliIO, given: (flag: string) => boolean) {
-  if (opts.patch.length === 0) throw new UserError('give the patch B adds to the tree: --patch FILE (repeatable, applied in order)', 2);
+  if (opts.patch.length === 0 && opts.range === undefined) throw new UserError('give what B is: --patch FILE (a diff or an mbox series; repeatable, applied in order), or --range BASE..HEAD of the git tree --src', 2);
   const place = checkTrialModes(opts, given, io.env);
   const profiles = guestProfiles(opts.profile, opts.kvm !== true);
-  const patchTexts = opts.patch.map((p) => ({ path: p, text: readPatch(resolve(io.cwd, p)) }));
+  // an mbox split into its patches, a range's commits: read only, and every error names its input
+  const series = readSeries({ src: resolve(io.cwd, opts.src), patches: opts.patch.map((p) => resolve(io.cwd, p)), range: opts.range ?? null });
+  const patchTexts = series.patches.map((p) => ({ path: p.origin.replace(/^--patch /, ''), text: p.text }));
   // a file name patch(1) would read otherwise is refused here, naming the patch and line
   for (const p of patchTexts) patchSections(p.text, `--patch ${p.path}`);
   const decided = costByDefault(opts.costModel !== undefined ? true : opts.cost, opts.kvm === true || place.kind !== 'qemu', patchTexts.map((p) => p.text));
@@ -137,7 +132,8 @@ function checkedFlags(opts: TrialOptions, io: CliIO, given: (flag: string) => bo
   const stress = stressOption(opts);
   const repeat = opts.repeat ?? defaultRepeat(profiles.length, stress ? stressorsNamed(stress.stressors, stress.sets) : 0, DEFAULT_OPTIONS.alpha);
   const hunkNote = perHunkPlan({ ...opts, repeat, stress: stress !== null }, patchTexts);
-  const notes = [...(decided.note ? [`note: ${decided.note}`] : []), ...(hunkNote ? [hunkNote] : [])];
+  const commitNote = perCommitPlan({ ...opts, repeat, stress: stress !== null }, series.patches.length);
+  const notes = [...(decided.note ? [`note: ${decided.note}`] : []), ...(hunkNote ? [hunkNote] : []), ...(commitNote ? [commitNote] : [])];
   return { lava: place.kind === 'lava' ? place.address : null, profiles, cost, notes, repeat, scenarios: selectScenarios(opts.scenario, io.cwd), base: configBase(opts.base, io.cwd), opt: optLevel(opts.opt) };
 }
 
@@ -151,8 +147,8 @@ async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) 
   if (!fake?.launcher) requireQemu();
   const probe = fake?.probe ?? buildProbe({ static: true, env: io.env });
   const costPlugin = cost ? (fake?.costPlugin ?? (fake?.launcher ? undefined : buildCostPlugin(io.env))) : undefined;
-  // a --src that is no kernel tree is a usage error found before the results database is created
-  kernelVersion(src);
+  // a --src that is no kernel tree is a usage error found before the results database is created (a range's BASE is checked once exported)
+  if (opts.range === undefined) kernelVersion(src);
   const store = Store.open(dbPath);
   const progress = compileProgress(io);
   try {
@@ -161,6 +157,8 @@ async function trialAction(opts: TrialOptions, io: CliIO, given: (flag: string) 
         {
           src,
           patches: opts.patch.map((p) => resolve(io.cwd, p)),
+          range: opts.range ?? null,
+          perCommit: opts.perCommit === true,
           out: resolve(io.cwd, opts.out ?? defaultOut(src, io)),
           base,
           fragment: opts.configFragment ? resolve(io.cwd, opts.configFragment) : null,
@@ -237,8 +235,9 @@ export function registerTrial(program: Command, io: CliIO): void {
   program
     .command('trial')
     .description('from a tree and a patch to one report: build A and B (B from A\'s objects), codegen, behave, A/B in VMs')
-    .requiredOption('--src <dir>', 'kernel source tree (left exactly as it is); A is this tree as is')
-    .option('--patch <file>', 'unified diff B adds to the tree (-p1; repeatable, applied in order)', collect, [])
+    .requiredOption('--src <dir>', 'kernel source tree (left exactly as it is); A is this tree as is, or with --range a git clone')
+    .option('--patch <file>', 'unified diff B adds to the tree (-p1), or an mbox series (git format-patch, b4 am; a cover letter skipped); repeatable, applied in order', collect, [])
+    .option('--range <base..head>', 'with --src a git clone: A is BASE\'s tree, B is HEAD\'s (built as A plus each commit; the clone is only read)')
     .option('--out <dir>', 'where the builds live, kept for the next trial (default: ~/.cache/hintlab/trial/<tree>-<hash>)')
     .option('--base <config>', 'base configuration: tinyconfig, defconfig or a .config file', 'tinyconfig')
     .option('--config-fragment <file>', 'CONFIG_ lines merged on top of the base and hintlab\'s fragments')
@@ -257,7 +256,8 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--stressor-instances <list>', "stressor instances, comma-separated ('all': one per guest CPU; the -icount guest has one)", '1')
     .option('--debug-checks', 'boot the behaviour scenarios on a second pair of kernels with lockdep and friends (never measured)')
     .option('--per-hunk', "also build, from A's objects, A + each hunk alone and (over two hunks) B without each, boot each like B, and say which hunk explains each change")
-    .option('--force', `with --per-hunk: build and boot every variant even past ${PER_HUNK_MAX_KERNELS} kernels (the plan and its estimated time are said first)`)
+    .option('--per-commit', "also build A plus the first k commits of the range (or patches of the series), each from the one before's objects, boot each like B, and say which commit brings each change")
+    .option('--force', `with --per-hunk or --per-commit: build and boot every variant even past ${PER_HUNK_MAX_KERNELS} kernels (the plan and its estimated time are said first)`)
     .option('--max-objects <n>', 'objects to disassemble at most when a header reaches many', intOption('--max-objects', 1), 8)
     .option('--threshold <pct>', "compare's noise threshold for the measured verdicts (the whole CI must lie beyond it; e.g. 0.1% for instruction counts)", pctOption('--threshold', '0.1%', true), 1)
     .option('--cost', "also count, in every boot, what each call costs the emulated machine (hintlab's qemu plugin: taken branches, I-cache lines, modelled L1i misses and mispredictions) and which kernel functions changed (see docs/vm.md)")

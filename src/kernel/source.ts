@@ -193,24 +193,37 @@ export function appliedHunks(diff: string, output: string): AppliedFile[] {
   });
 }
 
+/** A patch as a trial has it before any file is written: its name in messages (`s.mbox, message 2`) and its text. */
+export interface PatchText {
+  path: string;
+  text: string;
+}
+
+function patchOf(p: string | PatchText): PatchRecord & { text: string } {
+  if (typeof p === 'string') return readPatch(p);
+  return { path: p.path, sha256: createHash('sha256').update(p.text).digest('hex'), files: patchedFiles(p.text, `--patch ${p.path}`), text: p.text };
+}
+
 /**
  * Check, without writing anything, that each patch applies to `tree` as the
  * build will apply it (`patch -p1 --fuzz=0 --dry-run`), so a patch that
  * cannot apply fails in a second, not after a whole build of A. A patch
  * touching a file an earlier patch touches is left to the build: its dry
- * run would not see the earlier patch.
+ * run would not see the earlier patch. A patch given as text (a message
+ * of an mbox series) goes to patch(1) on its standard input.
  */
-export function checkPatchesApply(tree: string, paths: readonly string[]): void {
+export function checkPatchesApply(tree: string, patches: readonly (string | PatchText)[]): void {
   const touched = new Set<string>();
-  for (const path of paths) {
-    const patch = readPatch(path);
+  for (const given of patches) {
+    const patch = patchOf(given);
     checkPatchTargets(tree, patch);
     const after = patch.files.some((f) => touched.has(f));
     patch.files.forEach((f) => touched.add(f));
     if (after) continue;
-    const r = spawnSync('patch', ['-p1', '--dry-run', '--forward', '--batch', '--fuzz=0', '-d', tree, '-i', path], { encoding: 'utf8' });
+    const input = typeof given === 'string' ? ['-i', given] : [];
+    const r = spawnSync('patch', ['-p1', '--dry-run', '--forward', '--batch', '--fuzz=0', '-d', tree, ...input], { encoding: 'utf8', ...(typeof given === 'string' ? {} : { input: given.text }) });
     if (r.error) throw new UserError(`cannot run patch(1) (${r.error.message}); install it with 'apt-get install patch'`);
-    if (r.status !== 0) throw new UserError(`--patch ${path} does not apply to ${tree} (checked with --dry-run; nothing was built or written):\n${(r.stdout + r.stderr).trim()}`, 2);
+    if (r.status !== 0) throw new UserError(`--patch ${patch.path} does not apply to ${tree} (checked with --dry-run; nothing was built or written):\n${(r.stdout + r.stderr).trim()}`, 2);
   }
 }
 

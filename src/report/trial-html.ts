@@ -15,6 +15,7 @@ import { powerTable, resultsTable } from './tables.ts';
 import { measuredSentences, type TrialReportContext } from './trial.ts';
 import { stressSentences } from './trial-stress.ts';
 import { perHunkSentences, perHunkTable } from './trial-hunks.ts';
+import { perCommitSentences, perCommitTable } from './trial-commits.ts';
 import { costIntro, costText } from './trial-cost.ts';
 import type { TrialStressors } from '../trial/document.ts';
 import type { TrialDocument } from '../trial/document.ts';
@@ -57,6 +58,14 @@ function hunkSection(doc: TrialDocument): string {
   return `<section id="per-hunk"><h2>Per hunk</h2><p>${escapeXml(intro!)}</p>${rest.length ? list(rest) : ''}${p.skipped ? '' : htmlTable(perHunkTable(p))}</section>`;
 }
 
+/** Which commit brings which change: the intro, one line per change, the table. */
+function commitSection(doc: TrialDocument): string {
+  const p = doc.perCommit;
+  if (!p) return '';
+  const [intro, ...rest] = perCommitSentences(p);
+  return `<section id="per-commit"><h2>Per commit</h2><p>${escapeXml(intro!)}</p>${rest.length ? list(rest) : ''}${p.commits.length < 2 ? '' : htmlTable(perCommitTable(p))}</section>`;
+}
+
 /** The stressors: how they were measured, their verdicts (regressions first), the geometric mean, the tables. */
 function stressSection(s: TrialStressors | undefined): string {
   if (!s) return '';
@@ -80,6 +89,7 @@ export function trialHtml(doc: TrialDocument, ctx: TrialReportContext): string {
     stressSection(doc.stressors),
     doc.cost ? `<section id="cost"><h2>Cost model</h2><p>${escapeXml(costIntro(doc.cost))}</p><pre>${escapeXml(costText(doc.cost).slice(2).join('\n'))}</pre></section>` : '',
     hunkSection(doc),
+    commitSection(doc),
     `<section id="kernels"><h2>How the kernels were built</h2>${list([...kernelSentences(doc), ...patchSentences(doc)])}${doc.patches.some((p) => p.applied) ? htmlTable(hunksTable(doc)) : ''}</section>`,
     `<section id="steps"><h2>Steps</h2>${htmlTable(stepsTable(doc))}</section>`,
     `<section id="environment"><h2>Environment</h2><dl class="facts">${environmentFacts(c).map((f) => `<dt>${escapeXml(f.label)}</dt><dd>${escapeXml(f.text)}</dd>`).join('')}</dl></section>`,

@@ -95,7 +95,7 @@ export function perHunkJson(p: TrialPerHunk | undefined) {
 }
 
 /** "7.7 h", "25 min", "40 s": an estimate's order of size. */
-function roughTime(seconds: number): string {
+export function roughTime(seconds: number): string {
   if (seconds >= 3600) return `${fixed(seconds / 3600, 1)} h`;
   return seconds >= 120 ? `${Math.round(seconds / 60)} min` : `${Math.round(seconds)} s`;
 }
@@ -107,3 +107,4 @@ export function perHunkPlanText(e: PerHunkEstimate): string {
     `about ${roughTime(e.seconds)} more (at ${VARIANT_BUILD_SECONDS} s a build from A's objects and ${BOOT_SECONDS} s a boot, as a one-file hint on linux-source-6.12 took on 2 cores)`
   );
 }
+

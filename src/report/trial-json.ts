@@ -6,7 +6,8 @@
  *
  * Format history (TRIAL_JSON_VERSION; the document's own `schema` is
  * TRIAL_SCHEMA):
- *   1: first version; later `cost` (the document's cost section, as is).
+ *   1: first version; later `cost` (the document's cost section, as is),
+ *      `git` and `perCommit` (the document's, as they are).
  */
 import { unitWords } from '../format/units.ts';
 import { finiteOrText, renameUnitFields } from './json.ts';

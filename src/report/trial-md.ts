@@ -10,8 +10,9 @@ import { powerTable, resultsTable } from './tables.ts';
 import { measuredSentences, type TrialReportContext } from './trial.ts';
 import { stressSentences } from './trial-stress.ts';
 import { perHunkSentences, perHunkTable } from './trial-hunks.ts';
+import { perCommitSentences, perCommitTable } from './trial-commits.ts';
 import { costMarkdown } from './trial-cost.ts';
-import type { TrialPerHunk } from '../trial/document.ts';
+import type { TrialPerCommit, TrialPerHunk } from '../trial/document.ts';
 import type { TrialStressors } from '../trial/document.ts';
 import type { TrialDocument } from '../trial/document.ts';
 import { codegenSentences, headline, hunksTable, kernelSentences, objectsTable, patchSentences, reproduceLines, stepsTable } from './trial-words.ts';
@@ -38,6 +39,12 @@ function hunkSection(p: TrialPerHunk | undefined): string[] {
   return ['## Per hunk', escapeMarkdown(intro!), ...(rest.length ? [bullets(rest)] : []), ...(p.skipped ? [] : [markdownTable(perHunkTable(p))])];
 }
 
+function commitSection(p: TrialPerCommit | undefined): string[] {
+  if (!p) return [];
+  const [intro, ...rest] = perCommitSentences(p);
+  return ['## Per commit', escapeMarkdown(intro!), ...(rest.length ? [bullets(rest)] : []), ...(p.commits.length < 2 ? [] : [markdownTable(perCommitTable(p))])];
+}
+
 export function trialMarkdown(doc: TrialDocument, ctx: TrialReportContext): string {
   const c = doc.measured.comparison;
   const [intro, ...measured] = measuredSentences(doc);
@@ -56,6 +63,7 @@ export function trialMarkdown(doc: TrialDocument, ctx: TrialReportContext): stri
     ...stressSection(doc.stressors),
     ...(doc.cost ? costMarkdown(doc.cost) : []),
     ...hunkSection(doc.perHunk),
+    ...commitSection(doc.perCommit),
     '## How the kernels were built',
     bullets([...kernelSentences(doc), ...patchSentences(doc)]),
     ...(doc.patches.some((p) => p.applied) ? [markdownTable(hunksTable(doc))] : []),

@@ -28,10 +28,30 @@ export function secondsText(s: number): string {
   return s < 100 ? `${fixed(s, 1)} s` : `${Math.round(s)} s`;
 }
 
-/** "hintlab trial #3: Linux 6.12.117, A = the tree, B = A + fix.patch." (the tree's path is in the reproduce commands) */
+/** How a report names a patch: its subject in quotes (an mbox series, a commit), or its file's name. */
+export function patchLabel(p: { subject?: string; path: string }): string {
+  return p.subject !== undefined ? `"${p.subject}"` : basename(p.path);
+}
+
+/**
+ * "hintlab trial #3: Linux 6.12.117, A = the tree, B = A + fix.patch." (the
+ * tree's path is in the reproduce commands); with --range, A and B are
+ * the range's ends: "A = v1 1a2b3c4d5e6f ("base"), B = 2 commits later, 9f8e... ("x")".
+ */
 export function headline(doc: TrialDocument): string {
-  const names = listText(doc.patches.map((p) => basename(p.path)));
+  const g = doc.git;
+  if (g) {
+    const [base, head] = g.range.split('..');
+    const n = doc.patches.length;
+    return `hintlab trial #${doc.trialId}: Linux ${doc.source.version}, A = ${base} ${commitText(g.base)}, B = ${head} ${commitText(g.head)}, ${n} commit${n === 1 ? '' : 's'} later: ${listText(doc.patches.map(patchLabel))}.`;
+  }
+  const names = listText(doc.patches.map(patchLabel));
   return `hintlab trial #${doc.trialId}: Linux ${doc.source.version}, A = the tree, B = A + ${names}.`;
+}
+
+/** `1a2b3c4d5e6f ("subject")`. */
+function commitText(c: { commit: string; subject: string }): string {
+  return `${c.commit.slice(0, 12)} ("${c.subject}")`;
 }
 
 /** "kernel/sched/build_policy.o (it #includes kernel/sched/syscalls.c)". */
@@ -114,7 +134,7 @@ export function hunksText(f: AppliedFile): string {
 export function patchSentences(doc: TrialDocument): string[] {
   return doc.patches.map((p) => {
     const where = p.applied ? p.applied.map(hunksText).join('; ') : `${listText(p.files)} (where its hunks applied was not recorded: B was built before hintlab recorded it)`;
-    return `Patch ${basename(p.path)} sha256:${p.sha256.slice(0, 16)}, applied with patch -p1 --fuzz=0: ${where}.`;
+    return `Patch ${patchLabel(p)}${p.commit ? ` (commit ${p.commit.slice(0, 12)}${p.author ? `, ${p.author}` : ''})` : p.author ? ` (${p.author})` : ''} sha256:${p.sha256.slice(0, 16)}, applied with patch -p1 --fuzz=0: ${where}.`;
   });
 }
 
@@ -156,7 +176,7 @@ export function hunksTable(doc: TrialDocument): Table {
     caption: 'Where each hunk applied (patch -p1 --fuzz=0, its own report)',
     headers: ['Patch', 'File', 'Hunk', 'Line', 'Offset (lines)', 'Fuzz'],
     rows: doc.patches.flatMap((p) =>
-      (p.applied ?? []).flatMap((f) => f.hunks.map((h) => [basename(p.path), f.file, String(h.hunk), String(h.line), String(h.offsetLines), String(h.fuzz)])),
+      (p.applied ?? []).flatMap((f) => f.hunks.map((h) => [patchLabel(p), f.file, String(h.hunk), String(h.line), String(h.offsetLines), String(h.fuzz)])),
     ),
     numeric: [2, 3, 4, 5],
   };

@@ -13,7 +13,6 @@ import { lkmlCommands } from './lkml.ts';
 import { measuredLines } from './lkml-table.ts';
 import { tableRoundsText } from './comparison-words.ts';
 import { unitWords } from '../format/units.ts';
-import { basename } from 'node:path';
 import { codegenTable } from './patch-evidence.ts';
 import type { ReproduceContext } from './reproduce.ts';
 import {
@@ -29,10 +28,11 @@ import {
 import { renderText } from './text.ts';
 import type { TrialDocument, TrialKernel } from '../trial/document.ts';
 import { alignColumns } from '../format/columns.ts';
-import { codegenSentences, compilerShort, configText, headline, kernelSentences, listText, secondsText, measuredIntro, patchSentences, reproduceLines, stepsSentence } from './trial-words.ts';
+import { codegenSentences, compilerShort, configText, headline, kernelSentences, listText, secondsText, measuredIntro, patchLabel, patchSentences, reproduceLines, stepsSentence } from './trial-words.ts';
 import { asciiOnly, lkmlPara } from './wrap.ts';
 import { stressLkml, stressSentences } from './trial-stress.ts';
 import { perHunkLkml, perHunkSentences, perHunkTable } from './trial-hunks.ts';
+import { perCommitLkml, perCommitSentences, perCommitTable } from './trial-commits.ts';
 import { costLkml, costText } from './trial-cost.ts';
 
 /** What a trial report needs beyond the document. */
@@ -88,12 +88,12 @@ function kernelsShort(doc: TrialDocument): string[] {
 /** "Patch x.patch sha256:8c9266791bfbfb4d: kernel/sched/syscalls.c 2 hunks, 1 with an offset, no fuzz." */
 function patchShort(doc: TrialDocument): string[] {
   return doc.patches.map((p) => {
-    if (!p.applied) return `Patch ${basename(p.path)} sha256:${p.sha256.slice(0, 16)}: ${listText(p.files)}.`;
+    if (!p.applied) return `Patch ${patchLabel(p)} sha256:${p.sha256.slice(0, 16)}: ${listText(p.files)}.`;
     const hunks = p.applied.flatMap((f) => f.hunks);
     const shifted = hunks.filter((h) => h.offsetLines !== 0).length;
     const fuzzed = hunks.filter((h) => h.fuzz > 0).length;
     const files = p.applied.map((f) => `${f.file} ${f.hunks.length === 1 ? '1 hunk' : `${f.hunks.length} hunks`}`);
-    return `Patch ${basename(p.path)} sha256:${p.sha256.slice(0, 16)}: ${listText(files)}; ${shifted ? `${shifted} with an offset` : 'no offset'}, ${fuzzed ? `${fuzzed} with fuzz` : 'no fuzz'}.`;
+    return `Patch ${patchLabel(p)} sha256:${p.sha256.slice(0, 16)}: ${listText(files)}; ${shifted ? `${shifted} with an offset` : 'no offset'}, ${fuzzed ? `${fuzzed} with fuzz` : 'no fuzz'}.`;
   });
 }
 
@@ -124,6 +124,8 @@ export function trialLkml(doc: TrialDocument, ctx: TrialReportContext): string {
     ...(doc.stressors ? [stressLkml(doc, ctx.all === true)] : []),
     // which hunk explains each change: one line per subject B changed
     ...(doc.perHunk ? [perHunkLkml(doc)] : []),
+    // which commit brings each change: one line per subject B changed
+    ...(doc.perCommit ? [perCommitLkml(doc)] : []),
     // what the cost model counted, per subject, only where the exact rule claims a change
     ...(doc.cost ? [costLkml(doc.cost)] : []),
     [...kernelsShort(doc), ...patchShort(doc), ...facts.map((f) => `${f.label}: ${f.text}`)].flatMap((t) => lkmlPara(t)),
@@ -154,6 +156,11 @@ export function trialText(doc: TrialDocument, ctx: TrialReportContext): string {
     const [intro, ...lines] = perHunkSentences(doc.perHunk);
     const t = perHunkTable(doc.perHunk);
     parts.push('', intro!, ...lines.map((l) => `  ${l}`), ...(doc.perHunk.skipped ? [] : ['', `${t.caption}:`, ...table([t.headers, ...t.rows]).map((l) => `  ${l}`)]));
+  }
+  if (doc.perCommit) {
+    const [intro, ...lines] = perCommitSentences(doc.perCommit);
+    const t = perCommitTable(doc.perCommit);
+    parts.push('', intro!, ...lines.map((l) => `  ${l}`), ...(doc.perCommit.commits.length < 2 ? [] : ['', `${t.caption}:`, ...table([t.headers, ...t.rows]).map((l) => `  ${l}`)]));
   }
   parts.push('', ...kernelSentences(doc), ...patchSentences(doc));
   parts.push('', stepsSentence(doc), '', 'Reproduce (the trial, then each part by hand):');

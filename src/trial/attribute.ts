@@ -13,7 +13,7 @@
 import type { Verdict } from '../compare/types.ts';
 import { formatChangePct } from '../format/percent.ts';
 import { hunkName, type HunkGroup } from './hunks.ts';
-import type { Attribution, TrialHunk, TrialVariant, VariantRow } from './document.ts';
+import type { Attribution, CommitAttribution, TrialCommitStep, TrialHunk, TrialVariant, VariantRow } from './document.ts';
 
 const CLAIMS: readonly Verdict[] = ['faster', 'slower', 'fewer instructions', 'more instructions'];
 
@@ -77,4 +77,33 @@ export function moves(variants: readonly TrialVariant[], kind: TrialVariant['kin
   if (v.state === 'unbuilt') return 'does not build';
   const moved = v.rows.filter((r) => claims(r.verdict));
   return moved.length === 0 ? 'nothing' : moved.map((r) => `${r.subject} ${rowWord(r)}`).join(', ');
+}
+
+/** `2/3 "sched: add work"`: a commit by its place in the series and its subject. */
+export function commitName(c: Pick<TrialCommitStep, 'index' | 'label'>, total: number): string {
+  return `${c.index}/${total} ${c.label.endsWith('.patch') || c.label.endsWith('.diff') ? c.label : `"${c.label}"`}`;
+}
+
+/**
+ * Which commits bring each change B claims: those whose own step (the
+ * kernel up to it against the one before) claims the same verdict, e.g.
+ *
+ *   getppid +2.00 %: 2/3 "sched: add work" +2.00 %; others none
+ *   fifo -1.10 %: no single commit (3/3 "x" -0.60 %); together only
+ */
+export function attributeCommits(commits: readonly TrialCommitStep[], bRows: readonly VariantRow[]): CommitAttribution[] {
+  if (commits.length < 2) return [];
+  return bRows
+    .filter((r) => claims(r.verdict))
+    .map((b) => {
+      const own = (c: TrialCommitStep) => c.rows.find((r) => r.subject === b.subject && r.kind === b.kind);
+      const by = commits.filter((c) => own(c)?.verdict === b.verdict);
+      const word = (c: TrialCommitStep) => `${commitName(c, commits.length)} ${c.state === 'unbuilt' ? 'not built' : rowWord(own(c))}`;
+      const noisy = commits.filter((c) => !by.includes(c) && !quiet(own(c))).map(word);
+      const head = `${b.subject} ${rowWord(b)}`;
+      const line = by.length === 0
+        ? `${head}: no single commit${noisy.length ? ` (${noisy.join(', ')})` : ''}; together only`
+        : `${head}: ${by.map(word).join('; ')}${noisy.length ? `; others: ${noisy.join(', ')}` : '; others none'}`;
+      return { subject: b.subject, kind: b.kind, b: { changePct: b.changePct, verdict: b.verdict, unit: b.unit }, broughtBy: by.map((c) => c.index), line };
+    });
 }

@@ -11,7 +11,9 @@
  *   1: first version; later `stressors` (absent without --stressor/--set),
  *      `perHunk` (absent without --per-hunk), `hunk-*` steps and `cost`
  *      (absent without the cost model; versioned on its own,
- *      TRIAL_COST_SCHEMA in ./cost.ts).
+ *      TRIAL_COST_SCHEMA in ./cost.ts); `git` (absent without --range),
+ *      each patch's `subject`, `author` and `commit` (absent for a plain
+ *      diff), `perCommit` and `commit-*` steps (absent without --per-commit).
  */
 import type { BehaveDocument } from '../behave/compare.ts';
 import type { Comparison } from '../compare/types.ts';
@@ -23,12 +25,13 @@ import type { AccelChoice } from '../vm/accel.ts';
 import type { UnavailableStressor } from '../macro/stressors.ts';
 import type { TrialCodegen } from './codegen.ts';
 import type { TrialCost } from './cost.ts';
+import type { GitCommit } from '../kernel/git.ts';
 
 export const TRIAL_FORMAT = 'hintlab-trial';
 export const TRIAL_SCHEMA = 1;
 
 /** The steps of a trial, in the order they run (the debug builds only with --debug-checks). */
-export type StepName = 'build-A' | 'build-B' | 'build-A-debug' | 'build-B-debug' | 'codegen' | 'behave' | 'vm' | 'stress' | `hunk-${string}`;
+export type StepName = 'build-A' | 'build-B' | 'build-A-debug' | 'build-B-debug' | 'codegen' | 'behave' | 'vm' | 'stress' | `hunk-${string}` | `commit-${string}`;
 
 /** One kernel of the trial as its build manifest records it. */
 export interface TrialKernel {
@@ -44,6 +47,11 @@ export interface TrialKernel {
 /** One patch of B. */
 export interface TrialPatch {
   path: string;
+  /** The mail's or commit's subject (an mbox series, --range); absent for a plain diff, named by its file. */
+  subject?: string;
+  /** The commit it is (--range). */
+  commit?: string;
+  author?: string;
   sha256: string;
   files: string[];
   /** Where each hunk applied (absent when B was reused from a build that did not record it). */
@@ -112,6 +120,8 @@ export interface TrialDocument {
   trialId: number;
   hintlabVersion: string;
   source: { dir: string; version: string };
+  /** With --range: the user's repository and the range's two ends (A is BASE's tree, B is HEAD's). */
+  git?: { repo: string; range: string; base: GitCommit; head: GitCommit };
   out: string;
   patches: TrialPatch[];
   kernels: { A: TrialKernel; B: TrialKernel; debug?: { A: TrialKernel; B: TrialKernel } };
@@ -123,6 +133,8 @@ export interface TrialDocument {
   stressors?: TrialStressors;
   /** Each hunk group alone and left out, against A; absent without --per-hunk. */
   perHunk?: TrialPerHunk;
+  /** Each commit of the series against the kernel before it; absent without --per-commit. */
+  perCommit?: TrialPerCommit;
   /** What the cost model counted in the measured boots; absent when they ran without it. */
   cost?: TrialCost;
   steps: TrialStep[];
@@ -153,19 +165,23 @@ export interface VariantRow {
   exact?: true;
 }
 
-/** A kernel of A + some hunk groups: one group alone, or all but one. */
-export interface TrialVariant {
-  name: string;
-  kind: 'alone' | 'without';
-  group: number;
-  hunks: number[];
+/** A variant kernel as measured: its runs and rows against the kernel it is compared with, or why it did not build. */
+export interface VariantMeasure {
   state: 'measured' | 'unbuilt';
-  /** The compiler's error lines, when the variant does not build on its own. */
+  /** The compiler's error lines, when the kernel does not build. */
   error?: string;
   runs?: { id: number; label: string };
   stressRuns?: { id: number; label: string };
   build?: { seconds: number; objectsCompiled: number | null; reused: boolean };
   rows: VariantRow[];
+}
+
+/** A kernel of A + some hunk groups: one group alone, or all but one. */
+export interface TrialVariant extends VariantMeasure {
+  name: string;
+  kind: 'alone' | 'without';
+  group: number;
+  hunks: number[];
 }
 
 /** Which hunk group explains one subject's change in B. */
@@ -187,4 +203,35 @@ export interface TrialPerHunk {
   skipped: string | null;
   /** One per subject whose change B claims. */
   attribution: Attribution[];
+}
+
+/** One patch of the series as --per-commit measured it: A plus the series up to it, against the kernel before it. */
+export interface TrialCommitStep extends VariantMeasure {
+  /** 1-based position in the series. */
+  index: number;
+  /** Its subject, or its file's name for a plain diff. */
+  label: string;
+  commit: string | null;
+  author: string | null;
+  /** The kernel of A plus the first `index` patches: `commit-2`, or B for the last. */
+  kernel: string;
+  /** The kernel it is compared with (its `rows` are against it): the one before it that built (A for the first). */
+  against: string;
+}
+
+/** Which commits bring one subject's change in B. */
+export interface CommitAttribution {
+  subject: string;
+  kind: VariantRow['kind'];
+  b: Pick<VariantRow, 'changePct' | 'verdict' | 'unit'>;
+  /** Commits (1-based indices) whose own step changes it the way B does. */
+  broughtBy: number[];
+  /** `getppid +2.00 %: 2/3 "sched: add work" +2.00 %; others none`. */
+  line: string;
+}
+
+export interface TrialPerCommit {
+  commits: TrialCommitStep[];
+  /** One per subject whose change B claims. */
+  attribution: CommitAttribution[];
 }

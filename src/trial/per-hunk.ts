@@ -29,7 +29,7 @@ import { repeatOrder } from '../vm/runner.ts';
 import type { VmMacroPlan } from '../vm/macro.ts';
 import { writeAtomically } from '../write-file.ts';
 import { attribute } from './attribute.ts';
-import type { TrialKernel, TrialPerHunk, TrialVariant, VariantRow } from './document.ts';
+import type { StepName, TrialKernel, TrialPerHunk, TrialVariant, VariantRow } from './document.ts';
 import { changeHunks, groupHunks, variantPatch, type Hunk, type HunkGroup } from './hunks.ts';
 import { sha256, stepKey, type TrialDeps, type TrialRequest, type TrialServices } from './request.ts';
 import { bootProfiles, bootInputs, imageHash, runsComplete, type StepOutcome } from './steps.ts';
@@ -54,12 +54,15 @@ export interface PerHunkPlan {
   skipped: string | null;
 }
 
-/** The stored result of one variant's step. */
-export type VariantResult = Variant &
+/** The stored result of one variant kernel's step (a hunk group's, a series prefix's): measured, or why it did not build. */
+export type Measured<V> = V &
   (
     | { state: 'measured'; image: string; dir: string; build: { seconds: number; objectsCompiled: number | null; reused: boolean }; runs: { id: number; label: string }; stressRuns: { id: number; label: string } | null; bootSeconds: number }
     | { state: 'unbuilt'; error: string }
   );
+
+/** The stored result of one hunk variant's step. */
+export type VariantResult = Measured<Variant>;
 
 /** Each group alone; each group left out when there are more than two (with two, leaving one out is the other alone). */
 export function planVariants(groups: readonly HunkGroup[]): Variant[] {
@@ -110,12 +113,26 @@ export function planPerHunk(a: TrialKernel, b: TrialKernel): PerHunkPlan {
 
 const MAKE_FAILED = / failed \(make exit \d+\)/;
 
-/** Build one variant from A's objects; null with the error when it does not compile. */
-async function buildVariant(req: TrialRequest, deps: TrialDeps, services: TrialServices, a: TrialKernel, v: Variant, patch: string) {
+/** How one variant kernel is built: the tree plus `patches`, from the objects of the build in `from`, into `out`. */
+export interface VariantBuild {
+  /** The step it is stored as (`hunk-alone-2`, `commit-3`). */
+  step: StepName;
+  out: string;
+  patches: string[];
+  from: string;
+  /** The text of what it applies, keying a variant that does not compile. */
+  patchText: string;
+  /** Whose objects it starts from, for its summary line (`A`, `commit-1`). */
+  fromName: string;
+}
+
+/** Build one variant from another build's objects; null with the error when it does not compile. */
+async function buildVariant(ctx: VariantContext, name: string, b: VariantBuild) {
+  const { req, deps, services } = ctx;
   try {
     return await services.buildKernel(
-      { src: req.src, patches: [patch], fragment: req.fragment, base: req.base, opt: req.opt, fragments: ['behave'], out: join(req.out, 'hunks', v.name), label: v.name, jobs: req.jobs, from: a.dir },
-      { abort: deps.abort, onPhase: deps.onDetail, onCompiled: deps.onCompiled },
+      { src: req.src, patches: b.patches, fragment: req.fragment, base: req.base, opt: req.opt, fragments: ['behave'], out: b.out, label: name, jobs: req.jobs, from: b.from },
+      { abort: deps.abort, onPhase: (line) => deps.onDetail?.(line), onCompiled: (n, object) => deps.onCompiled?.(n, object) },
     );
   } catch (err) {
     if (deps.abort.aborted || !(err instanceof UserError) || !MAKE_FAILED.test(err.message)) throw err;
@@ -134,33 +151,43 @@ function writeVariantPatch(req: TrialRequest, plan: PerHunkPlan, v: Variant): { 
 }
 
 
+/** What every variant step of a trial shares. */
 export interface VariantContext {
   req: TrialRequest;
   deps: TrialDeps;
   services: TrialServices;
   trialId: number;
-  plan: PerHunkPlan;
   stressPlan: VmMacroPlan | null;
   a: TrialKernel;
 }
 
-/** One variant: build it from A's objects (or reuse the build), boot it like B, store its runs. */
-export async function variantStep(ctx: VariantContext, v: Variant): Promise<StepOutcome<VariantResult>> {
-  const { req, deps, services, trialId, plan, stressPlan, a } = ctx;
+/** One hunk variant: its patch written under --out/hunks, built from A's objects and booted like B. */
+export async function variantStep(ctx: VariantContext & { plan: PerHunkPlan }, v: Variant): Promise<StepOutcome<VariantResult>> {
+  const { req, plan, a } = ctx;
   checkOwnedDir(kernelBuildDir(join(req.out, 'hunks', v.name), `--out ${req.out}: the build directory of ${v.name}`));
   const patch = writeVariantPatch(req, plan, v);
-  const built = await buildVariant(req, deps, services, a, v, patch.path);
+  return measureVariant(ctx, v, { step: `hunk-${v.name}`, out: join(req.out, 'hunks', v.name), patches: [patch.path], from: a.dir, patchText: patch.text, fromName: 'A' });
+}
+
+/**
+ * One variant kernel: build it (or reuse the build), boot it like B in the
+ * measured step's conditions, store its runs. Its key is over its image and
+ * the boot plan, so a rerun reuses the boots while the image is the same.
+ */
+export async function measureVariant<V extends { name: string }>(ctx: VariantContext, v: V, b: VariantBuild): Promise<StepOutcome<Measured<V>>> {
+  const { req, deps, services, trialId, stressPlan, a } = ctx;
+  const built = await buildVariant(ctx, v.name, b);
   if ('error' in built) {
-    const key = stepKey(`hunk-${v.name}`, { a: a.manifest.inputKey, patch: sha256(patch.text), unbuilt: true });
-    return { key, state: 'done', result: { ...v, state: 'unbuilt', error: built.error }, summary: `does not build alone: ${built.error.split('\n')[1]?.trim() ?? built.error}` };
+    const key = stepKey(b.step, { a: a.manifest.inputKey, patch: sha256(b.patchText), unbuilt: true });
+    return { key, state: 'done', result: { ...v, state: 'unbuilt', error: built.error }, summary: `does not build${b.fromName === 'A' ? ' alone' : ''}: ${built.error.split('\n')[1]?.trim() ?? built.error}` };
   }
   const image = join(built.dir, built.manifest.image);
-  const key = stepKey(`hunk-${v.name}`, { v: imageHash(image), ...bootInputs(req, deps), ...(stressPlan ? { stress: stressInputs(req, deps, stressPlan) } : {}) });
+  const key = stepKey(b.step, { v: imageHash(image), ...bootInputs(req, deps), ...(stressPlan ? { stress: stressInputs(req, deps, stressPlan) } : {}) });
   const buildInfo = { seconds: built.manifest.buildSeconds, objectsCompiled: built.manifest.objectsCompiled ?? null, reused: built.state === 'reused' };
-  const stored = deps.store.trials.findResult(`hunk-${v.name}`, key)?.result as VariantResult | undefined;
+  const stored = deps.store.trials.findResult(b.step, key)?.result as Measured<V> | undefined;
   if (stored?.state === 'measured' && runsComplete(deps, [stored.runs.id, ...(stored.stressRuns ? [stored.stressRuns.id] : [])])) {
-    const r = { ...stored, ...v };
-    return { key, state: 'reused', result: r, summary: `reused: ${describe(r)}`, earlierSeconds: r.bootSeconds };
+    const r: Measured<V> = { ...stored, ...v };
+    return { key, state: 'reused', result: r, summary: `reused: ${describe(r, b.fromName)}`, earlierSeconds: r.bootSeconds };
   }
   const kernel = resolveKernel(`${v.name}=${built.dir}`, req.invocation.cwd);
   const order = repeatOrder([v.name], req.repeat);
@@ -168,17 +195,18 @@ export async function variantStep(ctx: VariantContext, v: Variant): Promise<Step
   const stress = stressPlan ? await bootStressors(req, deps, services, trialId, stressPlan, [kernel], order) : null;
   const runOf = (steps: { runId: number; runLabel: string }[]) => ({ id: steps[0]!.runId, label: steps[0]!.runLabel });
   const seconds = [...boots.steps, ...(stress?.steps ?? [])].reduce((t, s) => t + (s.state === 'complete' ? s.seconds : 0), 0);
-  const result: VariantResult = { ...v, state: 'measured', image, dir: built.dir, build: buildInfo, runs: runOf(boots.steps), stressRuns: stress ? runOf(stress.steps) : null, bootSeconds: Math.round(seconds * 10) / 10 };
-  return { key, state: 'done', result, summary: describe(result) };
+  const result: Measured<V> = { ...v, state: 'measured', image, dir: built.dir, build: buildInfo, runs: runOf(boots.steps), stressRuns: stress ? runOf(stress.steps) : null, bootSeconds: Math.round(seconds * 10) / 10 };
+  return { key, state: 'done', result, summary: describe(result, b.fromName) };
 }
 
-function describe(r: VariantResult): string {
-  if (r.state === 'unbuilt') return 'does not build alone';
-  const built = r.build.reused ? 'build reused' : `built from A's objects (${r.build.objectsCompiled ?? '?'} objects)`;
+function describe(r: Measured<{ name: string }>, fromName: string): string {
+  if (r.state === 'unbuilt') return 'does not build';
+  const built = r.build.reused ? 'build reused' : `built from ${fromName}'s objects (${r.build.objectsCompiled ?? '?'} objects)`;
   return `${built}, ${r.runs.label}${r.stressRuns ? ` and ${r.stressRuns.label}` : ''}`;
 }
 
-function rowsOf(c: Comparison, kind: VariantRow['kind']): VariantRow[] {
+/** A comparison's subjects as rows of a variant against the kernel it was compared with. */
+export function rowsOf(c: Comparison, kind: VariantRow['kind']): VariantRow[] {
   return c.subjects.map((s) => ({
     subject: s.subject,
     kind,
@@ -190,7 +218,8 @@ function rowsOf(c: Comparison, kind: VariantRow['kind']): VariantRow[] {
   }));
 }
 
-function compareRuns(deps: TrialDeps, req: TrialRequest, a: number, v: { id: number; label: string }): Comparison {
+/** Compare a variant's run with another kernel's run (`a`); a refusal names the variant's run. */
+export function compareRuns(deps: TrialDeps, req: TrialRequest, a: number, v: { id: number; label: string }): Comparison {
   try {
     return compare({ a: deps.store.getRun(a), b: deps.store.getRun(v.id) }, { thresholdPct: req.thresholdPct });
   } catch (err) {

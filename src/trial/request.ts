@@ -28,8 +28,12 @@ import type { StepName, TrialStep } from './document.ts';
 export interface TrialRequest {
   /** The user's tree (absolute); only ever read. */
   src: string;
-  /** B's patches (absolute), applied in order. */
+  /** B's patches (absolute), applied in order: plain diffs, or mbox series split into their patches (./series.ts). */
   patches: string[];
+  /** `--range BASE..HEAD` of the git repository `src`: A is BASE's tree, B is HEAD's (then `patches` is empty). */
+  range?: string | null;
+  /** Build and boot A plus each first k patches of the series, and say which commit brings each change (./per-commit.ts). */
+  perCommit?: boolean;
   /** Where the builds live: A/, B/ and, with debugChecks, A-debug/, B-debug/. */
   out: string;
   base: ConfigBase;

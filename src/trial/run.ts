@@ -26,7 +26,7 @@
  * trial with its own message; the steps before it stay stored.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { ComparisonRefused } from '../compare/checks.ts';
 import { compare } from '../compare/compare.ts';
 import { trialCodegen } from './codegen.ts';
@@ -43,8 +43,11 @@ import { measureStress, planStress, stressStep, unavailableLine } from './stress
 import { runVmOnLava } from '../vm/placed.ts';
 import { TRIAL_FORMAT, TRIAL_SCHEMA, type StepName, type TrialDocument, type TrialKernel, type TrialMeasured, type TrialStep } from './document.ts';
 import { reproduceCommands } from './reproduce.ts';
-import { measurePerHunk, planPerHunk, variantStep, type VariantResult } from './per-hunk.ts';
-import type { TrialDeps, TrialRequest, TrialServices } from './request.ts';
+import { measurePerHunk, planPerHunk, variantStep, type PerHunkPlan, type VariantContext, type VariantResult } from './per-hunk.ts';
+import type { StepEvent, TrialDeps, TrialRequest, TrialServices } from './request.ts';
+import { short } from '../kernel/git.ts';
+import { commitStep, measurePerCommit, planPerCommit, type CommitResult, type CommitVariant } from './per-commit.ts';
+import { placeSeries, readSeries, type SeriesPatch, type TrialSeries } from './series.ts';
 import { behaveStep, buildStep, codegenStep, vmStep, type StepOutcome, type VmStepResult } from './steps.ts';
 
 const REAL: TrialServices = { buildKernel, codegen: trialCodegen, runBehave, runVm, planVmMacro, runVmMacro, runVmOnLava };
@@ -61,8 +64,9 @@ class Steps {
 
   async run<T>(name: StepName, title: string, body: () => Promise<StepOutcome<T>>): Promise<T> {
     const index = ++this.index;
-    const { store, onStep } = this.deps;
-    onStep?.({ kind: 'start', index, total: this.total, name, title });
+    const { store } = this.deps;
+    const onStep = (e: StepEvent) => this.deps.onStep?.(e);
+    onStep({ kind: 'start', index, total: this.total, name, title });
     store.trials.stepStarted(this.trialId, name, index - 1);
     const started = Date.now();
     const seconds = () => Math.round((Date.now() - started) / 100) / 10;
@@ -73,7 +77,7 @@ class Steps {
       const interrupted = this.deps.abort.aborted;
       const message = err instanceof Error ? err.message : String(err);
       store.trials.stepFinished(this.trialId, name, { key: null, state: interrupted ? 'interrupted' : 'failed', result: undefined, seconds: seconds(), error: message });
-      onStep?.({ kind: 'failed', index, total: this.total, name, title, seconds: seconds(), error: message, interrupted });
+      onStep({ kind: 'failed', index, total: this.total, name, title, seconds: seconds(), error: message, interrupted });
       const kept = index > 1 ? `; the ${index - 1} step(s) before it are stored and a rerun reuses them` : '';
       const code = interrupted ? 130 : err instanceof UserError ? err.exitCode : 1;
       if (!(err instanceof UserError) && !interrupted) throw err;
@@ -82,7 +86,7 @@ class Steps {
     const step: TrialStep = { name, title, state: out.state, seconds: seconds(), key: out.key, summary: out.summary, ...(out.earlierSeconds !== undefined ? { earlierSeconds: out.earlierSeconds } : {}) };
     store.trials.stepFinished(this.trialId, name, { key: out.key, state: out.state, result: out.result, seconds: step.seconds, error: null });
     this.done.push(step);
-    onStep?.({ kind: 'end', index, total: this.total, step });
+    onStep({ kind: 'end', index, total: this.total, step });
     return out.result;
   }
 }
@@ -122,12 +126,44 @@ function measure(deps: TrialDeps, req: TrialRequest, vm: VmStepResult): TrialMea
 
 const patchWord = (n: number): string => `${n} patch${n === 1 ? '' : 'es'}`;
 
-async function steps(req: TrialRequest, deps: TrialDeps, services: TrialServices, trialId: number, plan: VmMacroPlan | null): Promise<TrialDocument> {
-  const s = new Steps(deps, trialId, (req.debugChecks ? 7 : 5) + (plan ? 1 : 0));
-  const A = await s.run('build-A', 'build A (the tree as is)', () => buildStep('A', req, deps, services, { patches: false, from: null }));
+/**
+ * --per-hunk's variants (each group alone and left out, from A's objects)
+ * and --per-commit's kernels (A plus the first k patches, each from the
+ * one before's objects), one stored step each.
+ */
+async function variantSteps(s: Steps, placed: Placed, ctx: VariantContext, hunks: PerHunkPlan | null, prefixes: CommitVariant[]): Promise<{ variants: VariantResult[]; commits: CommitResult[] }> {
+  const { req, series } = placed;
+  const variants: VariantResult[] = [];
+  for (const v of hunks?.variants ?? []) {
+    variants.push(await s.run(`hunk-${v.name}`, `${v.kind === 'alone' ? 'A + group' : 'B without group'} ${v.group} (hunk${v.hunks.length === 1 ? '' : 's'} ${v.hunks.join(', ')}): build from A's objects and boot`, () => variantStep({ ...ctx, plan: hunks! }, v)));
+  }
+  const commits: CommitResult[] = [];
+  let from = { name: 'A', dir: ctx.a.dir };
+  for (const v of prefixes) {
+    const subject = series.patches[v.commits - 1]?.subject ?? basename(req.patches[v.commits - 1]!);
+    const r = await s.run(v.name as `commit-${string}`, `A + patches 1-${v.commits} of ${req.patches.length} (up to ${JSON.stringify(subject)}): build from ${from.name}'s objects and boot`, () => commitStep(ctx, v, from));
+    commits.push(r);
+    if (r.state === 'measured') from = { name: r.name, dir: r.dir };
+  }
+  return { variants, commits };
+}
+
+/** The trial's inputs as the builds read them: the tree A is, B's patch files, and what the series is. */
+interface Placed {
+  req: TrialRequest;
+  series: TrialSeries;
+}
+
+async function steps(placed: Placed, deps: TrialDeps, services: TrialServices, trialId: number, plan: VmMacroPlan | null, src: string): Promise<TrialDocument> {
+  const { req, series } = placed;
+  // the series' kernels are known now; the hunk variants only once B is built
+  const prefixes = req.perCommit ? planPerCommit(req.patches.length) : [];
+  const s = new Steps(deps, trialId, (req.debugChecks ? 7 : 5) + (plan ? 1 : 0) + prefixes.length);
+  const A = await s.run('build-A', series.git ? `build A (${short(series.git.base)})` : 'build A (the tree as is)', () => buildStep('A', req, deps, services, { patches: false, from: null }));
   const B = await s.run('build-B', `build B (A + ${patchWord(req.patches.length)}, from A's objects)`, () => buildStep('B', req, deps, services, { patches: true, from: A.dir }));
   const hunks = req.perHunk ? planPerHunk(A, B) : null;
   if (hunks?.skipped) deps.onNote?.(hunks.skipped);
+  if (req.perCommit && prefixes.length === 0) deps.onNote?.('--per-commit: the series is one patch, so B is its only kernel: nothing more to build');
   s.total += hunks?.variants.length ?? 0;
   let debug: { A: TrialKernel; B: TrialKernel } | undefined;
   if (req.debugChecks) {
@@ -142,31 +178,32 @@ async function steps(req: TrialRequest, deps: TrialDeps, services: TrialServices
   const stress = plan
     ? await s.run('stress', `stressors A/B in VMs (${req.kvm ? 'KVM, bogo-ops/s' : 'qemu -icount, bogo-ops per guest second'}; ${req.repeat} boots per kernel)`, () => stressStep(req, deps, services, trialId, plan, A, B))
     : null;
-  const variants: VariantResult[] = [];
-  for (const v of hunks?.variants ?? []) {
-    const ctx = { req, deps, services, trialId, plan: hunks!, stressPlan: plan, a: A };
-    variants.push(await s.run(`hunk-${v.name}`, `${v.kind === 'alone' ? 'A + group' : 'B without group'} ${v.group} (hunk${v.hunks.length === 1 ? '' : 's'} ${v.hunks.join(', ')}): build from A's objects and boot`, () => variantStep(ctx, v)));
-  }
+  const { variants, commits } = await variantSteps(s, placed, { req, deps, services, trialId, stressPlan: plan, a: A }, hunks, prefixes);
   const measured = measure(deps, req, vm);
   const cost = req.cost ? trialCost(deps.store, vm.runs, { model: req.cost, codegen, thresholdPct: req.thresholdPct }) : undefined;
   const stressors = stress ? measureStress(deps, req, stress) : undefined;
   const perHunk = hunks
     ? measurePerHunk(deps, req, hunks, variants, { profiles: measured.comparison, profilesA: vm.runs.A.id, stressors: stressors?.comparison ?? null, stressorsA: stress?.runs.A.id ?? null })
     : undefined;
+  const perCommit = req.perCommit
+    ? measurePerCommit(deps, req, series.patches, commits, { runs: vm.runs, stressRuns: stress?.runs ?? null, profiles: measured.comparison, stressors: stressors?.comparison ?? null })
+    : undefined;
   return {
     format: TRIAL_FORMAT,
     schema: TRIAL_SCHEMA,
     trialId,
     hintlabVersion: req.hintlabVersion,
-    source: { dir: req.src, version: A.manifest.source.version },
+    source: { dir: src, version: A.manifest.source.version },
+    ...(series.git ? { git: series.git } : {}),
     out: req.out,
-    patches: B.manifest.patches.map((p) => ({ path: p.path, sha256: p.sha256, files: p.files, ...(p.applied ? { applied: p.applied } : {}) })),
+    patches: B.manifest.patches.map((p, i) => ({ path: p.path, sha256: p.sha256, files: p.files, ...seriesFields(series.patches[i]), ...(p.applied ? { applied: p.applied } : {}) })),
     kernels: { A, B, ...(debug ? { debug } : {}) },
     codegen,
     behave: { kernels: debug ? 'debug-checks' : 'measured', document: behave },
     measured,
     ...(stressors ? { stressors } : {}),
     ...(perHunk ? { perHunk } : {}),
+    ...(perCommit ? { perCommit } : {}),
     ...(cost ? { cost } : {}),
     steps: s.done,
     cwd: req.invocation.cwd,
@@ -175,24 +212,49 @@ async function steps(req: TrialRequest, deps: TrialDeps, services: TrialServices
   };
 }
 
+/** A patch's subject, author and commit for the document, where the series has them. */
+function seriesFields(p: SeriesPatch | undefined): { subject?: string; author?: string; commit?: string } {
+  if (!p) return {};
+  return { ...(p.subject !== null ? { subject: p.subject } : {}), ...(p.author !== null ? { author: p.author } : {}), ...(p.commit !== null ? { commit: p.commit } : {}) };
+}
+
+/**
+ * Under the lock: the series' files and BASE's tree written into --out;
+ * a range's tree and patches then checked as plain patches were (a kernel
+ * tree, patches that apply) before anything is built or stored.
+ */
+async function place(req: TrialRequest, series: TrialSeries, deps: TrialDeps): Promise<Placed> {
+  const where = await placeSeries(series, req.src, req.out, deps.abort, (line) => deps.onDetail?.(line));
+  const placed = { ...req, src: where.src, patches: where.patches };
+  if (series.git) {
+    kernelVersion(placed.src);
+    checkPatchesApply(placed.src, placed.patches);
+  }
+  return { req: placed, series };
+}
+
 /** Run a trial: every step in order, each stored; returns the document. */
 export async function runTrial(req: TrialRequest, deps: TrialDeps): Promise<TrialDocument> {
-  kernelVersion(req.src); // not a kernel tree: said before anything is created
+  if (!req.range) kernelVersion(req.src); // not a kernel tree: said before anything is created
+  const series = readSeries(req); // an unknown ref, a message that is no patch: said before anything is created
   checkPlaces(req);
-  checkPatchesApply(req.src, req.patches); // a patch that cannot apply fails now, not after building A
+  // a patch that cannot apply fails now, not after building A (a range's commits apply to BASE by construction, checked once it is exported)
+  if (!series.git) checkPatchesApply(req.src, series.patches.map((p) => p.file ?? { path: p.origin.replace(/^--patch /, ''), text: p.text }));
   const services: TrialServices = { ...REAL, ...deps.services };
-  const plan = await planStress(req, deps.stressNg, services.planVmMacro); // an unknown stressor too
+  const plan = await planStress(req, deps.stressNg, (r, n) => services.planVmMacro(r, n)); // an unknown stressor too
   for (const note of deps.notes ?? []) deps.onNote?.(note);
   const lacking = plan && unavailableLine(plan);
   if (lacking) deps.onNote?.(lacking);
   const unlock = lock(req.out);
-  const trialId = deps.store.trials.create({ outDir: req.out, request: { ...req, scenarios: req.scenarios.map((x) => x.name), profiles: req.profiles.map((p) => p.name) }, command: req.command });
+  let trialId: number | null = null;
   try {
-    const doc = await steps(req, deps, services, trialId, plan);
+    const placed = await place(req, series, deps);
+    trialId = deps.store.trials.create({ outDir: req.out, request: { ...req, scenarios: req.scenarios.map((x) => x.name), profiles: req.profiles.map((p) => p.name) }, command: req.command });
+    const doc = await steps(placed, deps, services, trialId, plan, req.src);
     deps.store.trials.finish(trialId, 'complete', null);
     return doc;
   } catch (err) {
-    deps.store.trials.finish(trialId, deps.abort.aborted ? 'interrupted' : 'failed', err instanceof Error ? err.message : String(err));
+    if (trialId !== null) deps.store.trials.finish(trialId, deps.abort.aborted ? 'interrupted' : 'failed', err instanceof Error ? err.message : String(err));
     throw err;
   } finally {
     unlock();

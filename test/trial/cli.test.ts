@@ -79,7 +79,7 @@ test('an --out inside the tree and a --src that is no kernel tree are refused be
 
 test('flags are checked before anything is built: no patch, a wrong format, a profile an icount guest cannot run', async () => {
   const noPatch = await runCli(['trial', '--src', src, '--db', join(dir, 'x.db')], { services: services() });
-  assert.deepEqual([noPatch.code, noPatch.stderr], [2, 'hintlab: give the patch B adds to the tree: --patch FILE (repeatable, applied in order)\n']);
+  assert.deepEqual([noPatch.code, noPatch.stderr], [2, 'hintlab: give what B is: --patch FILE (a diff or an mbox series; repeatable, applied in order), or --range BASE..HEAD of the git tree --src\n']);
   const format = await runCli([...argv('flags'), '--format', 'pdf'], { services: services() });
   assert.equal(format.code, 2);
   assert.match(format.stderr, /--format must be one of lkml, md, html, json, text; got 'pdf'/);
@@ -178,7 +178,7 @@ test('--per-hunk states its plan and estimated time before anything builds, and 
   );
   const force = await run('force-alone', ['--force']);
   assert.equal(force.code, 2);
-  assert.match(force.stderr, /--force lifts the cap of --per-hunk, and there is no --per-hunk: drop --force/);
+  assert.match(force.stderr, /--force lifts the cap of --per-hunk and --per-commit, and there is neither: drop --force/);
   assert.ok(!existsSync(join(dir, 'big')) && !existsSync(join(dir, 'force-alone')));
   assert.deepEqual(built, []);
 });

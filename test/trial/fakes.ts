@@ -54,6 +54,36 @@ export function miniTree(root: string): string {
   return src;
 }
 
+/**
+ * kernel/sys_impl.c with getparam and setparam (and `third` when asked)
+ * far apart, filler lines between them, so that a change to each function
+ * is a hunk of its own.
+ */
+export function spreadImpl(withThird: boolean): string {
+  const filler = (name: string): string[] => Array.from({ length: 8 }, (_, i) => `\t${name}${i} += ${i};`);
+  const globals = ['a', 'b', ...(withThird ? ['c'] : [])].flatMap((x) => Array.from({ length: 8 }, (_, i) => `${x}${i}`));
+  return [
+    'extern int lookup(int);',
+    `int ${globals.join(', ')};`,
+    'int getparam(int pid, int *param)',
+    '{',
+    '\tif (!param || pid < 0)',
+    '\t\treturn -22;',
+    ...filler('a'),
+    '\t*param = lookup(pid);',
+    '\treturn 0;',
+    '}',
+    '',
+    'int setparam(int pid, int x)',
+    '{',
+    ...filler('b'),
+    '\treturn lookup(pid) + x;',
+    '}',
+    '',
+    ...(withThird ? ['int third(int y)', '{', ...filler('c'), '\treturn y;', '}', ''] : []),
+  ].join('\n');
+}
+
 /** A unified diff of one file of the mini tree, made with diff -u. */
 /** A probe build the scripted guest never runs: a file in `dir` with a fixed build id. */
 export function unusedProbe(dir: string): ProbeBuild {
@@ -101,11 +131,15 @@ function compile(tree: string, obj: string, file: string): void {
 
 /** The trial's buildKernel, on the mini tree; `log` collects the labels it built (not reused). */
 export function miniBuild(log: string[] = []): (req: KernelBuildRequest) => Promise<KernelBuildResult> {
-  return async (req) => {
+  // a build error is a rejection, as the real build's is
+  return (req) => new Promise((done) => {
     const patches = req.patches.map(readPatch);
     const inputKey = sha256(JSON.stringify({ tree: treeFingerprint(req.src), patches: patches.map((p) => p.sha256), fragments: req.fragments ?? [], opt: req.opt }));
     const previous = existsSync(join(req.out, MANIFEST_FILE)) ? readManifest(req.out) : null;
-    if (previous?.inputKey === inputKey) return { state: 'reused', dir: req.out, manifest: previous };
+    if (previous?.inputKey === inputKey) {
+      done({ state: 'reused', dir: req.out, manifest: previous });
+      return;
+    }
     const layout = existingLayout(req.out);
     mkdirSync(layout.work, { recursive: true });
     linkCopy(req.src, layout.tree, patches.flatMap((p) => p.files));
@@ -125,8 +159,8 @@ export function miniBuild(log: string[] = []): (req: KernelBuildRequest) => Prom
     };
     writeFileSync(join(req.out, MANIFEST_FILE), JSON.stringify(manifest, null, 2));
     log.push(req.label);
-    return { state: 'built', dir: req.out, manifest, modulesNotBuilt: [] };
-  };
+    done({ state: 'built', dir: req.out, manifest, modulesNotBuilt: [] });
+  });
 }
 
 const f = (body: string): string => frameLine(`@hl1 ${body}`);
@@ -195,7 +229,7 @@ export function scriptedGuest(script: GuestScript = {}): ScriptedGuest {
   const boots: ScriptedGuest['boots'] = [];
   return {
     boots,
-    async boot(req: BootRequest): Promise<BootResult> {
+    boot(req: BootRequest): Promise<BootResult> {
       const image = readFileSync(req.argv[req.argv.indexOf('-kernel') + 1]!, 'utf8');
       const append = req.argv[req.argv.indexOf('-append') + 1] ?? '';
       const kind = append.includes('loglevel=5') ? 'behave' : 'probe';
@@ -205,7 +239,7 @@ export function scriptedGuest(script: GuestScript = {}): ScriptedGuest {
       const plugin = req.argv.indexOf('-plugin');
       if (plugin >= 0) writeCostOutput(req.argv[plugin + 1]!, script.taken?.(image) ?? 51);
       for (const l of lines) req.onLine(l);
-      return { end: failed?.end ?? { kind: 'exited', code: 0, signal: null }, consoleTail: lines.slice(-25), stderrTail: [], elapsedMs: 2000 };
+      return Promise.resolve({ end: failed?.end ?? { kind: 'exited', code: 0, signal: null }, consoleTail: lines.slice(-25), stderrTail: [], elapsedMs: 2000 });
     },
   };
 }
@@ -233,7 +267,7 @@ export const STRESS_RATES: Record<'A' | 'B', Record<string, number[]>> = {
 export function stressGuest(sideOf: (image: string) => 'A' | 'B', argvs: string[][] = [], rates: Record<'A' | 'B', Record<string, number[]>> = STRESS_RATES): VmLauncher {
   const boots = new Map<string, number>();
   return {
-    async boot(req: BootRequest): Promise<BootResult> {
+    boot(req: BootRequest): Promise<BootResult> {
       argvs.push(req.argv);
       const side = sideOf(req.argv[req.argv.indexOf('-kernel') + 1]!);
       const n = boots.get(side) ?? 0;
@@ -249,7 +283,7 @@ export function stressGuest(sideOf: (image: string) => 'A' | 'B', argvs: string[
       files.forEach(([path, text], id) => lines.push(...fileLines(id, path, text)));
       lines.push(f(`files count=${files.length} bytes=${files.reduce((t, [, x]) => t + Buffer.byteLength(x), 0)}`), f('poweroff status=0'));
       for (const l of lines) req.onLine(l);
-      return { end: { kind: 'exited', code: 0, signal: null }, consoleTail: [], stderrTail: [], elapsedMs: 5000 };
+      return Promise.resolve({ end: { kind: 'exited', code: 0, signal: null }, consoleTail: [], stderrTail: [], elapsedMs: 5000 });
     },
   };
 }

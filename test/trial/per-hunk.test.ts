@@ -24,42 +24,15 @@ import type { TrialRequest } from '../../src/trial/request.ts';
 import { runTrial } from '../../src/trial/run.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { requireAll, requireTool } from '../helpers/tools.ts';
-import { miniBuild, miniTree, scriptedGuest, unusedProbe } from './fakes.ts';
+import { miniBuild, miniTree, scriptedGuest, spreadImpl, unusedProbe } from './fakes.ts';
 
 const skip = requireAll(requireTool('patch', 'patch'), requireTool('objdump', 'binutils'), requireTool('diff', 'diffutils'));
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
 const probe = unusedProbe(dir);
 const src = miniTree(dir);
-const filler = (name: string, n: number): string[] => Array.from({ length: n }, (_, i) => `\t${name}${i} += ${i};`);
-
 // three functions far enough apart that every change is its own hunk
-const IMPL = [
-  'extern int lookup(int);',
-  'int a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7, c0, c1, c2, c3, c4, c5, c6, c7;',
-  'int getparam(int pid, int *param)',
-  '{',
-  '\tif (!param || pid < 0)',
-  '\t\treturn -22;',
-  ...filler('a', 8),
-  '\t*param = lookup(pid);',
-  '\treturn 0;',
-  '}',
-  '',
-  'int setparam(int pid, int x)',
-  '{',
-  ...filler('b', 8),
-  '\treturn lookup(pid) + x;',
-  '}',
-  '',
-  'int third(int y)',
-  '{',
-  ...filler('c', 8),
-  '\treturn y;',
-  '}',
-  '',
-];
-writeFileSync(join(src, 'kernel/sys_impl.c'), IMPL.join('\n'));
+writeFileSync(join(src, 'kernel/sys_impl.c'), spreadImpl(true));
 
 /** A -p1 diff of the tree against a copy changed by `edit` (file -> new text). */
 function patchOf(name: string, edit: Record<string, (text: string) => string>): string {
