@@ -1,5 +1,5 @@
 /*
- * The calls a scenario line can make (docs/behave.md, "Calls"): each reads
+ * The calls a scenario line can make (docs/behave-scenarios.md, "Scenario files"): each reads
  * its key=value arguments, makes exactly one syscall (or one write of a
  * debugfs knob), and reports its return value, errno and what the call
  * hands back (sched_getattr's fields, the returned fd sets, mincore's

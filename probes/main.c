@@ -57,7 +57,7 @@ int files_dump(const char *dir);
 int stdin_lease_start(int seconds, int cpu);
 void mount_for_programs(void);
 int read_init_args(char ***argv_out);
-/* paired designs and known work (sync.c, work.c, docs/bench.md) */
+/* paired designs and known work (sync.c, work.c, docs/bench.md, docs/bench-power.md) */
 int design_arg(const char *flag, const char *v, const char **why);
 int barrier_wait(void);
 int block_gate(int idx);

@@ -6,7 +6,7 @@
  * Each covers the argument classes (valid, NULL, negative and nonexistent
  * pids, another task, invalid policies and priorities, size and flag
  * boundaries, an unprivileged caller) and, for the scheduler, the
- * transitions that matter (docs/behave.md, "Built-in scenarios").
+ * transitions that matter (docs/behave-scenarios.md, "Built-in scenarios").
  */
 import { parseScenarios, type Scenario } from './scenario.ts';
 

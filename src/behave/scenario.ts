@@ -1,5 +1,5 @@
 /**
- * Scenario files (docs/behave.md, "Scenario files"): a small line format
+ * Scenario files (docs/behave-scenarios.md, "Scenario files"): a small line format
  * that names syscalls and their arguments, checked here so that every
  * mistake is reported as `FILE:LINE: what is wrong; the fix` before
  * anything boots, and compiled into the plan the probe's `--behave` mode

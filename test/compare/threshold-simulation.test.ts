@@ -1,7 +1,7 @@
 /**
  * The noise threshold held family-wise, on seeded alternation runs whose
  * per-pair log ratios scatter by 7.5 % (as measured on this machine's
- * 2-vCPU guest, docs/bench.md): with every subject changed by exactly the
+ * 2-vCPU guest, docs/bench-power.md): with every subject changed by exactly the
  * threshold, no claim may be made in more than alpha of comparisons, for
  * one subject or 24. The rule before (whole 95 % CI beyond the threshold,
  * Holm only on the p of 0) claimed in about half the comparisons of 24
