@@ -189,7 +189,7 @@ export function registerVm(program: Command, io: CliIO): void {
     .option('--inject-work <label=n>', 'known work: N dependent additions per call in the probe of kernel LABEL\'s boots (under --icount exactly N instructions more per call; repeatable)', collect, [])
     .option('--timeout <s>', 'seconds one boot may take before qemu is killed and the boot stored as failed (default: 600; with --macro the plan\'s length x 2 + 120)', intOption('--timeout', 5))
     .option('--label-prefix <text>', 'run labels are <prefix><kernel label>-<boot index>', labelOption('--label-prefix', true), 'vm-')
-    .option('--macro', 'run stress-ng stressors in each guest instead of probe profiles (see docs/vm.md)')
+    .option('--macro', 'run stress-ng stressors in each guest instead of probe profiles (see docs/vm-macro.md)')
     .option('--stressor <name>', 'with --macro: stressor to run (repeatable or comma-separated)', collect, [])
     .option('--set <name>', "with --macro: named stressor set ('sched')", collect, [])
     .option('--instances <list>', "with --macro: instance counts, comma-separated; 'all' = one per guest CPU", '1')
