@@ -76,7 +76,7 @@ export function planVariants(groups: readonly HunkGroup[]): Variant[] {
 /**
  * What a build from A's objects and a boot take: a trial of a one-file hint
  * on linux-source-6.12, 2 cores, load 6-9 built B in 21 s (4 objects) and
- * booted 6 times in 79 s (docs/trial.md, "Per hunk"). The basis of the
+ * booted 6 times in 79 s (docs/trial-per-hunk.md, "Per hunk"). The basis of the
  * --per-hunk estimate before anything builds.
  */
 export const VARIANT_BUILD_SECONDS = 21;

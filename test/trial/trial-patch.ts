@@ -1,5 +1,5 @@
 /**
- * The patch of the trial's slow test and of the real trials in docs/trial.md: an
+ * The patch of the trial's slow test and of the real trials in docs/trial-runs.md: an
  * unlikely() on the early -EINVAL return of sched_getparam() and of
  * sched_getscheduler() in 6.12's kernel/sched/syscalls.c (the kind of hint
  * the sched_syscalls thread proposed), written with `diff -u` against the
