@@ -3,7 +3,7 @@
  * with and without Holm's correction, and what the correction costs in
  * detecting one real change among them. Seeded synthetic rounds (normal,
  * 3 % noise, 15 rounds per subject) through the real compare(); the numbers
- * are quoted in docs/compare.md.
+ * are quoted in docs/compare-family.md.
  *
  *   node --import tsx bench/compare-family-rate.ts [experiments=1000] [subjects=24]
  */

@@ -6,7 +6,7 @@
  * looks at the sequences' widths only, never at where they lie, so the
  * estimate at the stop is not selected for its position and compare
  * judges the run with the fixed-n paired t (coverage and false claims in
- * docs/compare.md); the sequence's width is wide at few pairs, which keeps
+ * docs/compare-designs.md); the sequence's width is wide at few pairs, which keeps
  * a lucky small spread from stopping a run early.
  */
 import type { RunWithRounds } from '../model.ts';
@@ -72,7 +72,7 @@ export function percentOf(iv: AnytimeInterval): { centre: number; lo: number; hi
  * The sequence's half-width as a % change, 100 (exp(h) - 1), from its width
  * alone: where the interval lies does not enter, so stopping on it leaves
  * the estimate's position free and a run stopped here can be judged with
- * the fixed-n t (docs/compare.md, "Runs stopped by --precision").
+ * the fixed-n t (docs/compare-designs.md, "Runs stopped by --precision").
  */
 export function halfWidthPct(iv: AnytimeInterval): number {
   return 100 * Math.expm1((iv.hi - iv.lo) / 2);

@@ -21,7 +21,7 @@
  * so the test is too liberal when runs shift more than their units' noise:
  * 9.5-11.3 % (schema 5's clipped estimate) and 7.8-10.7 % (unclipped) false
  * claims at alpha 5 % in simulation; the 1-df test stays at 2.8-4.7 %
- * (docs/compare.md). The price: t(0.975, 1) = 12.7, so one A/B/A triple
+ * (docs/compare-designs.md). The price: t(0.975, 1) = 12.7, so one A/B/A triple
  * claims only a change of about 15 run-level standard deviations. Designs
  * with power measure A and B together (duet, alternation) or take boots as
  * units; the verdict says so.

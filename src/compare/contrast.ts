@@ -6,7 +6,7 @@
  * deciding test's own t interval, so p < alpha exactly when it excludes 0;
  * a t interval on unit means holds its level at 3 units, where the
  * hierarchical percentile bootstrap of schema 3-5 missed in 12.2 % of
- * simulated identical comparisons (docs/compare.md). The round-level Welch
+ * simulated identical comparisons (docs/compare-designs.md). The round-level Welch
  * test is kept beside them for reference; it never decides a verdict.
  */
 import { type Units, meanOfUnitMeans, unitMeans } from '../stats/bootstrap.ts';
@@ -212,7 +212,7 @@ export const SIGNED_RANK_MIN_PAIRS = 20;
  *     - 1 (the geometric mean of the per-pair ratios); Wilcoxon's
  *     signed-rank test shown beside it. A run stopped by a precision target
  *     stopped on the width of its interval alone, not on where it lay, so
- *     the fixed-n t holds its level there (docs/compare.md, "Runs stopped
+ *     the fixed-n t holds its level there (docs/compare-designs.md, "Runs stopped
  *     by --precision").
  */
 export function pairedContrast(pairs: Pairs, options: ComparisonOptions, anytime: boolean, grouping: PairGrouping = 'independent'): Contrast {

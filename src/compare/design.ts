@@ -6,7 +6,7 @@
  * CPU frequency, page placement) moves every unit of a run alike, so a test
  * on units cannot tell it from a change between configurations. Two
  * separate runs therefore never support a claim on their own. Designs that
- * do (docs/compare.md has their assumptions and simulated error rates):
+ * do (docs/compare-designs.md has their assumptions and simulated error rates):
  *   - duet (Bulej et al., ICPE 2020): A and B probes at once on two CPUs,
  *     rounds started together; unit k of A and of B form pair k;
  *   - alternation (Abedi & Brecht, ICPE 2017): short blocks of one probe in

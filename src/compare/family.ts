@@ -29,7 +29,7 @@ function adjust(pValues: readonly number[], correction: ComparisonOptions['corre
  * p-values (`Contrast.beyondThreshold`) are adjusted over the same members
  * as a family of their own: with 24 subjects each changed by exactly the
  * threshold, the unadjusted whole-CI rule claimed at least one change beyond
- * it in 45 % of comparisons (docs/compare.md).
+ * it in 45 % of comparisons (docs/compare-family.md).
  */
 export function correctFamily(members: readonly FamilyMember[], options: ComparisonOptions): { contrasts: Contrast[]; familySize: number } {
   const tests = members.map((m) => testability(m.contrast, m.counts, options));

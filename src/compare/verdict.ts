@@ -19,7 +19,7 @@
  * claims in at most alpha of comparisons, for one subject or 24 (the
  * whole-95 %-CI rule it replaces claimed in 2.5 % for one subject and, with
  * Holm on the p of 0 only, in 45 % for 24). The price is power when many
- * subjects are tested at once; docs/compare.md has the figures.
+ * subjects are tested at once; docs/compare-family.md has the figures.
  * Fewer than `minUnits` units in a run gives `insufficient units` with what
  * to run; fewer than `minRounds` rounds, or a test that cannot be computed,
  * gives `insufficient data`; never a guess.
