@@ -3,7 +3,7 @@
  * record of every kind hintlab stores (bench plain and in each A/B design,
  * vm, vm --cost, LAVA, macro, vm --macro, a session, a trial), written by
  * an earlier hintlab. What `runs`, `compare` and `report` print for it is
- * kept in records.snapshot.txt; HINTLAB_UPDATE_SNAPSHOT=1 rewrites it.
+ * kept in records.snapshot.txt; HINTLAB_UPDATE_SNAPSHOTS=1 rewrites it.
  */
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
@@ -59,7 +59,7 @@ test('a database of every kind of stored record loads, and runs, compare and rep
   }
   // the database's path is this test's own, and a JSON report says when it was written
   const text = parts.join('\n').replaceAll(db, '<db>').replace(/"generatedAt": "[^"]+"/g, '"generatedAt": "<now>"');
-  if (process.env.HINTLAB_UPDATE_SNAPSHOT === '1') writeFileSync(SNAPSHOT, text);
+  if (process.env.HINTLAB_UPDATE_SNAPSHOTS === '1') writeFileSync(SNAPSHOT, text);
   assert.equal(text, readFileSync(SNAPSHOT, 'utf8'));
   assert.match(text, /\$ hintlab compare 4 5\n# exit 0\n/, 'the duet pair compares');
 });
