@@ -275,6 +275,24 @@ static void run_exec(struct probe_ctx *ctx, const char *path)
 	emit("exec", "path=%s status=%d", esc(path), status);
 }
 
+/*
+ * In a guest boot, spin until the coarse clock moves: a timer tick has just
+ * been handled, so the window opens at the same point of the tick period in
+ * every boot. How long the console took to drain depends on the host, and
+ * without this the ticks would land in different rounds (or calls) of
+ * different boots; a window shorter than a tick period then holds none.
+ */
+static void wait_for_tick(void)
+{
+	if (!is_pid1)
+		return;
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC_COARSE, &b);
+	while (b.tv_sec == a.tv_sec && b.tv_nsec == a.tv_nsec);
+}
+
 static void run_round(struct probe_ctx *ctx, const struct profile *p, int idx)
 {
 	const char *what = NULL;
@@ -283,6 +301,7 @@ static void run_round(struct probe_ctx *ctx, const struct profile *p, int idx)
 		fail(ctx, p, "before-round", -1, errno, NULL);
 	/* the last round's line must have left the UART before the window opens, outside the timed part */
 	drain_console();
+	wait_for_tick();
 	errno = 0;
 	long long start = mono_raw_ns(), t0 = round_clock_ns();
 	COST_WINDOW_OPEN();
