@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 volatile int stop_requested;
@@ -49,4 +50,11 @@ void emit(const char *type, const char *fmt, ...)
 		p += w;
 		left -= w;
 	}
+}
+
+void drain_console(void)
+{
+	for (int fd = 1; fd <= 2; fd++)
+		if (isatty(fd))
+			tcdrain(fd);
 }

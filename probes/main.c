@@ -135,7 +135,7 @@ static void finish(int code)
 		 * buffer; the UART sends them later. Rebooting before it has would
 		 * cut off the end of the output (seen as a transfer ending mid-file).
 		 */
-		tcdrain(STDOUT_FILENO);
+		drain_console();
 		/* RB_AUTOBOOT with qemu -no-reboot ends qemu on every kernel */
 		reboot(RB_AUTOBOOT);
 	}
@@ -267,10 +267,30 @@ static void parse_args(int argc, char **argv, struct options *o)
 /* The user's workload program, after the profiles: a failure to start it fails the run. */
 static void run_exec(struct probe_ctx *ctx, const char *path)
 {
+	/* the program may open cost windows of its own: none of our output may still be sending */
+	drain_console();
 	int status = run_program(path);
 	if (status < 0)
 		fail(ctx, NULL, "exec", -1, errno, path);
 	emit("exec", "path=%s status=%d", esc(path), status);
+}
+
+/*
+ * In a guest boot, spin until the coarse clock moves: a timer tick has just
+ * been handled, so the window opens at the same point of the tick period in
+ * every boot. How long the console took to drain depends on the host, and
+ * without this the ticks would land in different rounds (or calls) of
+ * different boots; a window shorter than a tick period then holds none.
+ */
+static void wait_for_tick(void)
+{
+	if (!is_pid1)
+		return;
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC_COARSE, &b);
+	while (b.tv_sec == a.tv_sec && b.tv_nsec == a.tv_nsec);
 }
 
 static void run_round(struct probe_ctx *ctx, const struct profile *p, int idx)
@@ -279,6 +299,9 @@ static void run_round(struct probe_ctx *ctx, const struct profile *p, int idx)
 	long failed_at = -1;
 	if (p->before_round && p->before_round(ctx) != 0)
 		fail(ctx, p, "before-round", -1, errno, NULL);
+	/* the last round's line must have left the UART before the window opens, outside the timed part */
+	drain_console();
+	wait_for_tick();
 	errno = 0;
 	long long start = mono_raw_ns(), t0 = round_clock_ns();
 	COST_WINDOW_OPEN();

@@ -31,13 +31,46 @@ export function bootsAgree(boots: readonly BootFunctions[]): boolean {
   return boots.every((b) => JSON.stringify(b) === first);
 }
 
-/** One kernel's per-function counts: every boot's table equal to the first's, or why there are none. */
-export type KernelFunctionCounts = Known<{ boots: number; identical: boolean }>;
+/**
+ * How far boots of one kernel that should agree apart: the largest per-call
+ * difference from the first boot's table, in any per-function counter of any
+ * function (`counter` is the counter's per-function key).
+ */
+export interface BootsBound {
+  subject: string;
+  function: string;
+  counter: string;
+  perCall: number;
+}
+
+/**
+ * One kernel's per-function counts: every boot's table equal to the first's,
+ * or how far they differ (a null bound: they differ in no per-call count, only
+ * in which functions or subjects a table lists, or where; no bound at all in
+ * trial documents older than TRIAL_COST_SCHEMA 3); or why there are none.
+ */
+export type KernelFunctionCounts = Known<{ boots: number; identical: true } | { boots: number; identical: false; bound?: BootsBound | null }>;
+
+/** The largest per-call difference of any boot's table from the first's; null when every boot agrees. */
+export function bootsBound(boots: readonly BootFunctions[]): BootsBound | null {
+  let bound: BootsBound | null = null;
+  for (const boot of boots.slice(1)) {
+    for (const c of changedFunctions(boots[0]!, boot).changed) {
+      for (const [counter, v] of Object.entries(c.change)) {
+        if (Math.abs(v) >= EXACT && (!bound || Math.abs(v) > bound.perCall)) bound = { subject: c.subject, function: c.name, counter, perCall: Math.abs(v) };
+      }
+    }
+  }
+  return bound;
+}
 
 /** The per-function counts of one kernel's runs, and its first boot's table when there is one. */
 export function kernelFunctions(runs: readonly RunWithRounds[]): { counts: KernelFunctionCounts; first: BootFunctions | null } {
   const boots = runs.flatMap(bootFunctions);
-  if (boots.length > 0) return { counts: { known: true, value: { boots: boots.length, identical: bootsAgree(boots) } }, first: boots[0]! };
+  if (boots.length > 0) {
+    const value = bootsAgree(boots) ? { boots: boots.length, identical: true as const } : { boots: boots.length, identical: false as const, bound: bootsBound(boots) };
+    return { counts: { known: true, value }, first: boots[0]! };
+  }
   const why = runs.map((r) => storedCost(r)?.functions?.find((f) => !f.known)?.reason).find(Boolean);
   return { counts: { known: false, reason: why ?? 'no System.map' }, first: null };
 }

@@ -7,7 +7,7 @@
  * where it goes.
  */
 import { COST_COUNTERS, COST_SCOPE, costWords, FUNCTION_COUNTERS } from '../cost-counters.ts';
-import { EXACT, type FunctionChange, type FunctionComparison, SMALL_PER_CALL, type VmCostSummary } from '../compare/cost-functions.ts';
+import { EXACT, type FunctionChange, type FunctionComparison, type KernelFunctionCounts, SMALL_PER_CALL, type VmCostSummary } from '../compare/cost-functions.ts';
 import type { RunWithRounds } from '../model.ts';
 import { alignColumns } from '../format/columns.ts';
 import { formatNumber, signed } from '../format/numbers.ts';
@@ -55,11 +55,24 @@ export function functionRowsText(rows: FunctionComparison, verdictOf?: (fn: stri
   return `per function, B - A per call:\n${alignColumns([header, ...body], (i) => i >= 2 && i <= FUNCTION_COUNTERS.length + 1).join('\n')}\n${rest}`;
 }
 
+/**
+ * Whether a kernel's boots gave the same per-function counts, and when not,
+ * the bound: "DIFFER across 3 boot(s), by at most 0.0015 kernel
+ * instructions per call (getppid: serial8250_tx_chars)". `across` words the
+ * number of boots.
+ */
+export function functionCountsWords(counts: Extract<KernelFunctionCounts, { known: true }>['value'], across = `across ${counts.boots} boot(s)`): string {
+  if (counts.identical) return `per-function counts identical ${across}`;
+  const b = counts.bound;
+  if (b === undefined) return `per-function counts DIFFER ${across}`;
+  if (b === null) return `per-function counts DIFFER ${across}, in which functions they list but in no per-call count`;
+  const thing = FUNCTION_COUNTERS.find((c) => c.perFunction.key === b.counter)?.thing ?? b.counter;
+  return `per-function counts DIFFER ${across}, by at most ${formatNumber(b.perCall)} ${thing} per call (${b.subject}: ${b.function})`;
+}
+
 /** Everything `vm --cost` prints after the boots. */
 export function costSummaryText(s: VmCostSummary): string {
-  const kernels = s.kernels.map(({ label, counts }) =>
-    counts.known ? `kernel ${label}: per-function counts ${counts.value.identical ? 'identical' : 'DIFFER'} across ${counts.value.boots} boot(s)\n` : `kernel ${label}: no per-function counts (${counts.reason})\n`,
-  );
+  const kernels = s.kernels.map(({ label, counts }) => (counts.known ? `kernel ${label}: ${functionCountsWords(counts.value)}\n` : `kernel ${label}: no per-function counts (${counts.reason})\n`));
   const functions = s.functions ? [`${s.functions.b} against ${s.functions.a}, ${functionRowsText(s.functions.comparison)}`] : [];
   return [`cost counters: ${COST_SCOPE}.\n`, costTable(s.runs), ...kernels, ...functions].join('');
 }

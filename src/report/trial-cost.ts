@@ -15,7 +15,7 @@ import { costCounter, costWords } from '../cost-counters.ts';
 import { fixed, plusMinus, readableDecimals, signed } from '../format/numbers.ts';
 import type { KernelFunctionCounts } from '../compare/cost-functions.ts';
 import type { TrialCost } from '../trial/cost.ts';
-import { functionRowsText } from './cost.ts';
+import { functionCountsWords, functionRowsText } from './cost.ts';
 import { branchKernelLines, flipLine, flipLines } from './branch-words.ts';
 import { escapeMarkdown, fence } from './md.ts';
 import { renderMetricMarkdown, renderMetricText } from './metric.ts';
@@ -28,7 +28,7 @@ export function costIntro(c: TrialCost): string {
 
 function kernelLine(role: 'A' | 'B', k: KernelFunctionCounts): string {
   if (!k.known) return `Kernel ${role}: no per-function counts (${k.reason}).`;
-  return `Kernel ${role}: per-function counts ${k.value.identical ? 'identical' : 'DIFFER'} across ${k.value.boots} boot${k.value.boots === 1 ? '' : 's'}.`;
+  return `Kernel ${role}: ${functionCountsWords(k.value, `across ${k.value.boots} boot${k.value.boots === 1 ? '' : 's'}`)}.`;
 }
 
 /** The model, the per-kernel lines and the function table, as text lines. */

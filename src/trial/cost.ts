@@ -20,6 +20,8 @@
  *      exact rule where `exact`, the threshold elsewhere.
  *   2: `branches`: per kernel whether its boots gave the same per-branch
  *      counts, and the flipped branches of the changed functions.
+ *   3: `kernels`: a kernel whose boots' per-function tables differ carries
+ *      `bound`, the largest per-call difference between them (absent before).
  */
 import { ComparisonRefused } from '../compare/checks.ts';
 import { compareMetrics, type MetricComparison } from '../compare/metric.ts';
@@ -31,13 +33,13 @@ import { type BranchComparison, compareBranches } from '../vm/branch-flips.ts';
 import { type CostModel, describeCostModel } from '../vm/cost-plugin.ts';
 import type { TrialCodegen } from './codegen.ts';
 
-export const TRIAL_COST_SCHEMA = 2;
+export const TRIAL_COST_SCHEMA = 3;
 
 /** A changed function with codegen's class of it ('identical' when no compared object holds it). */
 export type TrialFunctionChange = FunctionChange & { codegen: string };
 
 export interface TrialCost {
-  schema: 1 | typeof TRIAL_COST_SCHEMA;
+  schema: 1 | 2 | typeof TRIAL_COST_SCHEMA;
   /** The model as `--cost-model` writes it: 'l1i=32k,8way,64 predictor=2bit'. */
   model: string;
   /** What the counters are, and that none is a time. */

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { buildProbe } from '../../src/launch/probe-build.ts';
 import { qemuLauncher } from '../../src/launch/qemu.ts';
 import { guestTarget } from '../../src/targets/guest.ts';
+import type { TargetJob } from '../../src/targets/target.ts';
 import { buildCostPlugin, DEFAULT_COST_MODEL, pluginArg } from '../../src/vm/cost-plugin.ts';
 
 export interface PluginBoot {
@@ -25,14 +26,20 @@ export interface PluginBoot {
 }
 
 export async function bootUnderPlugin(b: PluginBoot): Promise<string> {
+  const lines: string[] = [];
+  const out = await bootProbeUnderPlugin(b, ['--exec', `/${b.name}`], [{ path: `/${b.name}`, data: b.program, mode: 0o755 }], lines);
+  assert.ok(lines.some((l) => l.includes('@hl1 exec ') && l.includes('status=0')), 'the test program did not exit 0');
+  return out;
+}
+
+/** One boot of the probe itself with `args` (profiles and rounds) under the plugin: what the plugin wrote. */
+export async function bootProbeUnderPlugin(b: Omit<PluginBoot, 'program' | 'name'>, args: string[], files: TargetJob['files'] = [], lines: string[] = []): Promise<string> {
   const out = join(b.dir, `boot-${b.n}.txt`);
   const target = guestTarget(
-    { label: b.name, image: b.vmlinuz, accel: 'tcg', icount: true, cpus: 1, memoryMiB: 256, plugin: pluginArg(buildCostPlugin(), out, DEFAULT_COST_MODEL, undefined, b.userBranches) },
+    { label: 'probe', image: b.vmlinuz, accel: 'tcg', icount: true, cpus: 1, memoryMiB: 256, plugin: pluginArg(buildCostPlugin(), out, DEFAULT_COST_MODEL, undefined, b.userBranches) },
     { probe: buildProbe({ static: true }), launcher: qemuLauncher(), cacheDir: join(b.dir, 'initramfs') },
   );
-  const lines: string[] = [];
-  const exit = await target.run({ program: 'probe', args: ['--exec', `/${b.name}`], files: [{ path: `/${b.name}`, data: b.program, mode: 0o755 }], timeoutSeconds: 400 }, (l) => lines.push(l), new AbortController().signal);
+  const exit = await target.run({ program: 'probe', args, files, timeoutSeconds: 400 }, (l) => lines.push(l), new AbortController().signal);
   assert.equal(exit.end.kind, 'exited', exit.describe('boot did not end by itself'));
-  assert.ok(lines.some((l) => l.includes('@hl1 exec ') && l.includes('status=0')), exit.describe('the test program did not exit 0'));
   return readFileSync(out, 'utf8');
 }
