@@ -113,7 +113,7 @@ test('bench --target stores the run a local bench stores, its environment read o
   assert.match(cmp.stderr, new RegExp(`remote\\.url: A = 'not recorded', B = '${box1.url}'`));
 });
 
-test('two --target boxes measure in parallel, each run labelled with its box', { skip }, async () => {
+test('two --target boxes each measure a complete run, labelled with its box', { skip }, async () => {
   // one client config knows both host keys
   const e = env();
   const config = join(dir, 'both.config');
@@ -128,10 +128,6 @@ test('two --target boxes measure in parallel, each run labelled with its box', {
     const runs = [box1, box2].map((b) => store.resolveRun(`P@127.0.0.1:${b.port}`));
     assert.deepEqual(runs.map((r) => (r.environment.remote as { url: string }).url), [box1.url, box2.url]);
     assert.ok(runs.every((r) => r.status === 'complete'));
-    // parallel: each box stored a round before the other box's last one
-    const span = (r: (typeof runs)[0]) => [r.rounds[0]!.recordedAt, r.rounds.at(-1)!.recordedAt] as const;
-    const [a, b] = runs.map(span) as [readonly [string, string], readonly [string, string]];
-    assert.ok(a[0] < b[1] && b[0] < a[1], `the boxes' rounds overlap in time: ${a.join(' - ')} and ${b.join(' - ')}`);
   } finally {
     store.close();
   }

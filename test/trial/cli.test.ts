@@ -12,6 +12,7 @@ import type { Services } from '../../src/cli/io.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import { requireAll, requireTool } from '../helpers/tools.ts';
 import { miniBuild, miniPatch, miniTree, scriptedGuest, unusedProbe } from './fakes.ts';
+import { TRIAL_COST_SCHEMA } from '../../src/trial/cost.ts';
 
 const skip = requireAll(requireTool('patch', 'patch'), requireTool('objdump', 'binutils'));
 const dir = tempDir();
@@ -115,7 +116,7 @@ test('--format json with the cost model prints one JSON document on stdout, its 
   const r = await runCli([...args, '--format', 'json'], { services: withCost() });
   assert.equal(r.code, 0, r.stderr);
   const doc = JSON.parse(r.stdout) as { cost: { schema: number; model: string; counters: { known: boolean; value: { metrics: { metric: string; subjects: { subject: string; verdict: string; exact: boolean; change: number }[] }[] } } } };
-  assert.equal(doc.cost.schema, 2);
+  assert.equal(doc.cost.schema, TRIAL_COST_SCHEMA);
   assert.equal(doc.cost.model, 'l1i=32k,8way,64 predictor=2bit');
   const taken = doc.cost.counters.value.metrics.find((m) => m.metric === 'taken-branches/call')!.subjects[0]!;
   assert.deepEqual([taken.subject, taken.verdict, taken.exact, taken.change], ['getppid', 'fewer taken branches', true, -1]);
