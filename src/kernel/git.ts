@@ -13,9 +13,10 @@
  * was given. A tree is exported with `git archive` (files get the commit's
  * time as mtime, so the same commit always exports to the same tree).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { UserError } from '../errors.ts';
+import { spawnSupervised } from '../proc/supervise.ts';
 
 /** One commit of a history, as a report names it. */
 export interface GitCommit {
@@ -155,6 +156,13 @@ export function short(c: GitCommit): string {
 }
 
 /**
+ * `git archive | tar -x` as one pipeline under the supervisor, so both
+ * programs end with hintlab however it ends (kill -9 included). Exit 10:
+ * git failed; 11: tar failed (a full disk), each with its own words on stderr.
+ */
+const EXPORT_PIPELINE = 'git -C "$1" archive --format=tar "$2" | tar -x -f - -C "$3"; s=("${PIPESTATUS[@]}"); [ "${s[0]}" = 0 ] || exit 10; [ "${s[1]}" = 0 ] || exit 11';
+
+/**
  * The tree of `commit` written into `dest` (created if missing) with
  * `git archive | tar -x`: every file of the commit with the commit's time
  * as its mtime, nothing of the repository's own (no .git). The repository
@@ -162,23 +170,22 @@ export function short(c: GitCommit): string {
  */
 export async function exportTree(repo: string, commit: string, dest: string, abort?: AbortSignal): Promise<void> {
   mkdirSync(dest, { recursive: true });
-  const env = gitEnv();
-  const archive = spawn('git', ['-C', repo, 'archive', '--format=tar', commit], { env, stdio: ['ignore', 'pipe', 'pipe'], ...(abort ? { signal: abort } : {}) });
-  const tar = spawn('tar', ['-x', '-f', '-', '-C', dest], { stdio: ['pipe', 'ignore', 'pipe'], ...(abort ? { signal: abort } : {}) });
-  archive.stdout.pipe(tar.stdin);
-  // tar gone early (a full disk): git's write then fails, and tar's own error is the one said
-  tar.stdin.on('error', () => undefined);
-  const errors = { git: '', tar: '' };
-  archive.stderr.on('data', (d: Buffer) => (errors.git += d.toString()));
-  tar.stderr.on('data', (d: Buffer) => (errors.tar += d.toString()));
-  const ended = (p: { on(e: 'error', f: (err: Error) => void): unknown; on(e: 'close', f: (code: number | null) => void): unknown }, what: string) =>
-    new Promise<number>((res, rej) => {
-      p.on('error', (err) => {
-        rej(abort?.aborted ? err : new UserError(`cannot run ${what} (${err.message}); install it with 'apt-get install ${what}'`));
-      });
-      p.on('close', (code) => res(code ?? 1));
+  const p = spawnSupervised(['bash', '-c', EXPORT_PIPELINE, 'hintlab-export', repo, commit, dest], { env: gitEnv(), stdout: 'ignore' });
+  let stderr = '';
+  p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const kill = () => {
+    p.signal('SIGKILL');
+  };
+  if (abort?.aborted) kill();
+  abort?.addEventListener('abort', kill, { once: true });
+  try {
+    const end = await p.exit.catch((err: unknown) => {
+      throw new UserError(`cannot run bash to export ${commit} (${err instanceof Error ? err.message : String(err)}); install it with 'apt-get install bash'`);
     });
-  const [g, t] = await Promise.all([ended(archive, 'git'), ended(tar, 'tar')]);
-  if (g !== 0) throw new UserError(`git archive of ${commit} in ${repo} failed: ${errors.git.trim()}`);
-  if (t !== 0) throw new UserError(`tar could not write the tree of ${commit} into ${dest}: ${errors.tar.trim()}`);
+    if (abort?.aborted) throw new UserError(`the export of ${commit} from ${repo} was interrupted`, 130);
+    if (end.code === 10) throw new UserError(`git archive of ${commit} in ${repo} failed: ${stderr.trim()}`);
+    if (end.code !== 0) throw new UserError(`tar could not write the tree of ${commit} into ${dest}: ${stderr.trim()}`);
+  } finally {
+    abort?.removeEventListener('abort', kill);
+  }
 }

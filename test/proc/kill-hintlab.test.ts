@@ -51,6 +51,12 @@ test("kill -9 of hintlab in codegen's kbuild leaves neither make nor anything ma
   assert.equal(named(survivors), '');
 });
 
+test("kill -9 of hintlab while it exports a commit's tree leaves neither git archive nor tar", async () => {
+  const { started, survivors } = await killedMidway('git-export', (procs) => count(/^sleep$/, 1)(procs) && count(/^tar$/, 1)(procs));
+  assert.ok(started.some((p) => p.comm === 'hintlab-supervi'), named(started));
+  assert.equal(named(survivors), '');
+});
+
 test('kill -9 of hintlab during stress-ng leaves neither stress-ng nor its stressors', { skip: haveStressNg ? false : "stress-ng is not installed (apt-get install stress-ng)" }, async () => {
   // stress-ng itself and its two yield workers
   const { survivors } = await killedMidway('stress-ng', count(/^stress-ng/, 3));
