@@ -43,8 +43,7 @@ import { runVmMacro, type VmMacroDeps, type VmMacroPlan, type VmMacroRequest, ty
 import type { CpioEntry } from '../launch/initramfs.ts';
 import { runVm, type VmDeps, type VmRequest, type VmResult } from '../vm/runner.ts';
 import type { BootValue, BuildState } from './document.ts';
-import { exportTree } from '../kernel/git.ts';
-import { diffBetween } from './git-log.ts';
+import { diffBetween, exportTree } from '../kernel/git.ts';
 import type { BisectLab, LabMeasurement } from './run.ts';
 import type { Commit } from './search.ts';
 

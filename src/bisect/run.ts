@@ -32,7 +32,8 @@ import type { Store } from '../store/store.ts';
 import { culpritFunctions } from './cost.ts';
 import type { BisectDocument, BisectMetric, BisectStep, BootValue, BuildState } from './document.ts';
 import { BISECT_FORMAT, BISECT_SCHEMA } from './document.ts';
-import { firstParentLine, isMerge } from './git-log.ts';
+import { firstParentLine } from './git-log.ts';
+import { isMerge } from '../kernel/git.ts';
 import { CHECK_BOOTS, checkEndpoints, chooseMode, stepValue, type BisectMode } from './mode.ts';
 import { bisectCommits, sideOf, type Commit, type Endpoints, type TestOutcome } from './search.ts';
 

@@ -142,12 +142,35 @@ export function resolveRange(repo: string, text: string, flag = '--range'): GitR
  * commit's.
  */
 export function commitPatch(repo: string, commit: GitCommit): string {
-  const settings = ['-c', 'diff.noprefix=false', '-c', 'diff.mnemonicPrefix=false', '-c', 'core.quotePath=false'];
-  const r = git(repo, [...settings, 'diff', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--src-prefix=a/', '--dst-prefix=b/', `${commit.commit}^1`, commit.commit, '--']);
+  const r = patchDiff(repo, `${commit.commit}^1`, commit.commit);
   if (r.status !== 0) throw new UserError(`git diff of ${short(commit)} failed in ${repo}: ${r.stderr}`);
   const binary = /^Binary files (.+) and (.+) differ$/m.exec(r.stdout);
   if (binary) throw new UserError(`commit ${short(commit)} changes a binary file (${binary[2]!}); patch(1) cannot apply that, so hintlab cannot build the range from its patches`, 2);
   return r.stdout;
+}
+
+/** The diff from `from` to `to` for `patch -p1`, as commitPatch writes it (a/ and b/ prefixes, no renames, no colour). */
+export function diffBetween(repo: string, from: string, to: string): string {
+  const r = patchDiff(repo, from, to);
+  if (r.status !== 0) throw new UserError(`git diff ${from.slice(0, 12)} ${to.slice(0, 12)} failed in ${repo}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** git diff for patch(1), the user's diff settings overridden. */
+function patchDiff(repo: string, from: string, to: string): { status: number; stdout: string; stderr: string } {
+  const settings = ['-c', 'diff.noprefix=false', '-c', 'diff.mnemonicPrefix=false', '-c', 'core.quotePath=false'];
+  return git(repo, [...settings, 'diff', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--src-prefix=a/', '--dst-prefix=b/', from, to, '--']);
+}
+
+/** The first parent of `commit` (full hash), or null for a root commit. */
+export function firstParent(repo: string, commit: string): string | null {
+  const r = git(repo, ['rev-parse', '--verify', '--quiet', `${commit}^1`]);
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+/** Whether `commit` has a second parent. */
+export function isMerge(repo: string, commit: string): boolean {
+  return git(repo, ['rev-parse', '--verify', '--quiet', `${commit}^2`]).status === 0;
 }
 
 /** `1a2b3c4d5e6f ("subject")`, as messages name a commit. */
