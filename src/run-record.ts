@@ -18,7 +18,9 @@
  * - `clock`, `interleave.clock`: from the probe's `--clock` on (runs
  *   without it were timed on the wall clock, src/compare/clock.ts);
  * - `stopping`: paired invocations that watched `--precision`;
- * - `invocation`: from the version that records the arguments as typed.
+ * - `invocation`: from the version that records the arguments as typed;
+ * - `interleave.design` 'abbaab' with `interleave.processesPerRun`: the
+ *   six-run A B B A A B design (src/bench/design.ts).
  */
 import { UserError } from './errors.ts';
 
@@ -31,8 +33,8 @@ export type RoundClock = 'wall' | 'thread-cpu';
 export const ROUND_CLOCKS: readonly RoundClock[] = ['wall', 'thread-cpu'];
 
 /** The design of an A/B invocation of `hintlab bench` (src/bench/design.ts). */
-export type DesignKind = 'processes' | 'duet' | 'alternation';
-export const DESIGNS: readonly DesignKind[] = ['processes', 'duet', 'alternation'];
+export type DesignKind = 'processes' | 'duet' | 'alternation' | 'abbaab';
+export const DESIGNS: readonly DesignKind[] = ['processes', 'duet', 'alternation', 'abbaab'];
 
 /** A qemu accelerator as a vm run records it. */
 export type RunAccel = 'kvm' | 'tcg';
@@ -101,6 +103,8 @@ export interface InterleaveRecord {
   /** alternation in two processes: the CPU they take turns on, and the pairs one generation measures. */
   cpu?: number;
   pairsPerProcess?: number;
+  /** abbaab: probe processes in each of the six runs (a side's unit k belongs to its run floor(k / processesPerRun)). */
+  processesPerRun?: number;
 }
 
 /** A stressor a macro run asked for (through a set) and did not run. */
@@ -218,6 +222,7 @@ const INTERLEAVE: Check = shape(
     processes: num,
     cpu: num,
     pairsPerProcess: num,
+    processesPerRun: num,
   },
   ['side', 'order', 'labels'],
 );

@@ -56,14 +56,15 @@ export interface SidesRequest extends Omit<BenchRequest, 'label' | 'injectSeccom
 
 /**
  * The design asked for (--design) with what it reads, and nothing it would
- * not: whole processes read --rounds and --processes only; the paired
+ * not: whole processes and the six runs of abbaab read --rounds and
+ * --processes only; the paired
  * designs a budget (--time, --precision, --block-rounds, --min-pairs);
  * the alternation a seed too. `auto` is chosen when the run starts, from
  * what differs and where (./design.ts): alternation on this machine,
  * processes on any other target, where the budget and seed go unread.
  */
 export type DesignRequest =
-  | { design: 'processes' }
+  | { design: 'processes' | 'abbaab' }
   | { design: 'duet'; budget: PairedBudget }
   | { design: 'alternation' | 'auto'; budget: PairedBudget; /** Seed of the random order (default: drawn, and recorded). */ seed?: number };
 
@@ -92,7 +93,7 @@ export interface PairedRun {
 }
 
 /** What the design adds to each run's interleave record: its name and its facts (a duet's CPUs, an alternation's seed...). */
-export type DesignRecord = Pick<InterleaveRecord, 'design' | 'cpus' | 'swapEvery' | 'blockRounds' | 'seed' | 'processes' | 'cpu' | 'pairsPerProcess'> & { design: DesignKind };
+export type DesignRecord = Pick<InterleaveRecord, 'design' | 'cpus' | 'swapEvery' | 'blockRounds' | 'seed' | 'processes' | 'cpu' | 'pairsPerProcess' | 'processesPerRun'> & { design: DesignKind };
 
 /** What the stored run records about the switch: its own side and the other. */
 export function switchRecord(name: SideName, req: InterleavedRequest, files: PreparedSwitch[], order: string, design: DesignRecord): InterleaveRecord & { files: NonNullable<InterleaveRecord['files']> } {

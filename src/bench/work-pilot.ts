@@ -26,6 +26,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DesignKind } from '../run-record.ts';
 import { GoFifo } from './alternation.ts';
 import { BARRIER_BYTES, duetCpus } from './duet.ts';
 import { ConsoleLines } from '../launch/probe-protocol.ts';
@@ -143,7 +144,7 @@ export function workFromPilot(runs: [number, Costs][], profiles: readonly string
 }
 
 /** N per profile so that B costs `pct` % more than A under `design`, from a pilot in its conditions. */
-export async function calibrateWork(req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, pct: number, design: 'duet' | 'alternation' | 'processes'): Promise<Record<string, number>> {
+export async function calibrateWork(req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, pct: number, design: DesignKind): Promise<Record<string, number>> {
   const runs = design === 'duet' && plan.otherCpu !== null ? await duetPilot(req, deps, plan) : await soloPilot(req, deps, plan);
   const level = design === 'alternation' ? await turnsPilot(req, deps, plan) : undefined;
   const byName = new Map(req.profiles.map((p) => [p.name, p]));

@@ -43,8 +43,9 @@ export function refuseIgnoredPairedFlags(opts: BenchOptions): void {
     throw new UserError(`${flag} applies to an A/B invocation (${flag === '--seed' ? 'alternation' : 'duet or alternation'}) only, and this run has no B side: add one (--label-b B with --inject-seccomp-b N, --switch-file or --inject-work-b), or drop ${flag}`, 2);
   }
   const design = askedDesign(opts);
-  if (design === 'processes') {
-    throw new UserError(`${flag} applies to ${readers} only, and ${opts.design === 'processes' ? '--design processes' : 'a run on a box (--target)'} measures whole probe processes (--rounds over --processes): drop ${flag}`, 2);
+  if (design === 'processes' || design === 'abbaab') {
+    const asked = opts.design === 'processes' || opts.design === 'abbaab' ? `--design ${opts.design}` : 'a run on a box (--target)';
+    throw new UserError(`${flag} applies to ${readers} only, and ${asked} measures whole probe processes (--rounds over --processes): drop ${flag}`, 2);
   }
   if (design === 'duet' && flag === '--seed') {
     throw new UserError(`--seed applies to ${readers} only, and --design duet runs A and B at once, in no random order: drop --seed, or use --design alternation`, 2);
@@ -100,7 +101,7 @@ export function parseSwitchFiles(b: string[], a: string[]): FileSwitchSpec[] {
  */
 function designRequest(opts: BenchOptions): DesignRequest {
   const design = parseDesign(opts.design) ?? 'auto';
-  if (design === 'processes') return { design };
+  if (design === 'processes' || design === 'abbaab') return { design };
   const budget = { secondsPerProfile: opts.time ?? DEFAULT_SECONDS_PER_PROFILE, precisionPct: opts.precision ?? null, blockRounds: opts.blockRounds ?? DEFAULT_BLOCK_ROUNDS, alpha: DEFAULT_ALPHA, ...(opts.minPairs === undefined ? {} : { minPairs: opts.minPairs }) };
   if (design === 'duet') return { design, budget };
   return { design, budget, ...(opts.seed === undefined ? {} : { seed: opts.seed }) };

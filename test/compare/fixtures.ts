@@ -165,3 +165,15 @@ export function logNoise(random: Random, sd: number, heavy: boolean): number {
   const s = sd / Math.sqrt(0.85 + 0.15 * 25);
   return (random() < 0.15 ? 5 * s : s) * gaussian(random);
 }
+
+/**
+ * One side of `bench --design abbaab`: `levels` are its units' levels in
+ * measurement order, `processesPerRun` of them to a run (the side's runs
+ * sit at A B B A A B's positions of its letter), `rounds` rounds per unit
+ * drawn by `round` around the unit's level.
+ */
+export function abbaabRun(id: number, levels: readonly number[], processesPerRun: number, round: (level: number) => number = (l) => l, rounds = 2): RunWithRounds {
+  const r = makeRun({ id, values: { x: levels.flatMap((l) => Array.from({ length: rounds }, () => round(l))) }, units: levels.length });
+  const rec = r.params.extra.interleave!;
+  return { ...r, params: { ...r.params, extra: { interleave: { ...rec, order: 'ABBAAB', design: 'abbaab', processesPerRun } } } };
+}
