@@ -13,13 +13,17 @@
  * Why this model and not the three blocks paired by position (A B, B A,
  * A B; paired t on the three differences, 2 df): under a linear drift of
  * beta per run the blocks' differences are delta + beta, delta - beta,
- * delta + beta, so their mean is biased by beta / 3, and its false claims
- * grow with the drift (bench/aba-rates.ts measures both); the drift model
- * is unbiased there, and its standard error is 0.820 run SDs against 0.816
- * for the plain difference of the sides' means (Var 0.673 against 0.667
- * sigma²), with 3 df against the blocks' 2 (t(0.975) 3.18 against 4.30).
- * Against one A/B/A triple (1 df, t(0.975) 12.7) the change it detects
- * with 80 % power falls from about 20 run-level SDs to about 3.5.
+ * delta + beta, so their mean is biased by beta / 3 and their spread
+ * inflated by the drift. The inflation wins, so the blocks stay below
+ * alpha, but their power falls with the drift: at 2 run SDs of drift per
+ * run they find a change of 3.5 run SDs in 19 % of runs, the drift model
+ * in 80 % (bench/aba-rates.ts, docs/compare-designs.md). The drift model's
+ * level does not depend on the drift at all, and its standard error is
+ * 0.820 run SDs against 0.816 for the plain difference of the sides'
+ * means (Var 0.673 against 0.667 sigma²), with 3 df against the blocks' 2
+ * (t(0.975) 3.18 against 4.30). Against one A/B/A triple (1 df,
+ * t(0.975) 12.7) the change it detects with 80 % power falls from about
+ * 20 run-level SDs to 3.5.
  *
  * On the log scale a shift that scales every call alike (a slower clock,
  * a busier host) is additive, as in the paired designs; the change is

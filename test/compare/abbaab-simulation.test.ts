@@ -24,44 +24,17 @@ import { compare } from '../../src/compare/compare.ts';
 import type { SubjectComparison } from '../../src/compare/types.ts';
 import { detectableNcp } from '../../src/stats/noncentral.ts';
 import { gaussian, mulberry32, type Random } from '../../src/stats/random.ts';
-import { abbaabRun, logNoise, makeRun } from './fixtures.ts';
+import { type AbbaabScenario, abbaabLevels, abbaabRun, makeRun } from './fixtures.ts';
 
 const N = 600;
 const RUN_SD = 0.02;
 const ROUND_SD = 0.002;
 const ROUNDS = 4;
-const ORDER = 'ABBAAB';
-type Scenario = 'normal' | 'heavy' | 'drift' | 'ar1' | 'shift';
-
-/** The machine's state at each of the six positions, on the log scale. */
-function machine(random: Random, scenario: Scenario): number[] {
-  if (scenario === 'drift') return ORDER.split('').map((_, i) => RUN_SD * i);
-  if (scenario === 'shift') {
-    const from = 1 + Math.floor(random() * 5);
-    return ORDER.split('').map((_, i) => (i >= from ? RUN_SD : 0));
-  }
-  if (scenario !== 'ar1') return ORDER.split('').map(() => 0);
-  let s = RUN_SD * gaussian(random);
-  return ORDER.split('').map((_, i) => (i === 0 ? s : (s = 0.9 * s + RUN_SD * Math.sqrt(1 - 0.81) * gaussian(random))));
-}
-
-/** Six run levels in ORDER, B changed by `changePct`. */
-function runLevelsOf(random: Random, scenario: Scenario, changePct: number): { a: number[]; b: number[] } {
-  const state = machine(random, scenario);
-  const a: number[] = [];
-  const b: number[] = [];
-  ORDER.split('').forEach((side, i) => {
-    const level = 100 * Math.exp(state[i]! + logNoise(random, RUN_SD, scenario === 'heavy'));
-    if (side === 'A') a.push(level);
-    else b.push(level * (1 + changePct / 100));
-  });
-  return { a, b };
-}
 
 const round = (random: Random) => (level: number) => level * (1 + ROUND_SD * gaussian(random));
 
-function abbaab(random: Random, scenario: Scenario, changePct: number): SubjectComparison {
-  const { a, b } = runLevelsOf(random, scenario, changePct);
+function abbaab(random: Random, scenario: AbbaabScenario, changePct: number): SubjectComparison {
+  const { a, b } = abbaabLevels(random, scenario, changePct, RUN_SD);
   return compare({ a: abbaabRun(1, a, 1, round(random), ROUNDS), b: abbaabRun(2, b, 1, round(random), ROUNDS) }, { thresholdPct: 0, correction: 'none' }).subjects[0]!;
 }
 
