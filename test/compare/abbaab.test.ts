@@ -10,6 +10,7 @@ import { compare } from '../../src/compare/compare.ts';
 import { designOf } from '../../src/compare/design.ts';
 import { positionsOf, runLevels } from '../../src/compare/abbaab.ts';
 import { renderText } from '../../src/report/text.ts';
+import { verdictRuleShort } from '../../src/report/lkml-table.ts';
 import { abbaabRun } from './fixtures.ts';
 import { assertClose } from '../stats/close.ts';
 
@@ -47,6 +48,7 @@ describe('the abbaab design in compare', () => {
     const text = renderText(c);
     assert.match(text, /Design: abbaab: 3 runs per side in ABBAAB order/);
     assert.match(text, /Units: runs \(each run's level the mean of its processes/);
+    assert.match(verdictRuleShort(c), /^Verdicts: drift-model t p < 0\.05 \(no correction, 1 subject\) on run levels in ABBAAB order \(linear drift fitted\) and beyond/);
     assert.match(text, /interval of the change: 95 % t interval of B vs A on the log run levels with a linear drift fitted beside it \(runs - 3 df\), as exp\(\.\) - 1/);
   });
 
