@@ -19,6 +19,8 @@
  *   without it were timed on the wall clock, src/compare/clock.ts);
  * - `stopping`: paired invocations that watched `--precision`;
  * - `invocation`: from the version that records the arguments as typed;
+ * - `interleave.workBase`: known-work runs whose processes all ran a
+ *   base of additions before B's own (absent: a base of 0);
  * - `interleave.design` 'abbaab' with `interleave.processesPerRun`: the
  *   six-run A B B A A B design (src/bench/design.ts).
  */
@@ -84,8 +86,10 @@ export interface InterleaveRecord {
   labels: { A: string; B: string };
   /** Each side's seccomp filter (absent in records written by tests of compare alone). */
   injectSeccomp?: { A: number | null; B: number | null };
-  /** Known work per profile of each side (`--inject-work-b`), when either had any. */
+  /** Known work per profile of each side (`--inject-work-b`), when either had any: additions beyond `workBase`. */
   injectWork?: { A: Record<string, number> | null; B: Record<string, number> | null };
+  /** Additions per call every process of both sides ran before its side's own (src/bench/known-work.ts); absent: 0. */
+  workBase?: number;
   clock?: RoundClock;
   files?: SwitchedFile[];
   /** Absent in runs stored before the paired designs: read as 'processes'. */
@@ -209,6 +213,7 @@ const INTERLEAVE: Check = shape(
     labels: sides(str),
     injectSeccomp: sides(nullable(num)),
     injectWork: sides(nullable(numbers)),
+    workBase: num,
     clock: oneOf(ROUND_CLOCKS),
     files: list(shape({ path: str, original: str, A: str, B: str, wrote: str }, ['path', 'original', 'A', 'B', 'wrote'])),
     design: oneOf(DESIGNS),

@@ -16,11 +16,12 @@ import { DEFAULT_ALPHA, DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE, PAIRE
 import type { DesignKind } from '../run-record.ts';
 import { ABBAAB_ORDER, chooseDesign, designLine } from './design.ts';
 import { partnerReason, runAlternation, runDuet, runTurns } from './paired.ts';
-import { type PairedRun, clockArgs, sharedEnding, startSides, workArgs, type InterleavedRequest, type InterleavedResult, type PairedBudget, type SideName, type SideRun } from './sides.ts';
+import { type PairedRun, clockArgs, sharedEnding, startSides, type InterleavedRequest, type InterleavedResult, type PairedBudget, type SideName, type SideRun } from './sides.ts';
 import { defaultClock, probeArgs, splitRounds, type CpuPlan } from './probe-run.ts';
 import { BenchRequestError, benchStart, checkOps, interruptedBetween, type BenchDeps } from './runner.ts';
 import { FileSwitches } from './switch-file.ts';
 import { calibrateWork } from './work-pilot.ts';
+import { workArgs } from './known-work.ts';
 
 
 /**

@@ -4,7 +4,7 @@ import { DESIGNS, type DesignKind } from '../run-record.ts';
 import { runInterleaved } from '../bench/interleave.ts';
 import type { DesignRequest, InterleavedRequest, SidesRequest, WorkRequest } from '../bench/sides.ts';
 import { BenchRequestError, type BenchDeps } from '../bench/runner.ts';
-import { WORK_MAX } from '../bench/work-pilot.ts';
+import { WORK_EXTRA_MAX } from '../bench/known-work.ts';
 import { type FileSwitchSpec } from '../bench/switch-file.ts';
 import { SwitchBusyError } from '../bench/switch-lock.ts';
 import { SwitchError } from '../bench/switch-check.ts';
@@ -58,8 +58,8 @@ export function parseWork(text: string | undefined): WorkRequest | null {
   const t = text.trim();
   const pct = /^(\d+(?:\.\d+)?)\s*%$/.exec(t);
   if (pct && Number(pct[1]) > 0 && Number(pct[1]) < 1000) return { kind: 'percent', pct: Number(pct[1]) };
-  if (/^\d+$/.test(t) && Number(t) <= WORK_MAX) return Number(t) === 0 ? null : { kind: 'count', n: Number(t) };
-  throw new UserError(`--inject-work-b takes N (0..${WORK_MAX} additions per call) or PCT% (e.g. 3%), got '${text}'`, 2);
+  if (/^\d+$/.test(t) && Number(t) <= WORK_EXTRA_MAX) return Number(t) === 0 ? null : { kind: 'count', n: Number(t) };
+  throw new UserError(`--inject-work-b takes N (0..${WORK_EXTRA_MAX} additions per call) or PCT% (e.g. 3%), got '${text}'`, 2);
 }
 
 export function parseClock(text: string | undefined): 'wall' | 'thread-cpu' | null {
