@@ -34,6 +34,17 @@ function request(over: Partial<SidesRequest> = {}): InterleavedRequest {
   };
 }
 
+/** A scripted probe that notes each process's seccomp filter (null: none), in the order the processes start. */
+function seccompSeen() {
+  const seen: (string | null)[] = [];
+  const target = scriptedTarget(({ args }) => {
+    const i = args.indexOf('--inject-seccomp');
+    seen.push(i < 0 ? null : args[i + 1]!);
+    return roundsScript(args);
+  });
+  return { seen, target };
+}
+
 test('probe processes alternate A B B A so a linear drift hits both sides alike', () => {
   assert.deepEqual(abbaOrder(3).join(''), 'ABBAAB');
   assert.deepEqual(abbaOrder(4).join(''), 'ABBAABBA');
@@ -48,12 +59,7 @@ test('abbaab runs six runs A B B A A B, each of --processes processes sharing --
   assert.deepEqual(processPlan('abbaab', 4, 2), { order: 'AABBBBAAAABB'.split(''), shares: [2, 2, 2, 2, 2, 2], processesPerRun: 2 });
   assert.deepEqual(processPlan('processes', 6, 3), { order: 'ABBAAB'.split(''), shares: [2, 2, 2], processesPerRun: 3 });
   const store = Store.open(':memory:');
-  const seen: (string | null)[] = [];
-  const target = scriptedTarget(({ args }) => {
-    const i = args.indexOf('--inject-seccomp');
-    seen.push(i < 0 ? null : args[i + 1]!);
-    return roundsScript(args);
-  });
+  const { seen, target } = seccompSeen();
   const res = await runInterleaved({ ...request({ rounds: 4, processes: 2 }), design: 'abbaab' }, { store, target, probe, reader: fakeSys() });
   assert.equal(res.state, 'complete');
   assert.deepEqual(seen, [null, null, '64', '64', '64', '64', null, null, null, null, '64', '64']);
@@ -67,12 +73,7 @@ test('abbaab runs six runs A B B A A B, each of --processes processes sharing --
 
 test('one invocation stores two runs, the seccomp filter only on B, each process a share of its run', async () => {
   const store = Store.open(':memory:');
-  const seen: (string | null)[] = [];
-  const target = scriptedTarget(({ args }) => {
-    const i = args.indexOf('--inject-seccomp');
-    seen.push(i < 0 ? null : args[i + 1]!);
-    return roundsScript(args);
-  });
+  const { seen, target } = seccompSeen();
   const res = await runInterleaved(request(), { store, target, probe, reader: fakeSys() });
   assert.equal(res.state, 'complete');
   assert.deepEqual(seen, [null, '64', '64', null, null, '64']);
