@@ -9,10 +9,11 @@
  * additions of a block overlap what runs before it: on the 2-vCPU VM
  * (Intel Xeon, 2026-12-05, alternation, getppid at 85 ns per call) N
  * additions cost 0.2826 ns each less a constant of 1.0-1.7 ns (about 4-5
- * additions), from N = 16 to 1024, so 9 additions calibrated for +3 %
- * read +1.6 %. With a base of 32 on both sides that constant is paid by
- * both: 16 additions over 32 cost 4.4-4.7 ns, against 4.52 ns for 16 full
- * additions (docs/bench-power.md, "Why known work read low"). Under
+ * additions), from N = 16 to 1024: without a base, the 9 additions
+ * calibrated for +3 % read +1.6 %. With a base of 32 on both sides that
+ * constant is paid by both: 16 additions over 32 cost 4.4-4.7 ns, against
+ * 4.52 ns for 16 full additions (docs/bench-power.md, "Why known work
+ * read low"). Under
  * `vm --icount` B still runs exactly N more instructions per call.
  */
 
