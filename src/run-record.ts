@@ -18,7 +18,11 @@
  * - `clock`, `interleave.clock`: from the probe's `--clock` on (runs
  *   without it were timed on the wall clock, src/compare/clock.ts);
  * - `stopping`: paired invocations that watched `--precision`;
- * - `invocation`: from the version that records the arguments as typed.
+ * - `invocation`: from the version that records the arguments as typed;
+ * - `interleave.workBase`: known-work runs whose processes all ran a
+ *   base of additions before B's own (absent: a base of 0);
+ * - `interleave.design` 'abbaab' with `interleave.processesPerRun`: the
+ *   six-run A B B A A B design (src/bench/design.ts).
  */
 import { UserError } from './errors.ts';
 
@@ -31,8 +35,8 @@ export type RoundClock = 'wall' | 'thread-cpu';
 export const ROUND_CLOCKS: readonly RoundClock[] = ['wall', 'thread-cpu'];
 
 /** The design of an A/B invocation of `hintlab bench` (src/bench/design.ts). */
-export type DesignKind = 'processes' | 'duet' | 'alternation';
-export const DESIGNS: readonly DesignKind[] = ['processes', 'duet', 'alternation'];
+export type DesignKind = 'processes' | 'duet' | 'alternation' | 'abbaab';
+export const DESIGNS: readonly DesignKind[] = ['processes', 'duet', 'alternation', 'abbaab'];
 
 /** A qemu accelerator as a vm run records it. */
 export type RunAccel = 'kvm' | 'tcg';
@@ -82,8 +86,10 @@ export interface InterleaveRecord {
   labels: { A: string; B: string };
   /** Each side's seccomp filter (absent in records written by tests of compare alone). */
   injectSeccomp?: { A: number | null; B: number | null };
-  /** Known work per profile of each side (`--inject-work-b`), when either had any. */
+  /** Known work per profile of each side (`--inject-work-b`), when either had any: additions beyond `workBase`. */
   injectWork?: { A: Record<string, number> | null; B: Record<string, number> | null };
+  /** Additions per call every process of both sides ran before its side's own (src/bench/known-work.ts); absent: 0. */
+  workBase?: number;
   clock?: RoundClock;
   files?: SwitchedFile[];
   /** Absent in runs stored before the paired designs: read as 'processes'. */
@@ -101,6 +107,8 @@ export interface InterleaveRecord {
   /** alternation in two processes: the CPU they take turns on, and the pairs one generation measures. */
   cpu?: number;
   pairsPerProcess?: number;
+  /** abbaab: probe processes in each of the six runs (a side's unit k belongs to its run floor(k / processesPerRun)). */
+  processesPerRun?: number;
 }
 
 /** A stressor a macro run asked for (through a set) and did not run. */
@@ -205,6 +213,7 @@ const INTERLEAVE: Check = shape(
     labels: sides(str),
     injectSeccomp: sides(nullable(num)),
     injectWork: sides(nullable(numbers)),
+    workBase: num,
     clock: oneOf(ROUND_CLOCKS),
     files: list(shape({ path: str, original: str, A: str, B: str, wrote: str }, ['path', 'original', 'A', 'B', 'wrote'])),
     design: oneOf(DESIGNS),
@@ -218,6 +227,7 @@ const INTERLEAVE: Check = shape(
     processes: num,
     cpu: num,
     pairsPerProcess: num,
+    processesPerRun: num,
   },
   ['side', 'order', 'labels'],
 );

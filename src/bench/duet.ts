@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DriverSegment } from '../targets/driver.ts';
 import { probeArgs, type CpuPlan } from './probe-run.ts';
-import { clockArgs, workArgs, type PairedRun, type SideRun } from './sides.ts';
+import { clockArgs, type PairedRun, type SideRun } from './sides.ts';
+import { workArgs } from './known-work.ts';
 
 /** CPUs of side A and B in block k: swapped every block. */
 export function duetCpus(k: number, cpus: readonly [number, number]): { a: number; b: number } {

@@ -14,13 +14,14 @@ import { parseCpuList } from '../environment/host.ts';
 import { drive, type DriverSegment, type DrivenRun, type DriveStop } from '../targets/driver.ts';
 import { DEFAULT_ALPHA, DEFAULT_BLOCK_ROUNDS, DEFAULT_SECONDS_PER_PROFILE, PAIRED_OPS_DIVISOR, PAIRED_WARMUPS } from './budget.ts';
 import type { DesignKind } from '../run-record.ts';
-import { chooseDesign, designLine } from './design.ts';
+import { ABBAAB_ORDER, chooseDesign, designLine } from './design.ts';
 import { partnerReason, runAlternation, runDuet, runTurns } from './paired.ts';
-import { type PairedRun, clockArgs, sharedEnding, startSides, workArgs, type InterleavedRequest, type InterleavedResult, type PairedBudget, type SideName, type SideRun } from './sides.ts';
+import { type PairedRun, clockArgs, sharedEnding, startSides, type InterleavedRequest, type InterleavedResult, type PairedBudget, type SideName, type SideRun } from './sides.ts';
 import { defaultClock, probeArgs, splitRounds, type CpuPlan } from './probe-run.ts';
 import { BenchRequestError, benchStart, checkOps, interruptedBetween, type BenchDeps } from './runner.ts';
 import { FileSwitches } from './switch-file.ts';
 import { calibrateWork } from './work-pilot.ts';
+import { workArgs } from './known-work.ts';
 
 
 /**
@@ -32,9 +33,22 @@ export function abbaOrder(perSide: number): SideName[] {
   return Array.from({ length: 2 * perSide }, (_, i) => ('ABBA'[i % 4] as SideName));
 }
 
-/** The probe processes in ABBA order: each switches the files to its side, then runs its share of rounds. */
-function processSegments(sides: SideRun[], order: SideName[], req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, files: FileSwitches): DriverSegment[] {
-  const shares = splitRounds(req.rounds, req.processes);
+/**
+ * The probe processes of the processes design and of abbaab: the side of
+ * each, and its rounds. processes: one process per letter of A B B A ...,
+ * `--rounds` split over `--processes` per side. abbaab: six runs A B B A A
+ * B, each of `--processes` processes sharing `--rounds` as one plain run
+ * would, so a side's unit k belongs to its run floor(k / processesPerRun).
+ */
+export function processPlan(kind: 'processes' | 'abbaab', rounds: number, processes: number): { order: SideName[]; shares: number[]; processesPerRun: number } {
+  const perRun = splitRounds(rounds, processes);
+  if (kind === 'processes') return { order: abbaOrder(perRun.length), shares: perRun, processesPerRun: perRun.length };
+  const runs = ABBAAB_ORDER.split('') as SideName[];
+  return { order: runs.flatMap((side) => perRun.map(() => side)), shares: runs.slice(0, 3).flatMap(() => perRun), processesPerRun: perRun.length };
+}
+
+/** The probe processes in their order: each switches the files to its side, then runs its share of rounds. */
+function processSegments(sides: SideRun[], order: SideName[], shares: readonly number[], req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, files: FileSwitches): DriverSegment[] {
   const next = { A: 0, B: 0 };
   return order.map((name) => {
     const s = sides[name === 'A' ? 0 : 1]!;
@@ -90,18 +104,20 @@ export async function runInterleaved(req0: InterleavedRequest, deps: BenchDeps):
   const design = designFor(req0, deps, env.cpu.allowed.known ? env.cpu.allowed.value : String(plan.cpu), plan);
   const notes = design.note ? [design.note] : [];
   const clocked = { ...req0, clock: req0.clock ?? defaultClock(req0.profiles) };
-  let req = design.kind === 'processes' ? clocked : pairedDefaults(clocked);
+  const whole = design.kind === 'processes' || design.kind === 'abbaab';
+  let req = whole ? clocked : pairedDefaults(clocked);
   const workB = req0.workB;
   if (workB) {
     const injectWork = workB.kind === 'count' ? Object.fromEntries(req.profiles.map((p) => [p.name, workB.n])) : await calibrateWork(req, deps, plan, workB.pct, design.kind);
-    if (workB.kind === 'percent') notes.push(`--inject-work-b ${workB.pct}%: ${Object.entries(injectWork).map(([p, n]) => `${p} ${n} additions per call`).join(', ')} (from ${{ duet: 'a duet pilot', alternation: 'an alternation pilot', processes: 'a pilot' }[design.kind]})`);
+    if (workB.kind === 'percent') notes.push(`--inject-work-b ${workB.pct}%: ${Object.entries(injectWork).map(([p, n]) => `${p} ${n} additions per call`).join(', ')} (from ${{ duet: 'a duet pilot', alternation: 'an alternation pilot', processes: 'a pilot', abbaab: 'a pilot' }[design.kind]})`);
     req = { ...req, b: { ...req.b, injectWork } };
   }
   const seed = ('seed' in req ? req.seed : undefined) ?? Math.floor(Math.random() * 2 ** 31);
   // a design chosen as processes reads no budget
   const budget = 'budget' in req ? req.budget : defaultBudget;
-  const processes = design.kind === 'processes' ? splitRounds(req.rounds, req.processes).length : 0;
-  const order = design.kind === 'processes' ? abbaOrder(processes) : [];
+  const wholePlan = whole ? processPlan(design.kind === 'abbaab' ? 'abbaab' : 'processes', req.rounds, req.processes) : null;
+  const order = wholePlan?.order ?? [];
+  const processes = order.length / 2;
   const files = await FileSwitches.prepare(req.files, { ...req.switchOptions, signal: deps.abort });
   const { ending, final } = sharedEnding(env, deps);
   let sides: [SideRun, SideRun] | null = null;
@@ -109,15 +125,18 @@ export async function runInterleaved(req0: InterleavedRequest, deps: BenchDeps):
   let text: string;
   try {
     let total = 0;
-    const sideTotal = req.profiles.length * (req.warmups * processes + req.rounds);
-    const progress = design.kind === 'processes' ? () => deps.onProgress?.(++total, 2 * sideTotal, 'A and B') : () => {};
-    sides = startSides({ req, deps, env, plan, files: files.switches, order: order.join('') || design.kind, design: { design: design.kind }, processes, progress });
+    const sideTotal = req.profiles.length * (req.warmups * processes + (wholePlan?.shares.reduce((x, y) => x + y, 0) ?? 0));
+    const progress = whole ? () => deps.onProgress?.(++total, 2 * sideTotal, 'A and B') : () => {};
+    const record = design.kind === 'abbaab' ? { design: design.kind, processesPerRun: wholePlan!.processesPerRun } : { design: design.kind };
+    // abbaab records the order of its runs, whose units floor(k / processesPerRun) compare maps onto it
+    const orderText = design.kind === 'abbaab' ? ABBAAB_ORDER : order.join('') || design.kind;
+    sides = startSides({ req, deps, env, plan, files: files.switches, order: orderText, design: record, processes, progress });
     const paired: PairedRun = { req, deps, budget, sides, files, ending };
     if (design.kind === 'duet') ({ stop, text } = await runDuet(paired, plan));
     // nothing switched at all (an A/A control) runs as a per-process comparison would: two processes
     else if (design.kind === 'alternation' && (perProcess(req) || req.files.length === 0)) ({ stop, text } = await runTurns(paired, plan, seed));
     else if (design.kind === 'alternation') ({ stop, text } = await runAlternation(paired, plan, seed));
-    else ({ stop, text } = await runProcesses(paired, order, plan));
+    else ({ stop, text } = await runProcesses(paired, wholePlan!, plan, design.kind));
   } finally {
     await files.restore();
   }
@@ -127,18 +146,21 @@ export async function runInterleaved(req0: InterleavedRequest, deps: BenchDeps):
   return { state: 'complete', runs: [...runs], warnings: final().warnings, design: design.kind, designText: text, notes };
 }
 
-/** Whole probe processes A B B A ..., unpaired. */
-async function runProcesses(run: PairedRun, order: SideName[], plan: CpuPlan): Promise<{ stop: DriveStop | null; text: string }> {
+/** Whole probe processes A B B A ..., unpaired; or the six runs of abbaab. */
+async function runProcesses(run: PairedRun, whole: { order: SideName[]; shares: number[]; processesPerRun: number }, plan: CpuPlan, kind: DesignKind): Promise<{ stop: DriveStop | null; text: string }> {
+  const { order, shares } = whole;
   const { req, deps, sides } = run;
   const { stop } = await drive({
     store: deps.store,
     abort: deps.abort ?? new AbortController().signal,
     runs: sides.map((s): DrivenRun => ({ open: () => s, createdBefore: true, finalEnvironment: run.ending })),
-    segments: processSegments(sides, order, req, deps, plan, run.files),
+    segments: processSegments(sides, order, shares, req, deps, plan, run.files),
     stopOnFailure: true,
     together: true,
     interruptedBefore: () => interruptedBetween(deps.abort),
     stoppedReason: partnerReason(sides, deps.abort),
   });
-  return { stop, text: designLine('processes', { order: order.join(' '), clock: req.clock ?? 'wall' }) };
+  const clock = req.clock ?? 'wall';
+  if (kind === 'abbaab') return { stop, text: designLine('abbaab', { processes: whole.processesPerRun, rounds: req.rounds, clock }) };
+  return { stop, text: designLine('processes', { order: order.join(' '), clock }) };
 }

@@ -13,7 +13,8 @@ import { budgetState, minPairsOf, progressText, stoppingRecord, pairLogRatios, t
 import { duetLayout } from './duet.ts';
 import { probeArgs, type CpuPlan } from './probe-run.ts';
 import { interruptedBetween } from './runner.ts';
-import { clockArgs, switchRecord, workArgs, type DesignRecord, type PairedRun, type SideRun } from './sides.ts';
+import { clockArgs, switchRecord, type DesignRecord, type PairedRun, type SideRun } from './sides.ts';
+import { workArgs } from './known-work.ts';
 
 
 export interface PairedOutcome {

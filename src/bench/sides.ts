@@ -12,6 +12,7 @@ import type { BenchDeps, BenchRequest } from './runner.ts';
 import { startProbeRun, type ProbeSession } from './session.ts';
 import type { FileSwitches, FileSwitchSpec, PreparedSwitch, SwitchOptions } from './switch-file.ts';
 import type { OpenedRun } from '../targets/driver.ts';
+import { WORK_BASE } from './known-work.ts';
 
 export type SideName = 'A' | 'B';
 
@@ -56,14 +57,15 @@ export interface SidesRequest extends Omit<BenchRequest, 'label' | 'injectSeccom
 
 /**
  * The design asked for (--design) with what it reads, and nothing it would
- * not: whole processes read --rounds and --processes only; the paired
+ * not: whole processes and the six runs of abbaab read --rounds and
+ * --processes only; the paired
  * designs a budget (--time, --precision, --block-rounds, --min-pairs);
  * the alternation a seed too. `auto` is chosen when the run starts, from
  * what differs and where (./design.ts): alternation on this machine,
  * processes on any other target, where the budget and seed go unread.
  */
 export type DesignRequest =
-  | { design: 'processes' }
+  | { design: 'processes' | 'abbaab' }
   | { design: 'duet'; budget: PairedBudget }
   | { design: 'alternation' | 'auto'; budget: PairedBudget; /** Seed of the random order (default: drawn, and recorded). */ seed?: number };
 
@@ -92,7 +94,7 @@ export interface PairedRun {
 }
 
 /** What the design adds to each run's interleave record: its name and its facts (a duet's CPUs, an alternation's seed...). */
-export type DesignRecord = Pick<InterleaveRecord, 'design' | 'cpus' | 'swapEvery' | 'blockRounds' | 'seed' | 'processes' | 'cpu' | 'pairsPerProcess'> & { design: DesignKind };
+export type DesignRecord = Pick<InterleaveRecord, 'design' | 'cpus' | 'swapEvery' | 'blockRounds' | 'seed' | 'processes' | 'cpu' | 'pairsPerProcess' | 'processesPerRun'> & { design: DesignKind };
 
 /** What the stored run records about the switch: its own side and the other. */
 export function switchRecord(name: SideName, req: InterleavedRequest, files: PreparedSwitch[], order: string, design: DesignRecord): InterleaveRecord & { files: NonNullable<InterleaveRecord['files']> } {
@@ -101,7 +103,7 @@ export function switchRecord(name: SideName, req: InterleavedRequest, files: Pre
     order,
     labels: { A: req.a.label, B: req.b.label },
     injectSeccomp: { A: req.a.injectSeccomp, B: req.b.injectSeccomp },
-    ...(req.a.injectWork || req.b.injectWork ? { injectWork: { A: req.a.injectWork ?? null, B: req.b.injectWork ?? null } } : {}),
+    ...(req.a.injectWork || req.b.injectWork ? { injectWork: { A: req.a.injectWork ?? null, B: req.b.injectWork ?? null }, workBase: WORK_BASE } : {}),
     clock: req.clock ?? 'wall',
     files: files.map((f) => ({ path: f.path, original: f.original.trim(), A: f.valueA.trim(), B: f.valueB.trim(), wrote: (name === 'A' ? f.valueA : f.valueB).trim() })),
     ...design,
@@ -166,15 +168,4 @@ export function sharedEnding(env: HostEnvironment | RemoteEnvironment, deps: Ben
 /** The probe arguments of the request's clock (runInterleaved resolves the default before any probe starts). */
 export function clockArgs(req: { clock?: RoundClock | null }): string[] {
   return clockFlags(req.clock ?? 'wall');
-}
-
-/**
- * The probe arguments that give a side its known work: `--inject-work PROFILE:N` per profile.
- * When either side has known work both get `--inject-work 0` first, which fences the work
- * block on both alike (probes/work.c: without the fences the first additions hide behind the
- * syscall and a calibrated count buys less than it promised).
- */
-export function workArgs(side: Side, req: Pick<InterleavedRequest, 'a' | 'b'>): string[] {
-  if (!req.a.injectWork && !req.b.injectWork) return [];
-  return ['--inject-work', '0', ...Object.entries(side.injectWork ?? {}).flatMap(([p, n]) => ['--inject-work', `${p}:${n}`])];
 }

@@ -20,12 +20,17 @@
  *   while the additions, one dependency chain, cost the same, so a count
  *   calibrated alone bought about 3/4 of the share it promised in a duet.
  *
- * Every pilot probe gets `--inject-work` (0 included): the fenced block
- * whose cost is linear in N (probes/work.c).
+ * Every pilot probe runs the base the measurement's processes run
+ * (WORK_BASE additions, ./known-work.ts) and K (or 0) more: "no work"
+ * above means the base alone, and a is A's cost with it, so the count
+ * buys its share of what A measures. From the base on the cost is linear
+ * in the additions; below it a constant part of the first few hides.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DesignKind } from '../run-record.ts';
+import { WORK_BASE, WORK_EXTRA_MAX } from './known-work.ts';
 import { GoFifo } from './alternation.ts';
 import { BARRIER_BYTES, duetCpus } from './duet.ts';
 import { ConsoleLines } from '../launch/probe-protocol.ts';
@@ -33,16 +38,15 @@ import { opsFor, probeArgs, type CpuPlan } from './probe-run.ts';
 import { BenchRequestError, type BenchDeps } from './runner.ts';
 import { clockArgs, type InterleavedRequest } from './sides.ts';
 
-/** Additions per call in the pilot's work processes: large enough to stand out of the noise of a short pilot. */
+/** Additions per call in the pilot's work processes beyond the base: large enough to stand out of the noise of a short pilot. */
 export const PILOT_ADDS = 4000;
-/** The most the probe's unrolled block holds (probes/work.c). */
-export const WORK_MAX = 65536;
 
 type Costs = Map<string, number[]>;
 
 /** Per profile, the ns per call of the measured rounds of one probe process; `onWait` hears its `wait block=K` lines. */
 async function pilotProcess(req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, adds: number, extra: string[] = [], onWait?: (block: number) => void, rounds = 3): Promise<Costs> {
-  const args = [...probeArgs({ ...req, warmups: 1, rounds, injectSeccomp: req.a.injectSeccomp }, plan), '--inject-work', String(adds), ...clockArgs(req), ...extra];
+  // every process runs the base, as the measurement's processes do (./known-work.ts): `adds` are on top of it
+  const args = [...probeArgs({ ...req, warmups: 1, rounds, injectSeccomp: req.a.injectSeccomp }, plan), '--inject-work', String(WORK_BASE + adds), ...clockArgs(req), ...extra];
   const lines = new ConsoleLines();
   const got: Costs = new Map();
   const exit = await deps.target.run({ program: 'probe', args }, (l) => {
@@ -137,13 +141,13 @@ export function workFromPilot(runs: [number, Costs][], profiles: readonly string
     if (!(perAdd > 0) || !(a > 0)) {
       throw new BenchRequestError(`the --inject-work-b pilot could not see ${PILOT_ADDS} additions per call in ${describe(p)} through the noise; give a count instead (--inject-work-b N)`);
     }
-    out[p] = Math.max(1, Math.min(WORK_MAX, Math.round(((pct / 100) * a) / perAdd)));
+    out[p] = Math.max(1, Math.min(WORK_EXTRA_MAX, Math.round(((pct / 100) * a) / perAdd)));
   }
   return out;
 }
 
 /** N per profile so that B costs `pct` % more than A under `design`, from a pilot in its conditions. */
-export async function calibrateWork(req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, pct: number, design: 'duet' | 'alternation' | 'processes'): Promise<Record<string, number>> {
+export async function calibrateWork(req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, pct: number, design: DesignKind): Promise<Record<string, number>> {
   const runs = design === 'duet' && plan.otherCpu !== null ? await duetPilot(req, deps, plan) : await soloPilot(req, deps, plan);
   const level = design === 'alternation' ? await turnsPilot(req, deps, plan) : undefined;
   const byName = new Map(req.profiles.map((p) => [p.name, p]));

@@ -4,7 +4,7 @@ import { DESIGNS, type DesignKind } from '../run-record.ts';
 import { runInterleaved } from '../bench/interleave.ts';
 import type { DesignRequest, InterleavedRequest, SidesRequest, WorkRequest } from '../bench/sides.ts';
 import { BenchRequestError, type BenchDeps } from '../bench/runner.ts';
-import { WORK_MAX } from '../bench/work-pilot.ts';
+import { WORK_EXTRA_MAX } from '../bench/known-work.ts';
 import { type FileSwitchSpec } from '../bench/switch-file.ts';
 import { SwitchBusyError } from '../bench/switch-lock.ts';
 import { SwitchError } from '../bench/switch-check.ts';
@@ -43,8 +43,9 @@ export function refuseIgnoredPairedFlags(opts: BenchOptions): void {
     throw new UserError(`${flag} applies to an A/B invocation (${flag === '--seed' ? 'alternation' : 'duet or alternation'}) only, and this run has no B side: add one (--label-b B with --inject-seccomp-b N, --switch-file or --inject-work-b), or drop ${flag}`, 2);
   }
   const design = askedDesign(opts);
-  if (design === 'processes') {
-    throw new UserError(`${flag} applies to ${readers} only, and ${opts.design === 'processes' ? '--design processes' : 'a run on a box (--target)'} measures whole probe processes (--rounds over --processes): drop ${flag}`, 2);
+  if (design === 'processes' || design === 'abbaab') {
+    const asked = opts.design === 'processes' || opts.design === 'abbaab' ? `--design ${opts.design}` : 'a run on a box (--target)';
+    throw new UserError(`${flag} applies to ${readers} only, and ${asked} measures whole probe processes (--rounds over --processes): drop ${flag}`, 2);
   }
   if (design === 'duet' && flag === '--seed') {
     throw new UserError(`--seed applies to ${readers} only, and --design duet runs A and B at once, in no random order: drop --seed, or use --design alternation`, 2);
@@ -57,8 +58,8 @@ export function parseWork(text: string | undefined): WorkRequest | null {
   const t = text.trim();
   const pct = /^(\d+(?:\.\d+)?)\s*%$/.exec(t);
   if (pct && Number(pct[1]) > 0 && Number(pct[1]) < 1000) return { kind: 'percent', pct: Number(pct[1]) };
-  if (/^\d+$/.test(t) && Number(t) <= WORK_MAX) return Number(t) === 0 ? null : { kind: 'count', n: Number(t) };
-  throw new UserError(`--inject-work-b takes N (0..${WORK_MAX} additions per call) or PCT% (e.g. 3%), got '${text}'`, 2);
+  if (/^\d+$/.test(t) && Number(t) <= WORK_EXTRA_MAX) return Number(t) === 0 ? null : { kind: 'count', n: Number(t) };
+  throw new UserError(`--inject-work-b takes N (0..${WORK_EXTRA_MAX} additions per call) or PCT% (e.g. 3%), got '${text}'`, 2);
 }
 
 export function parseClock(text: string | undefined): 'wall' | 'thread-cpu' | null {
@@ -100,7 +101,7 @@ export function parseSwitchFiles(b: string[], a: string[]): FileSwitchSpec[] {
  */
 function designRequest(opts: BenchOptions): DesignRequest {
   const design = parseDesign(opts.design) ?? 'auto';
-  if (design === 'processes') return { design };
+  if (design === 'processes' || design === 'abbaab') return { design };
   const budget = { secondsPerProfile: opts.time ?? DEFAULT_SECONDS_PER_PROFILE, precisionPct: opts.precision ?? null, blockRounds: opts.blockRounds ?? DEFAULT_BLOCK_ROUNDS, alpha: DEFAULT_ALPHA, ...(opts.minPairs === undefined ? {} : { minPairs: opts.minPairs }) };
   if (design === 'duet') return { design, budget };
   return { design, budget, ...(opts.seed === undefined ? {} : { seed: opts.seed }) };

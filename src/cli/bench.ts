@@ -128,7 +128,7 @@ async function measure(req: BenchRequest, json: boolean, io: CliIO, deps: BenchD
 export function registerBench(program: Command, io: CliIO): void {
   const cmd = program.command('bench').description('time syscalls in pinned, validated loops on the running kernel and store every round');
   probePlanOptions(cmd, {
-    rounds: 'measured rounds per profile (plain runs and --design processes; duet and alternation measure for --time)',
+    rounds: 'measured rounds per profile (plain runs and --design processes; per run with --design abbaab; duet and alternation measure for --time)',
     processes: 'probe processes the rounds are split across, each with its own warm-ups (per side with --design processes; duet and alternation start their own)',
     warmups: `warm-up rounds per probe process, not stored as measurements (duet and alternation: ${PAIRED_WARMUPS} unless given)`,
     ops: `calls per round for every profile (default: per profile, see bench --list; duet and alternation: a ${ordinal(PAIRED_OPS_DIVISOR)} of it)`,
@@ -140,7 +140,7 @@ export function registerBench(program: Command, io: CliIO): void {
     .option('--label-b <name>', 'measure a B side in the same invocation (see --design); B\'s run label (default: B)', labelOption('--label-b'))
     .option('--inject-seccomp-b <n>', 'B side: an N-instruction seccomp filter (0 = none, an A/A control); --inject-seccomp is then A\'s', intOption('--inject-seccomp-b', 0, SECCOMP_MAX))
     .option('--switch-file <path=value>', 'B side: write VALUE to PATH before each B process, A\'s value before each A process; always restored (repeatable)', collect, [])
-    .option('--design <kind>', 'with a B side: alternation (short blocks in random ABBA order: one probe process for --switch-file, an A and a B process taking turns on one CPU otherwise; the default on this machine), duet (A and B at once on two CPUs) or processes (A B B A probe processes; the default on a box)')
+    .option('--design <kind>', 'with a B side: alternation (short blocks in random ABBA order: one probe process for --switch-file, an A and a B process taking turns on one CPU otherwise; the default on this machine), duet (A and B at once on two CPUs), processes (A B B A probe processes; the default on a box) or abbaab (six runs A B B A A B of --processes processes and --rounds each, judged on the run levels with a linear drift taken out)')
     .option('--time <seconds>', `duet and alternation: seconds of measuring per profile (default ${DEFAULT_SECONDS_PER_PROFILE})`, intOption('--time', 1))
     .option('--precision <pct>', 'duet and alternation: stop once every profile\'s change is known to +-PCT % (anytime-valid confidence sequence), or at --time', pctOption('--precision', '2%', false, PRECISION_MIN))
     .option('--block-rounds <n>', `duet and alternation: measured rounds per block (default ${DEFAULT_BLOCK_ROUNDS})`, intOption('--block-rounds', 1))

@@ -1,7 +1,7 @@
 /** `hintlab vm`: argument parsing and output for A/B/A runs across kernels booted in qemu. */
 import type { Command } from 'commander';
 import { buildProbe } from '../launch/probe-build.ts';
-import { WORK_MAX } from '../bench/work-pilot.ts';
+import { WORK_MAX } from '../bench/known-work.ts';
 import { selectProfiles } from '../bench/profiles.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';

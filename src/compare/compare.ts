@@ -9,12 +9,13 @@ import { studentTQuantile } from '../stats/distributions.ts';
 import { type InsufficientData, insufficient } from '../stats/result.ts';
 import { withExactCounts, withExactRates } from './exact.ts';
 import { runLevelContrast } from './aba.ts';
+import { abbaabContrast } from './abbaab.ts';
 import { type RoleRun, checkEnvironment, checkStatus, checkUnits, environmentTable } from './checks.ts';
 import { type PairGrouping, pairedContrast, unpairedContrast } from './contrast.ts';
 import { type FamilyMember, correctFamily } from './family.ts';
 import { notRunOf } from './not-run.ts';
 import { adviceOf, powerOf } from './sensitivity.ts';
-import { moreUnitsAdvice, pairsOf, unitCount, unitsOf } from './units.ts';
+import { keyedUnitsOf, moreUnitsAdvice, pairsOf, unitCount, unitsOf } from './units.ts';
 import { busyWarnings } from './busy.ts';
 import { COMPARISON_SCHEMA, type ComparedRun, type Comparison, type ComparisonDesign, type Contrast, type DriftAnalysis, type GeometricMean, type Measures, type MultipleComparisons, type RunRole, type RunSummary, type SubjectComparison } from './types.ts';
 import type { ComparisonOptions } from './options.ts';
@@ -150,6 +151,7 @@ function driftOf(a: Side, b: Side, a2: Side | null | undefined, options: Compari
 /** B vs A: paired on unit k of each run for duet and alternation, unpaired on unit means otherwise. */
 function changeOf(a: Side, b: Side, subject: string, design: Design, options: ComparisonOptions): FamilyMember {
   const counts = countsOf([a], b, options);
+  if (design.kind === 'abbaab' && !options.roundsAsUnits) return abbaabChange(a, b, subject, design, options, counts);
   if (!isPaired(design) || options.roundsAsUnits) return { contrast: unpairedContrast('A', [a.units], 'B', b.units, options), counts };
   const pairs = pairsOf(a.run, b.run, subject);
   const dropped = pairs.dropped > 0 ? ` (${pairs.dropped} unit${pairs.dropped === 1 ? '' : 's'} measured on one side only, dropped)` : '';
@@ -164,6 +166,18 @@ function changeOf(a: Side, b: Side, subject: string, design: Design, options: Co
       advice: typeof grouping === 'object' ? `measure at least ${options.minUnits * grouping.generation} pairs (a longer --time), so that ${options.minUnits} generations of processes take part` : counts.advice,
     },
   };
+}
+
+/** abbaab: B vs A on the run levels; a run is the unit of replication, so the counts say runs. */
+function abbaabChange(a: Side, b: Side, subject: string, design: Design & { kind: 'abbaab' }, options: ComparisonOptions, counts: SideCounts): FamilyMember {
+  const why = insufficient('the abbaab runs do not record their probe processes per run, so their units cannot be grouped into runs');
+  const contrast: Contrast =
+    design.processesPerRun === null
+      ? { ...unpairedContrast('A', [a.units], 'B', b.units, options), test: why, ciPct: why, beyondThreshold: why }
+      : abbaabContrast(keyedUnitsOf(a.run, subject), keyedUnitsOf(b.run, subject), design.processesPerRun, design.order, options);
+  const { baseline, candidate } = contrast.units;
+  const unitsText = `A has ${baseline} run${baseline === 1 ? '' : 's'} and B has ${candidate} in the order ${design.order}`;
+  return { contrast, counts: { ...counts, unitsText, advice: 'measure all six runs again: hintlab bench --label-b B --design abbaab' } };
 }
 
 /** Pairs of two processes taking turns share a generation; other paired designs' pairs are independent. */

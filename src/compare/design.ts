@@ -16,6 +16,9 @@
  *     invocation (bench --label-b before designs were recorded), unpaired;
  *   - A/B/A: A2 measures the run-to-run variation, with one degree of
  *     freedom (src/compare/aba.ts);
+ *   - abbaab: six runs A B B A A B of one invocation, judged on the run
+ *     levels with a linear drift fitted beside the change, 3 degrees of
+ *     freedom (src/compare/abbaab.ts);
  *   - boots as units (vm, and session on a box over ssh: each of its boots
  *     a run of one unit, a side's boots joined by merge.ts), when the boots
  *     of A and B are interleaved in time; boots in blocks claim only as an
@@ -40,6 +43,12 @@ export type Design =
       cpu?: number | null;
     }
   | { kind: 'aba' }
+  | {
+      kind: 'abbaab';
+      /** The runs' order ('ABBAAB') and the probe processes in each run (null when not recorded: no claim). */
+      order: string;
+      processesPerRun: number | null;
+    }
   | { kind: 'boots'; order: BootOrder }
   | { kind: 'separate-runs'; advice: string };
 
@@ -97,6 +106,7 @@ function interleavedDesign(a: RunWithRounds, b: RunWithRounds): Design {
     const cpu = rec.cpu ?? a.params.cpu;
     return { kind: 'alternation', blockRounds: rec.blockRounds ?? null, seed: rec.seed ?? null, stopping: stoppingOf(a, b), processes: rec.processes ?? null, pairsPerProcess: rec.pairsPerProcess ?? null, processesPerSide: alternationProcesses(rec, a), cpu };
   }
+  if (rec.design === 'abbaab') return { kind: 'abbaab', order: rec.order, processesPerRun: rec.processesPerRun ?? null };
   return { kind: 'processes' };
 }
 
@@ -157,6 +167,13 @@ export function designText(d: Design, units: readonly number[]): string {
       return `processes: A and B probe processes interleaved A B B A in one invocation, unpaired, ${countText(units, 'unit')} per side`;
     case 'aba':
       return 'A/B/A: three separate runs, B against the midpoint of A and A2 over their difference (t with 1 degree of freedom)';
+    case 'abbaab': {
+      const each = d.processesPerRun === null ? '' : `, each of ${d.processesPerRun} probe process${d.processesPerRun === 1 ? '' : 'es'}`;
+      const order = d.order.split('').join(' ');
+      // both sides have as many runs when every run measured the subject: runs - 3 df
+      const df = units.length > 0 ? `${Math.max(0, 2 * Math.min(...units) - 3)} degrees of freedom` : 'the runs less 3 degrees of freedom';
+      return `abbaab: ${countText(units, 'run')} per side in ${d.order} order (${order})${each}, judged on the run levels with a linear drift fitted beside the change (t with ${df})`;
+    }
     case 'boots':
       return `boots as units: ${countText(units, 'boot')} per side, every boot a unit, ${bootOrderText(d.order)}`;
     case 'separate-runs':

@@ -36,10 +36,10 @@ export function subjectAlpha(options: ComparisonOptions, familySize: number): nu
  * Units of replication needed to claim `detectPct` with the stated power, in
  * the judged test's terms: enough for the test of 0 (two-sided) and for the
  * minimum-effect test (one-sided, the change minus the threshold); null when
- * more units cannot help (A/B/A's run-to-run term, a change inside the threshold).
+ * more units cannot help (A/B/A's and abbaab's run-to-run term, a change inside the threshold).
  */
 function unitsNeededFor(judged: Contrast, a: RunSummary, b: RunSummary, detectPct: number, options: ComparisonOptions, familySize: number): number | null {
-  if (judged.test.kind !== 'ok' || judged.test.method === 'run-level-t' || !(detectPct > options.thresholdPct)) return null;
+  if (judged.test.kind !== 'ok' || judged.test.method === 'run-level-t' || judged.test.method === 'drift-model-t' || !(detectPct > options.thresholdPct)) return null;
   const alpha = subjectAlpha(options, familySize);
   const rules = [
     { effectPct: detectPct, po: { alpha, power: options.power, sides: 2 as const } },
@@ -137,6 +137,9 @@ export function adviceOf(judged: Contrast, power: PowerAnalysis, a: RunSummary, 
       `one A/B/A triple estimates the run-to-run term from A vs A2 alone (1 degree of freedom, t ${fixed(studentTQuantile(1 - options.alpha / 2, 1), 1)}); ` +
       'for power, measure A and B together in one invocation (hintlab bench --label-b: duet or alternation), or boot each kernel 3 or more times (vm --repeat, session --order ABABAB)'
     );
+  }
+  if (judged.test.method === 'drift-model-t') {
+    return 'six runs in ABBAAB order judge the change against the run-to-run variation with 3 degrees of freedom; for more power, measure A and B together in one invocation (hintlab bench --label-b: duet or alternation)';
   }
   const n = unitsNeededFor(judged, a, b, target, options, familySize);
   const more = n === null ? `a ${target} % change needs more units than can be planned at this noise` : `a ${target} % change needs about ${unitCount(a.replicateUnit, n)} per side`;

@@ -21,6 +21,16 @@ export type RunToRun =
       runSdPct: number;
       /** Degrees of freedom of the estimate: 1 (one A/A2 pair). */
       df: number;
+    }
+  | {
+      /** abbaab: the residual spread of the six run levels about the fitted change and linear drift (src/compare/abbaab.ts, schema 9). */
+      kind: 'drift-model';
+      /** Standard deviation of a run's level about the fit, in % (100 x on the log scale). */
+      runSdPct: number;
+      /** Degrees of freedom: runs less 3 (3 for six runs). */
+      df: number;
+      /** The fitted drift per run, in % (100 x on the log scale). */
+      driftPerRunPct: number;
     };
 
 /** Which test decides a contrast (its p-value and its interval). */
@@ -33,6 +43,8 @@ export type TestMethod =
   | 'signed-rank'
   /** A/B/A: B - (A + A2)/2 over the run-to-run term A vs A2 showed, 1 df. */
   | 'run-level-t'
+  /** abbaab: B vs A on the six run levels (log scale) with a linear drift fitted beside it, runs - 3 df (schema 9). */
+  | 'drift-model-t'
   /** Documents before schema 8 only: a paired run stopped by a precision target, judged on the confidence sequence (src/stats/sequential.ts); such runs are now judged by the fixed-n paired t. */
   | 'anytime';
 

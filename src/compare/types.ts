@@ -89,6 +89,11 @@
  *      with method 'paired-t'). A run stopped by a precision target is
  *      judged by the fixed-n paired t ('anytime' appears only in older
  *      documents). Every field of version 7 is kept with its meaning.
+ *   9: the design 'abbaab' (six runs A B B A A B of one `bench --design
+ *      abbaab`): judged on the run levels with a linear drift fitted
+ *      beside the change (`TestMethod` 'drift-model-t', `RunToRun` kind
+ *      'drift-model', `Contrast.units` counting runs; src/compare/abbaab.ts).
+ *      Every field of version 8 is kept with its meaning.
  */
 import type { Direction, Known, ReplicateUnit, Run, Unit } from '../model.ts';
 import type { InsufficientData, Interval } from '../stats/result.ts';
@@ -98,7 +103,7 @@ import type { ProcessesPerSide } from './design.ts';
 import type { BootOrder } from './boot-order.ts';
 import type { ComparisonOptions, Correction } from './options.ts';
 
-export const COMPARISON_SCHEMA = 8;
+export const COMPARISON_SCHEMA = 9;
 
 /** A: baseline; B: candidate; A2: the baseline measured again after B. */
 export type RunRole = 'A' | 'B' | 'A2';
@@ -369,7 +374,7 @@ export interface NotRun {
 export type Measures = 'time' | 'instructions';
 
 /** The designs a comparison can rest on (src/compare/design.ts). */
-export type DesignKind = 'processes' | 'duet' | 'alternation' | 'aba' | 'boots' | 'separate-runs';
+export type DesignKind = 'processes' | 'duet' | 'alternation' | 'aba' | 'abbaab' | 'boots' | 'separate-runs';
 
 export interface ComparisonDesign {
   kind: DesignKind;

@@ -113,6 +113,13 @@ function insufficientData(reason: string): VerdictResult {
   return { verdict: 'insufficient data', reason, caveats: [] };
 }
 
+/** What the run-level designs' p rests on: the run-to-run variation and its degrees of freedom. */
+function runToRunClause(r: Contrast['runToRun']): string {
+  if (r.kind === 'from-a2') return ` (B vs A+A2, run-to-run variation from A and A2: ${formatSpreadPct(r.runSdPct)} per run, ${r.df} degree of freedom)`;
+  if (r.kind === 'drift-model') return ` (run levels in ABBAAB order: run-to-run variation ${formatSpreadPct(r.runSdPct)} per run about a fitted drift of ${formatChangePct(r.driftPerRunPct)} per run, ${r.df} degrees of freedom)`;
+  return '';
+}
+
 /** Judge one contrast (B vs A, B vs A+A2, or A2 vs A) whose family correction has been applied. */
 export function judge(contrast: Contrast, counts: SideCounts, direction: Direction, options: ComparisonOptions, measures: Measures = 'time'): VerdictResult {
   const tested = testability(contrast, counts, options);
@@ -123,7 +130,7 @@ export function judge(contrast: Contrast, counts: SideCounts, direction: Directi
   if (ciPct.kind !== 'ok') return insufficientData(ciPct.reason);
   const caveats = caveatsOf(adjusted, contrast.rank, options.alpha);
   const ci = `${Math.round(ciPct.level * 100)} % ${intervalName(contrast)} ${formatChangePctRange(ciPct.low, ciPct.high, ' to ')}`;
-  const runs = contrast.runToRun.kind === 'from-a2' ? ` (B vs A+A2, run-to-run variation from A and A2: ${formatSpreadPct(contrast.runToRun.runSdPct)} per run, ${contrast.runToRun.df} degree of freedom)` : '';
+  const runs = runToRunClause(contrast.runToRun);
   const p = `${testClause(contrast, tested.pValue, adjusted)}${runs}`;
   if (!(adjusted.pValue < options.alpha)) {
     return { verdict: 'no difference proven', reason: `${p} is not below alpha ${options.alpha}`, caveats };
@@ -223,6 +230,8 @@ export function testName(method: TestMethod): string {
       return 'signed-rank';
     case 'run-level-t':
       return 'run-level t';
+    case 'drift-model-t':
+      return 'drift-model t';
     case 'anytime':
       return 'anytime';
   }

@@ -87,7 +87,7 @@ function isPairedKind(d: UnitsDesign | undefined): boolean {
 
 /** Units of runs measured together belong to a side; with A2, or runs measured apart, to each run. */
 function perWhom(runs: RunSummary[], d: UnitsDesign | undefined): string {
-  const together = d?.kind === 'processes' || d?.kind === 'boots';
+  const together = d?.kind === 'processes' || d?.kind === 'abbaab' || d?.kind === 'boots';
   return together && !runs.some((r) => r.role === 'A2') ? 'per side' : 'per run';
 }
 

@@ -128,7 +128,7 @@ export function designLine(c: Comparison): string | undefined {
 
 /**
  * How the verdicts were decided, in two lines, with the test that decided
- * (Welch, paired t, run-level t, anytime): "Verdicts: Welch p < 0.05
+ * (Welch, paired t, run-level t, drift-model t, anytime): "Verdicts: Welch p < 0.05
  * (Holm, 15 subjects) on process means and beyond ±1 % by a one-sided
  * test (Holm); smallest claimable change 0.8-1.2 %."
  */
@@ -141,7 +141,8 @@ export function verdictRuleShort(c: Comparison): string {
   const design = (c as { design?: Comparison['design'] }).design;
   const paired = design?.kind === 'duet' || design?.kind === 'alternation';
   const pairsOn = design?.pairsPerGeneration !== undefined ? 'on generations of processes (mean B/A of their pairs)' : 'on pairs (B/A of each pair)';
-  const on = o.roundsAsUnits ? 'on rounds as units' : paired ? pairsOn : u?.known ? `on ${unitNounOf(u.value, false)} means` : 'on run means';
+  const runLevels = design?.kind === 'abbaab' ? 'on run levels in ABBAAB order (linear drift fitted)' : null;
+  const on = o.roundsAsUnits ? 'on rounds as units' : paired ? pairsOn : (runLevels ?? (u?.known ? `on ${unitNounOf(u.value, false)} means` : 'on run means'));
   const aba = c.subjects.some((s) => s.judgedOn === 'B vs A+A2') ? ', B against A+A2' : '';
   const detectable = detectableText(c);
   return (

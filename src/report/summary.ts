@@ -101,13 +101,14 @@ export function designLine(c: Comparison): string {
   return `Design: ${c.design.text}.`;
 }
 
-/** The deciding test's name in this comparison ('Welch', 'paired t', 'signed-rank', 'run-level t', 'anytime' in documents before schema 8). */
+/** The deciding test's name in this comparison ('Welch', 'paired t', 'signed-rank', 'run-level t', 'drift-model t', 'anytime' in documents before schema 8). */
 export function testNameOf(c: Comparison): string {
   for (const s of c.subjects) {
     const t = judgedContrast(s).test;
     if (t.kind === 'ok') return testName(t.method);
   }
   if (c.design.kind === 'duet' || c.design.kind === 'alternation') return 'paired t';
+  if (c.design.kind === 'abbaab') return 'drift-model t';
   return c.design.kind === 'aba' ? 'run-level t' : 'Welch';
 }
 
@@ -144,6 +145,7 @@ export function unitsMethodText(c: Comparison): string {
   const units = u === undefined ? 'units of replication' : u.known ? unitNounOf(u.value, true) : 'runs (units not recorded: one unit per run)';
   const aba = c.subjects.some((s) => s.judgedOn === 'B vs A+A2' && s.drift.kind === 'measured' && s.drift.vsPooled.runToRun.kind === 'from-a2');
   if (aba) return `Units: ${units} for A2 vs A; B vs A+A2 on run levels.`;
+  if (c.design.kind === 'abbaab') return 'Units: runs (each run\'s level the mean of its processes; B vs A on the log run levels with a linear drift fitted beside the change; Mann-Whitney on the run levels shown).';
   return `Units: ${units} (Welch's t on unit means; Mann-Whitney shown).`;
 }
 

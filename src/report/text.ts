@@ -292,6 +292,8 @@ function intervalMethodText(cmp: Comparison): string {
       return `${level} confidence sequence of the mean per-pair log ratio (Lai 1976; valid at any stopping time), as exp(.) - 1`;
     case 'run-level t':
       return `${level} t interval of B - (A + A2)/2 over the run-to-run term A vs A2 showed (1 df), in % of (A + A2)/2`;
+    case 'drift-model t':
+      return `${level} t interval of B vs A on the log run levels with a linear drift fitted beside it (runs - 3 df), as exp(.) - 1`;
     default:
       return `${level} Welch t interval of the difference of unit-mean levels, in % of A's level`;
   }

@@ -38,7 +38,7 @@ function request(over: Partial<SidesRequest> & { design?: 'duet' | 'alternation'
   return design === 'duet' ? { ...sides, design, budget } : { ...sides, design, budget, ...(seed === undefined ? {} : { seed }) };
 }
 
-test('the design follows what differs: alternation by default (in two processes for a per-process difference), whole processes on a box', () => {
+test('the design follows what differs: alternation by default (in two processes for a per-process difference), whole processes on a box, abbaab anywhere when asked', () => {
   const base = { allowedCpus: [0, 1], onHost: true, asked: null };
   assert.deepEqual(chooseDesign({ ...base, perProcess: true, global: false }), { ok: true, kind: 'alternation', note: null });
   assert.deepEqual(chooseDesign({ ...base, perProcess: false, global: true }), { ok: true, kind: 'alternation', note: null });
@@ -50,6 +50,9 @@ test('the design follows what differs: alternation by default (in two processes 
   assert.match((chooseDesign({ ...base, perProcess: true, global: false, asked: 'duet', allowedCpus: [3] }) as { error: string }).error, /--design duet needs two allowed CPUs/);
   const box = chooseDesign({ ...base, perProcess: true, global: false, onHost: false });
   assert.deepEqual([box.ok && box.kind, box.ok && /this machine only/.test(box.note ?? '')], ['processes', true]);
+  // six whole runs need nothing of this machine: asked for, abbaab runs on a box too
+  assert.deepEqual(chooseDesign({ ...base, perProcess: false, global: true, onHost: false, asked: 'abbaab' }), { ok: true, kind: 'abbaab', note: null });
+  assert.match((chooseDesign({ ...base, perProcess: true, global: false, onHost: false, asked: 'alternation' }) as { error: string }).error, /--design alternation runs on this machine only/);
 });
 
 test('a duet runs A and B at once at one barrier per block, swaps their CPUs every block, and stores pair k as replicate k of both runs', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ProbeBuild } from '../../src/launch/probe-build.ts';
 import { scriptedTarget } from '../../src/targets/fake.ts';
-import { abbaOrder, runInterleaved } from '../../src/bench/interleave.ts';
+import { abbaOrder, processPlan, runInterleaved } from '../../src/bench/interleave.ts';
 import type { InterleavedRequest, SidesRequest } from '../../src/bench/sides.ts';
 import { selectProfiles } from '../../src/bench/profiles.ts';
 import { Store } from '../../src/store/store.ts';
@@ -34,6 +34,17 @@ function request(over: Partial<SidesRequest> = {}): InterleavedRequest {
   };
 }
 
+/** A scripted probe that notes each process's seccomp filter (null: none), in the order the processes start. */
+function seccompSeen() {
+  const seen: (string | null)[] = [];
+  const target = scriptedTarget(({ args }) => {
+    const i = args.indexOf('--inject-seccomp');
+    seen.push(i < 0 ? null : args[i + 1]!);
+    return roundsScript(args);
+  });
+  return { seen, target };
+}
+
 test('probe processes alternate A B B A so a linear drift hits both sides alike', () => {
   assert.deepEqual(abbaOrder(3).join(''), 'ABBAAB');
   assert.deepEqual(abbaOrder(4).join(''), 'ABBAABBA');
@@ -44,14 +55,25 @@ test('probe processes alternate A B B A so a linear drift hits both sides alike'
   assert.equal(mean('A'), mean('B'));
 });
 
+test('abbaab runs six runs A B B A A B, each of --processes processes sharing --rounds, and records the runs\' order', async () => {
+  assert.deepEqual(processPlan('abbaab', 4, 2), { order: 'AABBBBAAAABB'.split(''), shares: [2, 2, 2, 2, 2, 2], processesPerRun: 2 });
+  assert.deepEqual(processPlan('processes', 6, 3), { order: 'ABBAAB'.split(''), shares: [2, 2, 2], processesPerRun: 3 });
+  const store = Store.open(':memory:');
+  const { seen, target } = seccompSeen();
+  const res = await runInterleaved({ ...request({ rounds: 4, processes: 2 }), design: 'abbaab' }, { store, target, probe, reader: fakeSys() });
+  assert.equal(res.state, 'complete');
+  assert.deepEqual(seen, [null, null, '64', '64', '64', '64', null, null, null, null, '64', '64']);
+  const [a, b] = res.runs;
+  assert.deepEqual(b.params.extra.interleave, { side: 'B', order: 'ABBAAB', labels: { A: 'A', B: 'B' }, injectSeccomp: { A: null, B: 64 }, clock: 'thread-cpu', files: [], design: 'abbaab', processesPerRun: 2 });
+  // 4 rounds per run over 2 processes: each process warms up once and measures 2; units 0-1 are run 1, 2-3 run 2, 4-5 run 3
+  assert.deepEqual([...new Set(a.rounds.filter((r) => r.subject === 'getppid' && !r.warmup).map((r) => r.replicate))], [0, 1, 2, 3, 4, 5]);
+  assert.equal(a.rounds.filter((r) => r.subject === 'getppid' && !r.warmup).length, 12);
+  assert.match(res.designText, /^design: abbaab: 3 runs per side in ABBAAB order, each of 2 probe processes and 4 rounds, judged on the 6 run levels/);
+});
+
 test('one invocation stores two runs, the seccomp filter only on B, each process a share of its run', async () => {
   const store = Store.open(':memory:');
-  const seen: (string | null)[] = [];
-  const target = scriptedTarget(({ args }) => {
-    const i = args.indexOf('--inject-seccomp');
-    seen.push(i < 0 ? null : args[i + 1]!);
-    return roundsScript(args);
-  });
+  const { seen, target } = seccompSeen();
   const res = await runInterleaved(request(), { store, target, probe, reader: fakeSys() });
   assert.equal(res.state, 'complete');
   assert.deepEqual(seen, [null, '64', '64', null, null, '64']);

@@ -54,6 +54,27 @@ test('--json prints both runs as one JSON array, A first', async () => {
   assert.deepEqual(docs.map((d) => [d.run.label, d.run.params.extra.interleave.side]), [['A', 'A'], ['B', 'B']]);
 });
 
+test('--design abbaab measures six runs in ABBAAB order and compare judges them on the run levels', async () => {
+  const db = join(tempDir(), 'h.db');
+  const res = await runCli(['bench', '--db', db, '--profile', 'getppid', '--ops', '500', '--warmups', '0', '--rounds', '4', '--processes', '2', '--label', 'a', '--label-b', 'b', '--inject-seccomp-b', '64', '--design', 'abbaab', '--json']);
+  assert.equal(res.code, 0, res.stderr);
+  type Doc = { run: { params: { extra: { processes: number; interleave: { order: string; design: string; processesPerRun: number } } } }; rounds: { replicate: number; warmup: boolean }[] };
+  const docs = JSON.parse(res.stdout) as Doc[];
+  for (const d of docs) {
+    assert.equal(d.run.params.extra.interleave.order, 'ABBAAB', 'the order of the runs, each of 2 processes');
+    assert.equal(d.run.params.extra.interleave.design, 'abbaab');
+    assert.equal(d.run.params.extra.interleave.processesPerRun, 2);
+    assert.equal(d.run.params.extra.processes, 6);
+    // 3 runs x 2 processes x 2 rounds: units 0-5, two rounds each
+    assert.deepEqual([...new Set(d.rounds.map((r) => r.replicate))].sort(), [0, 1, 2, 3, 4, 5]);
+    assert.equal(d.rounds.length, 12);
+  }
+  const cmp = await runCli(['compare', '--db', db, 'a', 'b']);
+  assert.equal(cmp.code, 0, cmp.stderr);
+  assert.match(cmp.stdout, /Design: abbaab: 3 runs per side in ABBAAB order \(A B B A A B\), each of 2 probe processes, judged on the run levels with a linear drift fitted beside the change \(t with 3 degrees of freedom\)\./);
+  assert.match(cmp.stdout, /drift-model t p = /);
+});
+
 // A real sysctl in a network namespace of its own: switching it cannot disturb anything else on the machine.
 const TTL = '/proc/sys/net/ipv4/ip_default_ttl';
 const netns = spawnSync('unshare', ['-n', 'true']).status === 0;
@@ -93,8 +114,8 @@ test('bad B-side flags are refused with the flag named and nothing stored', asyn
     [['--switch-file', '/nonexistent/knob=2'], /--switch-file \/nonexistent\/knob: cannot read it \(ENOENT\)/],
     [['--inject-seccomp-b', '1'], /--inject-seccomp-b must be 0 \(no filter\) or at least 2/],
     [['--label', 'X', '--label-b', 'X'], /A and B need different labels/],
-    [['--label-b', 'B', '--design', 'pairs'], /--design must be one of processes, duet, alternation, got 'pairs'/],
-    [['--inject-work-b', '3x'], /--inject-work-b takes N \(0\.\.65536 additions per call\) or PCT% \(e\.g\. 3%\), got '3x'/],
+    [['--label-b', 'B', '--design', 'pairs'], /--design must be one of processes, duet, alternation, abbaab, got 'pairs'/],
+    [['--inject-work-b', '3x'], /--inject-work-b takes N \(0\.\.65504 additions per call\) or PCT% \(e\.g\. 3%\), got '3x'/],
     [['--label-b', 'B', '--clock', 'tsc'], /--clock must be wall or cpu, got 'tsc'/],
     [['--switch-file', `${path}=2`, '--design', 'duet'], /--design duet runs A and B at the same time, so a global --switch-file cannot tell them apart/],
   ];

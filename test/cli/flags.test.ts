@@ -34,7 +34,7 @@ test('a percentage is read as a plain decimal only: hex, exponents and words are
   assert.equal(ok.code, 0, ok.stderr);
 });
 
-test('--precision and --seed are refused where nothing would read them: below 0.01 %, without a B side, with --design processes, on a box, --seed with a duet', async () => {
+test('--precision and --seed are refused where nothing would read them: below 0.01 %, without a B side, with --design processes or abbaab, on a box, --seed with a duet', async () => {
   const db = join(tempDir(), 'h.db');
   const cases: [string[], RegExp][] = [
     [['--precision', '0.001', '--label-b', 'B', '--inject-seccomp-b', '64'], /--precision must be at least 0\.01 % \(compare prints changes to 0\.01 %\)/],
@@ -42,6 +42,7 @@ test('--precision and --seed are refused where nothing would read them: below 0.
     [['--precision', '2%', '--label-b', 'B', '--design', 'processes'], /--precision applies to duet and alternation only, and --design processes measures whole probe processes .*: drop --precision/],
     [['--precision', '2%', '--label-b', 'B', '--target', 'ssh://box'], /--precision applies to duet and alternation only, and a run on a box \(--target\)/],
     [['--time', '5', '--design', 'processes', '--label-b', 'B'], /--time applies to duet and alternation only/],
+    [['--time', '5', '--design', 'abbaab', '--label-b', 'B'], /--time applies to duet and alternation only, and --design abbaab measures whole probe processes \(--rounds over --processes\): drop --time/],
     [['--block-rounds', '3'], /--block-rounds applies to an A\/B invocation/],
     [['--seed', '3'], /--seed applies to an A\/B invocation \(alternation\) only, and this run has no B side/],
     [['--seed', '3', '--label-b', 'B', '--design', 'processes'], /--seed applies to the alternation \(its random ABBA order\) only, and --design processes measures whole probe processes .*: drop --seed/],
@@ -126,7 +127,7 @@ test("bench --help states each mode's defaults as the code has them", async () =
   assert.match(help, new RegExp(`--time <seconds> duet and alternation: seconds of measuring per profile \\(default ${DEFAULT_SECONDS_PER_PROFILE}\\)`));
   assert.match(help, new RegExp(`--warmups <n> warm-up rounds per probe process, not stored as measurements \\(duet and alternation: ${PAIRED_WARMUPS} unless given\\) \\(default: 3\\)`));
   assert.match(help, /--ops <n> calls per round for every profile \(default: per profile, see bench --list; duet and alternation: a fifth of it\)/);
-  assert.match(help, /--rounds <n> measured rounds per profile \(plain runs and --design processes; duet and alternation measure for --time\) \(default: 15\)/);
+  assert.match(help, /--rounds <n> measured rounds per profile \(plain runs and --design processes; per run with --design abbaab; duet and alternation measure for --time\) \(default: 15\)/);
   const runs = (await runCli(['runs', '--help'])).stdout.replace(/\s+/g, ' ');
   assert.match(runs, /--db <path> results database \(default: \$HINTLAB_DB or ~\/\.local\/share\/hintlab\/hintlab\.db\)/);
 });

@@ -30,8 +30,8 @@ function pair(envA: Environment, envB: Environment, clock?: RoundClock): { a: Ru
 
 test('a wall-clock run that started with the load above its CPUs is named, with the load and the CPUs', () => {
   const cmp = compare(pair(load(3.5, null), load(0.2, 1.1)));
-  assert.equal(cmp.schema, 8);
-  assert.equal(COMPARISON_SCHEMA, 8);
+  assert.equal(cmp.schema, 9);
+  assert.equal(COMPARISON_SCHEMA, 9);
   assert.deepEqual(cmp.warnings?.map(({ message: _m, ...w }) => w), [{ kind: 'busy-machine', role: 'A', runId: 1, cpus: 2, loadStart: 3.5, loadEnd: null }]);
   assert.match(cmp.warnings[0]!.message, /^A \(run 1\) was timed on the wall clock on a busy machine: 1-minute load 3\.50 at the start on 2 CPUs, so its CPU was likely shared \(times and spread inflate\); measure on a quiet machine, or on the probe thread's CPU clock \(--clock cpu\)$/);
 });

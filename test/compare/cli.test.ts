@@ -50,7 +50,7 @@ describe('hintlab compare', () => {
     const r = await runCli(['compare', 'plain', 'seccomp', '--db', db, '--json', '--threshold', '0.5%', '--alpha', '0.01', '--detect', '0.5 %']);
     assert.equal(r.code, 0, r.stderr);
     const doc = JSON.parse(r.stdout) as { schema: number; options: Record<string, unknown>; regressions: string[] };
-    assert.equal(doc.schema, 8);
+    assert.equal(doc.schema, 9);
     assert.equal(doc.options.correction, 'holm');
     assert.equal(doc.options.thresholdPct, 0.5);
     assert.equal(doc.options.alpha, 0.01);

@@ -165,3 +165,49 @@ export function logNoise(random: Random, sd: number, heavy: boolean): number {
   const s = sd / Math.sqrt(0.85 + 0.15 * 25);
   return (random() < 0.15 ? 5 * s : s) * gaussian(random);
 }
+
+/**
+ * One side of `bench --design abbaab`: `levels` are its units' levels in
+ * measurement order, `processesPerRun` of them to a run (the side's runs
+ * sit at A B B A A B's positions of its letter), `rounds` rounds per unit
+ * drawn by `round` around the unit's level.
+ */
+export function abbaabRun(id: number, levels: readonly number[], processesPerRun: number, round: (level: number) => number = (l) => l, rounds = 2): RunWithRounds {
+  const r = makeRun({ id, values: { x: levels.flatMap((l) => Array.from({ length: rounds }, () => round(l))) }, units: levels.length });
+  const rec = r.params.extra.interleave!;
+  return { ...r, params: { ...r.params, extra: { interleave: { ...rec, order: 'ABBAAB', design: 'abbaab', processesPerRun } } } };
+}
+
+/**
+ * How the machine moves between the six runs of an ABBAAB simulation
+ * (test/compare/abbaab-simulation.test.ts, bench/aba-rates.ts): not at all
+ * ('normal', 'heavy': run shifts with heavy tails), a drift of one run SD
+ * per run, an AR(1) state (correlation 0.9, sd of one run SD), or a
+ * session shift of one run SD from a random run on.
+ */
+export type AbbaabScenario = 'normal' | 'heavy' | 'drift' | 'ar1' | 'shift';
+
+function abbaabMachine(random: Random, scenario: AbbaabScenario, runSd: number): number[] {
+  const six = [0, 1, 2, 3, 4, 5];
+  if (scenario === 'drift') return six.map((i) => runSd * i);
+  if (scenario === 'shift') {
+    const from = 1 + Math.floor(random() * 5);
+    return six.map((i) => (i >= from ? runSd : 0));
+  }
+  if (scenario !== 'ar1') return six.map(() => 0);
+  let s = runSd * gaussian(random);
+  return six.map((i) => (i === 0 ? s : (s = 0.9 * s + runSd * Math.sqrt(1 - 0.81) * gaussian(random))));
+}
+
+/** Six run levels in A B B A A B order, each run shifted by `runSd` (log scale) of its own, B changed by `changePct`. */
+export function abbaabLevels(random: Random, scenario: AbbaabScenario, changePct: number, runSd: number): { a: number[]; b: number[] } {
+  const state = abbaabMachine(random, scenario, runSd);
+  const a: number[] = [];
+  const b: number[] = [];
+  'ABBAAB'.split('').forEach((side, i) => {
+    const level = 100 * Math.exp(state[i]! + logNoise(random, runSd, scenario === 'heavy'));
+    if (side === 'A') a.push(level);
+    else b.push(level * (1 + changePct / 100));
+  });
+  return { a, b };
+}

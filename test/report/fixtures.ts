@@ -232,7 +232,7 @@ export function abaComparison(opts: { withA2?: boolean; unit?: Unit } = {}): Com
   const roles: RunRole[] = withA2 ? ['A', 'B', 'A2'] : ['A', 'B'];
   const perRole = (v: string[]): Partial<Record<RunRole, string>> => Object.fromEntries(roles.map((r, i) => [r, v[i] ?? '']));
   return {
-    schema: 8,
+    schema: 9,
     design: withA2
       ? { kind: 'aba', text: 'A/B/A: three separate runs, B against the midpoint of A and A2 over their difference (t with 1 degree of freedom)', processesPerSide: null, cpus: null }
       : { kind: 'separate-runs', text: 'separate runs: A and B measured apart, so a shift between runs cannot be told from a change (no claim)', processesPerSide: null, cpus: null },

@@ -14,7 +14,7 @@ test('the JSON report is a versioned document with the unit in every unit-valued
   const doc = JSON.parse(jsonReport(abaComparison(), CTX));
   assert.equal(doc.format, 'hintlab-report');
   assert.equal(doc.version, 3);
-  assert.equal(doc.comparisonSchema, 8);
+  assert.equal(doc.comparisonSchema, 9);
   assert.equal(doc.unit, 'ns/call');
   assert.equal(doc.generatedAt, '2025-01-02T03:04:05.000Z');
   const sched = doc.comparison.subjects[0];

@@ -68,7 +68,7 @@ function subject(name: string, a: number, b: number, ci: [number, number], verdi
 
 function comparison(unit: Unit): Comparison {
   return {
-    schema: 8,
+    schema: 9,
     design: { kind: 'processes', text: 'processes: A and B probe processes interleaved A B B A in one invocation, unpaired, 5 units per side', processesPerSide: null, cpus: null },
     unit,
     clock: { known: true, value: 'wall' },
