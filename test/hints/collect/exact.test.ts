@@ -7,12 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { RECORD_FILE, storeSet, type CoverageRecord } from '../../../src/hints/collect/collect.ts';
 import { exactWorkload } from '../../../src/hints/collect/exact.ts';
-import { checkKernelBuild } from '../../../src/hints/collect/exact-kernel.ts';
+import { checkKernelBuild, exactKernel, trialKernelA } from '../../../src/hints/collect/exact-kernel.ts';
+import { gatherInputs, inputKey } from '../../../src/kernel/inputs.ts';
 import { addressesToPlace, branchesDocument, branchesText, sumWindows } from '../../../src/hints/collect/exact-set.ts';
 import { guestArgs } from '../../../src/hints/collect/guest.ts';
 import { profilesWorkload } from '../../../src/hints/collect/workload.ts';
@@ -157,4 +158,19 @@ test('--exact with --branch-profiler or --profile-dirs, and --kernel-build witho
   }
   assert.deepEqual(readdirSync(env.XDG_CACHE_HOME), [], 'nothing was built');
   assert.equal(existsSync(join(env.XDG_DATA_HOME, 'hintlab')), false, 'no set was written');
+});
+
+test("without --kernel-build the trial's kernel A of the same tree is booted when its inputs are a plain build of the tree as it is now", { skip: UNIT_SKIP }, async () => {
+  const src = realpathSync(fakeTree());
+  const env = { ...process.env, XDG_CACHE_HOME: tempDir() };
+  const a = trialKernelA(src, env);
+  mkdirSync(a, { recursive: true });
+  const built = fakeBuild('6.12.118', true);
+  for (const f of ['bzImage', 'vmlinux']) writeFileSync(join(a, f), readFileSync(join(built, f)));
+  const shape = { src, patches: [], fragment: null, base: 'tinyconfig' as const, opt: 'O2' as const, out: a, label: 'A', jobs: 1, fragments: ['behave' as const] };
+  const key = inputKey(await gatherInputs(shape));
+  writeFileSync(join(a, 'hintlab-kernel.json'), JSON.stringify({ schema: 1, label: 'A', image: 'bzImage', source: { dir: src, version: '6.12.118', fingerprint: 'f' }, patches: [], fragments: ['behave'], fragmentFile: null, inputKey: key }));
+  const k = await exactKernel({ src, buildDir: join(env.XDG_CACHE_HOME, 'own'), jobs: 1, workloadConfig: [], env }, { abort: new AbortController().signal });
+  assert.deepEqual([k.dir, k.state], [a, 'reused']);
+  assert.equal(existsSync(join(env.XDG_CACHE_HOME, 'own')), false, 'nothing was built');
 });
