@@ -34,6 +34,11 @@ int run_program(const char *path, int windowed)
 		execve(path, argv, envp);
 		_exit(127);
 	}
+	return wait_program(pid, windowed);
+}
+
+int wait_program(pid_t pid, int windowed)
+{
 	int status;
 	int waited;
 	while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR)

@@ -77,20 +77,13 @@ static int run_logged(char **argv, const char *log, int windowed)
 		_exit(127);
 	}
 	close(fd);
-	int status;
-	int waited;
-	while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-		;
-	if (windowed)
-		COST_WINDOW_CLOSE();
-	if (waited < 0)
+	int rc = wait_program(pid, windowed);
+	if (rc < 0)
 		return -1;
 	/* as PID 1 the probe inherits the program's orphans: reap them */
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return rc;
 }
 
 /* Run every line of the plan until one fails; 0, or -1 with errno set when the plan cannot be read. */

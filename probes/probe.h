@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <errno.h>
+#include <sys/types.h>
 
 #define PROTO_VERSION 1
 
@@ -83,5 +84,12 @@ static inline int fail_at(long *failed_at, long i, long result)
 #define COST_WINDOW_OPEN() ((void)0)
 #define COST_WINDOW_CLOSE() ((void)0)
 #endif
+
+/*
+ * Wait for a program the probe forked (retrying on EINTR), close the cost
+ * window opened before its fork when `windowed`, and return its exit status
+ * (0-255), 128+signal, or -1 with errno set (exec.c).
+ */
+int wait_program(pid_t pid, int windowed);
 
 #endif

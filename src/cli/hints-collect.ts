@@ -45,17 +45,25 @@ function nameOption(value: string): string {
   throw new UserError(`--name '${value}': use letters, digits, '.', '_' or '-' (it names the workload in 'hintlab hints')`, 2);
 }
 
-/** Seconds the guest may take when --timeout is not given (a profiles boot takes seconds); a stress-ng workload adds three times its plan. */
+/** Seconds the guest may take when --timeout is not given (a profiles boot takes seconds); a stress-ng workload adds PLAN_FACTOR times its plan. */
 const DEFAULT_TIMEOUT_S = 1800;
 
+/**
+ * Wall seconds per planned stress-ng second the guest is given: guest
+ * seconds run at wall speed in a coverage guest; under icount (--exact) a
+ * guest second is 10^9 instructions, which TCG with the cost plugin runs
+ * in far more than a second.
+ */
+const PLAN_FACTOR: Record<CounterKind, number> = { gcov: 3, 'branch-profiler': 3, exact: 30 };
+
 /** Say what a stress-ng workload will run and cost (once, before the build); the guest's timeout. */
-function announce(choice: WorkloadChoice, timeout: number | undefined, io: CliIO): number {
+function announce(choice: WorkloadChoice, timeout: number | undefined, io: CliIO, counter: CounterKind): number {
   const w = choice.workload;
   if (w.kind !== 'stress-ng') return timeout ?? DEFAULT_TIMEOUT_S;
   const planned = stressNgPlanSeconds(w);
   io.stderr(unavailableText(choice.unavailable));
   io.stderr(guestStressNgLine(w, planned));
-  return timeout ?? DEFAULT_TIMEOUT_S + 3 * planned;
+  return timeout ?? DEFAULT_TIMEOUT_S + PLAN_FACTOR[counter] * planned;
 }
 
 /** The counter the flags ask for; conflicting flags are refused (exit 2) before anything runs. */
@@ -91,7 +99,7 @@ async function collectAction(flags: CollectFlags, io: CliIO): Promise<void> {
   }
   const buildDir = flags.buildDir ? resolve(io.cwd, flags.buildDir) : defaultBuildDir(src, scope, io.env, counter, choice.kernelConfig);
   checkCollectInputs({ src, out, scope, buildDir });
-  const timeoutSeconds = announce(choice, flags.timeout, io);
+  const timeoutSeconds = announce(choice, flags.timeout, io, counter);
   requireQemu();
   const probe = buildProbe({ static: true, env: io.env });
   const abort = new AbortController();
@@ -142,7 +150,7 @@ async function exactAction(a: { flags: CollectFlags; io: CliIO; src: string; cho
     : { kind: 'build', buildDir: flags.buildDir ? resolve(io.cwd, flags.buildDir) : defaultExactBuildDir(a.src, io.env) };
   const req = { src: a.src, out: a.out, kernel, workloadConfig: choice.kernelConfig };
   checkExactInputs(req);
-  const timeoutSeconds = exactTimeout(choice, flags.timeout, io);
+  const timeoutSeconds = announce(choice, flags.timeout, io, 'exact');
   requireQemu();
   const plugin = buildCostPlugin(io.env);
   const probe = buildProbe({ static: true, env: io.env });
@@ -162,20 +170,6 @@ async function exactAction(a: { flags: CollectFlags; io: CliIO; src: string; cho
   }
 }
 
-/**
- * The exact guest's timeout: under icount a guest second is 10^9
- * instructions, which TCG with the plugin runs in far more than a second,
- * so a stress-ng plan's guest seconds get a larger factor.
- */
-function exactTimeout(choice: WorkloadChoice, timeout: number | undefined, io: CliIO): number {
-  const w = choice.workload;
-  if (w.kind !== 'stress-ng') return timeout ?? DEFAULT_TIMEOUT_S;
-  const planned = stressNgPlanSeconds(w);
-  io.stderr(unavailableText(choice.unavailable));
-  io.stderr(guestStressNgLine(w, planned));
-  return timeout ?? DEFAULT_TIMEOUT_S + 30 * planned;
-}
-
 /** Add `hints collect` under the `hints` command. */
 export function registerHintsCollect(hints: Command, io: CliIO): void {
   // `hints` has its own --src: without positional options (which commander needs on every
@@ -193,7 +187,7 @@ export function registerHintsCollect(hints: Command, io: CliIO): void {
     .option('--out <dir>', 'where the gcov JSON set goes (default: $XDG_DATA_HOME/hintlab/coverage/<name>)')
     .option('--name <name>', 'workload name for `hintlab hints` (default: profiles, stress-ng-sched, stress-ng-<stressors>, or the program file name)', nameOption)
     .option('--accel <mode>', 'auto (KVM if a trial boot works, else TCG) or tcg', 'auto')
-    .option('--timeout <s>', `seconds the guest may take (workload and transfer; default ${DEFAULT_TIMEOUT_S}, plus 3 times the stress-ng plan)`, intOption('--timeout', 10))
+    .option('--timeout <s>', `seconds the guest may take (workload and transfer; default ${DEFAULT_TIMEOUT_S}, plus 3 times the stress-ng plan, 30 times with --exact)`, intOption('--timeout', 10))
     .option('--branch-profiler', 'build a CONFIG_PROFILE_ALL_BRANCHES kernel instead and bring back trace_stat/branch_all (every `if` of the kernel)')
     .option('--exact', "boot the kernel as built (no counters compiled in) with hintlab's qemu cost plugin and store every conditional jump's exact taken/fall-through counts with its source lines (branches.json)")
     .option('--kernel-build <dir>', 'with --exact: a finished `hintlab kernel build --out DIR` of the same tree to boot (default: build tinyconfig -O2, or reuse the trial\'s kernel A)')
