@@ -139,6 +139,42 @@ async function placeJumps(boot: ExactBoot, kernel: ExactKernel): Promise<{ doc: 
   return { doc, noLines: chains.known ? null : chains.reason, noInsns: insns.known ? null : insns.reason, seconds: { addr2line, objdump } };
 }
 
+type Placed = Awaited<ReturnType<typeof placeJumps>>;
+
+/** The set's record: how the counts were taken and what the time went to. */
+function exactRecord(req: ExactCollectRequest, src: { dir: string; version: string }, kernel: ExactKernel, boot: ExactBoot, placed: Placed, seconds: { build: number; placing: number }, plugin: CostPlugin): CoverageRecord {
+  return {
+    format: 'hintlab-coverage',
+    version: 1,
+    name: req.name,
+    source: src,
+    scope: { kind: 'all' },
+    counter: 'exact',
+    workload: req.workloadLabel,
+    kernel: { release: boot.release, buildDir: kernel.dir, configSha256: kernel.manifest.configSha256, compiler: kernel.manifest.compiler },
+    accel: 'tcg (the cost plugin needs TCG; icount and the fixed guest clock make the counts repeat)',
+    gcov: 'not used',
+    gcdaFiles: 0,
+    gcdaBytes: 0,
+    rejoinedLines: boot.rejoinedLines,
+    withoutGcno: [],
+    jsonFiles: [BRANCHES_FILE],
+    seconds: { build: seconds.build, buildReused: kernel.state !== 'built', boot: boot.bootSeconds, transfer: 0, gcov: seconds.placing },
+    exact: {
+      windows: placed.doc.windows,
+      branches: placed.doc.branches.length,
+      noLines: placed.noLines,
+      noInsns: placed.noInsns,
+      kernelFrom: kernel.state,
+      vmlinux: kernel.elf.path,
+      plugin: plugin.buildId,
+      qemu: plugin.qemuVersion,
+      seconds: placed.seconds,
+    },
+    collectedAt: new Date().toISOString(),
+  };
+}
+
 /** The whole exact collect; throws UserError with the reason on failure. */
 export async function collectExact(req: ExactCollectRequest, deps: ExactCollectDeps): Promise<CoverageRecord> {
   const src = realTree(resolve(req.src));
@@ -149,7 +185,7 @@ export async function collectExact(req: ExactCollectRequest, deps: ExactCollectD
     req.kernel.kind === 'given'
       ? checkKernelBuild(resolve(req.kernel.dir), version, src, req.workloadConfig)
       : await exactKernel({ src, buildDir: resolve(req.kernel.buildDir), jobs: req.jobs, workloadConfig: req.workloadConfig, env: req.env }, deps);
-  const buildSeconds = kernel.state === 'built' ? seconds(started) : kernel.manifest.buildSeconds;
+  const build = kernel.state === 'built' ? seconds(started) : kernel.manifest.buildSeconds;
   deps.onPhase?.(`booting ${kernel.dir} as built, with the cost plugin under TCG and icount (workload: ${req.workloadLabel})`);
   const scratch = mkdtempSync(join(tmpdir(), 'hintlab-exact-'));
   try {
@@ -159,36 +195,7 @@ export async function collectExact(req: ExactCollectRequest, deps: ExactCollectD
     const placed = await placeJumps(boot, kernel);
     return storeSet(out, (partial) => {
       writeAtomically(join(partial, BRANCHES_FILE), branchesText(placed.doc));
-      return {
-        format: 'hintlab-coverage',
-        version: 1,
-        name: req.name,
-        source: { dir: src, version },
-        scope: { kind: 'all' },
-        counter: 'exact',
-        workload: req.workloadLabel,
-        kernel: { release: boot.release, buildDir: kernel.dir, configSha256: kernel.manifest.configSha256, compiler: kernel.manifest.compiler },
-        accel: 'tcg (the cost plugin needs TCG; icount and the fixed guest clock make the counts repeat)',
-        gcov: 'not used',
-        gcdaFiles: 0,
-        gcdaBytes: 0,
-        rejoinedLines: boot.rejoinedLines,
-        withoutGcno: [],
-        jsonFiles: [BRANCHES_FILE],
-        seconds: { build: buildSeconds, buildReused: kernel.state !== 'built', boot: boot.bootSeconds, transfer: 0, gcov: seconds(started) },
-        exact: {
-          windows: placed.doc.windows,
-          branches: placed.doc.branches.length,
-          noLines: placed.noLines,
-          noInsns: placed.noInsns,
-          kernelFrom: kernel.state,
-          vmlinux: kernel.elf.path,
-          plugin: deps.plugin.buildId,
-          qemu: deps.plugin.qemuVersion,
-          seconds: placed.seconds,
-        },
-        collectedAt: new Date().toISOString(),
-      };
+      return exactRecord(req, { dir: src, version }, kernel, boot, placed, { build, placing: seconds(started) }, deps.plugin);
     });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
