@@ -36,18 +36,3 @@ int run_program(const char *path, int windowed)
 	}
 	return wait_program(pid, windowed);
 }
-
-int wait_program(pid_t pid, int windowed)
-{
-	int status;
-	int waited;
-	while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-		;
-	if (windowed)
-		COST_WINDOW_CLOSE();
-	if (waited < 0)
-		return -1;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
-}
