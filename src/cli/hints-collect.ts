@@ -16,6 +16,7 @@ import { accelLine } from '../report/vm.ts';
 import type { AccelRequest } from '../vm/accel.ts';
 import { qemuLauncher, requireQemu } from '../launch/qemu.ts';
 import { type CliIO } from './io.ts';
+import { interruptible } from './interrupt.ts';
 import { UserError } from '../errors.ts';
 import { intOption } from './options.ts';
 
@@ -102,12 +103,8 @@ async function collectAction(flags: CollectFlags, io: CliIO): Promise<void> {
   const timeoutSeconds = announce(choice, flags.timeout, io, counter);
   requireQemu();
   const probe = buildProbe({ static: true, env: io.env });
-  const abort = new AbortController();
-  const onSignal = (): void => abort.abort();
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
   let lastFiles = 0;
-  try {
+  await interruptible(async (abort) => {
     const record = await collectCoverage(
       {
         src,
@@ -124,7 +121,7 @@ async function collectAction(flags: CollectFlags, io: CliIO): Promise<void> {
         workloadConfig: choice.kernelConfig,
       },
       {
-        abort: abort.signal,
+        abort,
         launcher: qemuLauncher(),
         probeBinary: probe.path,
         onPhase: (m) => io.stderr(`${m}\n`),
@@ -136,10 +133,7 @@ async function collectAction(flags: CollectFlags, io: CliIO): Promise<void> {
     );
     if (io.isTTY && lastFiles) io.stderr('\r\x1b[K');
     io.stdout(collectSummary(record, out, io.cwd));
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+  });
 }
 
 /** `--exact`: check, then boot the kernel as built with the cost plugin (src/hints/collect/exact.ts). */
@@ -154,20 +148,13 @@ async function exactAction(a: { flags: CollectFlags; io: CliIO; src: string; cho
   requireQemu();
   const plugin = buildCostPlugin(io.env);
   const probe = buildProbe({ static: true, env: io.env });
-  const abort = new AbortController();
-  const onSignal = (): void => abort.abort();
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  try {
+  await interruptible(async (abort) => {
     const record = await collectExact(
       { ...req, workload: exactWorkload(choice.workload), workloadLabel: choice.label, name: a.name, timeoutSeconds, jobs: flags.jobs ?? availableParallelism(), env: io.env },
-      { abort: abort.signal, launcher: qemuLauncher(), probeBinary: probe.path, plugin, onPhase: (m) => io.stderr(`${m}\n`) },
+      { abort, launcher: qemuLauncher(), probeBinary: probe.path, plugin, onPhase: (m) => io.stderr(`${m}\n`) },
     );
     io.stdout(collectSummary(record, a.out, io.cwd));
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+  });
 }
 
 /** Add `hints collect` under the `hints` command. */
