@@ -116,6 +116,16 @@ async function reusableTrialA(src: string, env: NodeJS.ProcessEnv): Promise<stri
   return inputKey(await gatherInputs(shape)) === manifest.inputKey ? dir : null;
 }
 
+/** A build checkKernelBuild accepts, or null (a trial's kernel A built before hintlab's fragment had DWARF is built again). */
+function usableBuild(dir: string, version: string, src: string): ExactKernel | null {
+  try {
+    return checkKernelBuild(dir, version, src);
+  } catch (err) {
+    if (err instanceof UserError) return null;
+    throw err;
+  }
+}
+
 /** Build (or reuse) the kernel as built: tinyconfig + hintlab's fragment, -O2, and the workload's options. */
 export async function exactKernel(req: ExactBuildRequest, deps: KernelBuildDeps): Promise<ExactKernel> {
   const src = resolve(req.src);
@@ -123,7 +133,8 @@ export async function exactKernel(req: ExactBuildRequest, deps: KernelBuildDeps)
   if (!req.workloadConfig.length) {
     deps.onPhase?.('looking for a finished build of this tree (the trial\'s kernel A)');
     const trial = await reusableTrialA(src, req.env);
-    if (trial) return { ...checkKernelBuild(trial, version, src), state: 'reused' };
+    const usable = trial ? usableBuild(trial, version, src) : null;
+    if (usable) return { ...usable, state: 'reused' };
   }
   let fragment: string | null = null;
   const owned = kernelBuildDir(req.buildDir, '--build-dir');
