@@ -50,8 +50,8 @@ int restore_init_state(void);
 int save_init_state(void);
 int gcov_reset(const char *dir);
 int gcov_dump(const char *dir);
-int run_program(const char *path);
-int run_plan(const char *file);
+int run_program(const char *path, int windowed);
+int run_plan(const char *file, int windowed);
 int run_behave(const char *file, int pid1);
 int files_dump(const char *dir);
 int stdin_lease_start(int seconds, int cpu);
@@ -170,6 +170,8 @@ struct options {
 	/* coverage collection (gcov_dump.c, exec.c): NULL / 0 when not asked for */
 	const char *dump_gcov, *exec_path;
 	int reset_gcov;
+	/* --window-exec: one cost window around each program --exec or --run-plan starts (exec.c) */
+	int window_exec;
 	/* programs run from a plan file, their output files sent back (plan.c): NULL when not asked for */
 	const char *run_plan, *dump_files;
 	/* behaviour scenarios (behave.c): NULL when not asked for */
@@ -231,6 +233,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 			i++;
 		} else if (!strcmp(a, "--reset-gcov")) {
 			o->reset_gcov = 1;
+		} else if (!strcmp(a, "--window-exec")) {
+			o->window_exec = 1;
 		} else if (!strcmp(a, "--profile")) {
 			if (!v)
 				usage_error("--profile needs a name", NULL);
@@ -265,11 +269,11 @@ static void parse_args(int argc, char **argv, struct options *o)
 /* ---- the run ---- */
 
 /* The user's workload program, after the profiles: a failure to start it fails the run. */
-static void run_exec(struct probe_ctx *ctx, const char *path)
+static void run_exec(struct probe_ctx *ctx, const char *path, int windowed)
 {
 	/* the program may open cost windows of its own: none of our output may still be sending */
 	drain_console();
-	int status = run_program(path);
+	int status = run_program(path, windowed);
 	if (status < 0)
 		fail(ctx, NULL, "exec", -1, errno, path);
 	emit("exec", "path=%s status=%d", esc(path), status);
@@ -406,11 +410,11 @@ int main(int argc, char **argv)
 	}
 	cleanup_all();
 	if (o.exec_path)
-		run_exec(&ctx, o.exec_path);
+		run_exec(&ctx, o.exec_path, o.window_exec);
 	if (o.run_plan) {
 		if (is_pid1)
 			mount_for_programs();
-		if (run_plan(o.run_plan) != 0)
+		if (run_plan(o.run_plan, o.window_exec) != 0)
 			fail(&ctx, NULL, "run-plan", -1, errno, o.run_plan);
 	}
 	if (o.behave && run_behave(o.behave, is_pid1) != 0)

@@ -42,8 +42,11 @@ void mount_for_programs(void)
 	mount("tmpfs", "/tmp", "tmpfs", 0, NULL);
 }
 
-/* Run argv with its output in log; exit status (0-255), 128+signal, or -1 with errno set. */
-static int run_logged(char **argv, const char *log)
+/*
+ * Run argv with its output in log; exit status (0-255), 128+signal, or -1
+ * with errno set. `windowed`: inside one cost window, fork to wait (exec.c).
+ */
+static int run_logged(char **argv, const char *log, int windowed)
 {
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s", log);
@@ -51,8 +54,15 @@ static int run_logged(char **argv, const char *log)
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return -1;
+	if (windowed) {
+		/* the last exec line must have left the UART before the window opens */
+		drain_console();
+		COST_WINDOW_OPEN();
+	}
 	pid_t pid = fork();
 	if (pid < 0) {
+		if (windowed)
+			COST_WINDOW_CLOSE();
 		close(fd);
 		return -1;
 	}
@@ -67,20 +77,17 @@ static int run_logged(char **argv, const char *log)
 		_exit(127);
 	}
 	close(fd);
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
+	int rc = wait_program(pid, windowed);
+	if (rc < 0)
+		return -1;
 	/* as PID 1 the probe inherits the program's orphans: reap them */
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return rc;
 }
 
 /* Run every line of the plan until one fails; 0, or -1 with errno set when the plan cannot be read. */
-int run_plan(const char *file)
+int run_plan(const char *file, int windowed)
 {
 	FILE *f = fopen(file, "r");
 	if (!f)
@@ -94,7 +101,7 @@ int run_plan(const char *file)
 		argv[n] = NULL;
 		if (n < 2)
 			continue;
-		int status = run_logged(argv + 1, argv[0]);
+		int status = run_logged(argv + 1, argv[0], windowed);
 		if (status < 0) {
 			int e = errno;
 			fclose(f);

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <errno.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 
 #define PROTO_VERSION 1
 
@@ -83,5 +85,26 @@ static inline int fail_at(long *failed_at, long i, long result)
 #define COST_WINDOW_OPEN() ((void)0)
 #define COST_WINDOW_CLOSE() ((void)0)
 #endif
+
+/*
+ * Wait for a program the probe forked (retrying on EINTR), close the cost
+ * window opened before its fork when `windowed`, and return its exit status
+ * (0-255), 128+signal, or -1 with errno set. Inline: --exec (exec.c) and
+ * --run-plan (plan.c) share it without calling each other.
+ */
+static inline int wait_program(pid_t pid, int windowed)
+{
+	int status;
+	int waited;
+	while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (windowed)
+		COST_WINDOW_CLOSE();
+	if (waited < 0)
+		return -1;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
 
 #endif

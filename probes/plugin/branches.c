@@ -129,8 +129,8 @@ void branches_flush(FILE *out, unsigned long window)
 {
 	for (struct branch *b = touched, *next; b; b = next) {
 		next = b->next_touched;
-		fprintf(out, "b %lu %" PRIx64 " %" PRIx64 " %" PRIu64 " %" PRIu64 "\n", window, b->addr, b->target, b->taken,
-			b->fell);
+		fprintf(out, "b %lu %" PRIx64 " %" PRIx64 " %" PRIu64 " %" PRIu64 " %" PRIx64 "\n", window, b->addr, b->target,
+			b->taken, b->fell, b->fall);
 		b->taken = b->fell = 0;
 		b->touched = 0;
 		b->next_touched = NULL;

@@ -33,7 +33,7 @@ int is_iret(const uint8_t *data, size_t size);
  */
 void branch_step(struct branch *br, int after_iret, uint64_t next, long window);
 
-/* write `b WINDOW ADDR TARGET TAKEN FELL` per branch resolved in the window, and clear their counts */
+/* write `b WINDOW ADDR TARGET TAKEN FELL FALL` per branch resolved in the window, and clear their counts */
 void branches_flush(FILE *out, unsigned long window);
 
 #endif

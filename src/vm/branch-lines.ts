@@ -1,5 +1,5 @@
 /**
- * The cost plugin's per-branch lines, `b WINDOW ADDR TARGET TAKEN FELL`
+ * The cost plugin's per-branch lines, `b WINDOW ADDR TARGET TAKEN FELL FALL`
  * (probes/plugin/branches.c), read into the windows of its output
  * (src/vm/cost.ts). A leaf: what they mean is ./branch-counts.ts.
  */
@@ -10,6 +10,8 @@ export interface BranchCounts {
   target: bigint;
   taken: number;
   fell: number;
+  /** The address after the jump: where it goes when it falls through. */
+  fall: bigint;
 }
 
 const HEX = /^[0-9a-f]+$/;
@@ -21,11 +23,13 @@ const COUNT = /^\d+$/;
  * it first).
  */
 export function parseBranchLine(fields: readonly string[], windows: readonly { branches: BranchCounts[] }[], where: string): void {
-  const [, win, addr, target, taken, fell] = fields;
-  if (fields.length !== 6 || !win || !addr || !target || !taken || !fell || !COUNT.test(win) || !HEX.test(addr) || !HEX.test(target) || !COUNT.test(taken) || !COUNT.test(fell)) {
-    throw new Error(`${where}: bad branch line '${fields.join(' ').slice(0, 80)}' (expected 'b WINDOW ADDR TARGET TAKEN FELL')`);
+  const [, win, addr, target, taken, fell, fall] = fields;
+  const hex = [addr, target, fall];
+  const counts = [win, taken, fell];
+  if (fields.length !== 7 || !hex.every((h) => h !== undefined && HEX.test(h)) || !counts.every((c) => c !== undefined && COUNT.test(c))) {
+    throw new Error(`${where}: bad branch line '${fields.join(' ').slice(0, 80)}' (expected 'b WINDOW ADDR TARGET TAKEN FELL FALL')`);
   }
   const w = windows[Number(win)];
   if (!w) throw new Error(`${where}: branch line for window ${win}, which has no window line before it`);
-  w.branches.push({ addr: BigInt(`0x${addr}`), target: BigInt(`0x${target}`), taken: Number(taken), fell: Number(fell) });
+  w.branches.push({ addr: BigInt(`0x${addr!}`), target: BigInt(`0x${target!}`), taken: Number(taken), fell: Number(fell), fall: BigInt(`0x${fall!}`) });
 }

@@ -64,7 +64,7 @@ function readBlock(fields: readonly string[], out: CostOutput, where: string): v
 
 const ignored: LineReader = () => undefined;
 
-/** `b WINDOW ADDR TARGET TAKEN FELL`: one conditional jump's directions (./branch-lines.ts). */
+/** `b WINDOW ADDR TARGET TAKEN FELL FALL`: one conditional jump's directions (./branch-lines.ts). */
 const readBranch: LineReader = (fields, out, where) => {
   parseBranchLine(fields, out.windows, where);
 };

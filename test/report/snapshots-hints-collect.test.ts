@@ -39,3 +39,26 @@ test('the collect summary says what was profiled, what came back, where it went,
   ];
   assertSnapshot('hints-collect-summary', texts.join('---\n'));
 });
+
+test('an exact set says the kernel as built, the windows and jumps, the time after the boot, and why lines are missing when they are', () => {
+  const exact = (over: Partial<NonNullable<CoverageRecord['exact']>>): CoverageRecord =>
+    record({
+      name: 'profiles',
+      counter: 'exact',
+      scope: { kind: 'all' },
+      workload: 'profiles',
+      kernel: { release: '6.12.118', buildDir: '/work/k612/A', configSha256: 'c0', compiler: 'gcc 12.2.0' },
+      accel: 'tcg (the cost plugin needs TCG; icount and the fixed guest clock make the counts repeat)',
+      gcov: 'not used',
+      gcdaFiles: 0,
+      gcdaBytes: 0,
+      jsonFiles: ['branches.json'],
+      seconds: { build: 145.6, buildReused: false, boot: 7.68, transfer: 0, gcov: 2.5 },
+      exact: { windows: 28, branches: 1214, noLines: null, noInsns: null, kernelFrom: 'built', vmlinux: '/work/k612/A/vmlinux', plugin: 'c8fd', qemu: '7.2.22', seconds: { addr2line: 0.2, objdump: 2.3 }, ...over },
+    });
+  const texts = [
+    collectSummary(exact({}), '/data/coverage/profiles-exact', '/src/linux-6.12'),
+    collectSummary(exact({ kernelFrom: 'given', windows: 1, noLines: '/k/vmlinux has no DWARF line table (build with debug info: hintlab\'s fragment sets DEBUG_INFO_DWARF5); branches are placed by function and offset only', noInsns: 'objdump -d /k/vmlinux failed (spawn objdump ENOENT); install binutils' }), 'out', '/home/me'),
+  ];
+  assertSnapshot('hints-collect-exact-summary', texts.join('---\n'));
+});

@@ -16,15 +16,17 @@ import { parseAddr2line } from '../../src/vm/dwarf-lines.ts';
 const HEADER = 'hintlab-cost 1 target=x86_64 l1i=32768 ways=8 line=64 predictor=2bit,4096';
 const W = 'kinsn=1 uinsn=1 blocks=1 taken=1 fetches=1 misses=0 mispred=0 klines=1 kentries=1';
 
-test('branch lines are read into the window they name, with hex addresses and decimal counts', () => {
-  const out = parseCostOutput([HEADER, `w idx=0 ${W}`, 'b 0 ffffffff81000010 ffffffff81000040 3 997', `w idx=1 ${W}`, 'b 1 401624 40162d 750 250', 'end windows=2'].join('\n'), 'p.txt');
-  assert.deepEqual(out.windows[0]!.branches, [{ addr: 0xffffffff81000010n, target: 0xffffffff81000040n, taken: 3, fell: 997 }]);
-  assert.deepEqual(out.windows[1]!.branches, [{ addr: 0x401624n, target: 0x40162dn, taken: 750, fell: 250 }]);
+test('branch lines are read into the window they name, with hex addresses, decimal counts and the fall-through address', () => {
+  const out = parseCostOutput([HEADER, `w idx=0 ${W}`, 'b 0 ffffffff81000010 ffffffff81000040 3 997 ffffffff81000012', `w idx=1 ${W}`, 'b 1 401624 40162d 750 250 40162a', 'end windows=2'].join('\n'), 'p.txt');
+  assert.deepEqual(out.windows[0]!.branches, [{ addr: 0xffffffff81000010n, target: 0xffffffff81000040n, taken: 3, fell: 997, fall: 0xffffffff81000012n }]);
+  assert.deepEqual(out.windows[1]!.branches, [{ addr: 0x401624n, target: 0x40162dn, taken: 750, fell: 250, fall: 0x40162an }]);
 });
 
 test('a branch line with a field missing, or for a window not yet opened, is an error naming the file and line', () => {
-  assert.throws(() => parseCostOutput([HEADER, `w idx=0 ${W}`, 'b 0 ffff 10 3'].join('\n'), 'p.txt'), /p\.txt:3: bad branch line 'b 0 ffff 10 3' \(expected 'b WINDOW ADDR TARGET TAKEN FELL'\)/);
-  assert.throws(() => parseCostOutput([HEADER, 'b 0 ffff 10 3 4'].join('\n'), 'p.txt'), /p\.txt:2: branch line for window 0, which has no window line before it/);
+  assert.throws(() => parseCostOutput([HEADER, `w idx=0 ${W}`, 'b 0 ffff 10 3'].join('\n'), 'p.txt'), /p\.txt:3: bad branch line 'b 0 ffff 10 3' \(expected 'b WINDOW ADDR TARGET TAKEN FELL FALL'\)/);
+  assert.throws(() => parseCostOutput([HEADER, `w idx=0 ${W}`, 'b 0 ffff 10 3 4'].join('\n'), 'p.txt'), /p\.txt:3: bad branch line 'b 0 ffff 10 3 4' \(expected 'b WINDOW ADDR TARGET TAKEN FELL FALL'\)/);
+  assert.throws(() => parseCostOutput([HEADER, `w idx=0 ${W}`, 'b 0 ffff 10 3 4 zz'].join('\n'), 'p.txt'), /p\.txt:3: bad branch line/);
+  assert.throws(() => parseCostOutput([HEADER, 'b 0 ffff 10 3 4 fff5'].join('\n'), 'p.txt'), /p\.txt:2: branch line for window 0, which has no window line before it/);
 });
 
 test('addr2line output gives the innermost frame\'s line relative to the build tree, and the inlined function when it differs', () => {
@@ -49,7 +51,7 @@ test('a line in an object B copied from A\'s build names A\'s tree, and is still
 test('without a line table a boot\'s branches keep their function and offset, and the reason is said once for the boot', () => {
   const symbols = [{ addr: 0xffffffff81000000n, name: 'sys_x', size: 0x100 }];
   const got = subjectBranches(
-    [{ subject: 'getppid', ops: 1000, branches: [{ addr: 0xffffffff81000010n, target: 0xffffffff81000040n, taken: 1000, fell: 0 }] }],
+    [{ subject: 'getppid', ops: 1000, branches: [{ addr: 0xffffffff81000010n, target: 0xffffffff81000040n, taken: 1000, fell: 0, fall: 0xffffffff81000012n }] }],
     symbols,
     { known: false, reason: 'no vmlinux beside bzImage' },
   );

@@ -22,11 +22,11 @@ test('jumps are counted by the block that runs next, an interrupted one where th
     execFileSync('gcc', ['-O2', '-Wall', '-Wextra', '-Werror', '-o', harness, join(import.meta.dirname, 'fixtures', 'branches-harness.c'), join(PLUGIN_SOURCE_DIR, 'branches.c')]);
     assert.equal(execFileSync(harness, { encoding: 'utf8' }), [
       'jmp is a conditional jump: 0; iretq is an iret: 1',
-      // je: taken twice, fell through once, and once more after the interrupt; jne: fell through once
-      'b 0 2000 2107 0 1',
-      'b 0 1000 1012 2 2',
+      // je: taken twice, fell through once, and once more after the interrupt; jne (7 bytes with its prefix): fell through once
+      'b 0 2000 2107 0 1 2007',
+      'b 0 1000 1012 2 2 1002',
       // window 1: only the jne that ran in it
-      'b 1 2000 2107 1 0',
+      'b 1 2000 2107 1 0 2007',
       '',
     ].join('\n'));
   } finally {

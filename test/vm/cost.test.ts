@@ -36,7 +36,7 @@ test('a bad plugin line is refused naming the file and line', () => {
 });
 
 test('per-branch lines have their own reader and do not stop the counters being read; a kind nobody reads is refused naming the kinds', () => {
-  const withBranches = OUTPUT.replace('end windows=2', 'b 1 ffffffff81001008 ffffffff81001020 3 1\nend windows=2');
+  const withBranches = OUTPUT.replace('end windows=2', 'b 1 ffffffff81001008 ffffffff81001020 3 1 ffffffff8100100a\nend windows=2');
   assert.equal(parseCostOutput(withBranches, 'f.txt').windows.length, 2);
   assert.throws(() => parseCostOutput(OUTPUT.replace('end windows', 'q windows'), 'f.txt'), /f\.txt:5: unreadable line 'q windows=2' \(line kinds: w, t, b, end\)/);
 });

@@ -72,9 +72,27 @@ export interface CoverageRecord {
   /** .gcda files whose object has no .gcno in the build (not turned into JSON). */
   withoutGcno: string[];
   jsonFiles: string[];
-  /** boot: qemu start to exit (workload and transfer included); transfer: the .gcda dump alone. */
+  /** boot: qemu start to exit (workload and transfer included); transfer: the .gcda dump alone; gcov: from the counts to the set (an exact set: addr2line and objdump). */
   seconds: { build: number; buildReused: boolean; boot: number; transfer: number; gcov: number };
+  /** Only in an exact set (`counter: "exact"`). */
+  exact?: ExactFacts;
   collectedAt: string;
+}
+
+/** How an exact set was taken: the windows summed, the plugin, and where the time after the boot went. */
+export interface ExactFacts {
+  windows: number;
+  branches: number;
+  /** null when every jump has its source lines; else why none has. */
+  noLines: string | null;
+  /** null when every jump has objdump's text; else why none has. */
+  noInsns: string | null;
+  /** given: --kernel-build; reused: an earlier build with the same inputs; built: by this collect. */
+  kernelFrom: 'given' | 'reused' | 'built';
+  vmlinux: string;
+  plugin: string;
+  qemu: string;
+  seconds: { addr2line: number; objdump: number };
 }
 
 function dataHome(env: NodeJS.ProcessEnv): string {
@@ -101,7 +119,7 @@ export function defaultBuildDir(src: string, scope: ProfileScope, env: NodeJS.Pr
 }
 
 /** Refuse an output that is inside the tree, or an existing directory hintlab did not write. */
-function checkOut(out: string, src: string): void {
+export function checkOut(out: string, src: string): void {
   refuseNested({ flag: '--src', path: src }, { flag: '--out', path: out }, 'put the coverage set outside the kernel tree');
   if (!isExistingDirectory('--out', out, 'give a new directory (hintlab creates it) or an earlier coverage set')) return;
   const entries = readdirSync(out);
@@ -110,7 +128,8 @@ function checkOut(out: string, src: string): void {
   }
 }
 
-function seconds(fromMs: number): number {
+/** Seconds since `fromMs`, to a tenth. */
+export function seconds(fromMs: number): number {
   return Math.round((Date.now() - fromMs) / 100) / 10;
 }
 
@@ -164,37 +183,53 @@ export async function collectCoverage(req: CollectRequest, deps: CollectDeps): P
 
   started = Date.now();
   const scratch = mkdtempSync(join(tmpdir(), 'hintlab-gcov-'));
+  try {
+    return storeSet(out, (partial) => {
+      let stored: { jsonFiles: string[]; noGcno: string[] };
+      if (counter === 'gcov') {
+        deps.onPhase?.(`running gcov on ${guest.files.length} .gcda files (${formatKiB(guest.bytes)})`);
+        const { placed, noGcno } = placeGcda(guest.files, objectDir(build.dir), join(scratch, 'obj'));
+        stored = { jsonFiles: runGcov(placed, join(scratch, 'obj'), join(scratch, 'json'), partial), noGcno };
+      } else {
+        stored = { jsonFiles: [storeBranchAll(guest.files, partial, build.dir)], noGcno: [] };
+      }
+      return {
+        format: 'hintlab-coverage',
+        version: 1,
+        name: req.name,
+        source: { dir: src, version },
+        scope: req.scope,
+        counter,
+        workload: req.workloadLabel,
+        kernel: { release: guest.kernel, buildDir: build.dir, configSha256: build.manifest.configSha256, compiler: build.manifest.compiler },
+        accel: `${guest.accel.accel} (${guest.accel.why})`,
+        gcov,
+        gcdaFiles: guest.files.length,
+        gcdaBytes: guest.bytes,
+        rejoinedLines: guest.rejoinedLines,
+        withoutGcno: stored.noGcno,
+        jsonFiles: stored.jsonFiles,
+        seconds: { build: build.state === 'reused' ? build.manifest.buildSeconds : buildSeconds, buildReused: build.state === 'reused', boot: guest.bootSeconds, transfer: guest.transferSeconds, gcov: seconds(started) },
+        collectedAt: new Date().toISOString(),
+      };
+    });
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Write a set beside `out` and rename it into place: `fill` writes the
+ * set's files into the partial directory and returns its record, written
+ * last. A failure leaves no half set, and an earlier set of the same name
+ * is only replaced by a complete one.
+ */
+export function storeSet(out: string, fill: (partial: string) => CoverageRecord): CoverageRecord {
   mkdirSync(dirname(out), { recursive: true });
   // a random name made exclusively (mode 0700): nothing planted beside the output is followed
   const partial = mkdtempSync(join(dirname(out), `.${basename(out)}.partial-`));
   try {
-    let stored: { jsonFiles: string[]; noGcno: string[] };
-    if (counter === 'gcov') {
-      deps.onPhase?.(`running gcov on ${guest.files.length} .gcda files (${formatKiB(guest.bytes)})`);
-      const { placed, noGcno } = placeGcda(guest.files, objectDir(build.dir), join(scratch, 'obj'));
-      stored = { jsonFiles: runGcov(placed, join(scratch, 'obj'), join(scratch, 'json'), partial), noGcno };
-    } else {
-      stored = { jsonFiles: [storeBranchAll(guest.files, partial, build.dir)], noGcno: [] };
-    }
-    const record: CoverageRecord = {
-      format: 'hintlab-coverage',
-      version: 1,
-      name: req.name,
-      source: { dir: src, version },
-      scope: req.scope,
-      counter,
-      workload: req.workloadLabel,
-      kernel: { release: guest.kernel, buildDir: build.dir, configSha256: build.manifest.configSha256, compiler: build.manifest.compiler },
-      accel: `${guest.accel.accel} (${guest.accel.why})`,
-      gcov,
-      gcdaFiles: guest.files.length,
-      gcdaBytes: guest.bytes,
-      rejoinedLines: guest.rejoinedLines,
-      withoutGcno: stored.noGcno,
-      jsonFiles: stored.jsonFiles,
-      seconds: { build: build.state === 'reused' ? build.manifest.buildSeconds : buildSeconds, buildReused: build.state === 'reused', boot: guest.bootSeconds, transfer: guest.transferSeconds, gcov: seconds(started) },
-      collectedAt: new Date().toISOString(),
-    };
+    const record = fill(partial);
     writeAtomically(join(partial, RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`);
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- reading the umask takes the no-argument call; no worker thread creates files meanwhile
     chmodSync(partial, 0o777 & ~process.umask());
@@ -202,7 +237,6 @@ export async function collectCoverage(req: CollectRequest, deps: CollectDeps): P
     renameSync(partial, out);
     return record;
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
     rmSync(partial, { recursive: true, force: true });
   }
 }

@@ -74,15 +74,20 @@ export type GuestResult =
 /**
  * The probe's arguments (one per line in /hintlab.args). gcov counters are
  * zeroed after the workload's preparation; the branch profiler has no reset,
- * so its counts include the boot.
+ * so its counts include the boot. The exact counter's guest has one CPU
+ * (icount) and nothing to dump: the cost plugin counts inside the probe's
+ * windows, one per profile round, or one around each program it starts
+ * (`--window-exec`).
  */
 export function guestArgs(w: GuestWorkload, counter: CounterKind = 'gcov'): string[] {
+  const exact = counter === 'exact';
   const run =
     w.kind === 'profiles'
-      ? ['--cpu', '0', '--other-cpu', '1', '--warmups', '0', '--rounds', String(w.rounds), ...w.profiles.flatMap((p) => ['--profile', `${p.name}:${p.ops}`])]
+      ? ['--cpu', '0', ...(exact ? [] : ['--other-cpu', '1']), '--warmups', '0', '--rounds', String(w.rounds), ...w.profiles.flatMap((p) => ['--profile', `${p.name}:${p.ops}`])]
       : w.kind === 'program'
         ? ['--exec', GUEST_PROGRAM]
         : ['--run-plan', GUEST_STRESS_PLAN];
+  if (exact) return w.kind === 'profiles' ? run : [...run, '--window-exec'];
   return counter === 'gcov' ? [...run, '--reset-gcov', '--dump-gcov', GUEST_GCOV_DIR] : [...run, '--dump-files', GUEST_TRACE_STAT_DIR];
 }
 

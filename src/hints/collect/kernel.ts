@@ -21,11 +21,13 @@ import { writeAtomically } from '../../write-file.ts';
 export type ProfileScope = { kind: 'dirs'; dirs: string[] } | { kind: 'all' };
 
 /**
- * What counts the branches: gcov's line and arc counters, or the kernel's
+ * What counts the branches: gcov's line and arc counters, the kernel's
  * branch profiler (CONFIG_PROFILE_ALL_BRANCHES: every `if` condition's own
- * true/false counts in trace_stat/branch_all, whole kernel).
+ * true/false counts in trace_stat/branch_all, whole kernel), or hintlab's
+ * cost plugin on the kernel as built (`exact`: every conditional jump's
+ * taken and fall-through counts, exact.ts).
  */
-export type CounterKind = 'gcov' | 'branch-profiler';
+export type CounterKind = 'gcov' | 'branch-profiler' | 'exact';
 
 export interface CoverageBuildRequest {
   src: string;

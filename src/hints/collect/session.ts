@@ -29,10 +29,15 @@ export class CoverageSession {
   /** The console's other lines since the last `exec` line (stress-ng's output, kernel messages). */
   private output: string[] = [];
 
-  /** `stressors`: a stress-ng workload, one invocation per stressor in this order. */
+  /**
+   * `stressors`: a stress-ng workload, one invocation per stressor in this
+   * order. `dump`: whether the probe sends files after the workload (an
+   * exact collect's counts come from the cost plugin instead).
+   */
   constructor(
     private readonly onFile?: (files: number) => void,
     private readonly stressors?: readonly string[],
+    private readonly dump = true,
   ) {}
 
   private readonly lines = new ConsoleLines();
@@ -106,6 +111,7 @@ export class CoverageSession {
     if (!this.done && this.stressors) return `the workload did not finish (${this.execs} of ${this.stressors.length} stress-ng invocations ended)`;
     if (!this.done) return `the workload did not finish (${this.rounds} profile rounds${this.execStatus === null ? '' : ', program ran'})`;
     if (this.stressors && this.execs !== this.stressors.length) return `the guest ran ${this.execs} of ${this.stressors.length} stress-ng invocations`;
+    if (!this.dump) return null;
     const t = this.receiver.outcome();
     if (t.state === 'failed') return `${t.reason}${this.corrupt.length ? `; ${this.corrupt.length} corrupt line(s), first: ${this.corrupt[0]}` : ''}`;
     return null;
