@@ -15,8 +15,9 @@
  * objects as the tree it was built on (the first full build of the chain,
  * named in its `bisect-tree` file) plus the diff from there to this
  * commit (`git diff`): make then recompiles what differs. Where the diff
- * does not apply with patch(1) (binary files, renames), the commit gets a
- * full build of its own tree.
+ * does not apply with patch(1) (binary files, renames) or changes a
+ * symbolic link (which patch(1) would write as a regular file), the commit
+ * gets a full build of its own tree.
  *
  * The boots run in qemu here, or on the boot site of `--target` (a LAVA
  * lab: each boot one job), opened before the first build (a refused token
@@ -55,7 +56,7 @@ import { runVmMacro, type VmMacroDeps, type VmMacroPlan, type VmMacroRequest, ty
 import type { CpioEntry } from '../launch/initramfs.ts';
 import { runVm, type VmDeps, type VmRequest, type VmResult } from '../vm/runner.ts';
 import type { BootValue, BuildState } from './document.ts';
-import { diffBetween, exportTree } from '../kernel/git.ts';
+import { diffBetween, exportTree, symlinkChanged } from '../kernel/git.ts';
 import type { BisectLab, LabMeasurement } from './run.ts';
 import type { Commit } from './search.ts';
 
@@ -197,7 +198,13 @@ export class KernelLab implements BisectLab {
     const tree = await this.tree(root);
     const patch = join(this.o.out, 'patches', `${root.slice(0, 12)}-${commit.hash.slice(0, 12)}.patch`);
     mkdirSync(join(this.o.out, 'patches'), { recursive: true });
-    writeFileSync(patch, diffBetween(this.o.src, root, commit.hash));
+    const diff = diffBetween(this.o.src, root, commit.hash);
+    const link = symlinkChanged(diff);
+    if (link !== null) {
+      this.deps.onDetail?.(`the diff from ${root.slice(0, 12)} changes the symbolic link ${link}, which patch(1) would write as a regular file; a full build of ${commit.hash.slice(0, 12)} instead`);
+      return null;
+    }
+    writeFileSync(patch, diff);
     try {
       checkPatchesApply(tree, [patch]);
     } catch (err) {

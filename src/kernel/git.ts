@@ -156,6 +156,21 @@ export function diffBetween(repo: string, from: string, to: string): string {
   return r.stdout;
 }
 
+/**
+ * The path of the first symbolic link a `git diff` (diffBetween's) creates,
+ * removes or changes, or null: patch(1) writes a link's change as a regular
+ * file holding the link's target, so such a diff cannot stand for the tree.
+ */
+export function symlinkChanged(diff: string): string | null {
+  let path: string | null = null;
+  for (const line of diff.split('\n')) {
+    const header = /^diff --git a\/(.+) b\/(.+)$/.exec(line);
+    if (header) path = header[2]!;
+    else if (/^(?:new file mode|deleted file mode|old mode|new mode) 120000$|^index [0-9a-f]+\.\.[0-9a-f]+ 120000$/.test(line)) return path;
+  }
+  return null;
+}
+
 /** git diff for patch(1), the user's diff settings overridden. */
 function patchDiff(repo: string, from: string, to: string): { status: number; stdout: string; stderr: string } {
   const settings = ['-c', 'diff.noprefix=false', '-c', 'diff.mnemonicPrefix=false', '-c', 'core.quotePath=false'];
