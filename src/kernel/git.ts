@@ -137,15 +137,17 @@ export function resolveRange(repo: string, text: string, flag = '--range'): GitR
 /**
  * One commit's change against its first parent as a unified diff for
  * `patch -p1` (`a/`, `b/` prefixes, no renames, no colour, the user's diff
- * settings overridden). A change to a binary file is refused naming the
- * commit: patch(1) cannot apply it, and the built tree would not be the
- * commit's.
+ * settings overridden). A change to a binary file or a symbolic link is
+ * refused naming the commit: patch(1) cannot apply the one and writes the
+ * other as a regular file, and the built tree would not be the commit's.
  */
 export function commitPatch(repo: string, commit: GitCommit): string {
   const r = patchDiff(repo, `${commit.commit}^1`, commit.commit);
   if (r.status !== 0) throw new UserError(`git diff of ${short(commit)} failed in ${repo}: ${r.stderr}`);
   const binary = /^Binary files (.+) and (.+) differ$/m.exec(r.stdout);
   if (binary) throw new UserError(`commit ${short(commit)} changes a binary file (${binary[2]!}); patch(1) cannot apply that, so hintlab cannot build the range from its patches`, 2);
+  const link = symlinkChanged(r.stdout);
+  if (link !== null) throw new UserError(`commit ${short(commit)} changes the symbolic link ${link}; patch(1) would write it as a regular file, so hintlab cannot build the range from its patches`, 2);
   return r.stdout;
 }
 
