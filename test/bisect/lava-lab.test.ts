@@ -8,9 +8,9 @@
  * under -icount. Slow: about half a minute a job.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { findProfile } from '../../src/bench/profiles.ts';
 import { KernelLab, siteOpener } from '../../src/bisect/lab.ts';
 import { runBisect } from '../../src/bisect/run.ts';
@@ -20,7 +20,7 @@ import { buildProbe } from '../../src/launch/probe-build.ts';
 import { Store } from '../../src/store/store.ts';
 import { parsePlace } from '../../src/targets/place.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { type LavaLab, requireLava, startLava } from '../helpers/lava.ts';
+import { lavaForTests, requireLava } from '../helpers/lava.ts';
 import { boxKernels } from '../helpers/qemu-box.ts';
 import { requireAll, requireTool } from '../helpers/tools.ts';
 import { scriptedGuest } from '../trial/fakes.ts';
@@ -29,15 +29,7 @@ import { git } from './history.ts';
 const kernels = boxKernels();
 const skip = requireAll(requireLava(), requireTool('gcc', 'gcc'), requireTool('patch', 'patch'), kernels ? false : 'needs two different Debian cloud kernels: run test/fixtures/fetch-box-kernels.sh (needs apt access)');
 const dir = tempDir('hintlab-bisect-lava-lab-');
-let lab: LavaLab | null = null;
-
-before(() => {
-  if (!skip) lab = startLava(1);
-});
-after(() => {
-  lab?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const labOf = lavaForTests(skip, dir);
 
 /** Six commits after a base; the fourth switches `kernel` from the older cloud kernel to the newer one. */
 function history(src: string, older: string, newer: string): string[] {
@@ -72,6 +64,7 @@ function copyBuild(req: KernelBuildRequest): Promise<{ state: 'built'; dir: stri
 }
 
 test('a bisect whose boots are LAVA jobs on a real lab finds the commit that moved to the other kernel, in exact mode', { skip, timeout: 1_800_000 }, async () => {
+  const lab = labOf();
   assert.ok(lab && kernels);
   const [newer, older] = kernels;
   const src = join(dir, 'linux');
