@@ -131,11 +131,12 @@ interface Checked {
  * which are part of every step's key.
  */
 function makeLab(opts: BisectOptions, io: CliIO, c: Checked, measure: Measure, deps: { store: Store; abort: AbortSignal; say: (line: string) => void; progress: ReturnType<typeof compileProgress> }): { lab: BisectLab; probeId: string; pluginId: string | null } {
-  const fake = io.services?.bisect?.lab;
-  if (fake) return { lab: fake, probeId: 'scripted', pluginId: null };
+  const given = io.services?.bisect;
+  if (given?.lab) return { lab: given.lab, probeId: 'scripted', pluginId: null };
   // the kernels are built here wherever they boot; the LAVA worker runs its own qemu
   if (c.place.kind === 'qemu') requireQemu();
-  const probe = buildProbe({ static: true, env: io.env });
+  const probe = given?.probe ?? buildProbe({ static: true, env: io.env });
+  const cacheDir = given?.cacheDir;
   const costPlugin = measure.cost ? buildCostPlugin(io.env) : undefined;
   const lab = new KernelLab(
     {
@@ -143,8 +144,8 @@ function makeLab(opts: BisectOptions, io: CliIO, c: Checked, measure: Measure, d
       ops: opts.ops ?? null, rounds: opts.rounds, warmups: opts.warmups, timeoutSeconds: opts.timeout, command: c.command, invocation: { ...invocationOf(io), argv: redactLavaTokens(io.argv ?? []) }, hintlabVersion: VERSION,
     },
     {
-      store: deps.store, launcher: qemuLauncher(), probe, abort: deps.abort, costPlugin, onDetail: (line) => deps.say(`      ${line}`), onCompiled: (n, obj) => deps.progress.update(n, obj),
-      openSite: siteOpener(c.place, { probe, onEvent: (e) => deps.say(`      ${siteEventText(e).trimEnd()}`) }),
+      store: deps.store, launcher: qemuLauncher(), probe, abort: deps.abort, costPlugin, cacheDir, services: given?.services, onDetail: (line) => deps.say(`      ${line}`), onCompiled: (n, obj) => deps.progress.update(n, obj),
+      openSite: siteOpener(c.place, { probe, cacheDir, pollMs: given?.pollMs, onEvent: (e) => deps.say(`      ${siteEventText(e).trimEnd()}`) }),
     },
   );
   return { lab, probeId: probe.buildId, pluginId: costPlugin?.buildId ?? null };

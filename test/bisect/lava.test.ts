@@ -20,6 +20,7 @@ import type { Store } from '../../src/store/store.ts';
 import { parsePlace } from '../../src/targets/place.ts';
 import type { SiteEvent } from '../../src/targets/site.ts';
 import { type FakeJobScript, type FakeLava, startFakeLava } from '../helpers/fake-lava.ts';
+import { runCli } from '../helpers/cli.ts';
 import { requireTool } from '../helpers/tools.ts';
 import { miniBuild, probeLines, scriptedGuest, unusedProbe, type ScriptedGuest } from '../trial/fakes.ts';
 import { inMiniHistory, perCall } from './history.ts';
@@ -148,4 +149,22 @@ test('Ctrl-C during a step asks LAVA to cancel its job and ends the bisect as in
     });
     const job = fake.jobs.at(-1)!;
     assert.ok(fake.cancels.includes(job.id), 'the submitted job was cancelled');
+  }));
+
+test('hintlab bisect --target lava:// says the lab\'s devices and each job on stderr, and a token the lab refuses is said before anything builds', { skip }, () =>
+  inMiniHistory(async (dir, _store, src) => {
+    scriptJobs();
+    const built: string[] = [];
+    const services = { bisect: { services: { buildKernel: miniBuild(built) }, probe: unusedProbe(dir), cacheDir: dir, pollMs: 5 } };
+    const args = ['bisect', '--src', src, '--good', 'v1', '--bad', 'master', '--profile', 'getppid', '--ops', '1000', '--rounds', '5', '--warmups', '1', '--target', `lava://${fake.url}/qemu`, '--out', join(dir, 'area'), '--db', join(dir, 'cli.db')];
+    const refused = await runCli(args, { services, env: { HINTLAB_LAVA_TOKEN: 'wrong-token' } });
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /refused the token/);
+    assert.deepEqual(built, [], 'nothing was built');
+    const r = await runCli(args, { services, env: { HINTLAB_LAVA_TOKEN: 'lab-token' } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^ {6}LAVA devices: qemu01$/m);
+    assert.match(r.stderr, new RegExp(`^ {8}LAVA job \\d+ queued: http://${fake.url}/scheduler/job/\\d+$`, 'm'));
+    assert.match(r.stdout, /^first bad commit: [0-9a-f]{40}\n {2}subject: copy the attr: cost 50$/m);
+    assert.match(r.stdout, new RegExp(`^boots: on lava://${fake.url}/qemu, each boot one LAVA job`, 'm'));
   }));
