@@ -82,7 +82,7 @@ export interface BisectDeps {
   onEvent?(event: BisectEvent): void;
 }
 
-/** A step as stored; `target` (absent in steps stored before it was kept: qemu here) says where it booted. */
+/** A step as stored; `target` says where it booted (absent or null: qemu here). */
 type Stored = ({ state: 'measured'; boots: BootValue[] } | { state: 'skip'; reason: string }) & { target?: string | null };
 
 function isStored(v: unknown): v is Stored {
@@ -102,7 +102,7 @@ class Steps {
   ) {}
 
   private key(commit: Commit): string {
-    // a step booted on a lab has its own key; qemu here keeps the key it always had
+    // a step booted on a lab has its own key; qemu here adds nothing, so steps stored without a target still match
     const target = this.req.target === null ? {} : { target: this.req.target };
     return createHash('sha256').update(JSON.stringify({ schema: 1, commit: commit.hash, metric: this.req.metric, ...this.req.keyInputs, ...target })).digest('hex');
   }
