@@ -7,13 +7,14 @@
  *
  * Format history (BISECT_SCHEMA):
  *   1: first version.
+ *   2: `target`: where the boots ran (a LAVA lab's address), null for qemu here.
  */
 import type { FunctionChange } from '../compare/cost-functions.ts';
 import type { BisectMode } from './mode.ts';
 import type { Commit, SearchOutcome, Side } from './search.ts';
 
 export const BISECT_FORMAT = 'hintlab-bisect';
-export const BISECT_SCHEMA = 1;
+export const BISECT_SCHEMA = 2;
 
 /** One boot of a step: its value, and the stored run that holds it (null from a fake lab). */
 export interface BootValue {
@@ -43,6 +44,8 @@ export interface BisectDocument {
   format: typeof BISECT_FORMAT;
   schema: typeof BISECT_SCHEMA;
   src: string;
+  /** `--target`'s address without its token (`lava://lab/qemu`), null for qemu on this machine. */
+  target: string | null;
   refs: { good: string; bad: string };
   good: Commit;
   bad: Commit;

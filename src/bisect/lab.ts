@@ -15,11 +15,21 @@
  * objects as the tree it was built on (the first full build of the chain,
  * named in its `bisect-tree` file) plus the diff from there to this
  * commit (`git diff`): make then recompiles what differs. Where the diff
- * does not apply with patch(1) (binary files, renames), the commit gets a
- * full build of its own tree.
+ * does not apply with patch(1) (binary files, renames) or changes a
+ * symbolic link (which patch(1) would write as a regular file), the commit
+ * gets a full build of its own tree.
+ *
+ * The boots run in qemu here, or on the boot site of `--target` (a LAVA
+ * lab: each boot one job), opened before the first build (a refused token
+ * or a device type without devices is said before an hour of builds) and
+ * closed by close().
  *
  * A build that fails or a boot that fails is a skip with the reason; an
- * interrupt (the abort signal) is not, and ends the bisect.
+ * interrupt (the abort signal) is not, and ends the bisect. On a site, a
+ * boot whose job did not complete ends the bisect too (LabStopped): LAVA
+ * ends a job Incomplete both for a kernel that did not come up and for a
+ * device or lab that failed, and a skip for a lab's failure would move the
+ * search past a commit that was never measured.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,6 +45,9 @@ import type { VmLauncher } from '../launch/qemu.ts';
 import type { ProbeBuild } from '../launch/probe-build.ts';
 import { measuredValues } from '../model.ts';
 import type { RunInvocation } from '../run-record.ts';
+import { readEnvironment } from '../environment/read.ts';
+import { openBootSite, type BootPlace } from '../targets/factory.ts';
+import type { BootSite, SiteContext } from '../targets/site.ts';
 import { isSample, mean } from '../stats/descriptive.ts';
 import type { Store } from '../store/store.ts';
 import type { CostModel, CostPlugin } from '../vm/cost-plugin.ts';
@@ -43,7 +56,7 @@ import { runVmMacro, type VmMacroDeps, type VmMacroPlan, type VmMacroRequest, ty
 import type { CpioEntry } from '../launch/initramfs.ts';
 import { runVm, type VmDeps, type VmRequest, type VmResult } from '../vm/runner.ts';
 import type { BootValue, BuildState } from './document.ts';
-import { diffBetween, exportTree } from '../kernel/git.ts';
+import { diffBetween, exportTree, symlinkChanged } from '../kernel/git.ts';
 import type { BisectLab, LabMeasurement } from './run.ts';
 import type { Commit } from './search.ts';
 
@@ -97,6 +110,16 @@ export interface KernelLabDeps {
   stressNgEntries?: CpioEntry[];
   onDetail?: (line: string) => void;
   onCompiled?: (count: number, object: string) => void;
+  /** Opens where the boots run when not in qemu here (a LAVA lab): siteOpener's; absent: qemu here. */
+  openSite?: () => Promise<BootSite>;
+}
+
+/** A boot on a site whose job did not complete: the bisect stops there (exit status 1), naming the job. */
+export class LabStopped extends UserError {
+  constructor(message: string) {
+    super(message, 1);
+    this.name = 'LabStopped';
+  }
 }
 
 /** What decides a commit's build besides the commit: part of its directory's name. */
@@ -119,6 +142,8 @@ type Built = { state: 'built'; dir: string; build: BuildState } | { state: 'fail
 export class KernelLab implements BisectLab {
   private readonly services: KernelLabServices;
   private readonly inputs: string;
+  /** The boot site once opened (only with deps.openSite). */
+  private site: BootSite | null = null;
 
   constructor(
     private readonly o: KernelLabOptions,
@@ -173,7 +198,13 @@ export class KernelLab implements BisectLab {
     const tree = await this.tree(root);
     const patch = join(this.o.out, 'patches', `${root.slice(0, 12)}-${commit.hash.slice(0, 12)}.patch`);
     mkdirSync(join(this.o.out, 'patches'), { recursive: true });
-    writeFileSync(patch, diffBetween(this.o.src, root, commit.hash));
+    const diff = diffBetween(this.o.src, root, commit.hash);
+    const link = symlinkChanged(diff);
+    if (link !== null) {
+      this.deps.onDetail?.(`the diff from ${root.slice(0, 12)} changes the symbolic link ${link}, which patch(1) would write as a regular file; a full build of ${commit.hash.slice(0, 12)} instead`);
+      return null;
+    }
+    writeFileSync(patch, diff);
     try {
       checkPatchesApply(tree, [patch]);
     } catch (err) {
@@ -236,27 +267,38 @@ export class KernelLab implements BisectLab {
 
   private runBoots(kernel: VmKernel, boots: number): Promise<VmResult | VmMacroResult> {
     const { store, launcher, probe, abort, costPlugin, cacheDir, stressNgEntries } = this.deps;
+    const site = this.site;
     const common = { ...this.bootCommon(kernel.label, boots), kernels: [kernel] };
     const s = this.o.stress;
     if (s) {
+      if (site) throw new Error(`stress-ng boots run in qemu here, not on ${site.name}`);
       const req: VmMacroRequest = { ...common, stressors: s.plan.stressors, sets: [], instances: '1', seconds: s.seconds, repeats: s.repeats };
       return this.services.runVmMacro(req, s.plan, { store, launcher, probe, abort, cacheDir, ...(stressNgEntries ? { stressNgEntries } : {}) });
     }
     if (!this.o.profile) throw new Error('a kernel lab boots a profile or a stressor');
     const req: VmRequest = { ...common, profiles: [this.o.profile], ops: this.o.ops, rounds: this.o.rounds, warmups: this.o.warmups, cost: this.o.cost };
-    return this.services.runVm(req, { store, launcher, probe, abort, costPlugin, cacheDir });
+    return this.services.runVm(req, { store, launcher, probe, abort, costPlugin, cacheDir, ...(site ? { site } : {}) });
   }
 
   private async boot(commit: Commit, dir: string, boots: number): Promise<BootValue[] | string> {
     const label = commit.hash.slice(0, 12);
     const result = await this.runBoots(resolveKernel(`${label}=${dir}`, this.o.out), boots);
-    if (result.state === 'interrupted') throw new UserError(`interrupted while booting ${label}; qemu was stopped`, 130);
+    const site = this.site;
+    if (result.state === 'interrupted') throw new UserError(`interrupted while booting ${label}; ${site ? `its LAVA job on ${site.name} was asked to cancel` : 'qemu was stopped'}`, 130);
     const failed = result.steps.find((s) => s.state === 'failed');
+    if (failed && site && !this.jobCompleted(failed.runId)) {
+      throw new LabStopped(
+        `${label} (${commit.subject}): boot failed on ${site.name} (run #${failed.runId}): ${failed.reason}\n` +
+          'the bisect stops: LAVA does not tell a kernel that did not come up from a device or lab that failed, so this commit is not skipped; ' +
+          'look at the job, then run the bisect again (the commits stored so far are reused)',
+      );
+    }
     if (failed) return `boot failed (run #${failed.runId}): ${failed.reason}`;
     return result.steps.map((s) => ({ value: this.bootValue(s.runId), runId: s.runId }));
   }
 
   async measure(commit: Commit, boots: number, history: readonly Commit[]): Promise<LabMeasurement> {
+    if (this.deps.openSite && !this.site) this.site = await this.deps.openSite();
     const built = await this.build(commit, history);
     if (built.state === 'failed') return { state: 'skip', reason: built.reason };
     this.deps.onDetail?.(`${commit.hash.slice(0, 12)}: ${built.build === 'reused' ? 'kernel reused' : `kernel ${built.build}`}; booting ${boots}x under -icount${this.o.stress ? ' with stress-ng' : ''}`);
@@ -265,7 +307,23 @@ export class KernelLab implements BisectLab {
     return { state: 'measured', boots: values, build: built.build };
   }
 
-  close(): void {
-    rmSync(join(this.o.out, 'trees'), { recursive: true, force: true });
+  /** Whether the run's last LAVA job ended Complete (the kernel booted and the lab worked; the probe's run failed). */
+  private jobCompleted(runId: number): boolean {
+    const env = readEnvironment(this.deps.store.getRun(runId));
+    const jobs = env.where === 'guest' ? env.lava?.jobs : undefined;
+    return jobs?.at(-1)?.health === 'Complete';
   }
+
+  async close(): Promise<void> {
+    rmSync(join(this.o.out, 'trees'), { recursive: true, force: true });
+    const site = this.site;
+    this.site = null;
+    await site?.close();
+  }
+}
+
+/** KernelLabDeps.openSite for `place`: undefined for qemu here, else the opening of its `--target` site (a bisect's boots count under -icount). */
+export function siteOpener(place: BootPlace, ctx: Pick<SiteContext, 'probe' | 'cacheDir' | 'pollMs' | 'onEvent'>): (() => Promise<BootSite>) | undefined {
+  if (place.kind === 'qemu') return undefined;
+  return () => openBootSite(place, { ...ctx, icount: true, labelPrefix: 'bisect-' });
 }

@@ -44,8 +44,8 @@ export type LabMeasurement = { state: 'measured'; boots: BootValue[]; build: Bui
 export interface BisectLab {
   /** Build `commit` (from a built neighbour in `history` where it can) and boot it `boots` times. */
   measure(commit: Commit, boots: number, history: readonly Commit[]): Promise<LabMeasurement>;
-  /** Remove what the lab exported for the builds (the builds themselves stay for a rerun). */
-  close(): void;
+  /** Remove what the lab exported for the builds (the builds themselves stay for a rerun), and close the boot site it opened. */
+  close(): void | Promise<void>;
 }
 
 export interface BisectRequest {
@@ -60,6 +60,13 @@ export interface BisectRequest {
   keyInputs: Record<string, unknown>;
   /** Reuse stored skips too instead of trying those commits again. */
   resume: boolean;
+  /**
+   * Where the boots run: `--target`'s address without its token
+   * (`lava://lab/qemu`), null for qemu on this machine. Part of every step's
+   * key and stored with the step: a lab's qemu device boots with its own CPU
+   * model and kernel command line, so its counts are not this machine's.
+   */
+  target: string | null;
   command: string;
 }
 
@@ -75,7 +82,8 @@ export interface BisectDeps {
   onEvent?(event: BisectEvent): void;
 }
 
-type Stored = { state: 'measured'; boots: BootValue[] } | { state: 'skip'; reason: string };
+/** A step as stored; `target` says where it booted (absent or null: qemu here). */
+type Stored = ({ state: 'measured'; boots: BootValue[] } | { state: 'skip'; reason: string }) & { target?: string | null };
 
 function isStored(v: unknown): v is Stored {
   const s = v as { state?: unknown; boots?: unknown; reason?: unknown } | null;
@@ -94,7 +102,9 @@ class Steps {
   ) {}
 
   private key(commit: Commit): string {
-    return createHash('sha256').update(JSON.stringify({ schema: 1, commit: commit.hash, metric: this.req.metric, ...this.req.keyInputs })).digest('hex');
+    // a step booted on a lab has its own key; qemu here adds nothing, so steps stored without a target still match
+    const target = this.req.target === null ? {} : { target: this.req.target };
+    return createHash('sha256').update(JSON.stringify({ schema: 1, commit: commit.hash, metric: this.req.metric, ...this.req.keyInputs, ...target })).digest('hex');
   }
 
   /** At least `boots` boots of `commit`, stored ones first; a skip says why. */
@@ -118,7 +128,8 @@ class Steps {
       throw err;
     }
     const all: LabMeasurement = m.state === 'measured' ? { ...m, boots: [...have, ...m.boots] } : m;
-    const result: Stored = all.state === 'measured' ? { state: 'measured', boots: all.boots } : { state: 'skip', reason: all.reason };
+    const target = this.req.target;
+    const result: Stored = all.state === 'measured' ? { state: 'measured', boots: all.boots, target } : { state: 'skip', reason: all.reason, target };
     store.trials.stepFinished(this.trialId, name, { key, state: 'done', result, seconds: seconds(), error: null });
     return { m: all, reused: false, seconds: seconds() };
   }
@@ -213,6 +224,7 @@ async function search(req: BisectRequest, deps: BisectDeps, trialId: number, sta
     format: BISECT_FORMAT,
     schema: BISECT_SCHEMA,
     src: req.src,
+    target: req.target,
     refs: { good: req.good, bad: req.bad },
     good,
     bad,
@@ -244,7 +256,10 @@ export async function runBisect(req: BisectRequest, deps: BisectDeps): Promise<B
     deps.store.trials.finish(trialId, 'failed', err instanceof Error ? err.message : String(err));
     throw err;
   } finally {
-    deps.lab.close();
-    unlock();
+    try {
+      await deps.lab.close();
+    } finally {
+      unlock();
+    }
   }
 }

@@ -2,14 +2,16 @@
  * `hintlab bisect --src GIT_TREE --good REF --bad REF --profile NAME`:
  * argument parsing, progress lines on stderr, and the report on stdout (or
  * -o FILE). The work is src/bisect/run.ts's runBisect with the kernel lab
- * of src/bisect/lab.ts; the words are src/report/bisect.ts's.
+ * of src/bisect/lab.ts (its boots in qemu here, or on the LAVA lab of
+ * `--target`, parsed by src/targets/place.ts like vm's); the words are
+ * src/report/bisect.ts's.
  */
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { KernelLab } from '../bisect/lab.ts';
+import { KernelLab, siteOpener } from '../bisect/lab.ts';
 import { runBisect, type BisectLab } from '../bisect/run.ts';
 import type { BisectMetric } from '../bisect/document.ts';
 import { UserError } from '../errors.ts';
@@ -17,6 +19,10 @@ import { COST_METRICS } from '../cost-counters.ts';
 import { buildProbe } from '../launch/probe-build.ts';
 import { qemuLauncher, requireQemu } from '../launch/qemu.ts';
 import { BISECT_REPORTERS, bisectEventLine } from '../report/bisect.ts';
+import { siteEventText } from '../report/vm.ts';
+import type { BootPlace } from '../targets/factory.ts';
+import { redactLavaTokens } from '../targets/lava/address.ts';
+import { parsePlace } from '../targets/place.ts';
 import { shellLine } from '../shell.ts';
 import { dbPathFrom } from '../store/path.ts';
 import { Store } from '../store/store.ts';
@@ -59,6 +65,7 @@ interface BisectOptions {
   output?: string;
   db?: string;
   jobs?: number;
+  target?: string;
 }
 
 const EXTENSIONS = { '.json': ['json'], '.txt': ['text'], '.eml': ['lkml'] } as const;
@@ -115,26 +122,38 @@ interface Checked {
   base: ReturnType<typeof configBase>;
   opt: ReturnType<typeof optLevel>;
   command: string;
+  place: BootPlace;
 }
 
-/** The kernel lab (or the scripted one of a test) and the builds of the probe and the cost plugin it boots with, which are part of every step's key. */
+/**
+ * The kernel lab (or the scripted one of a test) at the place the flags
+ * name, and the builds of the probe and the cost plugin it boots with,
+ * which are part of every step's key.
+ */
 function makeLab(opts: BisectOptions, io: CliIO, c: Checked, measure: Measure, deps: { store: Store; abort: AbortSignal; say: (line: string) => void; progress: ReturnType<typeof compileProgress> }): { lab: BisectLab; probeId: string; pluginId: string | null } {
-  const fake = io.services?.bisect?.lab;
-  if (fake) return { lab: fake, probeId: 'scripted', pluginId: null };
-  requireQemu();
-  const probe = buildProbe({ static: true, env: io.env });
+  const given = io.services?.bisect;
+  if (given?.lab) return { lab: given.lab, probeId: 'scripted', pluginId: null };
+  // the kernels are built here wherever they boot; the LAVA worker runs its own qemu
+  if (c.place.kind === 'qemu') requireQemu();
+  const probe = given?.probe ?? buildProbe({ static: true, env: io.env });
+  const cacheDir = given?.cacheDir;
   const costPlugin = measure.cost ? buildCostPlugin(io.env) : undefined;
   const lab = new KernelLab(
     {
       src: c.src, out: c.out, base: c.base, fragment: c.fragment, opt: c.opt, jobs: opts.jobs ?? availableParallelism(), profile: measure.profile, stress: measure.stress, metric: measure.metric.name, cost: measure.cost,
-      ops: opts.ops ?? null, rounds: opts.rounds, warmups: opts.warmups, timeoutSeconds: opts.timeout, command: c.command, invocation: invocationOf(io), hintlabVersion: VERSION,
+      ops: opts.ops ?? null, rounds: opts.rounds, warmups: opts.warmups, timeoutSeconds: opts.timeout, command: c.command, invocation: { ...invocationOf(io), argv: redactLavaTokens(io.argv ?? []) }, hintlabVersion: VERSION,
     },
-    { store: deps.store, launcher: qemuLauncher(), probe, abort: deps.abort, costPlugin, onDetail: (line) => deps.say(`      ${line}`), onCompiled: (n, obj) => deps.progress.update(n, obj) },
+    {
+      store: deps.store, launcher: qemuLauncher(), probe, abort: deps.abort, costPlugin, cacheDir, services: given?.services, onDetail: (line) => deps.say(`      ${line}`), onCompiled: (n, obj) => deps.progress.update(n, obj),
+      openSite: siteOpener(c.place, { probe, cacheDir, pollMs: given?.pollMs, onEvent: (e) => deps.say(`      ${siteEventText(e).trimEnd()}`) }),
+    },
   );
   return { lab, probeId: probe.buildId, pluginId: costPlugin?.buildId ?? null };
 }
 
 async function bisectAction(opts: BisectOptions, io: CliIO, formatGiven: boolean): Promise<void> {
+  // where the boots run, with every conflict of --target refused before anything else is looked at
+  const place = parsePlace('bisect', { target: opts.target === undefined ? [] : [opts.target], cost: opts.cost, costModel: opts.costModel, metric: opts.metric, followsStressor: opts.stressor !== undefined }, io.env);
   const measure = await checkedMeasure(opts, io);
   const format = outputFormat({ format: opts.format, given: formatGiven, output: opts.output }, EXTENSIONS);
   const src = resolve(io.cwd, opts.src);
@@ -144,7 +163,9 @@ async function bisectAction(opts: BisectOptions, io: CliIO, formatGiven: boolean
     fragment: opts.configFragment ? resolve(io.cwd, opts.configFragment) : null,
     base: configBase(opts.base, io.cwd),
     opt: optLevel(opts.opt),
-    command: shellLine(['hintlab', ...(io.argv ?? [])]),
+    // a LAVA token typed in --target stays out of the store
+    command: shellLine(['hintlab', ...redactLavaTokens(io.argv ?? [])]),
+    place,
   };
   const dbPath = dbPathFrom(opts.db, io.env);
   const store = Store.open(dbPath);
@@ -160,7 +181,7 @@ async function bisectAction(opts: BisectOptions, io: CliIO, formatGiven: boolean
       const boots = s ? { seconds: s.seconds, repeats: s.repeats, stressNg: s.plan.stressNgVersion } : { ops: opts.ops ?? null, rounds: opts.rounds, warmups: opts.warmups };
       const keyInputs = { base: c.base, fragment: fragmentHash(c.fragment), opt: c.opt, probe: probeId, plugin: pluginId, ...boots };
       return runBisect(
-        { src, good: opts.good, bad: opts.bad, out: c.out, metric: measure.metric, keyInputs, resume: opts.resume === true, command: c.command },
+        { src, good: opts.good, bad: opts.bad, out: c.out, metric: measure.metric, keyInputs, resume: opts.resume === true, command: c.command, target: place.kind === 'qemu' ? null : place.address.name },
         { store, lab, onEvent: (e) => say(bisectEventLine(e, measure.metric)) },
       );
     });
@@ -194,6 +215,7 @@ export function registerBisect(program: Command, io: CliIO): void {
     .option('--rounds <n>', 'measured rounds per boot', intOption('--rounds', 1), 5)
     .option('--warmups <n>', 'warm-up rounds per boot', intOption('--warmups', 0), 1)
     .option('--timeout <s>', 'seconds one boot may take before qemu is killed', intOption('--timeout', 5), 600)
+    .option('--target <lava-url>', 'boot on a LAVA lab instead of qemu here: lava://[TOKEN@]SERVER[:PORT]/DEVICE_TYPE[?tags=a,b&serve=HOST:PORT], each boot one LAVA job, the kernels built here (token also from $HINTLAB_LAVA_TOKEN; docs/lava.md)')
     .option('--resume', 'reuse stored skips too (a rerun always reuses stored builds and boots, and tries skipped commits again)')
     .option('--format <fmt>', `report format: ${Object.keys(BISECT_REPORTERS).join(', ')} (default: from the extension of -o, else text)`, formatOption, 'text')
     .option('-o, --output <file>', 'write the report to FILE (atomically) instead of stdout')

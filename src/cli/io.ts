@@ -1,4 +1,5 @@
 import type { BisectLab } from '../bisect/run.ts';
+import type { KernelLabServices } from '../bisect/lab.ts';
 import type { RunInvocation } from '../run-record.ts';
 import { shellLine } from '../shell.ts';
 
@@ -49,8 +50,12 @@ export interface Services {
     /** The cost plugin the boots are given (the scripted guest writes its output); default: built here. */
     costPlugin?: TrialDeps['costPlugin'];
   };
-  /** The lab of `hintlab bisect` (tests script the builds and boots of each commit); default src/bisect/lab.ts. */
-  bisect?: { lab?: BisectLab; stressNg?: StressNgExecutor };
+  /**
+   * The lab of `hintlab bisect` (tests script the builds and boots of each
+   * commit); default src/bisect/lab.ts's, whose builder, probe, image cache
+   * and look at a LAVA job's interval tests may set instead.
+   */
+  bisect?: { lab?: BisectLab; stressNg?: StressNgExecutor; services?: Partial<KernelLabServices>; probe?: ProbeBuild; cacheDir?: string; pollMs?: number };
 }
 
 export function processIO(): CliIO {

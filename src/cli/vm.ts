@@ -12,13 +12,12 @@ import { requireQemu } from '../launch/qemu.ts';
 import { repeatOrder, type VmRequest } from '../vm/runner.ts';
 import { runVmAt } from '../vm/placed.ts';
 import { parsePlace } from '../targets/place.ts';
-import type { SiteEvent } from '../targets/site.ts';
 import { redactLavaTokens } from '../targets/lava/address.ts';
-import { describeLavaProgress } from '../targets/lava/target.ts';
 import { shellLine } from '../shell.ts';
 import { buildCostPlugin, parseCostModel } from '../vm/cost-plugin.ts';
 import { vmCostSummary } from '../compare/cost-functions.ts';
 import { costSummaryText } from '../report/cost.ts';
+import { siteEventText } from '../report/vm.ts';
 import { vmBranchComparison } from '../vm/branch-flips.ts';
 import { branchReport } from '../report/branch-words.ts';
 import { type CliIO, invocationOf } from './io.ts';
@@ -119,12 +118,6 @@ async function vmAction(opts: VmOptions, io: CliIO): Promise<void> {
     bar.clear();
     store.close();
   }
-}
-
-/** A boot site's news on stderr: a lab's devices, a LAVA job's progress. */
-function siteEventText(e: SiteEvent): string {
-  if (e.kind === 'devices') return `LAVA devices: ${e.devices.join(', ')}${e.parallel > 1 ? ` (boots run ${e.parallel} at once)` : ''}\n`;
-  return `  ${describeLavaProgress(e.progress)}\n`;
 }
 
 type Planned = Pick<VmRequest, 'kernels' | 'steps' | 'profiles' | 'icount' | 'cost'>;

@@ -137,15 +137,17 @@ export function resolveRange(repo: string, text: string, flag = '--range'): GitR
 /**
  * One commit's change against its first parent as a unified diff for
  * `patch -p1` (`a/`, `b/` prefixes, no renames, no colour, the user's diff
- * settings overridden). A change to a binary file is refused naming the
- * commit: patch(1) cannot apply it, and the built tree would not be the
- * commit's.
+ * settings overridden). A change to a binary file or a symbolic link is
+ * refused naming the commit: patch(1) cannot apply the one and writes the
+ * other as a regular file, and the built tree would not be the commit's.
  */
 export function commitPatch(repo: string, commit: GitCommit): string {
   const r = patchDiff(repo, `${commit.commit}^1`, commit.commit);
   if (r.status !== 0) throw new UserError(`git diff of ${short(commit)} failed in ${repo}: ${r.stderr}`);
   const binary = /^Binary files (.+) and (.+) differ$/m.exec(r.stdout);
   if (binary) throw new UserError(`commit ${short(commit)} changes a binary file (${binary[2]!}); patch(1) cannot apply that, so hintlab cannot build the range from its patches`, 2);
+  const link = symlinkChanged(r.stdout);
+  if (link !== null) throw new UserError(`commit ${short(commit)} changes the symbolic link ${link}; patch(1) would write it as a regular file, so hintlab cannot build the range from its patches`, 2);
   return r.stdout;
 }
 
@@ -154,6 +156,21 @@ export function diffBetween(repo: string, from: string, to: string): string {
   const r = patchDiff(repo, from, to);
   if (r.status !== 0) throw new UserError(`git diff ${from.slice(0, 12)} ${to.slice(0, 12)} failed in ${repo}: ${r.stderr}`);
   return r.stdout;
+}
+
+/**
+ * The path of the first symbolic link a `git diff` (diffBetween's) creates,
+ * removes or changes, or null: patch(1) writes a link's change as a regular
+ * file holding the link's target, so such a diff cannot stand for the tree.
+ */
+export function symlinkChanged(diff: string): string | null {
+  let path: string | null = null;
+  for (const line of diff.split('\n')) {
+    const header = /^diff --git a\/(.+) b\/(.+)$/.exec(line);
+    if (header) path = header[2]!;
+    else if (/^(?:new file mode|deleted file mode|old mode|new mode) 120000$|^index [0-9a-f]+\.\.[0-9a-f]+ 120000$/.test(line)) return path;
+  }
+  return null;
 }
 
 /** git diff for patch(1), the user's diff settings overridden. */

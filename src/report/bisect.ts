@@ -10,6 +10,7 @@
  * JSON format history (BISECT_JSON_VERSION; the document's own `schema` is
  * BISECT_SCHEMA):
  *   1: first version.
+ *   2: `target`: the LAVA lab the boots ran on, null for qemu on this machine.
  */
 import type { BisectDocument, BisectStep } from '../bisect/document.ts';
 import type { BisectMode } from '../bisect/mode.ts';
@@ -24,7 +25,7 @@ import { formatChange, formatValue } from '../format/units.ts';
 import { functionRowsText } from './cost.ts';
 import { secondsText } from './trial-words.ts';
 
-export const BISECT_JSON_VERSION = 1;
+export const BISECT_JSON_VERSION = 2;
 
 export type BisectReporter = (doc: BisectDocument) => string;
 
@@ -114,6 +115,7 @@ export const bisectText: BisectReporter = (doc) => {
     '',
     `endpoints: good ${valueText(doc, measuredValue(doc.steps, doc.good.hash) ?? 0)}, bad ${valueText(doc, measuredValue(doc.steps, doc.bad.hash) ?? 0)}; a step is on the side of the endpoint its value is nearer to`,
     `mode: ${modeLine(doc.mode)}`,
+    ...(doc.target === null ? [] : [`boots: on ${doc.target}, each boot one LAVA job (its URL is stored with the boot's run: hintlab runs --verbose); the kernels were built here`]),
     `${doc.commits} commits on the first-parent line, ${measured.length} booted${skipped ? `, ${skipped} skipped (did not build or boot)` : ''}; ${doc.builds} kernels built by this run; ${secondsText(doc.seconds)}`,
     '',
     'tested commits, in test order:',
@@ -148,6 +150,7 @@ export const bisectJson: BisectReporter = (doc) => {
     commits: doc.commits,
     refs: doc.refs,
     src: doc.src,
+    target: doc.target,
     culpritIsMerge: doc.culpritIsMerge,
     functions: doc.functions,
     seconds: doc.seconds,
@@ -163,9 +166,10 @@ export const bisectLkml: BisectReporter = (doc) => {
   const bad = measuredValue(doc.steps, doc.bad.hash) ?? 0;
   const booted = doc.steps.filter((s) => s.state === 'measured').length;
   const running = doc.metric.name === 'icount-bogo-ops/s' ? 'running stress-ng (bogo-ops per guest second' : '(guest instructions';
+  const qemu = doc.target === null ? 'qemu -icount' : `qemu -icount on a LAVA lab (${doc.target})`;
   const how = doc.mode.kind === 'exact'
-    ? `each commit built and booted under qemu -icount ${running}, exact: counts repeat boot to boot, one boot per commit)`
-    : `each commit built and booted ${doc.mode.bootsPerStep} times under qemu -icount ${running}; counts did not repeat exactly, mean of the boots)`;
+    ? `each commit built and booted under ${qemu} ${running}, exact: counts repeat boot to boot, one boot per commit)`
+    : `each commit built and booted ${doc.mode.bootsPerStep} times under ${qemu} ${running}; counts did not repeat exactly, mean of the boots)`;
   const head = o.state === 'found'
     ? [`${metricWords(doc)}: ${changeText(doc, good, bad)} between ${doc.refs.good} and ${doc.refs.bad}, bisected to`, '', `  commit ${o.firstBad.hash} ("${o.firstBad.subject}")`, `  Author: ${o.firstBad.author}`]
     : [`${metricWords(doc)}: ${changeText(doc, good, bad)} between ${doc.refs.good} and ${doc.refs.bad}; the bisect ends on ${o.candidates.length} candidates (commits between them did not build or boot):`, '', ...o.candidates.map((c) => `  commit ${c.hash} ("${c.subject}")`)];

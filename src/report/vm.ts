@@ -16,6 +16,8 @@ import { cvPct, isSample, median } from '../stats/descriptive.ts';
 import type { AccelChoice } from '../vm/accel.ts';
 import type { BootsNeeded } from '../vm/boots-needed.ts';
 import type { StepPlan, StepResult } from '../vm/runner.ts';
+import type { SiteEvent } from '../targets/site.ts';
+import { describeLavaProgress } from '../targets/lava/target.ts';
 
 function cell(run: RunWithRounds, subject: string): string {
   if (run.status !== 'complete') return run.status;
@@ -86,4 +88,10 @@ export function bootsNeededText(rows: BootsNeeded[], effectPct: number): string 
     return `  ${r.subject.padEnd(w)}  ${n}${spread}`;
   });
   return `boots per kernel to detect a ${effectPct} % change (alpha 0.05, power 80 %, from ${rows[0]!.boots} boots; --detect sets the size):\n${lines.join('\n')}\n`;
+}
+
+/** A boot site's news for stderr, one line with its newline: a lab's devices, a LAVA job's progress. */
+export function siteEventText(e: SiteEvent): string {
+  if (e.kind === 'devices') return `LAVA devices: ${e.devices.join(', ')}${e.parallel > 1 ? ` (boots run ${e.parallel} at once)` : ''}\n`;
+  return `  ${describeLavaProgress(e.progress)}\n`;
 }

@@ -20,7 +20,10 @@ export type MachinePlace = { kind: 'host' } | { kind: 'ssh'; boxes: SshAddress[]
 export type Place = MachinePlace | BootPlace;
 
 /** The commands whose flags say where they run. */
-export type PlaceCommand = 'vm' | 'trial' | 'bench' | 'macro';
+export type PlaceCommand = 'vm' | 'trial' | 'bisect' | 'bench' | 'macro';
+
+/** The commands that boot kernels, here in qemu or on a `--target` boot site. */
+type BootCommand = 'vm' | 'trial' | 'bisect';
 
 /** The flags that say where a run happens, and the mode flags that conflict with them, as commander gives them. */
 export interface PlaceFlags {
@@ -31,6 +34,10 @@ export interface PlaceFlags {
   /** `--cost`; false: trial's `--no-cost`. */
   cost?: boolean;
   costModel?: string;
+  /** bisect's `--metric` (a cost counter: it asks for the cost plugin as `--cost` does). */
+  metric?: string;
+  /** bisect's `--stressor`: the boots run stress-ng instead of the probe. */
+  followsStressor?: boolean;
   /** trial's `--kvm`. */
   kvm?: boolean;
   /** vm's `--macro`. */
@@ -67,6 +74,8 @@ const costAsked = (f: PlaceFlags): boolean => f.cost === true || f.costModel !==
 /** The trial's flag that asked for the cost model. */
 const costFlag = (f: PlaceFlags): string => (f.cost === true ? '--cost' : '--cost-model');
 const words = (s: Seen): string => s.site?.words ?? '';
+/** The bisect's flag that asked for the cost plugin, as typed. */
+const bisectCostFlag = (f: PlaceFlags): string | null => (f.cost === true ? '--cost' : f.costModel !== undefined ? '--cost-model' : f.metric !== undefined ? '--metric' : null);
 
 /** Every conflict of the place flags, in the order they are checked. */
 const CONFLICTS: readonly Conflict[] = [
@@ -83,15 +92,17 @@ const CONFLICTS: readonly Conflict[] = [
   { command: 'trial', flags: ['--cost', '--kvm'], when: (s) => costAsked(s.flags) && s.flags.kvm === true, message: (s) => `${costFlag(s.flags)} counts in qemu's emulator (TCG plugin), --kvm measures time: choose one` },
   { command: 'trial', flags: ['--cost', '--target'], when: (s) => costAsked(s.flags) && s.site !== null, message: (s) => `${costFlag(s.flags)} needs hintlab's qemu plugin on this machine; the measured boots of --target run on ${words(s)}: drop ${costFlag(s.flags)} or --target` },
   { command: 'trial', flags: ['--kvm', '--target'], when: (s) => s.site !== null && s.flags.kvm === true, message: (s) => `--kvm: on ${words(s)} (--target) the device decides the accelerator; drop --kvm to count instructions under icount there` },
+  { command: 'bisect', flags: ['--cost', '--target'], when: (s) => s.site !== null && bisectCostFlag(s.flags) !== null, message: (s) => `${bisectCostFlag(s.flags)} needs hintlab's qemu plugin on this machine; the boots of --target run on ${words(s)}: drop ${bisectCostFlag(s.flags)} or --target` },
+  { command: 'bisect', flags: ['--stressor', '--target'], when: (s) => s.site !== null && s.flags.followsStressor === true, message: (s) => `--stressor boots stress-ng, which does not run on ${words(s)} yet (nor does vm --macro); drop --target, or follow a --profile there` },
   { command: 'bench', flags: ['--switch-file', '--target'], when: (s) => s.flags.target.length > 0 && (s.flags.switchFile?.length ?? 0) > 0, message: () => '--switch-file writes files on this machine, not on a --target box; switch the box by hand between two runs, or use --inject-seccomp-b' },
   { command: 'bench', flags: ['--json', '--label-b', '--target x2'], when: (s) => s.flags.target.length > 1 && s.flags.json === true && s.flags.pairedB === true, message: () => '--json with --label-b takes one --target at a time (each box prints its own pair of runs)' },
 ];
 
 /** The boot sites each boot command can run on; the first is the one an address of no known scheme is read as. */
-const SITES_OF: Record<'vm' | 'trial', readonly SitePlace['kind'][]> = { vm: ['lava', 'fake'], trial: ['lava'] };
+const SITES_OF: Record<BootCommand, readonly SitePlace['kind'][]> = { vm: ['lava', 'fake'], trial: ['lava'], bisect: ['lava'] };
 
 /** The kind of boot site `value` names by its scheme, or the command's first. */
-function siteKindOf(command: 'vm' | 'trial', value: string): SitePlace['kind'] {
+function siteKindOf(command: BootCommand, value: string): SitePlace['kind'] {
   const kinds = SITES_OF[command];
   return kinds.find((k) => SITES[k].scheme.test(value)) ?? kinds[0]!;
 }
@@ -111,10 +122,11 @@ function check(command: PlaceCommand, seen: Seen): void {
 }
 
 /** A boot command's place: qemu here, or the site `--target` names, its address checked. */
-function bootPlace(command: 'vm' | 'trial', flags: PlaceFlags, env: NodeJS.ProcessEnv): BootPlace {
+function bootPlace(command: BootCommand, flags: PlaceFlags, env: NodeJS.ProcessEnv): BootPlace {
   const value = flags.target[0];
   if (value === undefined) {
-    const accel = command === 'trial' ? (flags.kvm ? 'auto' : 'tcg') : (flags.accel ?? 'auto');
+    // a bisect counts instructions under -icount: always TCG
+    const accel = command === 'vm' ? (flags.accel ?? 'auto') : command === 'trial' && flags.kvm ? 'auto' : 'tcg';
     return { kind: 'qemu', accel, cost: costAsked(flags) && flags.cost !== false ? { model: flags.costModel ?? '' } : null };
   }
   if (flags.target.length > 1) throw new UserError(`--target is given ${flags.target.length} times; ${command} boots on one place: give one --target`, 2);
@@ -130,10 +142,10 @@ function bootPlace(command: 'vm' | 'trial', flags: PlaceFlags, env: NodeJS.Proce
  * (UserError, exit status 2), then the addresses parsed and checked.
  * `given` says whether a flag was typed (a default is not).
  */
-export function parsePlace(command: 'vm' | 'trial', flags: PlaceFlags, env: NodeJS.ProcessEnv, given?: (flag: string) => boolean): BootPlace;
+export function parsePlace(command: BootCommand, flags: PlaceFlags, env: NodeJS.ProcessEnv, given?: (flag: string) => boolean): BootPlace;
 export function parsePlace(command: 'bench' | 'macro', flags: PlaceFlags, env: NodeJS.ProcessEnv, given?: (flag: string) => boolean): MachinePlace;
 export function parsePlace(command: PlaceCommand, flags: PlaceFlags, env: NodeJS.ProcessEnv, given: (flag: string) => boolean = () => false): Place {
-  if (command === 'vm' || command === 'trial') {
+  if (command === 'vm' || command === 'trial' || command === 'bisect') {
     const value = flags.target[0];
     const site = value === undefined ? null : SITES[siteKindOf(command, value)];
     check(command, { flags, given, site });

@@ -4,7 +4,7 @@
  * reports, the progress lines, and the refusals before anything runs.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fakeExecutor } from '../../src/macro/fake.ts';
@@ -98,4 +98,37 @@ test('--stressor follows bogo-ops per guest second and says so in the report', (
     const r = await runCli([...t.args.slice(0, 7), '--stressor', 'fifo', ...t.args.slice(9)], { services: { bisect: { lab: new FakeLab(t.src, t.dir), stressNg } } });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^ {2}fifo@1, stress-ng bogo-ops per guest second: 1001 bogo-ops\/guest-s at its parent, 1051 bogo-ops\/guest-s here: \+50 bogo-ops\/guest-s \(\+5\.00 %\)$/m);
+  }));
+
+test('--target lava:// with --cost, --metric or --stressor, or a device type that is not qemu, is refused with exit status 2 before anything builds', () =>
+  inHistory(async (t) => {
+    const lab = new FakeLab(t.src, t.dir);
+    const services = { bisect: { lab, stressNg } };
+    const at = ['--target', 'lava://127.0.0.1:9/qemu'];
+    const cases: [string[], RegExp][] = [
+      [[...t.args, ...at, '--cost'], /--cost needs hintlab's qemu plugin on this machine; the boots of --target run on a LAVA lab: drop --cost or --target/],
+      [[...t.args, ...at, '--metric', 'taken-branches/call'], /--metric needs hintlab's qemu plugin on this machine/],
+      [[...t.args, ...at, '--cost-model', 'predictor=2bit'], /--cost-model needs hintlab's qemu plugin on this machine/],
+      [[...t.args.slice(0, 7), '--stressor', 'fifo', ...t.args.slice(9), ...at], /--stressor boots stress-ng, which does not run on a LAVA lab yet/],
+      [[...t.args, '--target', 'lava://127.0.0.1:9/beaglebone-black'], /hintlab writes LAVA jobs for qemu device types only so far/],
+      [[...t.args, '--target', 'lava://127.0.0.1:9/qe mu'], /is not a LAVA device type name/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(args, { services, env: { HINTLAB_LAVA_TOKEN: 'tok' } });
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, message);
+    }
+    assert.deepEqual(lab.measured, []);
+  }));
+
+test('with --target the report says the boots ran on the lab, and a token typed in the address is stored nowhere', () =>
+  inHistory(async (t) => {
+    const r = await runCli([...t.args, '--target', 'lava://s3cret-token@127.0.0.1:9/qemu', '--format', 'json'], { services: { bisect: { lab: new FakeLab(t.src, t.dir) } } });
+    assert.equal(r.code, 0, r.stderr);
+    const j = JSON.parse(r.stdout) as { target: string | null; firstBad: { commit: string } };
+    assert.equal(j.target, 'lava://127.0.0.1:9/qemu');
+    assert.equal(j.firstBad.commit, t.hashes[5]);
+    const stored = readFileSync(join(t.dir, 'h.db')).toString('latin1') + (existsSync(join(t.dir, 'h.db-wal')) ? readFileSync(join(t.dir, 'h.db-wal')).toString('latin1') : '');
+    assert.ok(stored.includes('lava://***@127.0.0.1:9/qemu'), 'the command is stored with the token masked');
+    assert.ok(!stored.includes('s3cret-token'));
   }));

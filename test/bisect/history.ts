@@ -6,11 +6,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportTree } from '../../src/kernel/git.ts';
 import type { BisectLab, LabMeasurement } from '../../src/bisect/run.ts';
 import type { Commit } from '../../src/bisect/search.ts';
+import { Store } from '../../src/store/store.ts';
+import { miniTree } from '../trial/fakes.ts';
 
 export function git(dir: string, ...args: string[]): string {
   const r = spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'A U Thor', GIT_AUTHOR_EMAIL: 'author@example.org', GIT_COMMITTER_NAME: 'A U Thor', GIT_COMMITTER_EMAIL: 'author@example.org' } });
@@ -98,4 +101,34 @@ export class FakeLab implements BisectLab {
   }
 
   close(): void {}
+}
+
+/** Instructions per call of a mini kernel image (test/trial/fakes.ts's miniBuild): 217 plus every `cost N` its patch added. */
+export const perCall = (image: string): number => 217 + [...image.matchAll(/cost (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+
+/** The trial tests' mini tree as a git history: a hint of 1 and a regression of 50 among comments. */
+export function miniHistory(dir: string): string {
+  const src = miniTree(dir);
+  git(src, 'init', '-q', '-b', 'master');
+  git(src, 'add', '.');
+  git(src, 'commit', '-q', '-m', 'base');
+  git(src, 'tag', 'v1');
+  const subjects = ['comment', 'hint: cost 1', 'comment', 'copy the attr: cost 50', 'comment', 'comment'];
+  for (const [i, s] of subjects.entries()) {
+    appendFileSync(join(src, 'kernel/sys_impl.c'), `/* ${i}: ${s} */\n`);
+    git(src, 'commit', '-q', '-am', s);
+  }
+  return src;
+}
+
+/** `body` on a fresh mini history in a temporary directory with its own database, both removed afterwards. */
+export async function inMiniHistory(body: (dir: string, store: Store, src: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'hintlab-bisect-mini-'));
+  const store = Store.open(join(dir, 'lab.db'));
+  try {
+    await body(dir, store, miniHistory(dir));
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

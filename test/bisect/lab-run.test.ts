@@ -5,8 +5,7 @@
  * services: real runVm, real stored runs, a git history made here.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { KernelLab, type KernelLabOptions } from '../../src/bisect/lab.ts';
@@ -16,38 +15,8 @@ import { Store } from '../../src/store/store.ts';
 import { DEFAULT_COST_MODEL, describeCostModel, type CostPlugin } from '../../src/vm/cost-plugin.ts';
 import { fakeExecutor } from '../../src/macro/fake.ts';
 import { planVmMacro } from '../../src/vm/macro.ts';
-import { miniBuild, miniTree, scriptedGuest, stressGuest, unusedProbe, type ScriptedGuest } from '../trial/fakes.ts';
-import { checkoutState, git } from './history.ts';
-
-/** Instructions per call of an image: 217 plus every `cost N` its patch added. */
-const perCall = (image: string): number => 217 + [...image.matchAll(/cost (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
-
-/** The mini tree as a git history: a hint of 1 and a regression of 50 among comments. */
-function history(dir: string): string {
-  const src = miniTree(dir);
-  git(src, 'init', '-q', '-b', 'master');
-  git(src, 'add', '.');
-  git(src, 'commit', '-q', '-m', 'base');
-  git(src, 'tag', 'v1');
-  const subjects = ['comment', 'hint: cost 1', 'comment', 'copy the attr: cost 50', 'comment', 'comment'];
-  for (const [i, s] of subjects.entries()) {
-    appendFileSync(join(src, 'kernel/sys_impl.c'), `/* ${i}: ${s} */\n`);
-    git(src, 'commit', '-q', '-am', s);
-  }
-  return src;
-}
-
-/** `body` on a fresh history in a temporary directory with its own database, both removed afterwards. */
-async function inHistory(body: (dir: string, store: Store, src: string) => Promise<void>): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'hintlab-bisect-lab-run-'));
-  const store = Store.open(join(dir, 'lab.db'));
-  try {
-    await body(dir, store, history(dir));
-  } finally {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+import { miniBuild, scriptedGuest, stressGuest, unusedProbe, type ScriptedGuest } from '../trial/fakes.ts';
+import { checkoutState, inMiniHistory as inHistory, perCall } from './history.ts';
 
 function labOf(dir: string, src: string, store: Store, guest: ScriptedGuest, over: Partial<KernelLabOptions> = {}, costPlugin?: CostPlugin): KernelLab {
   return new KernelLab(
@@ -61,7 +30,7 @@ test('the kernel lab builds each commit from the nearest built one, boots it, an
     const before = checkoutState(src);
     const guest = scriptedGuest({ perCall });
     const lab = (): KernelLab => labOf(dir, src, store, guest);
-    const request = { src, good: 'v1', bad: 'master', out: join(dir, 'area'), metric: { subject: 'getppid', name: 'instructions/call', costModel: null }, keyInputs: {}, resume: false, command: 'hintlab bisect' };
+    const request = { src, good: 'v1', bad: 'master', out: join(dir, 'area'), metric: { subject: 'getppid', name: 'instructions/call', costModel: null }, keyInputs: {}, resume: false, command: 'hintlab bisect', target: null };
     const doc = await runBisect(request, { store, lab: lab() });
     assert.equal(doc.outcome.state === 'found' ? doc.outcome.firstBad.subject : null, 'copy the attr: cost 50');
     // the scripted guest adds 3 instructions per 1000 calls on each boot: counts that do not repeat exactly
@@ -85,7 +54,7 @@ test('with --cost and --metric, the counter is bisected: the taken branches a co
     const costPlugin = { path: join(dir, 'cost.so'), buildId: 'cost-test', qemuVersion: '7.2.22' };
     const lab = labOf(dir, src, store, guest, { cost: DEFAULT_COST_MODEL, metric: 'taken-branches/call' }, costPlugin);
     const metric = { subject: 'getppid', name: 'taken-branches/call', costModel: describeCostModel(DEFAULT_COST_MODEL) };
-    const doc = await runBisect({ src, good: 'v1', bad: 'master', out: join(dir, 'area'), metric, keyInputs: {}, resume: false, command: 'hintlab bisect' }, { store, lab });
+    const doc = await runBisect({ src, good: 'v1', bad: 'master', out: join(dir, 'area'), metric, keyInputs: {}, resume: false, command: 'hintlab bisect', target: null }, { store, lab });
     assert.equal(doc.outcome.state === 'found' ? doc.outcome.firstBad.subject : null, 'hint: cost 1');
     assert.deepEqual(doc.mode, { kind: 'exact', bootsPerStep: 1 }, 'the counter repeats exactly in every boot');
     assert.deepEqual(doc.steps.slice(0, 2).map((s) => s.state === 'measured' && s.value), [51, 52]);
@@ -105,7 +74,7 @@ test('with --stressor, the boots run stress-ng and the commit that costs the str
       { store, launcher: guest, probe: unusedProbe(dir), abort: new AbortController().signal, cacheDir: dir, services: { buildKernel: miniBuild() }, stressNgEntries: [] },
     );
     const metric = { subject: 'fifo@1', name: 'icount-bogo-ops/s', costModel: null };
-    const doc = await runBisect({ src, good: 'v1', bad: 'master', out: join(dir, 'area'), metric, keyInputs: {}, resume: false, command: 'hintlab bisect' }, { store, lab });
+    const doc = await runBisect({ src, good: 'v1', bad: 'master', out: join(dir, 'area'), metric, keyInputs: {}, resume: false, command: 'hintlab bisect', target: null }, { store, lab });
     assert.equal(doc.outcome.state === 'found' ? doc.outcome.firstBad.subject : null, 'copy the attr: cost 50');
     assert.deepEqual(doc.mode, { kind: 'exact', bootsPerStep: 1 });
     assert.deepEqual(doc.steps.slice(0, 2).map((s) => s.state === 'measured' && s.value), [3000, 2000]);

@@ -5,7 +5,7 @@
  * failing build or boot is a skip, and close() removes the exported trees.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -19,7 +19,7 @@ import type { VmLauncher } from '../../src/launch/qemu.ts';
 import type { ProbeBuild } from '../../src/launch/probe-build.ts';
 import { checkoutState, git, makeHistory } from './history.ts';
 
-function lab(dir: string, src: string, store: Store, builds: KernelBuildRequest[], services: Partial<KernelLabServices> = {}): KernelLab {
+function lab(dir: string, src: string, store: Store, builds: KernelBuildRequest[], services: Partial<KernelLabServices> = {}, onDetail?: (line: string) => void): KernelLab {
   const fakeBuild: KernelLabServices['buildKernel'] = (req) => {
     builds.push(req);
     if (existsSync(join(req.src, 'broken')) && !req.patches.length) return Promise.reject(new UserError('the kernel build failed (make exit 2)'));
@@ -36,6 +36,7 @@ function lab(dir: string, src: string, store: Store, builds: KernelBuildRequest[
       launcher: {} as VmLauncher,
       probe: {} as ProbeBuild,
       abort: new AbortController().signal,
+      ...(onDetail ? { onDetail } : {}),
       services: {
         buildKernel: fakeBuild,
         runVm: (req) => Promise.resolve({ state: 'finished', accel: { accel: 'tcg', why: 'test' } as never, unit: 'instructions/call', steps: [{ index: 0, kernel: req.kernels[0]!, bootIndex: 1, runLabel: 'x', state: 'failed', runId: 7, reason: 'no probe lines' }] }),
@@ -70,7 +71,7 @@ test('a commit next to a built one is built from its objects with the diff betwe
     assert.equal(builds[2]!.from, builds[1]!.out, 'from the nearest built commit');
     assert.equal(builds[2]!.src, builds[0]!.src, 'a chain of incremental builds keeps the first tree, which --from requires');
     assert.match(readFileSync(builds[2]!.patches[0]!, 'utf8'), /^-1000\n\+1012$/m, 'the diff from that tree, not from the neighbour');
-    l.close();
+    await l.close();
     assert.equal(existsSync(join(dir, 'area', 'trees')), false, 'the exported trees are removed');
     assert.deepEqual(checkoutState(src), before);
   } finally {
@@ -89,6 +90,44 @@ test('a commit whose build fails is a skip naming the build error', async () => 
     const r = await lab(dir, src, store, []).measure(history[1]!, 1, history);
     assert.deepEqual(r, { state: 'skip', reason: 'build failed: the kernel build failed (make exit 2)' });
     assert.equal(git(src, 'status', '--porcelain'), '');
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a commit that adds, retargets or removes a symbolic link gets a full build of its own tree, not a diff patch(1) would write as a regular file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hintlab-bisect-lab-'));
+  const store = Store.open(join(dir, 'lab.db'));
+  try {
+    const src = join(dir, 'linux');
+    const hashes = makeHistory(src, [{ subject: 'one', adds: 1 }]);
+    symlinkSync('cost', join(src, 'cost-link'));
+    git(src, 'add', 'cost-link');
+    git(src, 'commit', '-q', '-m', 'add a link');
+    rmSync(join(src, 'cost-link'));
+    symlinkSync('README', join(src, 'cost-link'));
+    git(src, 'commit', '-q', '-am', 'retarget the link');
+    git(src, 'rm', '-q', 'cost-link');
+    git(src, 'commit', '-q', '-m', 'remove the link');
+    hashes.push(...['HEAD~2', 'HEAD~1', 'HEAD'].map((r) => git(src, 'rev-parse', r)));
+    const history: Commit[] = hashes.map((hash) => ({ hash, subject: '', author: '' }));
+    const builds: KernelBuildRequest[] = [];
+    const details: string[] = [];
+    const l = lab(dir, src, store, builds, {}, (line) => details.push(line));
+    await l.measure(history[1]!, 1, history);
+    await l.measure(history[2]!, 1, history);
+    assert.deepEqual([builds[1]!.patches, builds[1]!.from], [[], null], 'a full build');
+    assert.ok(lstatSync(join(builds[1]!.src, 'cost-link')).isSymbolicLink(), 'of the exported tree, link and all');
+    assert.match(details.join('\n'), /changes the symbolic link cost-link, which patch\(1\) would write as a regular file; a full build of [0-9a-f]{12} instead/);
+    await l.measure(history[3]!, 1, history);
+    assert.equal(builds[2]!.from, null, 'a retargeted link: a full build too');
+    await l.measure(history[4]!, 1, history);
+    assert.equal(builds[3]!.from, null, 'a removed link: a full build too');
+    // a diff without a link still builds from the neighbour's objects
+    await l.measure(history[0]!, 1, history);
+    assert.equal(builds[4]!.from, builds[0]!.out);
+    await l.close();
   } finally {
     store.close();
     rmSync(dir, { recursive: true, force: true });

@@ -48,6 +48,7 @@ function setup(commits: readonly HistoryCommit[] = SIXTEEN): { dir: string; src:
     keyInputs: { config: 'tinyconfig' },
     resume: false,
     command: 'hintlab bisect --src linux --good v1 --bad master --profile getppid',
+    target: null,
   };
   return { dir, src, hashes, store, request, cleanup: () => { store.close(); rmSync(dir, { recursive: true, force: true }); } };
 }

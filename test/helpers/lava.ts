@@ -6,8 +6,9 @@
  * developer's) is used as it is and left running.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { requireAll, requireFile, requireTool, type Skip } from './tools.ts';
 
 const SCRIPT = join(import.meta.dirname, '..', '..', 'scripts', 'lava-lab.sh');
@@ -56,4 +57,21 @@ export function startLava(devices = 1, env: NodeJS.ProcessEnv = process.env): La
     throw new Error(`lava-lab.sh up failed (${up.status ?? up.signal}):\n${log}`);
   }
   return { ...read(), upSeconds: (Date.now() - started) / 1000, log, stop };
+}
+
+/**
+ * The lab of one test file: started (with `devices`) before its tests
+ * unless `skip` says why not, stopped after them, `dir` removed then too.
+ * Returns the lab as it is when a test asks (null when skipped).
+ */
+export function lavaForTests(skip: Skip, dir: string, devices = 1): () => LavaLab | null {
+  let lab: LavaLab | null = null;
+  before(() => {
+    if (!skip) lab = startLava(devices);
+  });
+  after(() => {
+    lab?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return () => lab;
 }

@@ -4,7 +4,7 @@
  * and the errors that name their input.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { UserError } from '../../src/errors.ts';
@@ -64,6 +64,15 @@ test('commitPatch writes a -p1 diff against the first parent, a new file from /d
   const [one, two] = resolveRange(h.repo, 'v1..main').commits;
   assert.match(commitPatch(h.repo, one!), /--- a\/a\.c\n\+\+\+ b\/a\.c\n@@ -1,4 \+1,4 @@\n int a\(void\)\n \{\n-\treturn 1;\n\+\treturn 2;/);
   assert.match(commitPatch(h.repo, two!), /--- \/dev\/null\n\+\+\+ b\/b\.c/);
+});
+
+test('commitPatch refuses a commit that adds a symbolic link, which patch(1) would write as a regular file, naming the commit and the link', () => {
+  const h = history();
+  symlinkSync('a.c', join(h.repo, 'a-link.c'));
+  gitIn(h.repo, 'add', 'a-link.c');
+  gitIn(h.repo, 'commit', '-q', '-m', 'a: link');
+  const link = resolveRange(h.repo, 'v1..main').commits[2]!;
+  assert.throws(() => commitPatch(h.repo, link), (err: unknown) => err instanceof UserError && err.exitCode === 2 && /^commit [0-9a-f]{12} \("a: link"\) changes the symbolic link a-link\.c; patch\(1\) would write it as a regular file/.test(err.message));
 });
 
 test('exportTree writes the commit\'s files with the commit time, without .git, and the same commit exports the same mtimes', async () => {

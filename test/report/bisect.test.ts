@@ -13,8 +13,9 @@ const measured = (c: Commit, role: 'good' | 'bad' | 'step', value: number, side:
 
 const doc: BisectDocument = {
   format: 'hintlab-bisect',
-  schema: 1,
+  schema: 2,
   src: '/src/linux',
+  target: null,
   refs: { good: 'v1', bad: 'master' },
   good,
   bad,
@@ -92,4 +93,12 @@ test('with --cost, text names the model and the per-function change from the par
   assert.match(text, /^cost model: l1i=32k,8way,64 predictor=2bit\nper function, first bad commit - parent per call:\n/m);
   assert.match(text, /^getppid +__x64_sys_getppid +\+50\.0 +\+3\.00 .*size 64 -> 96 bytes; same address$/m);
   assert.match(text, /^every other function unchanged \(12 function rows\)$/m);
+});
+
+test('a bisect on a LAVA lab says so in text, json and lkml; one in qemu here names no lab', () => {
+  const onLab: BisectDocument = { ...found, target: 'lava://lab.example/qemu' };
+  assert.match(bisectText(onLab), /^boots: on lava:\/\/lab\.example\/qemu, each boot one LAVA job \(its URL is stored with the boot's run: hintlab runs --verbose\); the kernels were built here$/m);
+  assert.doesNotMatch(bisectText(found), /^boots: /m);
+  assert.equal((JSON.parse(bisectJson(onLab)) as { target: string }).target, 'lava://lab.example/qemu');
+  assert.match(bisectLkml(onLab), /^ {2}measured: each commit built and booted under qemu -icount on a LAVA lab \(lava:\/\/lab\.example\/qemu\) \(guest instructions, exact/m);
 });

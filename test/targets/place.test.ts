@@ -92,3 +92,29 @@ test('bench and macro run here without --target, on each box with it; a box give
   assert.match(refusal(bench({ target: ['ssh://box1', 'ssh://box2'], json: true, pairedB: true })), /^--json with --label-b takes one --target at a time/);
   assert.equal(parsePlace('bench', { target: ['ssh://box1'], json: true, pairedB: true }, {}).kind, 'ssh');
 });
+
+const bisect = (flags: Partial<PlaceFlags>) => () => parsePlace('bisect', { target: [], ...flags }, { HINTLAB_LAVA_TOKEN: 't' });
+
+test('bisect boots in qemu here under TCG without --target, and on the LAVA lab --target names with it, read as vm reads it', () => {
+  assert.deepEqual(bisect({})(), { kind: 'qemu', accel: 'tcg', cost: null });
+  const place = bisect({ target: ['lava://lab.example:8000/qemu?tags=icount'] })();
+  assert.equal(place.kind, 'lava');
+  assert.equal(place.address.name, 'lava://lab.example:8000/qemu?tags=icount');
+  assert.equal(place.address.token, 't');
+  assert.match(refusal(bisect({ target: ['ssh://root@box'] })), /--target ssh:\/\/\*\*\*@box: not a LAVA address; use lava:\/\/\[TOKEN@\]SERVER\[:PORT\]\/DEVICE_TYPE/);
+  assert.match(refusal(bisect({ target: ['lava://lab/beaglebone-black'] })), /hintlab writes LAVA jobs for qemu device types only so far/);
+});
+
+test('every conflict of bisect\'s flags with --target is refused, naming the flag as typed and the fix', () => {
+  const lab = ['lava://lab/qemu'];
+  const cases: [Partial<PlaceFlags>, RegExp][] = [
+    [{ target: lab, cost: true }, /^--cost needs hintlab's qemu plugin on this machine; the boots of --target run on a LAVA lab: drop --cost or --target$/],
+    [{ target: lab, costModel: 'predictor=2bit' }, /^--cost-model needs hintlab's qemu plugin on this machine; .*drop --cost-model or --target$/],
+    [{ target: lab, metric: 'taken-branches/call' }, /^--metric needs hintlab's qemu plugin on this machine; .*drop --metric or --target$/],
+    [{ target: lab, followsStressor: true }, /^--stressor boots stress-ng, which does not run on a LAVA lab yet \(nor does vm --macro\); drop --target, or follow a --profile there$/],
+  ];
+  for (const [flags, message] of cases) assert.match(refusal(bisect(flags)), message);
+  // the conflicts are found before the address is read: a bad address is not what is said
+  assert.match(refusal(bisect({ target: ['lava://lab/beaglebone-black'], cost: true })), /^--cost needs/);
+  assert.deepEqual(bisect({ cost: true, metric: 'taken-branches/call' })(), { kind: 'qemu', accel: 'tcg', cost: { model: '' } });
+});

@@ -9,10 +9,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { measuredValues } from '../../src/model.ts';
 import { median } from '../../src/stats/descriptive.ts';
 import { Store } from '../../src/store/store.ts';
@@ -20,21 +20,13 @@ import { parseLavaAddress } from '../../src/targets/lava/address.ts';
 import { LavaClient } from '../../src/targets/lava/client.ts';
 import { cachedCloudKernel, requireCloudKernel } from '../helpers/cloud-kernel.ts';
 import { CLI_FROM_SOURCE, runCli, tempDir } from '../helpers/cli.ts';
-import { type LavaLab, requireLava, startLava } from '../helpers/lava.ts';
+import { lavaForTests, requireLava } from '../helpers/lava.ts';
 import { requireAll } from '../helpers/tools.ts';
 
 const vmlinuz = cachedCloudKernel();
 const skip = requireAll(requireLava(), requireCloudKernel(vmlinuz));
 const dir = tempDir();
-let lab: LavaLab | null = null;
-
-before(() => {
-  if (!skip) lab = startLava(1);
-});
-after(() => {
-  lab?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const labOf = lavaForTests(skip, dir);
 
 interface LavaEnv {
   lava: { server: string; deviceType: string; jobs: { jobId: number; url: string; device: string; health: string; qemu: string | null }[] };
@@ -42,6 +34,7 @@ interface LavaEnv {
 }
 
 test('kernel A then kernel B as LAVA jobs on a qemu device under icount: stored as boots with their jobs', { skip, timeout: 900_000 }, async () => {
+  const lab = labOf();
   assert.ok(lab && vmlinuz);
   const db = join(dir, 'lava.db');
   const env = { ...process.env, HINTLAB_LAVA_TOKEN: lab.token };
@@ -77,6 +70,7 @@ test('kernel A then kernel B as LAVA jobs on a qemu device under icount: stored 
 });
 
 test('a job that cannot boot its image is stored failed with the job URL and LAVA\'s error; the token never reaches the store', { skip, timeout: 600_000 }, async () => {
+  const lab = labOf();
   assert.ok(lab);
   const db = join(dir, 'fail.db');
   // a bzImage header and nothing behind it: hintlab takes it, qemu on the worker cannot boot it
@@ -100,6 +94,7 @@ test('a job that cannot boot its image is stored failed with the job URL and LAV
 });
 
 test('a hintlab killed with SIGKILL while its job runs: its guard cancels the job, LAVA ends it Canceled', { skip, timeout: 600_000 }, async () => {
+  const lab = labOf();
   assert.ok(lab && vmlinuz);
   const env = { ...process.env, HINTLAB_LAVA_TOKEN: lab.token };
   const argv = ['vm', '--target', lab.target, '--kernel', `A=${vmlinuz}`, '--kernel', `B=${vmlinuz}`, '--order', 'AB', '--icount', '--profile', 'getppid', '--ops', '20000', '--warmups', '1', '--rounds', '5', '--db', join(dir, 'killed.db')];
