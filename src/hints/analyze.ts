@@ -3,7 +3,7 @@
  * cover, check that the source is the profiled one, attach evidence to every
  * `if`, and decide. Returns data; formatting lives in report.ts and patch.ts.
  */
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors.ts';
 import {
@@ -19,6 +19,8 @@ import { scanFiles } from './pool.ts';
 import type { Evidence, FileSites, IfSite, MacroIf, ProfilerCheckCounts, Uncounted } from './types.ts';
 import { checkAgainstProfiler, decide, weakestConfidence, type HintRow, type Thresholds } from './verdict.ts';
 import { loadWorkloads, type Workload, type WorkloadSpec } from './workload.ts';
+import { layoutFor, type ExactLayout, type PlacedJump } from './exact.ts';
+import type { Verdict } from './verdict.ts';
 
 export interface HintsOptions {
   /** Absolute path of the C source tree. */
@@ -157,6 +159,7 @@ function nameFromProfile(f: FileSites, workloads: Workload[]): void {
 function profiledFiles(opts: HintsOptions, workloads: Workload[]): { list: string[]; index: ReturnType<typeof baseNameIndex> } {
   const wanted = new Set<string>();
   for (const w of workloads) for (const f of w.gcov.keys()) if (/\.[ch]$/.test(f) && underPaths(f, opts.paths)) wanted.add(f);
+  for (const f of exactFiles(opts.root, workloads)) if (underPaths(f, opts.paths)) wanted.add(f);
   const hasRows = workloads.some((w) => w.profiler.length > 0);
   // The whole tree: a row of a file outside --path must not be taken for one of a namesake inside it.
   const index = baseNameIndex(hasRows ? listCFiles(opts.root, [], true) : []);
@@ -178,6 +181,7 @@ function profileRow(
   t: Thresholds,
 ): HintRow {
   const evidence: Evidence[] = [];
+  const jumps: PlacedJump[] = [];
   const methods: string[] = [];
   const uncounted: Uncounted[] = [];
   const checks: ProfilerCheckCounts[] = [];
@@ -187,6 +191,7 @@ function profileRow(
       evidence.push(r.evidence);
       methods.push(`${w.name}: ${r.method}`);
       if (r.check) checks.push(r.check);
+      if (r.jumps) jumps.push(...r.jumps);
     } else if (r.kind === 'unknown') {
       uncounted.push({ workload: w.name, executions: r.executions, reason: r.reason });
       methods.push(`${w.name}: no direction (${r.reason})`);
@@ -194,17 +199,39 @@ function profileRow(
   });
   const counted = evidence.length > 0;
   const { verdict, check } = checkAgainstProfiler(decide(site, evidence, t, uncounted), checks, t);
+  const executions = counted ? evidence.reduce((s, e) => s + e.executions, 0) : uncounted.reduce((s, u) => s + u.executions, 0);
+  const thenCount = counted ? evidence.reduce((s, e) => s + e.thenCount, 0) : null;
   return {
     site,
-    executions: counted ? evidence.reduce((s, e) => s + e.executions, 0) : uncounted.reduce((s, u) => s + u.executions, 0),
-    thenCount: counted ? evidence.reduce((s, e) => s + e.thenCount, 0) : null,
+    executions,
+    thenCount,
     confidence: weakestConfidence(evidence),
     evidence,
     uncounted,
     methods,
     verdict,
     profilerCheck: check,
+    layout: rowLayout(jumps, verdict, thenCount, executions),
   };
+}
+
+/**
+ * A proposal's layout is judged against its hint; an annotated `if`'s
+ * (agreeing or contradicted) against the side that ran most, which is
+ * the audit of the hints already in the source.
+ */
+function rowLayout(jumps: PlacedJump[], verdict: Verdict, thenCount: number | null, executions: number): ExactLayout | null {
+  if (jumps.length === 0 || thenCount === null) return null;
+  if (verdict.kind === 'propose') return layoutFor(jumps, verdict.hint === 'likely' ? 'then' : 'else');
+  const annotated = verdict.kind === 'contradicted' || (verdict.kind === 'skip' && verdict.reason === 'already-annotated');
+  return annotated ? layoutFor(jumps, thenCount * 2 >= executions ? 'then' : 'else') : null;
+}
+
+/** C files of the tree the branch sets place jumps in (any frame of a chain). */
+function exactFiles(root: string, workloads: Workload[]): string[] {
+  const files = new Set<string>();
+  for (const w of workloads) for (const set of w.exact?.sets ?? []) for (const j of set.jumps) for (const f of j.at) files.add(f.file);
+  return [...files].filter((f) => /\.[ch]$/.test(f) && !f.startsWith('/') && !f.startsWith('..') && existsSync(join(root, f)));
 }
 
 function staticRows(scanned: FileSites[]): HintRow[] {
@@ -221,6 +248,7 @@ function staticRows(scanned: FileSites[]): HintRow[] {
         methods: ['early error exit in a syscall implementation'],
         verdict: { kind: 'propose', hint: 'unlikely' },
         profilerCheck: null,
+        layout: null,
       })),
   );
 }

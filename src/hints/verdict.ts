@@ -5,6 +5,7 @@
  */
 import { formatSharePct } from '../format/percent.ts';
 import type { Confidence, Evidence, IfSite, ProfilerCheckCounts, SkipReason, Uncounted } from './types.ts';
+import type { ExactLayout } from './exact.ts';
 
 export type Hint = 'likely' | 'unlikely';
 
@@ -44,6 +45,12 @@ export interface HintRow {
   verdict: Verdict;
   /** For a gcov-derived proposal: what the branch profiler of the same workloads says; null without one. */
   profilerCheck: ProfilerCheck | null;
+  /**
+   * How the kernel as built lays the `if` out against its common side (a
+   * proposal's hint, else the measured majority), from a branch set; null
+   * without one, or for rows that are neither a proposal nor an annotation.
+   */
+  layout: ExactLayout | null;
 }
 
 /**
@@ -80,7 +87,7 @@ export function checkAgainstProfiler(verdict: Verdict, checks: ProfilerCheckCoun
   return { verdict: { kind: 'skip', reason: 'profiler-disagrees', detail }, check };
 }
 
-const CONFIDENCE_ORDER: Confidence[] = ['heuristic', 'arcs', 'flow', 'lines', 'profiler'];
+const CONFIDENCE_ORDER: Confidence[] = ['heuristic', 'arcs', 'flow', 'lines', 'exact', 'profiler'];
 
 /**
  * The weakest method among the evidence: a row is only as sure as its least
