@@ -110,8 +110,8 @@ describe('hints on a branch set of the kernel as built', () => {
     const row = (await rows(set)).find((r) => r.line === line('or'));
     assert.deepEqual([row?.executions, row?.thenCount, row?.confidence, row?.verdict.hint], [1000, 0, 'exact', 'unlikely']);
     assert.equal(row?.layout?.verdict, 'already');
-    assert.equal(row?.layout?.common, 'else');
-    assert.deepEqual(row?.layout?.jumps.map((j) => [j.takenTo, j.fellTo]), [['then', 'cond'], ['then', 'else']]);
+    assert.equal(row.layout.common, 'else');
+    assert.deepEqual(row.layout.jumps.map((j) => [j.takenTo, j.fellTo]), [['then', 'cond'], ['then', 'else']]);
   });
 
   test('a common path that jumps is `changes`, with its taken jumps per run, and the table lists the jump a hint would flip', async () => {
@@ -121,8 +121,8 @@ describe('hints on a branch set of the kernel as built', () => {
     ]);
     const row = (await rows(set)).find((r) => r.line === line('or'));
     assert.equal(row?.verdict.hint, 'unlikely');
-    assert.equal(row?.layout?.verdict, 'changes');
-    assert.equal(row?.layout?.takenPerCommon, 1);
+    assert.equal(row.layout?.verdict, 'changes');
+    assert.equal(row.layout.takenPerCommon, 1);
     const table = await hintlab(['hints', `w=${set}`, '--src', src]);
     assert.match(table.stdout, /changes: jumps 1\.00\/run/);
     assert.match(table.stdout, new RegExp(`${FILE}:${line('or')} helper_store\\+0x[0-9a-f]+ jne 2008: taken 1000 \\(to else\\), fell through 0 \\(to then\\)`));
@@ -153,8 +153,8 @@ describe('hints on a branch set of the kernel as built', () => {
     ]);
     const row = (await rows(set)).find((r) => r.line === line('murky'));
     assert.equal(row?.verdict.kind, 'skip');
-    assert.equal(row?.verdict.reason, 'direction-unknown');
-    assert.match(row?.verdict.detail ?? '', /outside the condition and its branches/);
+    assert.equal(row.verdict.reason, 'direction-unknown');
+    assert.match(row.verdict.detail ?? '', /outside the condition and its branches/);
   });
 
   test('an annotation the counts agree with, whose compiled common path jumps, is listed by the audit', async () => {
@@ -163,7 +163,7 @@ describe('hints on a branch set of the kernel as built', () => {
     ]);
     const row = (await rows(set)).find((r) => r.line === line('annotated'));
     assert.equal(row?.verdict.reason, 'already-annotated');
-    assert.equal(row?.layout?.verdict, 'changes');
+    assert.equal(row.layout?.verdict, 'changes');
     const table = await hintlab(['hints', `w=${set}`, '--src', src]);
     const audit = table.stdout.split('whose compiled common path still jumps\n')[1] ?? '';
     assert.match(audit, new RegExp(`^  ${FILE}:${line('annotated')} annotated`));
