@@ -22,9 +22,9 @@
  * missing one.
  */
 import type { Destination, ExactJump, Frame } from './exact-set.ts';
-import type { IfSite, LineRange } from './types.ts';
+import type { IfRegions, IfSite, LineRange } from './types.ts';
 
-/** Where one way of a jump leads, relative to its `if`. `leaves`: outside the `if`, the then-branch's exit. */
+/** Where one way of a jump leads, relative to its `if`. `leaves`: outside the `if`, the exit of a then-branch that always leaves. */
 export type Way = 'cond' | 'then' | 'else' | 'leaves';
 
 /** A jump of an `if` with where each of its ways leads. */
@@ -100,44 +100,58 @@ function lineInCopy(dest: Destination, copy: Copy, file: string): number | null 
   return f.function === copy.fn && f.file === file ? f.line : null;
 }
 
-/** Where a destination leads; null when nothing in the `if` explains it. */
-function wayOf(dest: Destination, copy: Copy, site: IfSite): Way | null {
-  const r = site.layout.regions;
-  if (!r) return null;
+/** Where a destination lies relative to the `if`, before the jump's other way is known. */
+type Place = 'cond' | 'then' | 'else' | 'outside';
+
+function placeOf(dest: Destination, copy: Copy, site: IfSite, r: IfRegions): Place {
   const line = lineInCopy(dest, copy, site.file);
-  if (line !== null) {
-    if (line >= site.line && line <= site.endLine) return 'cond';
-    if (within(line, r.then)) return 'then';
-    if (within(line, r.else) || within(line, r.next)) return 'else';
-  }
-  return r.thenLeaves ? 'leaves' : null;
+  if (line === null) return 'outside';
+  if (line >= site.line && line <= site.endLine) return 'cond';
+  if (within(line, r.then)) return 'then';
+  if (within(line, r.else) || within(line, r.next)) return 'else';
+  return 'outside';
 }
 
-/** The pairs of ways a jump of an `if` can have, sorted by name. */
-const VALID = new Set(['else/then', 'cond/then', 'cond/else', 'else/leaves', 'cond/leaves']);
+/**
+ * The ways of one jump from where its destinations lie, or null when they
+ * do not fit a test of the condition. A way outside the `if` is the other
+ * side of a way into the then-branch (an inlined helper's return folded
+ * into its caller), or, for a then-branch that always leaves, the then
+ * side of a way into the else side or on to the next test.
+ */
+function waysOf(a: Place, b: Place, thenLeaves: boolean): [Way, Way] | null {
+  if (a === b) return a === 'cond' ? ['cond', 'cond'] : null;
+  if (a !== 'outside' && b !== 'outside') return [a, b];
+  const other = a === 'outside' ? b : a;
+  if (other === 'outside') return null;
+  const outside: Way | null = other === 'then' ? 'else' : thenLeaves ? 'leaves' : null;
+  if (outside === null) return null;
+  return a === 'outside' ? [outside, other] : [other, outside];
+}
 
 const hex = (a: bigint): string => a.toString(16);
 
 /** Place one copy's jumps, or say why its ways do not fit the `if`. */
 function placeCopy(copy: Copy, site: IfSite): PlacedJump[] | string {
+  const r = site.layout.regions;
+  if (!r) return 'the `if` has no branch on lines of its own';
   const placed: PlacedJump[] = [];
   for (const { jump, line } of copy.jumps) {
-    const taken = wayOf(jump.target, copy, site);
-    const fell = wayOf(jump.next, copy, site);
+    const a = placeOf(jump.target, copy, site, r);
+    const b = placeOf(jump.next, copy, site, r);
+    const ways = waysOf(a, b, r.thenLeaves);
     const where = `the jump at ${jump.function}+0x${jump.offset.toString(16)} (line ${line})`;
-    if (taken === null || fell === null) {
-      const bad = taken === null ? jump.target : jump.next;
-      return `${where} leads to ${hex(bad.addr)}, outside the condition and its branches`;
+    if (ways === null) {
+      return a === b ? `${where} leads to ${a} both ways (${hex(jump.target.addr)}, ${hex(jump.next.addr)})` : `${where} leads to ${a} and ${b}, which no test of the condition does`;
     }
-    if (taken === 'cond' && fell === 'cond') continue;
-    const pair = [taken, fell].sort().join('/');
-    if (!VALID.has(pair)) return `${where} leads to ${taken === fell ? `${taken} both ways` : `${taken} and ${fell}`}`;
-    placed.push({ jump, line, taken, fell });
+    if (ways[0] === 'cond' && ways[1] === 'cond') continue;
+    placed.push({ jump, line, taken: ways[0], fell: ways[1] });
   }
   if (placed.length === 0) return 'no jump of the condition leaves it';
-  const definiteElse = placed.some((p) => p.taken === 'else' || p.fell === 'else');
-  const definiteThen = placed.some((p) => p.taken === 'then' || p.fell === 'then');
-  if (!definiteElse) return definiteThen ? 'no jump leads past the `if` where its next statement starts' : 'no jump leads into either branch';
+  const definite = (w: Way): boolean => w === 'then' || w === 'else';
+  if (!placed.some((p) => definite(p.taken) || definite(p.fell))) return 'no jump leads into either branch';
+  const guessed = placed.some((p) => (p.taken === 'leaves' && p.fell === 'cond') || (p.fell === 'leaves' && p.taken === 'cond'));
+  if (guessed && !placed.some((p) => p.taken === 'else' || p.fell === 'else')) return 'no jump leads past the `if` where its next statement starts';
   return placed;
 }
 

@@ -147,14 +147,14 @@ describe('hints on a branch set of the kernel as built', () => {
     assert.match(row?.methods[0] ?? '', /in 2 copies/);
   });
 
-  test('a way that leaves the inline context of a then-branch that does not leave gives no direction, never a guess', async () => {
+  test('a way out of the `if` opposite the next statement, when the then-branch does not leave, gives no direction, never a guess', async () => {
     const set = writeSet(join(dir, 'murky'), [
-      jump('murky', line('murky'), 5000, 0, { addr: 0x4000, line: 3, fn: 'elsewhere' }, { addr: 0x4004, line: line('murky-then') }),
+      jump('murky', line('murky'), 5000, 0, { addr: 0x4000, line: 3, fn: 'elsewhere' }, { addr: 0x4004, line: line('murky-next') }),
     ]);
     const row = (await rows(set)).find((r) => r.line === line('murky'));
     assert.equal(row?.verdict.kind, 'skip');
     assert.equal(row.verdict.reason, 'direction-unknown');
-    assert.match(row.verdict.detail ?? '', /outside the condition and its branches/);
+    assert.match(row.verdict.detail ?? '', /leads to outside and else, which no test of the condition does/);
   });
 
   test('an annotation the counts agree with, whose compiled common path jumps, is listed by the audit', async () => {
