@@ -43,6 +43,8 @@ export interface WorkloadSummary {
   outside: string[];
   /** Profiled files of the profiled tree that --src lacks (root-relative). */
   missing: string[];
+  /** The workload has a branch set of the kernel as built. */
+  exact: boolean;
 }
 
 export interface HintsResult {
@@ -93,7 +95,7 @@ export function listCFiles(root: string, paths: string[], withHeaders: boolean):
 }
 
 function summarize(w: Workload): WorkloadSummary {
-  return { name: w.name, files: w.files, newestMtimeMs: w.newestMtimeMs, outside: w.outside, missing: w.missing };
+  return { name: w.name, files: w.files, newestMtimeMs: w.newestMtimeMs, outside: w.outside, missing: w.missing, exact: w.exact !== null };
 }
 
 /** Run the analysis (profile mode when workloads are given, static otherwise). */

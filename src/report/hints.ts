@@ -170,7 +170,9 @@ function summaryLine(result: HintsResult): string {
   const parts = [`${result.sitesTotal} ifs in ${files} files`];
   if (result.mode === 'profile') {
     const q = result.quiet;
-    parts.push(`${q.balanced} balanced`, `${q.fewExecutions} under min-hits`, `${q.notReached} not reached`);
+    // a branch set sees jumps only: an `if` compiled without one (cmov, setcc) looks unreached
+    const unreached = result.workloads.some((w) => w.exact) ? 'not reached or compiled without a jump' : 'not reached';
+    parts.push(`${q.balanced} balanced`, `${q.fewExecutions} under min-hits`, `${q.notReached} ${unreached}`);
     if (result.profilerChecks) parts.push(profilerSummary(result.rows));
     if (result.rows.some((r) => r.layout !== null)) parts.push(layoutSummary(result.rows));
     if (result.unmatched.length) parts.push(`${result.unmatched.length} profiler rows unmatched (see --format json)`);
