@@ -34,6 +34,15 @@ export interface HintsDocumentRow {
   methods: string[];
   evidence: Evidence[];
   verdict: Verdict;
+  /** The compiled layout from a branch set (hints --exact); null without one. */
+  layout: DocumentLayout | null;
+}
+
+/** A row's compiled layout as the document keeps it (the jumps stay in the file). */
+export interface DocumentLayout {
+  verdict: 'already' | 'changes';
+  common: 'then' | 'else';
+  takenPerCommon: number;
 }
 
 export interface HintsDocument {
@@ -101,6 +110,16 @@ function row(v: unknown, where: string): HintsDocumentRow {
     methods: strings(r.methods, `${where}.methods`),
     evidence: each(r.evidence, `${where}.evidence`, evidence),
     verdict: verdict(r.verdict, `${where}.verdict`),
+    layout: r.layout === undefined || r.layout === null ? null : layout(r.layout, `${where}.layout`),
+  };
+}
+
+function layout(v: unknown, where: string): DocumentLayout {
+  const r = record(v, where);
+  return {
+    verdict: oneOf(r.verdict, ['already', 'changes'] as const, `${where}.verdict`),
+    common: oneOf(r.common, ['then', 'else'] as const, `${where}.common`),
+    takenPerCommon: count(r.takenPerCommon, `${where}.takenPerCommon`),
   };
 }
 

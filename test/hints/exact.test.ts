@@ -11,6 +11,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hintlab, markerLine, type JsonRow } from './helpers.ts';
+import { hintsFromJson } from '../../src/hints/document.ts';
+import { branchClaim } from '../../src/report/patch-evidence.ts';
 
 const SOURCE = `int helper_store(int x, int *p)
 {
@@ -168,6 +170,18 @@ describe('hints on a branch set of the kernel as built', () => {
     const audit = table.stdout.split('whose compiled common path still jumps\n')[1] ?? '';
     assert.match(audit, new RegExp(`^  ${FILE}:${line('annotated')} annotated`));
     assert.match(table.stdout, /0 already fall through on the common path, 0 jump there; 1 of 1 annotated ifs jump on their common path/);
+  });
+
+  test("a hint patch's evidence read back from the JSON document says how the compiled code lays each hint out", async () => {
+    const set = writeSet(join(dir, 'doc'), [
+      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: 0x2004, line: line('or') }),
+      jump('helper_store', line('or'), 1000, 0, { addr: 0x2008, line: line('or-next') }, { addr: 0x2000, line: line('or-then') }),
+    ]);
+    const r = await hintlab(['hints', `w=${set}`, '--src', src, '--format', 'json']);
+    const doc = hintsFromJson(JSON.parse(r.stdout), 'hints.json');
+    const row = doc.rows.find((x) => x.line === line('or'));
+    assert.deepEqual(row?.layout, { verdict: 'changes', common: 'else', takenPerCommon: 1 });
+    assert.equal(branchClaim(row), 'then-branch 0 of 1000 executions (0.00 %), unlikely() (exact); the compiled common path jumps (1.00 taken per run)');
   });
 
   test('a set whose jumps sit on a blank line is refused as taken from another source', async () => {
