@@ -100,13 +100,17 @@ function lineInCopy(dest: Destination, copy: Copy, file: string): number | null 
   return f.function === copy.fn && f.file === file ? f.line : null;
 }
 
-/** Where a destination lies relative to the `if`, before the jump's other way is known. */
-type Place = 'cond' | 'then' | 'else' | 'outside';
+/**
+ * Where a destination lies relative to the `if`, before the jump's other
+ * way is known. `exit`: on the condition's lines, but past every jump of
+ * the copy, so no further test follows: the code the condition falls into.
+ */
+type Place = 'cond' | 'exit' | 'then' | 'else' | 'outside';
 
 function placeOf(dest: Destination, copy: Copy, site: IfSite, r: IfRegions): Place {
   const line = lineInCopy(dest, copy, site.file);
   if (line === null) return 'outside';
-  if (line >= site.line && line <= site.endLine) return 'cond';
+  if (line >= site.line && line <= site.endLine) return copy.jumps.some((j) => j.jump.addr >= dest.addr) ? 'cond' : 'exit';
   if (within(line, r.then)) return 'then';
   if (within(line, r.else) || within(line, r.next)) return 'else';
   return 'outside';
@@ -121,12 +125,37 @@ function placeOf(dest: Destination, copy: Copy, site: IfSite, r: IfRegions): Pla
  */
 function waysOf(a: Place, b: Place, thenLeaves: boolean): [Way, Way] | null {
   if (a === b) return a === 'cond' ? ['cond', 'cond'] : null;
+  if (a === 'exit' || b === 'exit') {
+    // the condition's own code runs on into one side: the one the other way does not take
+    const other = a === 'exit' ? b : a;
+    if (other !== 'then' && other !== 'else') return null;
+    const exit: Way = other === 'then' ? 'else' : 'then';
+    return a === 'exit' ? [exit, other] : [other, exit];
+  }
   if (a !== 'outside' && b !== 'outside') return [a, b];
   const other = a === 'outside' ? b : a;
   if (other === 'outside') return null;
   const outside: Way | null = other === 'then' ? 'else' : thenLeaves ? 'leaves' : null;
   if (outside === null) return null;
   return a === 'outside' ? [outside, other] : [other, outside];
+}
+
+/**
+ * Every execution of the `if` enters its condition once, at its first
+ * test, and every other test is reached by a way into the condition: the
+ * copy's jumps ran in all as often as that. A deduced way that was really
+ * a further test (or a loop inside the condition) breaks the sum.
+ */
+function addsUp(copy: Copy, placed: readonly PlacedJump[]): boolean {
+  const ran = copy.jumps.reduce((n, j) => n + j.jump.taken + j.jump.fell, 0);
+  const inner = copy.jumps.reduce((n, j) => {
+    const p = placed.find((x) => x.jump === j.jump);
+    const taken = p ? p.taken === 'cond' : true;
+    const fell = p ? p.fell === 'cond' : true;
+    return n + (taken ? j.jump.taken : 0) + (fell ? j.jump.fell : 0);
+  }, 0);
+  const entries = ran - inner;
+  return copy.jumps.some((j) => j.jump.taken + j.jump.fell === entries);
 }
 
 const hex = (a: bigint): string => a.toString(16);
@@ -152,6 +181,7 @@ function placeCopy(copy: Copy, site: IfSite): PlacedJump[] | string {
   if (!placed.some((p) => definite(p.taken) || definite(p.fell))) return 'no jump leads into either branch';
   const guessed = placed.some((p) => (p.taken === 'leaves' && p.fell === 'cond') || (p.fell === 'leaves' && p.taken === 'cond'));
   if (guessed && !placed.some((p) => p.taken === 'else' || p.fell === 'else')) return 'no jump leads past the `if` where its next statement starts';
+  if (!addsUp(copy, placed)) return 'its jumps did not run once per entry into the condition (a loop inside it, or a second way in)';
   return placed;
 }
 

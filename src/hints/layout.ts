@@ -76,16 +76,39 @@ function headLines(stmt: Node): LineRange | null {
   return range(first, cond ? cond.endPosition.row + 1 : first);
 }
 
+/** Statements that always go on to the next one, so the flow past an `if` may land on any of a run of them. */
+const STRAIGHT = new Set(['expression_statement', 'declaration']);
+
+/**
+ * Where the flow past an `if` can land: the next statement with code, and
+ * when that is a plain statement, the plain statements after it too (one
+ * that compiles to nothing, `rcu_read_lock()` without preemption, passes
+ * the flow on), up to and including the head of the first other statement.
+ * A label ends the run: a goto lands there.
+ */
+function nextLines(ifNode: Node): LineRange | null {
+  const first = nextWithCode(ifNode);
+  if (!first) return null;
+  let last = headLines(first);
+  for (let s = first; STRAIGHT.has(s.type); ) {
+    let n = s.nextNamedSibling;
+    while (n && n.type === 'comment') n = n.nextNamedSibling;
+    if (!n || n.type === 'labeled_statement' || n.type === 'return_statement') break;
+    if (hasCode(n)) last = headLines(n) ?? last;
+    s = n;
+  }
+  return last ? { first: first.startPosition.row + 1, last: last.last } : null;
+}
+
 /** Where the then-branch, the else-branch and the statement after an `if` lie (IfRegions). */
 function regions(ifNode: Node, then: Node, elseClause: Node | null, condEndRow: number): IfRegions {
   const elseBody = elseClause?.namedChildren.find((c) => c && c.type !== 'comment') ?? null;
   // `} else {`: the else starts on the then-block's closing line, which carries no code.
   const elseFirst = elseBody ? Math.max(elseBody.startPosition.row + 1, then.endPosition.row + 2) : 0;
-  const next = elseBody ? null : nextWithCode(ifNode);
   return {
     then: range(condEndRow + 2, then.endPosition.row + 1),
     else: elseBody ? range(elseFirst, elseBody.endPosition.row + 1) : null,
-    next: next ? headLines(next) : null,
+    next: elseBody ? null : nextLines(ifNode),
     thenLeaves: !elseBody && alwaysExits(then),
   };
 }

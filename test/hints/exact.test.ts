@@ -52,6 +52,7 @@ const line = (m: string): number => markerLine(SOURCE, m);
 const FILE = 'kernel/demo.c';
 
 interface Way {
+  /** -1: just past this jump, before the next one (a further test of the condition). */
   addr: number;
   line: number;
   fn?: string;
@@ -65,6 +66,7 @@ function jump(fn: string, at: number, taken: number, fell: number, target: Way, 
   const addr = nextAddr;
   nextAddr += 0x10;
   const frames = (l: number, f = fn, o = outer): object[] => [{ function: f, file: FILE, line: l }, ...o];
+  const place = (w: Way): number => (w.addr < 0 ? addr + 0x8 : w.addr);
   return {
     addr: addr.toString(16),
     function: fn,
@@ -73,8 +75,8 @@ function jump(fn: string, at: number, taken: number, fell: number, target: Way, 
     taken,
     fell,
     at: frames(at),
-    target: { addr: target.addr.toString(16), at: target.fn === undefined ? frames(target.line) : frames(target.line, target.fn, target.outer ?? []) },
-    next: { addr: next.addr.toString(16), at: frames(next.line) },
+    target: { addr: place(target).toString(16), at: target.fn === undefined ? frames(target.line) : frames(target.line, target.fn, target.outer ?? []) },
+    next: { addr: place(next).toString(16), at: frames(next.line) },
   };
 }
 
@@ -106,7 +108,7 @@ async function rows(set: string): Promise<(JsonRow & { layout: { verdict: string
 describe('hints on a branch set of the kernel as built', () => {
   test('a two-test condition is one `if`: its jumps into the then-branch and past it give the direction, and falling through on the common path is `already`', async () => {
     const set = writeSet(join(dir, 'or-already'), [
-      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: 0x2004, line: line('or') }),
+      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: -1, line: line('or') }),
       jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: 0x2008, line: line('or-next') }),
     ]);
     const row = (await rows(set)).find((r) => r.line === line('or'));
@@ -118,7 +120,7 @@ describe('hints on a branch set of the kernel as built', () => {
 
   test('a common path that jumps is `changes`, with its taken jumps per run, and the table lists the jump a hint would flip', async () => {
     const set = writeSet(join(dir, 'or-changes'), [
-      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: 0x2004, line: line('or') }),
+      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: -1, line: line('or') }),
       jump('helper_store', line('or'), 1000, 0, { addr: 0x2008, line: line('or-next') }, { addr: 0x2000, line: line('or-then') }),
     ]);
     const row = (await rows(set)).find((r) => r.line === line('or'));
@@ -128,6 +130,26 @@ describe('hints on a branch set of the kernel as built', () => {
     const table = await hintlab(['hints', `w=${set}`, '--src', src]);
     assert.match(table.stdout, /changes: jumps 1\.00\/run/);
     assert.match(table.stdout, new RegExp(`${FILE}:${line('or')} helper_store\\+0x[0-9a-f]+ jne 2008: taken 1000 \\(to else\\), fell through 0 \\(to then\\)`));
+  });
+
+  test("a condition's last test that falls on into code still on the condition's line leaves it on the side its jump does not take", async () => {
+    const set = writeSet(join(dir, 'exit'), [
+      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: -1, line: line('or') }),
+      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: 0xffff, line: line('or') }),
+    ]);
+    const row = (await rows(set)).find((r) => r.line === line('or'));
+    assert.deepEqual([row?.executions, row?.thenCount, row?.verdict.hint], [1000, 0, 'unlikely']);
+    assert.deepEqual(row?.layout?.jumps.map((j) => [j.takenTo, j.fellTo]), [['then', 'cond'], ['then', 'else']]);
+  });
+
+  test('jumps that ran more often in all than one entry into the condition explains give no direction', async () => {
+    const set = writeSet(join(dir, 'twice'), [
+      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: 0x2008, line: line('or-next') }),
+      jump('helper_store', line('or'), 0, 500, { addr: 0x2000, line: line('or-then') }, { addr: 0x2008, line: line('or-next') }),
+    ]);
+    const row = (await rows(set)).find((r) => r.line === line('or'));
+    assert.equal(row?.verdict.reason, 'direction-unknown');
+    assert.match(row.verdict.detail ?? '', /did not run once per entry into the condition/);
   });
 
   test('a then-branch that returns may jump straight to the shared return block: that way is the then-branch, the other lands on the next statement', async () => {
@@ -174,7 +196,7 @@ describe('hints on a branch set of the kernel as built', () => {
 
   test("a hint patch's evidence read back from the JSON document says how the compiled code lays each hint out", async () => {
     const set = writeSet(join(dir, 'doc'), [
-      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: 0x2004, line: line('or') }),
+      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: -1, line: line('or') }),
       jump('helper_store', line('or'), 1000, 0, { addr: 0x2008, line: line('or-next') }, { addr: 0x2000, line: line('or-then') }),
     ]);
     const r = await hintlab(['hints', `w=${set}`, '--src', src, '--format', 'json']);
