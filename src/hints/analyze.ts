@@ -135,7 +135,7 @@ export async function analyzeHints(given: HintsOptions): Promise<HintsResult> {
     }
   }
   rows.sort((a, b) => (b.executions ?? 0) - (a.executions ?? 0) || a.site.file.localeCompare(b.site.file) || a.site.line - b.site.line);
-  const profilerChecks = workloads.some((w) => w.profiler.length > 0 && w.gcov.size > 0);
+  const profilerChecks = workloads.some((w) => w.profiler.length > 0 && (w.gcov.size > 0 || w.exact !== null));
   return { ...base, rows, quiet, unmatched: matches.flatMap((m) => m.unmatched), profilerChecks };
 }
 
@@ -200,7 +200,8 @@ function profileRow(
     }
   });
   const counted = evidence.length > 0;
-  const { verdict, check } = checkAgainstProfiler(decide(site, evidence, t, uncounted), checks, t);
+  const countedBy = evidence.some((e) => e.confidence === 'exact') ? 'the compiled jumps' : "gcov's counts";
+  const { verdict, check } = checkAgainstProfiler(decide(site, evidence, t, uncounted), checks, t, countedBy);
   const executions = counted ? evidence.reduce((s, e) => s + e.executions, 0) : uncounted.reduce((s, u) => s + u.executions, 0);
   const thenCount = counted ? evidence.reduce((s, e) => s + e.thenCount, 0) : null;
   return {

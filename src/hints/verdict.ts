@@ -15,7 +15,7 @@ export type SkipKind =
   | 'already-annotated' // the annotation agrees with the profile
   | 'workloads-disagree' // biased overall, but not in every workload that reached it
   | 'direction-unknown' // ran, but neither lines nor flow tell which way
-  | 'profiler-disagrees'; // gcov's counts say one way, the branch profiler of the same workload the other
+  | 'profiler-disagrees'; // gcov's counts (or the compiled jumps) say one way, the branch profiler of the same workload the other
 
 export type Verdict =
   | { kind: 'propose'; hint: Hint }
@@ -72,7 +72,12 @@ export interface ProfilerCheck {
  * becomes a `profiler-disagrees` skip: a wrong hint costs more than a
  * missing one.
  */
-export function checkAgainstProfiler(verdict: Verdict, checks: ProfilerCheckCounts[], t: Thresholds): { verdict: Verdict; check: ProfilerCheck | null } {
+export function checkAgainstProfiler(
+  verdict: Verdict,
+  checks: ProfilerCheckCounts[],
+  t: Thresholds,
+  counted = "gcov's counts",
+): { verdict: Verdict; check: ProfilerCheck | null } {
   const reached = checks.filter((c) => c.executions > 0);
   // what the row would write: a new hint, or the rename of a contradicted one
   const hint = verdict.kind === 'propose' ? verdict.hint : verdict.kind === 'contradicted' ? verdict.fix : null;
@@ -83,7 +88,7 @@ export function checkAgainstProfiler(verdict: Verdict, checks: ProfilerCheckCoun
   const thenCount = reached.reduce((n, c) => n + c.thenCount, 0);
   const check: ProfilerCheck = { agreement, executions, thenCount, counts: reached };
   if (agreement !== 'disagrees') return { verdict, check };
-  const detail = `gcov's counts say ${hint}; the branch profiler ran the then-branch in ${formatSharePct(thenCount / executions)} of ${executions}`;
+  const detail = `${counted} say ${hint}; the branch profiler ran the then-branch in ${formatSharePct(thenCount / executions)} of ${executions}`;
   return { verdict: { kind: 'skip', reason: 'profiler-disagrees', detail }, check };
 }
 

@@ -157,12 +157,15 @@ function fewNames(names: string[], shown = 3): string {
   return names.length > shown ? `${head} and ${names.length - shown} more` : head;
 }
 
-/** How the gcov-derived proposals fared against the branch profiler. */
+/** How the proposals counted from gcov or from compiled jumps fared against the branch profiler. */
 function profilerSummary(rows: HintRow[]): string {
-  const checks = rows.flatMap((r) => (r.profilerCheck ? [r.profilerCheck.agreement] : []));
+  const checked = rows.filter((r) => r.profilerCheck);
+  const checks = checked.map((r) => r.profilerCheck?.agreement);
   const n = (a: string): number => checks.filter((c) => c === a).length;
   const unchecked = rows.filter((r) => r.verdict.kind === 'propose' && !r.profilerCheck && r.confidence !== 'profiler').length;
-  return `branch profiler on ${checks.length} gcov-derived proposals: ${n('agrees')} agree, ${n('weaker')} same direction under the bias, ${n('disagrees')} disagree (skipped); ${unchecked} without a profiler row`;
+  const exact = checked.filter((r) => r.evidence.some((e) => e.confidence === 'exact')).length;
+  const what = exact === 0 ? 'gcov-derived proposals' : exact === checked.length ? 'proposals from compiled jumps' : 'proposals from gcov or compiled jumps';
+  return `branch profiler on ${checks.length} ${what}: ${n('agrees')} agree, ${n('weaker')} same direction under the bias, ${n('disagrees')} disagree (skipped); ${unchecked} without a profiler row`;
 }
 
 function summaryLine(result: HintsResult): string {
