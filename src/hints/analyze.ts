@@ -30,6 +30,8 @@ export interface HintsOptions {
   /** Root-relative directories or files to restrict the analysis to; empty for all. */
   paths: string[];
   thresholds: Thresholds;
+  /** `changes`: keep only proposals whose compiled common path jumps (a branch set is needed); `any` (default) keeps all. */
+  layout?: 'any' | 'changes';
   jobs: number;
   onProgress?: (done: number, total: number) => void;
 }
@@ -103,6 +105,9 @@ export async function analyzeHints(given: HintsOptions): Promise<HintsResult> {
   // `--path .` is the whole tree, like no --path at all.
   const opts = { ...given, paths: checkPaths(given.root, given.paths).filter((p) => p !== '') };
   const workloads = loadWorkloads(opts.root, opts.workloads);
+  if (opts.layout === 'changes' && !workloads.some((w) => w.exact)) {
+    throw new UserError('--layout changes reads the compiled jumps of a branch set: give one (hintlab hints collect --exact) or drop --layout', 2);
+  }
   const mode = workloads.length === 0 ? 'static' : 'profile';
   const files =
     mode === 'static' ? { list: listCFiles(opts.root, opts.paths, false), index: baseNameIndex([]) } : profiledFiles(opts, workloads);
@@ -127,7 +132,7 @@ export async function analyzeHints(given: HintsOptions): Promise<HintsResult> {
   const rows: HintRow[] = [];
   for (const f of scanned) {
     for (const site of f.sites) {
-      const row = profileRow(site, workloads, matches.map((m) => m.matched), opts.thresholds);
+      const row = keepLayout(profileRow(site, workloads, matches.map((m) => m.matched), opts.thresholds), opts.layout ?? 'any');
       if (row.verdict.kind !== 'quiet') rows.push(row);
       else if (row.verdict.reason === 'balanced') quiet.balanced++;
       else if (row.verdict.reason === 'few-executions') quiet.fewExecutions++;
@@ -216,6 +221,13 @@ function profileRow(
     profilerCheck: check,
     layout: rowLayout(jumps, verdict, thenCount, executions),
   };
+}
+
+/** With --layout changes, a proposal the compiled code already lays out its way is skipped, never patched. */
+function keepLayout(row: HintRow, layout: 'any' | 'changes'): HintRow {
+  if (layout === 'any' || row.verdict.kind !== 'propose' || row.layout?.verdict !== 'already') return row;
+  const detail = `the compiled code already falls through when the ${row.layout.common}-branch runs`;
+  return { ...row, verdict: { kind: 'skip', reason: 'layout-already', detail } };
 }
 
 /**

@@ -61,7 +61,7 @@ const WHAT = 'a hintlab hints --format json document';
 const FIX = 'write one with `hintlab hints ... --format json > FILE`';
 const HINTS: readonly Hint[] = ['likely', 'unlikely'];
 const CONFIDENCES: readonly Confidence[] = ['profiler', 'exact', 'lines', 'flow', 'arcs', 'heuristic', 'none'];
-const SKIPS: readonly SkipKind[] = ['parse-error', 'compile-time', 'partial-annotation', 'already-annotated', 'workloads-disagree', 'direction-unknown', 'profiler-disagrees'];
+const SKIPS: readonly SkipKind[] = ['parse-error', 'compile-time', 'partial-annotation', 'already-annotated', 'workloads-disagree', 'direction-unknown', 'profiler-disagrees', 'layout-already'];
 
 const nullableCount = (v: unknown, where: string): number | null => (v === null ? null : count(v, where));
 

@@ -15,6 +15,7 @@ export type SkipKind =
   | 'already-annotated' // the annotation agrees with the profile
   | 'workloads-disagree' // biased overall, but not in every workload that reached it
   | 'direction-unknown' // ran, but neither lines nor flow tell which way
+  | 'layout-already' // with --layout changes: the compiled code already falls through on the common side
   | 'profiler-disagrees'; // gcov's counts (or the compiled jumps) say one way, the branch profiler of the same workload the other
 
 export type Verdict =

@@ -206,6 +206,28 @@ describe('hints on a branch set of the kernel as built', () => {
     assert.equal(branchClaim(row), 'then-branch 0 of 1000 executions (0.00 %), unlikely() (exact); the compiled common path jumps (1.00 taken per run)');
   });
 
+  test('--layout changes keeps only the proposals whose compiled common path jumps: the others are skipped and left out of the patch', async () => {
+    const set = writeSet(join(dir, 'only-changes'), [
+      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: 0x2008, line: line('or-next') }),
+      jump('leaves', line('leaves'), 20000, 20, { addr: 0x3004, line: line('leaves-next') }, { addr: 0x3000, line: line('leaves-end') }),
+    ]);
+    const json = await hintlab(['hints', `w=${set}`, '--src', src, '--format', 'json', '--layout', 'changes']);
+    const got = (JSON.parse(json.stdout) as { rows: JsonRow[] }).rows.map((r) => [r.line, r.verdict.kind, r.verdict.hint ?? r.verdict.reason]);
+    assert.deepEqual(got, [
+      [line('leaves'), 'propose', 'unlikely'],
+      [line('or'), 'skip', 'layout-already'],
+    ]);
+    const patch = await hintlab(['hints', `w=${set}`, '--src', src, '--format', 'patch', '--layout', 'changes']);
+    assert.match(patch.stdout, /\+\tif \(unlikely\(x == 7\)\)/);
+    assert.doesNotMatch(patch.stdout, /x < 0 \|\| !p/);
+  });
+
+  test('--layout changes without a branch set is refused before anything is read', async () => {
+    const r = await hintlab(['hints', '--static', '--src', src, '--layout', 'changes']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--layout changes reads the compiled jumps of a branch set/);
+  });
+
   test('a set whose jumps sit on a blank line is refused as taken from another source', async () => {
     const blank = SOURCE.split('\n').findIndex((l) => l === '') + 1;
     const set = writeSet(join(dir, 'mismatch'), [jump('leaves', blank, 1, 1, { addr: 0x1, line: blank }, { addr: 0x2, line: blank })]);
