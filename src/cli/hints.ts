@@ -22,7 +22,13 @@ interface HintsFlags {
   static?: boolean;
   format: string;
   apply?: boolean;
+  layout: 'any' | 'changes';
   jobs: number;
+}
+
+function layoutOption(value: string): 'any' | 'changes' {
+  if (value === 'any' || value === 'changes') return value;
+  throw new UserError(`--layout must be any or changes, got '${value}'`, 2);
 }
 
 function biasOption(value: string): number {
@@ -53,6 +59,7 @@ async function hintsAction(profiles: string[], flags: HintsFlags, io: CliIO): Pr
     }),
     paths: flags.path.map((p) => p.replace(/^\.\//, '').replace(/\/+$/, '')),
     thresholds: { minBias: flags.minBias, minHits: flags.minHits },
+    layout: flags.layout,
     jobs: flags.jobs,
     onProgress: (done, total) => progress.update(done, total, 'files parsed'),
   });
@@ -68,13 +75,14 @@ async function hintsAction(profiles: string[], flags: HintsFlags, io: CliIO): Pr
 export function registerHints(program: Command, io: CliIO): void {
   const hints = program
     .command('hints')
-    .description('propose likely()/unlikely() from gcov or branch-profiler counts, and flag annotations they contradict')
-    .argument('[profiles...]', '[name=]path: a .gcov.json(.gz), a branch_annotated/branch_all file, or a directory of them; one workload per name')
+    .description('propose likely()/unlikely() from gcov, branch-profiler or compiled-jump counts, and flag annotations they contradict')
+    .argument('[profiles...]', '[name=]path: a .gcov.json(.gz), a branch_annotated/branch_all file, a branches.json, or a directory of them; one workload per name')
     .option('--src <dir>', 'the C source tree the profiles were taken from')
     .option('--path <dir>', 'only files under this root-relative path (repeatable)', collect, [])
     .option('--min-bias <share>', 'propose when the then-branch runs in >= share (likely) or <= 1-share (unlikely)', biasOption, 0.99)
     .option('--min-hits <n>', 'minimum executions of the if', intOption('--min-hits', 1), 1000)
     .option('--static', 'no profile: heuristic candidates (early error exits in syscall implementations)')
+    .option('--layout <which>', 'any, or changes: only proposals whose compiled common path jumps today (needs a branch set from hints collect --exact)', layoutOption, 'any')
     .option('--format <fmt>', 'table, patch (unified diff) or json', formatOption, 'table')
     .option('--apply', 'write the changes into the source tree (atomically; refuses files changed since profiling)')
     .option('--jobs <n>', 'parser threads', intOption('--jobs', 1), Math.max(1, availableParallelism()))

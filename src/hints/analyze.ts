@@ -3,7 +3,7 @@
  * cover, check that the source is the profiled one, attach evidence to every
  * `if`, and decide. Returns data; formatting lives in report.ts and patch.ts.
  */
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors.ts';
 import {
@@ -19,6 +19,8 @@ import { scanFiles } from './pool.ts';
 import type { Evidence, FileSites, IfSite, MacroIf, ProfilerCheckCounts, Uncounted } from './types.ts';
 import { checkAgainstProfiler, decide, weakestConfidence, type HintRow, type Thresholds } from './verdict.ts';
 import { loadWorkloads, type Workload, type WorkloadSpec } from './workload.ts';
+import { layoutFor, type ExactLayout, type PlacedJump } from './exact.ts';
+import type { Verdict } from './verdict.ts';
 
 export interface HintsOptions {
   /** Absolute path of the C source tree. */
@@ -28,6 +30,8 @@ export interface HintsOptions {
   /** Root-relative directories or files to restrict the analysis to; empty for all. */
   paths: string[];
   thresholds: Thresholds;
+  /** `changes`: keep only proposals whose compiled common path jumps (a branch set is needed); `any` (default) keeps all. */
+  layout?: 'any' | 'changes';
   jobs: number;
   onProgress?: (done: number, total: number) => void;
 }
@@ -41,6 +45,8 @@ export interface WorkloadSummary {
   outside: string[];
   /** Profiled files of the profiled tree that --src lacks (root-relative). */
   missing: string[];
+  /** The workload has a branch set of the kernel as built. */
+  exact: boolean;
 }
 
 export interface HintsResult {
@@ -91,7 +97,7 @@ export function listCFiles(root: string, paths: string[], withHeaders: boolean):
 }
 
 function summarize(w: Workload): WorkloadSummary {
-  return { name: w.name, files: w.files, newestMtimeMs: w.newestMtimeMs, outside: w.outside, missing: w.missing };
+  return { name: w.name, files: w.files, newestMtimeMs: w.newestMtimeMs, outside: w.outside, missing: w.missing, exact: w.exact !== null };
 }
 
 /** Run the analysis (profile mode when workloads are given, static otherwise). */
@@ -99,6 +105,9 @@ export async function analyzeHints(given: HintsOptions): Promise<HintsResult> {
   // `--path .` is the whole tree, like no --path at all.
   const opts = { ...given, paths: checkPaths(given.root, given.paths).filter((p) => p !== '') };
   const workloads = loadWorkloads(opts.root, opts.workloads);
+  if (opts.layout === 'changes' && !workloads.some((w) => w.exact)) {
+    throw new UserError('--layout changes reads the compiled jumps of a branch set: give one (hintlab hints collect --exact) or drop --layout', 2);
+  }
   const mode = workloads.length === 0 ? 'static' : 'profile';
   const files =
     mode === 'static' ? { list: listCFiles(opts.root, opts.paths, false), index: baseNameIndex([]) } : profiledFiles(opts, workloads);
@@ -123,7 +132,7 @@ export async function analyzeHints(given: HintsOptions): Promise<HintsResult> {
   const rows: HintRow[] = [];
   for (const f of scanned) {
     for (const site of f.sites) {
-      const row = profileRow(site, workloads, matches.map((m) => m.matched), opts.thresholds);
+      const row = keepLayout(profileRow(site, workloads, matches.map((m) => m.matched), opts.thresholds), opts.layout ?? 'any');
       if (row.verdict.kind !== 'quiet') rows.push(row);
       else if (row.verdict.reason === 'balanced') quiet.balanced++;
       else if (row.verdict.reason === 'few-executions') quiet.fewExecutions++;
@@ -131,7 +140,7 @@ export async function analyzeHints(given: HintsOptions): Promise<HintsResult> {
     }
   }
   rows.sort((a, b) => (b.executions ?? 0) - (a.executions ?? 0) || a.site.file.localeCompare(b.site.file) || a.site.line - b.site.line);
-  const profilerChecks = workloads.some((w) => w.profiler.length > 0 && w.gcov.size > 0);
+  const profilerChecks = workloads.some((w) => w.profiler.length > 0 && (w.gcov.size > 0 || w.exact !== null));
   return { ...base, rows, quiet, unmatched: matches.flatMap((m) => m.unmatched), profilerChecks };
 }
 
@@ -157,6 +166,7 @@ function nameFromProfile(f: FileSites, workloads: Workload[]): void {
 function profiledFiles(opts: HintsOptions, workloads: Workload[]): { list: string[]; index: ReturnType<typeof baseNameIndex> } {
   const wanted = new Set<string>();
   for (const w of workloads) for (const f of w.gcov.keys()) if (/\.[ch]$/.test(f) && underPaths(f, opts.paths)) wanted.add(f);
+  for (const f of exactFiles(opts.root, workloads)) if (underPaths(f, opts.paths)) wanted.add(f);
   const hasRows = workloads.some((w) => w.profiler.length > 0);
   // The whole tree: a row of a file outside --path must not be taken for one of a namesake inside it.
   const index = baseNameIndex(hasRows ? listCFiles(opts.root, [], true) : []);
@@ -178,6 +188,7 @@ function profileRow(
   t: Thresholds,
 ): HintRow {
   const evidence: Evidence[] = [];
+  const jumps: PlacedJump[] = [];
   const methods: string[] = [];
   const uncounted: Uncounted[] = [];
   const checks: ProfilerCheckCounts[] = [];
@@ -187,24 +198,55 @@ function profileRow(
       evidence.push(r.evidence);
       methods.push(`${w.name}: ${r.method}`);
       if (r.check) checks.push(r.check);
+      if (r.jumps) jumps.push(...r.jumps);
     } else if (r.kind === 'unknown') {
       uncounted.push({ workload: w.name, executions: r.executions, reason: r.reason });
       methods.push(`${w.name}: no direction (${r.reason})`);
     }
   });
   const counted = evidence.length > 0;
-  const { verdict, check } = checkAgainstProfiler(decide(site, evidence, t, uncounted), checks, t);
+  const countedBy = evidence.some((e) => e.confidence === 'exact') ? 'the compiled jumps' : "gcov's counts";
+  const { verdict, check } = checkAgainstProfiler(decide(site, evidence, t, uncounted), checks, t, countedBy);
+  const executions = counted ? evidence.reduce((s, e) => s + e.executions, 0) : uncounted.reduce((s, u) => s + u.executions, 0);
+  const thenCount = counted ? evidence.reduce((s, e) => s + e.thenCount, 0) : null;
   return {
     site,
-    executions: counted ? evidence.reduce((s, e) => s + e.executions, 0) : uncounted.reduce((s, u) => s + u.executions, 0),
-    thenCount: counted ? evidence.reduce((s, e) => s + e.thenCount, 0) : null,
+    executions,
+    thenCount,
     confidence: weakestConfidence(evidence),
     evidence,
     uncounted,
     methods,
     verdict,
     profilerCheck: check,
+    layout: rowLayout(jumps, verdict, thenCount, executions),
   };
+}
+
+/** With --layout changes, a proposal the compiled code already lays out its way is skipped, never patched. */
+function keepLayout(row: HintRow, layout: 'any' | 'changes'): HintRow {
+  if (layout === 'any' || row.verdict.kind !== 'propose' || row.layout?.verdict !== 'already') return row;
+  const detail = `the compiled code already falls through when the ${row.layout.common}-branch runs`;
+  return { ...row, verdict: { kind: 'skip', reason: 'layout-already', detail } };
+}
+
+/**
+ * A proposal's layout is judged against its hint; an annotated `if`'s
+ * (agreeing or contradicted) against the side that ran most, which is
+ * the audit of the hints already in the source.
+ */
+function rowLayout(jumps: PlacedJump[], verdict: Verdict, thenCount: number | null, executions: number): ExactLayout | null {
+  if (jumps.length === 0 || thenCount === null) return null;
+  if (verdict.kind === 'propose') return layoutFor(jumps, verdict.hint === 'likely' ? 'then' : 'else');
+  const annotated = verdict.kind === 'contradicted' || (verdict.kind === 'skip' && verdict.reason === 'already-annotated');
+  return annotated ? layoutFor(jumps, thenCount * 2 >= executions ? 'then' : 'else') : null;
+}
+
+/** C files of the tree the branch sets place jumps in (any frame of a chain). */
+function exactFiles(root: string, workloads: Workload[]): string[] {
+  const files = new Set<string>();
+  for (const w of workloads) for (const set of w.exact?.sets ?? []) for (const j of set.jumps) for (const f of j.at) files.add(f.file);
+  return [...files].filter((f) => /\.[ch]$/.test(f) && !f.startsWith('/') && !f.startsWith('..') && existsSync(join(root, f)));
 }
 
 function staticRows(scanned: FileSites[]): HintRow[] {
@@ -221,6 +263,7 @@ function staticRows(scanned: FileSites[]): HintRow[] {
         methods: ['early error exit in a syscall implementation'],
         verdict: { kind: 'propose', hint: 'unlikely' },
         profilerCheck: null,
+        layout: null,
       })),
   );
 }

@@ -1,16 +1,23 @@
 /**
- * Reading back what `hintlab hints --format json` wrote (src/hints/report.ts
+ * Reading back what `hintlab hints --format json` wrote (src/report/hints.ts
  * `formatJson`, format 'hintlab-hints', version HINTS_JSON_VERSION), so a
  * report can show a hint patch's evidence. The rows' fields are checked;
  * the document's bookkeeping (sources, #define ifs, unmatched profiler rows)
  * is carried through without looking inside.
  */
 import { checkDocument, count, each, oneOf, record, ShapeError, string, strings, type JsonRecord } from '../json-shape.ts';
-import { HINTS_JSON_VERSION } from './report.ts';
 import type { Confidence, Evidence } from './types.ts';
 import type { Hint, SkipKind, Thresholds, Verdict } from './verdict.ts';
 
 export const HINTS_JSON_FORMAT = 'hintlab-hints';
+
+/**
+ * JSON format version. History:
+ * 1 - first version: rows with site, counts, evidence per workload, verdict;
+ *     later, additively: confidence `none` and `uncounted` (workloads without a direction);
+ *     confidence `exact` and `layout` (the compiled jumps of a branch set).
+ */
+export const HINTS_JSON_VERSION = 1;
 
 /** One row of the document: an `if` with its counts and verdict. */
 export interface HintsDocumentRow {
@@ -27,6 +34,15 @@ export interface HintsDocumentRow {
   methods: string[];
   evidence: Evidence[];
   verdict: Verdict;
+  /** The compiled layout from a branch set (hints --exact); null without one. */
+  layout: DocumentLayout | null;
+}
+
+/** A row's compiled layout as the document keeps it (the jumps stay in the file). */
+export interface DocumentLayout {
+  verdict: 'already' | 'changes';
+  common: 'then' | 'else';
+  takenPerCommon: number;
 }
 
 export interface HintsDocument {
@@ -44,8 +60,8 @@ export interface HintsDocument {
 const WHAT = 'a hintlab hints --format json document';
 const FIX = 'write one with `hintlab hints ... --format json > FILE`';
 const HINTS: readonly Hint[] = ['likely', 'unlikely'];
-const CONFIDENCES: readonly Confidence[] = ['profiler', 'lines', 'flow', 'arcs', 'heuristic', 'none'];
-const SKIPS: readonly SkipKind[] = ['parse-error', 'compile-time', 'partial-annotation', 'already-annotated', 'workloads-disagree', 'direction-unknown', 'profiler-disagrees'];
+const CONFIDENCES: readonly Confidence[] = ['profiler', 'exact', 'lines', 'flow', 'arcs', 'heuristic', 'none'];
+const SKIPS: readonly SkipKind[] = ['parse-error', 'compile-time', 'partial-annotation', 'already-annotated', 'workloads-disagree', 'direction-unknown', 'profiler-disagrees', 'layout-already'];
 
 const nullableCount = (v: unknown, where: string): number | null => (v === null ? null : count(v, where));
 
@@ -76,7 +92,7 @@ function evidence(v: unknown, where: string): Evidence {
     workload: string(r.workload, `${where}.workload`),
     executions: count(r.executions, `${where}.executions`),
     thenCount: count(r.thenCount, `${where}.thenCount`),
-    confidence: oneOf(r.confidence, ['profiler', 'lines', 'flow', 'arcs'] as const, `${where}.confidence`),
+    confidence: oneOf(r.confidence, ['profiler', 'exact', 'lines', 'flow', 'arcs'] as const, `${where}.confidence`),
   };
 }
 
@@ -94,6 +110,16 @@ function row(v: unknown, where: string): HintsDocumentRow {
     methods: strings(r.methods, `${where}.methods`),
     evidence: each(r.evidence, `${where}.evidence`, evidence),
     verdict: verdict(r.verdict, `${where}.verdict`),
+    layout: r.layout === undefined || r.layout === null ? null : layout(r.layout, `${where}.layout`),
+  };
+}
+
+function layout(v: unknown, where: string): DocumentLayout {
+  const r = record(v, where);
+  return {
+    verdict: oneOf(r.verdict, ['already', 'changes'] as const, `${where}.verdict`),
+    common: oneOf(r.common, ['then', 'else'] as const, `${where}.common`),
+    takenPerCommon: count(r.takenPerCommon, `${where}.takenPerCommon`),
   };
 }
 

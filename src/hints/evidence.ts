@@ -8,6 +8,7 @@ import { deriveFromLines } from './derive.ts';
 import { PROFILER_FILE_WIDTH, PROFILER_FUNC_WIDTH, type ProfilerRow } from './profiler.ts';
 import type { Evidence, FileSites, IfSite, ProfilerCheckCounts } from './types.ts';
 import type { Workload } from './workload.ts';
+import { exactEvidence, type PlacedJump } from './exact.ts';
 
 /** A profiler row that names no usable `if`, and why. */
 export interface UnmatchedRow {
@@ -19,7 +20,8 @@ export interface UnmatchedRow {
 /** A site's evidence in one workload, or why it has none. */
 export type SiteResult =
   /** `check`: the branch profiler's counts of the same workload, when the evidence came from gcov. */
-  | { kind: 'evidence'; evidence: Evidence; method: string; check?: ProfilerCheckCounts }
+  /** `jumps`: the `if`'s compiled jumps, when the evidence came from a branch set. */
+  | { kind: 'evidence'; evidence: Evidence; method: string; check?: ProfilerCheckCounts; jumps?: PlacedJump[] }
   | { kind: 'unknown'; workload: string; executions: number; reason: string }
   | { kind: 'none' };
 
@@ -32,6 +34,7 @@ export function siteKey(site: IfSite): string {
  * or comment-only line, or past the end, cannot come from it.
  */
 export function checkSourceMatches(workload: Workload, parsed: FileSites): void {
+  checkJumpLines(workload, parsed);
   const counts = workload.gcov.get(parsed.file);
   if (!counts) return;
   const blank = new Set(parsed.blankLines);
@@ -42,6 +45,23 @@ export function checkSourceMatches(workload: Workload, parsed: FileSites): void 
       throw new UserError(
         `source ${parsed.file} does not match the profile ${counts.from.join(', ')}: line ${line} has a count (${c.count}) but ${problem}. ` +
           'Point --src at the tree the profile was taken from, or profile again.',
+      );
+    }
+  }
+}
+
+/** A branch set whose jumps lie on blank lines of a file, or past its end, was not taken from this source. */
+function checkJumpLines(workload: Workload, parsed: FileSites): void {
+  const sets = workload.exact;
+  if (!sets) return;
+  const blank = new Set(parsed.blankLines);
+  for (const set of sets.sets) {
+    for (const j of set.jumps) {
+      const f = j.at.find((x) => x.file === parsed.file && (x.line > parsed.lineCount || blank.has(x.line)));
+      if (!f) continue;
+      throw new UserError(
+        `source ${parsed.file} does not match the branch set ${set.source}: the jump at ${j.function}+0x${j.offset.toString(16)} is placed on line ${f.line}, ` +
+          `which ${f.line > parsed.lineCount ? `is past its end (${parsed.lineCount} lines)` : 'is blank or a comment'}. Point --src at the tree the kernel was built from.`,
       );
     }
   }
@@ -152,6 +172,14 @@ export function siteEvidence(
   profiler: ReadonlyMap<string, { executions: number; thenCount: number }>,
 ): SiteResult {
   const fromProfiler = profiler.get(siteKey(site));
+  const check = fromProfiler ? { check: { workload: workload.name, ...fromProfiler } } : {};
+  const exact = workload.exact ? exactEvidence(site, workload.exact.index) : ({ kind: 'none' } as const);
+  if (exact.kind === 'counted') {
+    const lines = [...new Set(exact.jumps.map((j) => j.line))].join(', ');
+    const method = `exact: ${exact.jumps.length} compiled jump(s) on line ${lines}${exact.copies > 1 ? ` in ${exact.copies} copies` : ''}`;
+    return { kind: 'evidence', evidence: { workload: workload.name, executions: exact.executions, thenCount: exact.thenCount, confidence: 'exact' }, method, jumps: exact.jumps, ...check };
+  }
+  if (exact.kind === 'unknown' && !fromProfiler) return { kind: 'unknown', workload: workload.name, executions: exact.executions, reason: exact.reason };
   const lines = workload.gcov.get(site.file)?.lines;
   const d = lines ? deriveFromLines(site, lines) : ({ kind: 'not-compiled' } as const);
   if (d.kind === 'counted') {
@@ -159,7 +187,7 @@ export function siteEvidence(
       kind: 'evidence',
       evidence: { workload: workload.name, executions: d.executions, thenCount: d.thenCount, confidence: d.confidence },
       method: d.method,
-      ...(fromProfiler ? { check: { workload: workload.name, ...fromProfiler } } : {}),
+      ...check,
     };
   }
   if (fromProfiler) {

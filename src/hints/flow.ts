@@ -99,7 +99,8 @@ export function callsFunction(node: Node): boolean {
   });
 }
 
-function alwaysExits(stmt: Node): boolean {
+/** The statement leaves its block every time: an exit, or a block whose last statement is one. */
+export function alwaysExits(stmt: Node): boolean {
   if (EXITS.has(stmt.type)) return true;
   if (stmt.type !== 'compound_statement') return false;
   const last = codeStatements(stmt).at(-1);
@@ -176,7 +177,7 @@ function firstWithCode(from: Node | null): Node | null {
 }
 
 /** The statement after `stmt` in its block that has code, or null at the end. */
-function nextWithCode(stmt: Node): Node | null {
+export function nextWithCode(stmt: Node): Node | null {
   return firstWithCode(stmt.nextNamedSibling);
 }
 

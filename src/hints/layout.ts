@@ -4,8 +4,8 @@
  * compiler may lay the then-branch on either arc).
  */
 import type { Node } from 'web-tree-sitter';
-import { callsFunction, flowRecipe, hasCode, isSingleTest } from './flow.ts';
-import type { BranchLayout } from './types.ts';
+import { alwaysExits, callsFunction, flowRecipe, hasCode, isSingleTest, nextWithCode } from './flow.ts';
+import type { BranchLayout, IfRegions, LineRange } from './types.ts';
 
 /** Statements whose first line runs more than once per entry, or can be jumped to (a function definition inside a body is a macro block such as for_each_sched_entity). */
 const UNUSABLE_FIRST = new Set(['for_statement', 'while_statement', 'do_statement', 'labeled_statement', 'function_definition']);
@@ -42,6 +42,7 @@ export function branchLayout(ifNode: Node): BranchLayout {
     callsFunction: cond !== null && callsFunction(cond),
   };
   if (!then) return layout;
+  layout.regions = regions(ifNode, then, elseClause, condEndRow);
   const thenFirst = firstStatement(then);
   if (thenFirst && thenFirst.startPosition.row > condEndRow) layout.thenLine = thenFirst.startPosition.row + 1;
   const elseStmt = elseClause?.namedChildren.find((c) => c && c.type !== 'comment') ?? null;
@@ -58,4 +59,56 @@ export function branchLayout(ifNode: Node): BranchLayout {
     layout.flow = flowRecipe(ifNode);
   }
   return layout;
+}
+
+/** Statements whose head is their condition: the flow into them lands on it. */
+const HEADED = new Set(['if_statement', 'while_statement', 'switch_statement', 'for_statement']);
+/** Statements that are their own head (every line of them runs on entry, in order). */
+const WHOLE = new Set(['expression_statement', 'declaration', 'return_statement', 'goto_statement']);
+
+const range = (first: number, last: number): LineRange | null => (first <= last ? { first, last } : null);
+
+/** The lines control enters a statement on: its condition, all of a simple statement, else its first line. */
+function headLines(stmt: Node): LineRange | null {
+  const first = stmt.startPosition.row + 1;
+  if (WHOLE.has(stmt.type)) return range(first, stmt.endPosition.row + 1);
+  const cond = HEADED.has(stmt.type) ? stmt.childForFieldName('condition') ?? stmt.childForFieldName('initializer') : null;
+  return range(first, cond ? cond.endPosition.row + 1 : first);
+}
+
+/** Statements that always go on to the next one, so the flow past an `if` may land on any of a run of them. */
+const STRAIGHT = new Set(['expression_statement', 'declaration']);
+
+/**
+ * Where the flow past an `if` can land: the next statement with code, and
+ * when that is a plain statement, the plain statements after it too (one
+ * that compiles to nothing, `rcu_read_lock()` without preemption, passes
+ * the flow on), up to and including the head of the first other statement.
+ * A label ends the run: a goto lands there.
+ */
+function nextLines(ifNode: Node): LineRange | null {
+  const first = nextWithCode(ifNode);
+  if (!first) return null;
+  let last = headLines(first);
+  for (let s = first; STRAIGHT.has(s.type); ) {
+    let n = s.nextNamedSibling;
+    while (n && n.type === 'comment') n = n.nextNamedSibling;
+    if (!n || n.type === 'labeled_statement' || n.type === 'return_statement') break;
+    if (hasCode(n)) last = headLines(n) ?? last;
+    s = n;
+  }
+  return last ? { first: first.startPosition.row + 1, last: last.last } : null;
+}
+
+/** Where the then-branch, the else-branch and the statement after an `if` lie (IfRegions). */
+function regions(ifNode: Node, then: Node, elseClause: Node | null, condEndRow: number): IfRegions {
+  const elseBody = elseClause?.namedChildren.find((c) => c && c.type !== 'comment') ?? null;
+  // `} else {`: the else starts on the then-block's closing line, which carries no code.
+  const elseFirst = elseBody ? Math.max(elseBody.startPosition.row + 1, then.endPosition.row + 2) : 0;
+  return {
+    then: range(condEndRow + 2, then.endPosition.row + 1),
+    else: elseBody ? range(elseFirst, elseBody.endPosition.row + 1) : null,
+    next: elseBody ? null : nextLines(ifNode),
+    thenLeaves: !elseBody && alwaysExits(then),
+  };
 }

@@ -54,6 +54,29 @@ export interface BranchLayout {
    * counts again.
    */
   callsFunction: boolean;
+  /** Where the `if`'s parts lie, for placing its compiled jumps (exact.ts); absent in sites built by hand. */
+  regions?: IfRegions;
+}
+
+/** Lines `first..last`, 1-based and inclusive. */
+export interface LineRange {
+  first: number;
+  last: number;
+}
+
+/**
+ * The lines a jump of an `if` can lead to, telling its directions apart:
+ * the then-branch, the else-branch, and, without an else, the head of the
+ * statement after the `if` (where the flow past it lands).
+ */
+export interface IfRegions {
+  /** The then-branch's lines after the condition's last; null when it starts on that line. */
+  then: LineRange | null;
+  else: LineRange | null;
+  /** Without an else: the next statement with code, its first line to the end of its head (an `if`'s condition, a simple statement whole); null at the end of a block. */
+  next: LineRange | null;
+  /** The then-branch always leaves (return, goto, break, continue), so its jump may land anywhere outside the `if`. */
+  thenLeaves: boolean;
 }
 
 /**
@@ -131,6 +154,7 @@ export interface FileSites {
 /** How a then-branch count was obtained. */
 export type Confidence =
   | 'profiler' // the kernel's branch profiler counted the condition itself
+  | 'exact' // the compiled jumps of the condition, counted by direction in the kernel as built
   | 'lines' // first statement of the then- or else-branch vs the `if` line
   | 'flow' // an exiting then-branch: the `if` line less the flow past it (flow.ts)
   | 'arcs' // only in JSON documents of earlier versions: a direction guessed from gcov's arcs, never produced now

@@ -5,6 +5,7 @@
  */
 import { formatSharePct } from '../format/percent.ts';
 import type { Confidence, Evidence, IfSite, ProfilerCheckCounts, SkipReason, Uncounted } from './types.ts';
+import type { ExactLayout } from './exact.ts';
 
 export type Hint = 'likely' | 'unlikely';
 
@@ -14,7 +15,8 @@ export type SkipKind =
   | 'already-annotated' // the annotation agrees with the profile
   | 'workloads-disagree' // biased overall, but not in every workload that reached it
   | 'direction-unknown' // ran, but neither lines nor flow tell which way
-  | 'profiler-disagrees'; // gcov's counts say one way, the branch profiler of the same workload the other
+  | 'layout-already' // with --layout changes: the compiled code already falls through on the common side
+  | 'profiler-disagrees'; // gcov's counts (or the compiled jumps) say one way, the branch profiler of the same workload the other
 
 export type Verdict =
   | { kind: 'propose'; hint: Hint }
@@ -44,6 +46,12 @@ export interface HintRow {
   verdict: Verdict;
   /** For a gcov-derived proposal: what the branch profiler of the same workloads says; null without one. */
   profilerCheck: ProfilerCheck | null;
+  /**
+   * How the kernel as built lays the `if` out against its common side (a
+   * proposal's hint, else the measured majority), from a branch set; null
+   * without one, or for rows that are neither a proposal nor an annotation.
+   */
+  layout: ExactLayout | null;
 }
 
 /**
@@ -65,7 +73,12 @@ export interface ProfilerCheck {
  * becomes a `profiler-disagrees` skip: a wrong hint costs more than a
  * missing one.
  */
-export function checkAgainstProfiler(verdict: Verdict, checks: ProfilerCheckCounts[], t: Thresholds): { verdict: Verdict; check: ProfilerCheck | null } {
+export function checkAgainstProfiler(
+  verdict: Verdict,
+  checks: ProfilerCheckCounts[],
+  t: Thresholds,
+  counted = "gcov's counts",
+): { verdict: Verdict; check: ProfilerCheck | null } {
   const reached = checks.filter((c) => c.executions > 0);
   // what the row would write: a new hint, or the rename of a contradicted one
   const hint = verdict.kind === 'propose' ? verdict.hint : verdict.kind === 'contradicted' ? verdict.fix : null;
@@ -76,11 +89,11 @@ export function checkAgainstProfiler(verdict: Verdict, checks: ProfilerCheckCoun
   const thenCount = reached.reduce((n, c) => n + c.thenCount, 0);
   const check: ProfilerCheck = { agreement, executions, thenCount, counts: reached };
   if (agreement !== 'disagrees') return { verdict, check };
-  const detail = `gcov's counts say ${hint}; the branch profiler ran the then-branch in ${formatSharePct(thenCount / executions)} of ${executions}`;
+  const detail = `${counted} say ${hint}; the branch profiler ran the then-branch in ${formatSharePct(thenCount / executions)} of ${executions}`;
   return { verdict: { kind: 'skip', reason: 'profiler-disagrees', detail }, check };
 }
 
-const CONFIDENCE_ORDER: Confidence[] = ['heuristic', 'arcs', 'flow', 'lines', 'profiler'];
+const CONFIDENCE_ORDER: Confidence[] = ['heuristic', 'arcs', 'flow', 'lines', 'exact', 'profiler'];
 
 /**
  * The weakest method among the evidence: a row is only as sure as its least

@@ -9,6 +9,8 @@ import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../errors.ts';
 import { addLine, readGcovJson, type GcovFunction, type LineCounts } from './gcov.ts';
 import { looksLikeProfiler, readProfiler, type ProfilerRow } from './profiler.ts';
+import { looksLikeBranchSet, readBranchSet, type BranchSet } from './exact-set.ts';
+import { indexJumps, type JumpIndex } from './exact.ts';
 
 /** `[name=]path` as given on the command line. */
 export interface WorkloadSpec {
@@ -34,6 +36,8 @@ export interface Workload {
   /** Root-relative source path -> counts. */
   gcov: Map<string, FileCounts>;
   profiler: { source: string; rows: ProfilerRow[] }[];
+  /** Branch sets of the kernel as built (`hints collect --exact`), and their jumps indexed by source line; null without one. */
+  exact: { sets: BranchSet[]; index: JumpIndex } | null;
   /** gcov paths that are not in the source tree (system headers, other trees). */
   outside: string[];
   /**
@@ -51,14 +55,14 @@ export function parseWorkloadSpec(arg: string): WorkloadSpec {
   return { name: basename(arg).replace(/\.gcov\.json(\.gz)?$/, ''), path: arg };
 }
 
-const PROFILE_FILE_RE = /(\.gcov\.json(\.gz)?|^branch_annotated|^branch_all)$/;
+const PROFILE_FILE_RE = /(\.gcov\.json(\.gz)?|^branch_annotated|^branch_all|^branches\.json)$/;
 
 function profileFiles(path: string): string[] {
   let st;
   try {
     st = statSync(path);
   } catch {
-    throw new UserError(`profile ${path} does not exist (give a .gcov.json.gz file, a branch profiler file or a directory of them)`);
+    throw new UserError(`profile ${path} does not exist (give a .gcov.json.gz file, a branch profiler file, a branches.json or a directory of them)`);
   }
   if (!st.isDirectory()) return [path];
   const found: string[] = [];
@@ -70,7 +74,7 @@ function profileFiles(path: string): string[] {
     }
   };
   walk(path);
-  if (found.length === 0) throw new UserError(`profile directory ${path} holds no *.gcov.json(.gz), branch_annotated or branch_all file`);
+  if (found.length === 0) throw new UserError(`profile directory ${path} holds no *.gcov.json(.gz), branch_annotated, branch_all or branches.json file`);
   return found.sort();
 }
 
@@ -91,15 +95,16 @@ export function resolveUnderRoot(root: string, cwd: string, path: string): strin
   return null;
 }
 
-type ProfileKind = 'gcov' | 'profiler';
+type ProfileKind = 'gcov' | 'profiler' | 'exact';
 
-/** Tell gcov JSON (gzip'd or not) from branch profiler text by the first bytes. */
+/** Tell gcov JSON (gzip'd or not), a branch set and branch profiler text apart by the first bytes. */
 function profileKind(path: string): ProfileKind {
   const head = readFileSync(path).subarray(0, 200);
+  if (looksLikeBranchSet(head.toString('utf8'))) return 'exact';
   if ((head[0] === 0x1f && head[1] === 0x8b) || head.toString('utf8').trimStart().startsWith('{')) return 'gcov';
   if (looksLikeProfiler(head.toString('utf8'))) return 'profiler';
   throw new UserError(
-    `${path}: neither gcov JSON (gcov --json-format -b, .gcov.json[.gz]) nor a branch profiler file (trace_stat/branch_annotated or branch_all)`,
+    `${path}: neither gcov JSON (gcov --json-format -b, .gcov.json[.gz]), a branch profiler file (trace_stat/branch_annotated or branch_all) nor a branch set (branches.json of hints collect --exact)`,
   );
 }
 
@@ -110,7 +115,7 @@ export function loadWorkloads(root: string, specs: WorkloadSpec[]): Workload[] {
   for (const spec of specs) {
     let w = byName.get(spec.name);
     if (!w) {
-      w = { name: spec.name, files: [], newestMtimeMs: 0, gcov: new Map(), profiler: [], outside: [], missing: [] };
+      w = { name: spec.name, files: [], newestMtimeMs: 0, gcov: new Map(), profiler: [], exact: null, outside: [], missing: [] };
       byName.set(spec.name, w);
       trees.set(w, { root: resolve(root), others: new Map(), unresolved: [] });
     }
@@ -156,8 +161,16 @@ function splitUnresolved(w: Workload, tree: TreeGuess): void {
 function addProfileFile(root: string, w: Workload, file: string, tree: TreeGuess): void {
   w.files.push(file);
   w.newestMtimeMs = Math.max(w.newestMtimeMs, statSync(file).mtimeMs);
-  if (profileKind(file) === 'profiler') {
+  const kind = profileKind(file);
+  if (kind === 'profiler') {
     w.profiler.push({ source: file, rows: readProfiler(file) });
+    return;
+  }
+  if (kind === 'exact') {
+    const set = readBranchSet(file);
+    const sets = [...(w.exact?.sets ?? []), set];
+    w.exact = { sets, index: indexJumps(sets.flatMap((s) => s.jumps)) };
+    placeSetFiles(root, w, set);
     return;
   }
   const doc = readGcovJson(file);
@@ -180,5 +193,15 @@ function addProfileFile(root: string, w: Workload, file: string, tree: TreeGuess
     if (!acc.from.includes(file)) acc.from.push(file);
     for (const [line, c] of f.lines) addLine(acc.lines, line, c);
     acc.functions.push(...f.functions);
+  }
+}
+
+/** A branch set's files that --src lacks are "missing", absolute ones (system headers, another tree) "outside". */
+function placeSetFiles(root: string, w: Workload, set: BranchSet): void {
+  const files = new Set(set.jumps.flatMap((j) => j.at.map((f) => f.file)));
+  for (const f of files) {
+    if (isAbsolute(f) || f.startsWith('..')) {
+      if (!w.outside.includes(f)) w.outside.push(f);
+    } else if (!existsSync(join(root, f)) && !w.missing.includes(f)) w.missing.push(f);
   }
 }

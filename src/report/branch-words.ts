@@ -5,8 +5,8 @@
  * it: "sched_getattr: __do_sys_sched_getattr kernel/sched/syscalls.c:1033:
  * A falls through 1.00/call, B jumps 1.00/call: the hot path now jumps".
  */
-import { fixed } from '../format/numbers.ts';
-import { type BranchComparison, type BranchFlip, type BranchFlips, type Direction, directionOf, HOT_PER_CALL } from '../vm/branch-flips.ts';
+import { fixed, formatNumber } from '../format/numbers.ts';
+import { type BranchBound, type BranchComparison, type BranchFlip, type BranchFlips, type Direction, directionOf, HOT_PER_CALL } from '../vm/branch-flips.ts';
 
 const perCall = (v: number): string => `${fixed(v, 2)}/call`;
 
@@ -40,7 +40,13 @@ function matchWords(x: BranchFlips): string {
 
 /** Per kernel: whether its boots gave the same per-branch counts, and why it has no source lines when it has none. */
 export function branchKernelLines(c: BranchComparison): string[] {
-  return c.kernels.map((k) => `kernel ${k.label}: per-branch counts ${k.identical ? 'identical' : 'DIFFER'} across ${k.boots} boot(s)${k.noLines ? `; no source lines: ${k.noLines}` : ''}`);
+  return c.kernels.map((k) => `kernel ${k.label}: per-branch counts ${k.identical ? 'identical' : `DIFFER${boundWords(k.bound)}`} across ${k.boots} boot(s)${k.noLines ? `; no source lines: ${k.noLines}` : ''}`);
+}
+
+/** " in 3 branches, by at most 0.0010/call (getppid: update_curr kernel/sched/fair.c:1234)", or nothing without a bound. */
+function boundWords(b: BranchBound | undefined): string {
+  if (!b) return '';
+  return ` in ${b.branches} branch${b.branches === 1 ? '' : 'es'}, by at most ${formatNumber(b.perCall)}/call (${b.subject}: ${b.function} ${b.place})`;
 }
 
 /** The flipped branches as lines under a heading; null when there is no A/B comparison. */

@@ -14,7 +14,7 @@ import type { MetricComparison } from '../compare/metric.ts';
 import type { Comparison } from '../compare/types.ts';
 import type { HintsResult } from '../hints/analyze.ts';
 import { resultPatch } from '../hints/patch.ts';
-import { formatJson as hintsJson, formatTable as hintsTable } from '../hints/report.ts';
+import { formatJson as hintsJson, formatTable as hintsTable } from './hints.ts';
 import type { RunWithRounds } from '../model.ts';
 import type { TrialDocument } from '../trial/document.ts';
 import { behaveLkml, behaveText } from './behave.ts';

@@ -9,9 +9,9 @@ import { basename } from 'node:path';
 import { cellTitle, deltaText, lkmlSummary, touchedFunctions } from '../codegen/render.ts';
 import type { Cell, CodegenResult } from '../codegen/types.ts';
 import type { Comparison } from '../compare/types.ts';
-import type { HintsDocument, HintsDocumentRow } from '../hints/document.ts';
+import type { DocumentLayout, HintsDocument, HintsDocumentRow } from '../hints/document.ts';
 import { formatSharePct } from '../format/percent.ts';
-import { roundTo } from '../format/numbers.ts';
+import { fixed, roundTo } from '../format/numbers.ts';
 import { shellWord } from '../shell.ts';
 import { type ReproduceContext, reproduceCommands } from './reproduce.ts';
 import type { Table } from './tables.ts';
@@ -81,7 +81,13 @@ export function siteText(row: HintsDocumentRow): string {
 export function branchClaim(row: HintsDocumentRow): string {
   const reached = row.evidence.filter((e) => e.executions > 0).length;
   const how = reached > 1 ? `${row.confidence}, ${reached} workloads` : row.confidence;
-  return `${countsText(row)}, ${hintText(row)} (${how})`;
+  return `${countsText(row)}, ${hintText(row)} (${how})${row.layout ? `; ${layoutWords(row.layout)}` : ''}`;
+}
+
+/** "compiled code already falls through on the common path", or how often it jumps there. */
+export function layoutWords(l: DocumentLayout): string {
+  if (l.verdict === 'already') return 'the compiled code already falls through on the common path';
+  return `the compiled common path jumps (${fixed(l.takenPerCommon, 2)} taken per run)`;
 }
 
 /** "%g"-like percent of a share for thresholds: 0.99 -> "99", 0.995 -> "99.5". */
@@ -179,10 +185,11 @@ export function branchTable(loaded: LoadedHints, limit: number): Table {
   const all = patchRows(loaded.doc);
   const rows = all.slice(0, limit);
   const part = all.length > rows.length ? `: the ${rows.length} most executed of ${all.length} (all in ${loaded.file})` : '';
+  const laid = rows.some((r) => r.layout !== null);
   return {
     id: 'branches',
     caption: `Branch counts behind the hints (hintlab hints)${part}`,
-    headers: ['Site', 'Function', 'Executions', 'Then-branch', 'Hint', 'Confidence', 'Per workload'],
+    headers: ['Site', 'Function', 'Executions', 'Then-branch', 'Hint', 'Confidence', 'Per workload', ...(laid ? ['Compiled layout'] : [])],
     rows: rows.map((r) => [
       `${r.file}:${r.line}`,
       r.function || '-',
@@ -191,6 +198,7 @@ export function branchTable(loaded: LoadedHints, limit: number): Table {
       hintText(r),
       r.confidence,
       workloadsText(r),
+      ...(laid ? [r.layout ? (r.layout.verdict === 'already' ? 'already falls through' : `jumps ${fixed(r.layout.takenPerCommon, 2)}/run`) : '-'] : []),
     ]),
     numeric: [2, 3],
   };

@@ -118,12 +118,51 @@ export function bootBranches(environment: Record<string, unknown>): BootBranches
   return (cost?.branches ?? []).filter((x) => x.known && x.value).map((x) => x.value!);
 }
 
+/** How far a kernel's boots differ per branch: how many branches differ from the first boot's, and the largest difference. */
+export interface BranchBound {
+  branches: number;
+  /** The largest difference of a taken or fall-through count per call. */
+  perCall: number;
+  subject: string;
+  function: string;
+  /** `file:line`, or `+0xOFFSET` without a line table. */
+  place: string;
+}
+
 /** One kernel's branch tables: how many boots have one, whether they all equal the first, why lines are missing. */
 export interface KernelBranches {
   label: string;
   boots: number;
   identical: boolean;
   noLines: string | null;
+  /** When the boots differ: by how much (absent in trial documents written before it was kept). */
+  bound?: BranchBound;
+}
+
+const placeOf = (b: BranchCost): string => (b.source ? `${b.source.file}:${b.source.line}` : `+0x${b.offset.toString(16)}`);
+
+/** The branches of later boots that differ from the first boot's (a branch one boot lacks counts as its whole runs per call). */
+export function branchBound(boots: readonly BootBranches[]): BranchBound | undefined {
+  const [first, ...rest] = boots;
+  if (!first) return undefined;
+  const differing = new Set<string>();
+  let worst: BranchBound | undefined;
+  for (const boot of rest) {
+    for (const subject of new Set([...Object.keys(first.subjects), ...Object.keys(boot.subjects)])) {
+      const a = new Map((first.subjects[subject] ?? []).map((b) => [b.addr, b]));
+      const b = new Map((boot.subjects[subject] ?? []).map((x) => [x.addr, x]));
+      for (const addr of new Set([...a.keys(), ...b.keys()])) {
+        const x = a.get(addr);
+        const y = b.get(addr);
+        const d = Math.max(Math.abs((x?.takenPerCall ?? 0) - (y?.takenPerCall ?? 0)), Math.abs((x?.fallThroughPerCall ?? 0) - (y?.fallThroughPerCall ?? 0)));
+        if (d === 0) continue;
+        differing.add(`${subject} ${addr}`);
+        const at = (x ?? y)!;
+        if (!worst || d > worst.perCall) worst = { branches: 0, perCall: d, subject, function: at.function, place: placeOf(at) };
+      }
+    }
+  }
+  return worst && { ...worst, branches: differing.size };
 }
 
 /** Each kernel's branch tables, and A (the first kernel with tables) against B (the second). */
@@ -144,7 +183,9 @@ export function compareBranches(kernels: readonly { label: string; runs: readonl
     const boots = runs.flatMap((r) => bootBranches(r.environment));
     if (!boots[0]) continue;
     const first = JSON.stringify(boots[0]);
-    out.push({ label, boots: boots.length, identical: boots.every((x) => JSON.stringify(x) === first), noLines: boots[0].noLines });
+    const identical = boots.every((x) => JSON.stringify(x) === first);
+    const bound = identical ? undefined : branchBound(boots);
+    out.push({ label, boots: boots.length, identical, noLines: boots[0].noLines, ...(bound ? { bound } : {}) });
     tables.set(label, boots[0]);
   }
   const [a, b] = [...tables.keys()];

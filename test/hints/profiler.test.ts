@@ -93,6 +93,6 @@ describe('branch profiler files', () => {
     writeFileSync(bad, 'hello\n');
     const r = await hintlab(['hints', bad, '--src', TREE]);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /hintlab-notprofiler-\d+: neither gcov JSON .* nor a branch profiler file/);
+    assert.match(r.stderr, /hintlab-notprofiler-\d+: neither gcov JSON .*, a branch profiler file .* nor a branch set/);
   });
 });

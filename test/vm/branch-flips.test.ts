@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { branchReport, flipLine } from '../../src/report/branch-words.ts';
 import type { BootBranches, BranchCost } from '../../src/vm/branch-counts.ts';
 import { subjectBranches } from '../../src/vm/branch-counts.ts';
-import { branchFlips, type BranchComparison } from '../../src/vm/branch-flips.ts';
+import { branchBound, branchFlips, type BranchComparison } from '../../src/vm/branch-flips.ts';
 import { parseCostOutput } from '../../src/vm/cost.ts';
 import { parseAddr2line } from '../../src/vm/dwarf-lines.ts';
 
@@ -106,4 +106,22 @@ test('vm --cost says per kernel whether boots agree, then the flipped branches u
     '  sched_getattr: sched_getattr_fn kernel/sched/syscalls.c:1033: A falls through 1.00/call, B jumps 1.00/call: the hot path now jumps',
     '',
   ].join('\n'));
+});
+
+test('boots whose branch counts differ say in how many branches and by at most how much per call, naming the worst', () => {
+  const cost = (addr: string, taken: number, fell: number, line: number): BranchCost => ({
+    function: 'update_curr',
+    offset: 16,
+    addr,
+    target: 'ffffffff81000100',
+    takenPerCall: taken,
+    fallThroughPerCall: fell,
+    source: { file: 'kernel/sched/fair.c', line },
+  });
+  const first: BootBranches = { subjects: { getppid: [cost('ffffffff81000010', 0, 1, 1180), cost('ffffffff81000020', 0.001, 0, 1190)] }, noLines: null };
+  const second: BootBranches = { subjects: { getppid: [cost('ffffffff81000010', 0, 1, 1180), cost('ffffffff81000020', 0.003, 0, 1190), cost('ffffffff81000030', 0.0005, 0, 1200)] }, noLines: null };
+  assert.deepEqual(branchBound([first, second]), { branches: 2, perCall: 0.002, subject: 'getppid', function: 'update_curr', place: 'kernel/sched/fair.c:1190' });
+  assert.equal(branchBound([first, first]), undefined);
+  const c: BranchComparison = { kernels: [{ label: 'A', boots: 2, identical: false, noLines: null, bound: branchBound([first, second]) }], ab: null };
+  assert.equal(branchReport(c), 'kernel A: per-branch counts DIFFER in 2 branches, by at most 0.002/call (getppid: update_curr kernel/sched/fair.c:1190) across 2 boot(s)\n');
 });

@@ -2,17 +2,13 @@
  * Text and JSON renderings of a hints result. Reporters return strings;
  * the CLI decides where they go.
  */
-import type { HintsResult } from './analyze.ts';
-import type { HintRow, Verdict } from './verdict.ts';
+import type { HintsResult } from '../hints/analyze.ts';
+import { HINTS_JSON_VERSION } from '../hints/document.ts';
+import type { HintRow, Verdict } from '../hints/verdict.ts';
 import { formatSharePct } from '../format/percent.ts';
 import { alignColumns } from '../format/columns.ts';
-
-/**
- * JSON format version. History:
- * 1 - first version: rows with site, counts, evidence per workload, verdict;
- *     later, additively: confidence `none` and `uncounted` (workloads without a direction).
- */
-export const HINTS_JSON_VERSION = 1;
+import { fixed } from '../format/numbers.ts';
+import type { ExactLayout, PlacedJump } from '../hints/exact.ts';
 
 function proposalText(v: Verdict): string {
   switch (v.kind) {
@@ -57,8 +53,21 @@ function profilerText(row: HintRow): string {
   return c.agreement === 'agrees' ? 'agrees' : `${c.agreement} ${formatSharePct(c.thenCount / c.executions)}`;
 }
 
-function rowCells(row: HintRow, withProfiler = false): string[] {
-  if (withProfiler) return [...rowCells(row), profilerText(row)];
+/** "already", or "changes: jumps 1.00/run" (taken jumps on the common path per run of the common side). */
+function layoutText(layout: ExactLayout | null): string {
+  if (!layout) return '-';
+  return layout.verdict === 'already' ? 'already' : `changes: jumps ${fixed(layout.takenPerCommon, 2)}/run`;
+}
+
+interface Extra {
+  profiler: boolean;
+  layout: boolean;
+}
+
+function rowCells(row: HintRow, extra: Extra = { profiler: false, layout: false }): string[] {
+  if (extra.profiler || extra.layout) {
+    return [...rowCells(row), ...(extra.profiler ? [profilerText(row)] : []), ...(extra.layout ? [layoutText(row.layout)] : [])];
+  }
   return [
     `${row.site.file}:${row.site.line}`,
     row.site.fn || '-',
@@ -83,27 +92,63 @@ export function formatTable(result: HintsResult): string {
   } else {
     out += `Proposals (then-branch in >= ${formatSharePct(bias)} or <= ${formatSharePct(1 - bias)} of >= ${result.thresholds.minHits} executions, every workload agreeing)\n`;
   }
-  const checked = result.profilerChecks;
+  const extra: Extra = { profiler: result.profilerChecks, layout: result.rows.some((r) => r.layout !== null) };
   if (result.mode === 'static') {
     // No profile, no counts: the executions, then and workloads columns would only hold '-'.
     out += proposals.length ? table(STATIC_HEADER, proposals.map((r) => rowCells(r).filter((_, i) => STATIC_COLUMNS.includes(i))), new Set()) : '(none)\n';
     return `${out}\n${summaryLine(result)}\n`;
   }
-  const header = checked ? [...HEADER, 'profiler'] : HEADER;
-  const cells = (r: HintRow): string[] => rowCells(r, checked);
+  const header = [...HEADER, ...(extra.profiler ? ['profiler'] : []), ...(extra.layout ? ['layout'] : [])];
+  const cells = (r: HintRow): string[] => rowCells(r, extra);
   out += proposals.length ? table(header, proposals.map(cells), right) : '(none)\n';
+  out += jumpsBlock(proposals.filter((r) => r.layout?.verdict === 'changes'), 'Proposals whose common path jumps today: the jumps a hint would flip');
   out += `\nAnnotations the profile contradicts\n`;
+  const withLayout = extra.layout ? ['layout'] : [];
   out += contradicted.length
     ? table(
-        [...HEADER, 'annotation holds'],
-        contradicted.map((r) => [...rowCells(r), r.verdict.kind === 'contradicted' ? formatSharePct(r.verdict.claimedShare) : '']),
+        [...HEADER, 'annotation holds', ...withLayout],
+        contradicted.map((r) => [...rowCells(r), r.verdict.kind === 'contradicted' ? formatSharePct(r.verdict.claimedShare) : '', ...(extra.layout ? [layoutText(r.layout)] : [])]),
         right,
       )
     : '(none)\n';
+  if (extra.layout) out += auditBlock(result.rows);
   out += `\nSkipped (run >= ${result.thresholds.minHits} times)\n`;
   out += skipped.length ? table(header, skipped.map(cells), right) : '(none)\n';
   out += `\n${summaryLine(result)}\n`;
   return out;
+}
+
+/** "kernel/sched/syscalls.c:1161 sched_getattr+0x2c jne ffffffff81123456: taken 0, fell 1000 (taken: then, fell: else)". */
+function jumpLine(p: PlacedJump, file: string): string {
+  const j = p.jump;
+  const insn = j.insn ? ` ${j.insn}` : '';
+  return `    ${file}:${p.line} ${j.function}+0x${j.offset.toString(16)}${insn}: taken ${j.taken} (to ${p.taken}), fell through ${j.fell} (to ${p.fell})`;
+}
+
+/** Rows with their compiled jumps under them; empty when there are none. */
+function jumpsBlock(rows: HintRow[], title: string): string {
+  if (rows.length === 0) return '';
+  const lines = rows.flatMap((r) => [
+    `  ${r.site.file}:${r.site.line} ${r.site.fn || '-'} (${proposalText(r.verdict)}, common side ${r.layout?.common ?? '-'})`,
+    ...(r.layout?.jumps ?? []).map((p) => jumpLine(p, r.site.file)),
+  ]);
+  return `\n${title}\n${lines.join('\n')}\n`;
+}
+
+/** The audit of the hints already in the source: annotations the compiled code lays out with a jump on the side that runs most. */
+function auditBlock(rows: HintRow[]): string {
+  const jumping = rows.filter((r) => r.site.annotation.kind === 'whole' && r.verdict.kind === 'skip' && r.layout?.verdict === 'changes');
+  const title = 'Annotations the profile agrees with, whose compiled common path still jumps';
+  return jumping.length ? jumpsBlock(jumping, title) : `\n${title}\n(none)\n`;
+}
+
+/** How the proposals and annotations of a branch set are laid out in the kernel as built. */
+function layoutSummary(rows: HintRow[]): string {
+  const laid = rows.filter((r) => r.verdict.kind === 'propose' && r.layout);
+  const changes = laid.filter((r) => r.layout?.verdict === 'changes').length;
+  const audited = rows.filter((r) => r.site.annotation.kind === 'whole' && r.layout);
+  const jumping = audited.filter((r) => r.layout?.verdict === 'changes').length;
+  return `compiled layout of ${laid.length} proposals: ${laid.length - changes} already fall through on the common path, ${changes} jump there; ${jumping} of ${audited.length} annotated ifs jump on their common path`;
 }
 
 /** The first few names, then how many more. */
@@ -112,12 +157,15 @@ function fewNames(names: string[], shown = 3): string {
   return names.length > shown ? `${head} and ${names.length - shown} more` : head;
 }
 
-/** How the gcov-derived proposals fared against the branch profiler. */
+/** How the proposals counted from gcov or from compiled jumps fared against the branch profiler. */
 function profilerSummary(rows: HintRow[]): string {
-  const checks = rows.flatMap((r) => (r.profilerCheck ? [r.profilerCheck.agreement] : []));
+  const checked = rows.filter((r) => r.profilerCheck);
+  const checks = checked.map((r) => r.profilerCheck?.agreement);
   const n = (a: string): number => checks.filter((c) => c === a).length;
   const unchecked = rows.filter((r) => r.verdict.kind === 'propose' && !r.profilerCheck && r.confidence !== 'profiler').length;
-  return `branch profiler on ${checks.length} gcov-derived proposals: ${n('agrees')} agree, ${n('weaker')} same direction under the bias, ${n('disagrees')} disagree (skipped); ${unchecked} without a profiler row`;
+  const exact = checked.filter((r) => r.evidence.some((e) => e.confidence === 'exact')).length;
+  const what = exact === 0 ? 'gcov-derived proposals' : exact === checked.length ? 'proposals from compiled jumps' : 'proposals from gcov or compiled jumps';
+  return `branch profiler on ${checks.length} ${what}: ${n('agrees')} agree, ${n('weaker')} same direction under the bias, ${n('disagrees')} disagree (skipped); ${unchecked} without a profiler row`;
 }
 
 function summaryLine(result: HintsResult): string {
@@ -125,8 +173,11 @@ function summaryLine(result: HintsResult): string {
   const parts = [`${result.sitesTotal} ifs in ${files} files`];
   if (result.mode === 'profile') {
     const q = result.quiet;
-    parts.push(`${q.balanced} balanced`, `${q.fewExecutions} under min-hits`, `${q.notReached} not reached`);
+    // a branch set sees jumps only: an `if` compiled without one (cmov, setcc) looks unreached
+    const unreached = result.workloads.some((w) => w.exact) ? 'not reached or compiled without a jump' : 'not reached';
+    parts.push(`${q.balanced} balanced`, `${q.fewExecutions} under min-hits`, `${q.notReached} ${unreached}`);
     if (result.profilerChecks) parts.push(profilerSummary(result.rows));
+    if (result.rows.some((r) => r.layout !== null)) parts.push(layoutSummary(result.rows));
     if (result.unmatched.length) parts.push(`${result.unmatched.length} profiler rows unmatched (see --format json)`);
     const missing = [...new Set(result.workloads.flatMap((w) => w.missing))];
     if (missing.length) parts.push(`${missing.length} profiled files missing in the source tree, ignored (is --src the profiled tree?): ${fewNames(missing)}`);
@@ -135,6 +186,26 @@ function summaryLine(result: HintsResult): string {
   }
   if (result.macroIfs.length) parts.push(`${result.macroIfs.length} ifs inside #define bodies not analysed`);
   return parts.join('; ');
+}
+
+/** A row's layout as JSON: addresses in hex, each jump with where its two ways lead. */
+function layoutJson(l: ExactLayout): object {
+  return {
+    verdict: l.verdict,
+    common: l.common,
+    takenPerCommon: l.takenPerCommon,
+    jumps: l.jumps.map((p) => ({
+      addr: p.jump.addr.toString(16),
+      function: p.jump.function,
+      offset: p.jump.offset,
+      insn: p.jump.insn,
+      line: p.line,
+      taken: p.jump.taken,
+      fell: p.jump.fell,
+      takenTo: p.taken,
+      fellTo: p.fell,
+    })),
+  };
 }
 
 /** The versioned JSON document: everything a later report needs to show a hint's evidence. */
@@ -162,6 +233,7 @@ export function formatJson(result: HintsResult, generatedBy: string): string {
       uncounted: r.uncounted,
       verdict: r.verdict,
       profilerCheck: r.profilerCheck,
+      layout: r.layout ? layoutJson(r.layout) : null,
     })),
     quiet: result.quiet,
     sitesTotal: result.sitesTotal,

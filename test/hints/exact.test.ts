@@ -1,0 +1,247 @@
+/**
+ * `hintlab hints NAME=DIR` on branch sets (`hints collect --exact`): each
+ * `if` read from its compiled jumps, placed by the lines their two ways
+ * lead to. The sets here are written by hand (addresses and lines as
+ * addr2line would give them) so each shape of a condition is checked on
+ * its own; test/hints/exact-real.test.ts reads real gcc output.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hintlab, markerLine, type JsonRow } from './helpers.ts';
+import { hintsFromJson } from '../../src/hints/document.ts';
+import { branchClaim } from '../../src/report/patch-evidence.ts';
+
+const SOURCE = `int helper_store(int x, int *p)
+{
+	if (x < 0 || !p) /* or */
+		return -22; /* or-then */
+	*p = x; /* or-next */
+	return 0;
+}
+
+int leaves(int x)
+{
+	if (x == 7) /* leaves */
+		return 1;
+	x += 3; /* leaves-next */
+	return x * 2;
+} /* leaves-end */
+
+int annotated(int x, int y)
+{
+	if (likely(x > y)) { /* annotated */
+		y = x; /* annotated-then */
+	} else {
+		y = -x; /* annotated-else */
+	}
+	return y;
+}
+
+int murky(int x)
+{
+	if (x > 100) /* murky */
+		x = 0; /* murky-then */
+	return x; /* murky-next */
+}
+`;
+
+const line = (m: string): number => markerLine(SOURCE, m);
+const FILE = 'kernel/demo.c';
+
+interface Way {
+  /** -1: just past this jump, before the next one (a further test of the condition). */
+  addr: number;
+  line: number;
+  fn?: string;
+  outer?: { function: string; file: string; line: number }[];
+}
+
+let nextAddr = 0x1000;
+
+/** One jump of function `fn` at `at`, its ways placed on lines of the same function. */
+function jump(fn: string, at: number, taken: number, fell: number, target: Way, next: Way, outer: Way['outer'] = []): object {
+  const addr = nextAddr;
+  nextAddr += 0x10;
+  const frames = (l: number, f = fn, o = outer): object[] => [{ function: f, file: FILE, line: l }, ...o];
+  const place = (w: Way): number => (w.addr < 0 ? addr + 0x8 : w.addr);
+  return {
+    addr: addr.toString(16),
+    function: fn,
+    offset: addr & 0xff,
+    insn: `jne ${target.addr.toString(16)}`,
+    taken,
+    fell,
+    at: frames(at),
+    target: { addr: place(target).toString(16), at: target.fn === undefined ? frames(target.line) : frames(target.line, target.fn, target.outer ?? []) },
+    next: { addr: place(next).toString(16), at: frames(next.line) },
+  };
+}
+
+function writeSet(dir: string, jumps: object[]): string {
+  mkdirSync(dir, { recursive: true });
+  const set = { format: 'hintlab-branches', version: 1, kernel: { release: '6.12.0', vmlinux: '/k/vmlinux', lineTable: true }, windows: 3, branches: jumps };
+  writeFileSync(join(dir, 'branches.json'), JSON.stringify(set));
+  return dir;
+}
+
+let dir = '';
+let src = '';
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'hintlab-exact-'));
+  src = join(dir, 'src');
+  mkdirSync(join(src, 'kernel'), { recursive: true });
+  writeFileSync(join(src, FILE), SOURCE);
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+async function rows(set: string): Promise<(JsonRow & { layout: { verdict: string; takenPerCommon: number; common: string; jumps: { takenTo: string; fellTo: string }[] } | null })[]> {
+  const r = await hintlab(['hints', `w=${set}`, '--src', src, '--format', 'json']);
+  assert.equal(r.code, 0, r.stderr);
+  return (JSON.parse(r.stdout) as { rows: [] }).rows;
+}
+
+describe('hints on a branch set of the kernel as built', () => {
+  test('a two-test condition is one `if`: its jumps into the then-branch and past it give the direction, and falling through on the common path is `already`', async () => {
+    const set = writeSet(join(dir, 'or-already'), [
+      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: -1, line: line('or') }),
+      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: 0x2008, line: line('or-next') }),
+    ]);
+    const row = (await rows(set)).find((r) => r.line === line('or'));
+    assert.deepEqual([row?.executions, row?.thenCount, row?.confidence, row?.verdict.hint], [1000, 0, 'exact', 'unlikely']);
+    assert.equal(row?.layout?.verdict, 'already');
+    assert.equal(row.layout.common, 'else');
+    assert.deepEqual(row.layout.jumps.map((j) => [j.takenTo, j.fellTo]), [['then', 'cond'], ['then', 'else']]);
+  });
+
+  test('a common path that jumps is `changes`, with its taken jumps per run, and the table lists the jump a hint would flip', async () => {
+    const set = writeSet(join(dir, 'or-changes'), [
+      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: -1, line: line('or') }),
+      jump('helper_store', line('or'), 1000, 0, { addr: 0x2008, line: line('or-next') }, { addr: 0x2000, line: line('or-then') }),
+    ]);
+    const row = (await rows(set)).find((r) => r.line === line('or'));
+    assert.equal(row?.verdict.hint, 'unlikely');
+    assert.equal(row.layout?.verdict, 'changes');
+    assert.equal(row.layout.takenPerCommon, 1);
+    const table = await hintlab(['hints', `w=${set}`, '--src', src]);
+    assert.match(table.stdout, /changes: jumps 1\.00\/run/);
+    assert.match(table.stdout, new RegExp(`${FILE}:${line('or')} helper_store\\+0x[0-9a-f]+ jne 2008: taken 1000 \\(to else\\), fell through 0 \\(to then\\)`));
+  });
+
+  test("a condition's last test that falls on into code still on the condition's line leaves it on the side its jump does not take", async () => {
+    const set = writeSet(join(dir, 'exit'), [
+      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: -1, line: line('or') }),
+      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: 0xffff, line: line('or') }),
+    ]);
+    const row = (await rows(set)).find((r) => r.line === line('or'));
+    assert.deepEqual([row?.executions, row?.thenCount, row?.verdict.hint], [1000, 0, 'unlikely']);
+    assert.deepEqual(row?.layout?.jumps.map((j) => [j.takenTo, j.fellTo]), [['then', 'cond'], ['then', 'else']]);
+  });
+
+  test('jumps that ran more often in all than one entry into the condition explains give no direction', async () => {
+    const set = writeSet(join(dir, 'twice'), [
+      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: 0x2008, line: line('or-next') }),
+      jump('helper_store', line('or'), 0, 500, { addr: 0x2000, line: line('or-then') }, { addr: 0x2008, line: line('or-next') }),
+    ]);
+    const row = (await rows(set)).find((r) => r.line === line('or'));
+    assert.equal(row?.verdict.reason, 'direction-unknown');
+    assert.match(row.verdict.detail ?? '', /did not run once per entry into the condition/);
+  });
+
+  test('a then-branch that returns may jump straight to the shared return block: that way is the then-branch, the other lands on the next statement', async () => {
+    const set = writeSet(join(dir, 'leaves'), [
+      jump('leaves', line('leaves'), 20, 20000, { addr: 0x3000, line: line('leaves-end') }, { addr: 0x3004, line: line('leaves-next') }),
+    ]);
+    const row = (await rows(set)).find((r) => r.line === line('leaves'));
+    assert.deepEqual([row?.executions, row?.thenCount, row?.verdict.hint, row?.layout?.verdict], [20020, 20, 'unlikely', 'already']);
+  });
+
+  test('copies of an inlined `if` in two callers are read each in its own context and summed', async () => {
+    const caller = (l: number): Way['outer'] => [{ function: 'caller', file: 'kernel/other.c', line: l }];
+    const set = writeSet(join(dir, 'copies'), [
+      jump('helper_store', line('or'), 0, 500, { addr: 0x2000, line: line('or-then') }, { addr: 0x2008, line: line('or-next') }, caller(10)),
+      jump('helper_store', line('or'), 0, 700, { addr: 0x2100, line: line('or-then') }, { addr: 0x2108, line: line('or-next') }, caller(20)),
+    ]);
+    const row = (await rows(set)).find((r) => r.line === line('or'));
+    assert.deepEqual([row?.executions, row?.thenCount], [1200, 0]);
+    assert.match(row?.methods[0] ?? '', /in 2 copies/);
+  });
+
+  test('a way out of the `if` opposite the next statement, when the then-branch does not leave, gives no direction, never a guess', async () => {
+    const set = writeSet(join(dir, 'murky'), [
+      jump('murky', line('murky'), 5000, 0, { addr: 0x4000, line: 3, fn: 'elsewhere' }, { addr: 0x4004, line: line('murky-next') }),
+    ]);
+    const row = (await rows(set)).find((r) => r.line === line('murky'));
+    assert.equal(row?.verdict.kind, 'skip');
+    assert.equal(row.verdict.reason, 'direction-unknown');
+    assert.match(row.verdict.detail ?? '', /leads to outside and else, which no test of the condition does/);
+  });
+
+  test('an annotation the counts agree with, whose compiled common path jumps, is listed by the audit', async () => {
+    const set = writeSet(join(dir, 'audit'), [
+      jump('annotated', line('annotated'), 3000, 0, { addr: 0x5000, line: line('annotated-then') }, { addr: 0x5004, line: line('annotated-else') }),
+    ]);
+    const row = (await rows(set)).find((r) => r.line === line('annotated'));
+    assert.equal(row?.verdict.reason, 'already-annotated');
+    assert.equal(row.layout?.verdict, 'changes');
+    const table = await hintlab(['hints', `w=${set}`, '--src', src]);
+    const audit = table.stdout.split('whose compiled common path still jumps\n')[1] ?? '';
+    assert.match(audit, new RegExp(`^  ${FILE}:${line('annotated')} annotated`));
+    assert.match(table.stdout, /0 already fall through on the common path, 0 jump there; 1 of 1 annotated ifs jump on their common path/);
+  });
+
+  test("a hint patch's evidence read back from the JSON document says how the compiled code lays each hint out", async () => {
+    const set = writeSet(join(dir, 'doc'), [
+      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: -1, line: line('or') }),
+      jump('helper_store', line('or'), 1000, 0, { addr: 0x2008, line: line('or-next') }, { addr: 0x2000, line: line('or-then') }),
+    ]);
+    const r = await hintlab(['hints', `w=${set}`, '--src', src, '--format', 'json']);
+    const doc = hintsFromJson(JSON.parse(r.stdout), 'hints.json');
+    const row = doc.rows.find((x) => x.line === line('or'));
+    assert.deepEqual(row?.layout, { verdict: 'changes', common: 'else', takenPerCommon: 1 });
+    assert.equal(branchClaim(row), 'then-branch 0 of 1000 executions (0.00 %), unlikely() (exact); the compiled common path jumps (1.00 taken per run)');
+  });
+
+  test('--layout changes keeps only the proposals whose compiled common path jumps: the others are skipped and left out of the patch', async () => {
+    const set = writeSet(join(dir, 'only-changes'), [
+      jump('helper_store', line('or'), 0, 1000, { addr: 0x2000, line: line('or-then') }, { addr: 0x2008, line: line('or-next') }),
+      jump('leaves', line('leaves'), 20000, 20, { addr: 0x3004, line: line('leaves-next') }, { addr: 0x3000, line: line('leaves-end') }),
+    ]);
+    const json = await hintlab(['hints', `w=${set}`, '--src', src, '--format', 'json', '--layout', 'changes']);
+    const got = (JSON.parse(json.stdout) as { rows: JsonRow[] }).rows.map((r) => [r.line, r.verdict.kind, r.verdict.hint ?? r.verdict.reason]);
+    assert.deepEqual(got, [
+      [line('leaves'), 'propose', 'unlikely'],
+      [line('or'), 'skip', 'layout-already'],
+    ]);
+    const patch = await hintlab(['hints', `w=${set}`, '--src', src, '--format', 'patch', '--layout', 'changes']);
+    assert.match(patch.stdout, /\+\tif \(unlikely\(x == 7\)\)/);
+    assert.doesNotMatch(patch.stdout, /x < 0 \|\| !p/);
+  });
+
+  test('--layout changes without a branch set is refused before anything is read', async () => {
+    const r = await hintlab(['hints', '--static', '--src', src, '--layout', 'changes']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--layout changes reads the compiled jumps of a branch set/);
+  });
+
+  test('a set whose jumps sit on a blank line is refused as taken from another source', async () => {
+    const blank = SOURCE.split('\n').findIndex((l) => l === '') + 1;
+    const set = writeSet(join(dir, 'mismatch'), [jump('leaves', blank, 1, 1, { addr: 0x1, line: blank }, { addr: 0x2, line: blank })]);
+    const r = await hintlab(['hints', `w=${set}`, '--src', src]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, new RegExp(`source ${FILE} does not match the branch set .*branches\\.json.*line ${blank}, which is blank or a comment`));
+  });
+
+  test('a set of a kernel without line tables is refused with the fix', async () => {
+    const d = join(dir, 'nolines');
+    mkdirSync(d);
+    writeFileSync(join(d, 'branches.json'), JSON.stringify({ format: 'hintlab-branches', version: 1, kernel: { release: 'x', vmlinux: '/v', lineTable: false }, windows: 1, branches: [] }));
+    const r = await hintlab(['hints', `w=${d}`, '--src', src]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /no DWARF line table.*built by hintlab/);
+  });
+});
