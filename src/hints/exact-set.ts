@@ -8,17 +8,11 @@
 import { readFileSync } from 'node:fs';
 import { UserError } from '../errors.ts';
 import { checkDocument, count, each, oneOf, record, string, type JsonRecord } from '../json-shape.ts';
-
-export const BRANCH_SET_FORMAT = 'hintlab-branches';
-export const BRANCH_SET_FILE = 'branches.json';
+import { BRANCHES_FORMAT, BRANCHES_VERSION } from './collect/exact-set.ts';
+import type { InlineFrame } from '../vm/dwarf-lines.ts';
 
 /** One frame of an inline chain: the function the code belongs to and its line there (for an outer frame, the call site's). */
-export interface Frame {
-  function: string;
-  /** Relative to the kernel tree. */
-  file: string;
-  line: number;
-}
+export type Frame = InlineFrame;
 
 /** Where one way of a jump leads. */
 export interface Destination {
@@ -87,8 +81,10 @@ function jump(v: unknown, where: string): ExactJump {
 }
 
 function branchSet(doc: JsonRecord, source: string): BranchSet {
-  oneOf(doc.format, [BRANCH_SET_FORMAT], 'format');
-  if (doc.version !== 1) throw new UserError(`${source}: branch set version ${JSON.stringify(doc.version)}; this hintlab reads version 1 (collect it again)`);
+  oneOf(doc.format, [BRANCHES_FORMAT], 'format');
+  if (doc.version !== BRANCHES_VERSION) {
+    throw new UserError(`${source}: branch set version ${JSON.stringify(doc.version)}; this hintlab reads version ${BRANCHES_VERSION} (collect it again)`);
+  }
   const kernel = record(doc.kernel, 'kernel');
   return {
     source,
