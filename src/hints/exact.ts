@@ -182,7 +182,28 @@ function placeCopy(copy: Copy, site: IfSite): PlacedJump[] | string {
   const guessed = placed.some((p) => (p.taken === 'leaves' && p.fell === 'cond') || (p.fell === 'leaves' && p.taken === 'cond'));
   if (guessed && !placed.some((p) => p.taken === 'else' || p.fell === 'else')) return 'no jump leads past the `if` where its next statement starts';
   if (!addsUp(copy, placed)) return 'its jumps did not run once per entry into the condition (a loop inside it, or a second way in)';
-  return placed;
+  return sidesAgree(placed, copy, site) ?? placed;
+}
+
+/**
+ * Two ways that land on the same line (or, outside the copy, the same
+ * address) must be on the same side: a deduction that puts one on the
+ * then side and the other on the else side was wrong for one of them.
+ */
+function sidesAgree(placed: readonly PlacedJump[], copy: Copy, site: IfSite): string | null {
+  const sides = new Map<string, 'then' | 'else'>();
+  for (const p of placed) {
+    for (const [way, dest] of [[p.taken, p.jump.target], [p.fell, p.jump.next]] as const) {
+      if (way === 'cond') continue;
+      const line = lineInCopy(dest, copy, site.file);
+      const key = line === null ? `address ${hex(dest.addr)}` : `line ${line}`;
+      const side = toThen(way) ? 'then' : 'else';
+      const seen = sides.get(key);
+      if (seen && seen !== side) return `${key} is reached both as the then side and as the else side`;
+      sides.set(key, side);
+    }
+  }
+  return null;
 }
 
 const toThen = (w: Way): boolean => w === 'then' || w === 'leaves';

@@ -71,6 +71,12 @@ const range = (first: number, last: number): LineRange | null => (first <= last 
 /** The lines control enters a statement on: its condition, all of a simple statement, else its first line. */
 function headLines(stmt: Node): LineRange | null {
   const first = stmt.startPosition.row + 1;
+  if (stmt.type === 'labeled_statement') {
+    // the flow lands on the labelled statement's own head
+    const inner = stmt.namedChildren.find((c) => c !== null && c.type !== 'statement_identifier' && c.type !== 'comment');
+    const head = inner ? headLines(inner) : null;
+    return head ? { first, last: head.last } : range(first, first);
+  }
   if (WHOLE.has(stmt.type)) return range(first, stmt.endPosition.row + 1);
   const cond = HEADED.has(stmt.type) ? stmt.childForFieldName('condition') ?? stmt.childForFieldName('initializer') : null;
   return range(first, cond ? cond.endPosition.row + 1 : first);
@@ -103,10 +109,13 @@ function nextLines(ifNode: Node): LineRange | null {
 /** Where the then-branch, the else-branch and the statement after an `if` lie (IfRegions). */
 function regions(ifNode: Node, then: Node, elseClause: Node | null, condEndRow: number): IfRegions {
   const elseBody = elseClause?.namedChildren.find((c) => c && c.type !== 'comment') ?? null;
-  // `} else {`: the else starts on the then-block's closing line, which carries no code.
-  const elseFirst = elseBody ? Math.max(elseBody.startPosition.row + 1, then.endPosition.row + 2) : 0;
+  const thenLast = then.endPosition.row + 1;
+  // `} else {` and `} else if (x)`: the then-block's closing line is the else's. It holds no code
+  // of the then-branch; an `else if` has its condition there, a `{` nothing.
+  const shared = elseBody !== null && elseBody.startPosition.row + 1 === thenLast;
+  const elseFirst = !elseBody ? 0 : shared && elseBody.type !== 'if_statement' ? thenLast + 1 : Math.max(elseBody.startPosition.row + 1, thenLast);
   return {
-    then: range(condEndRow + 2, then.endPosition.row + 1),
+    then: range(condEndRow + 2, shared ? thenLast - 1 : thenLast),
     else: elseBody ? range(elseFirst, elseBody.endPosition.row + 1) : null,
     next: elseBody ? null : nextLines(ifNode),
     thenLeaves: !elseBody && alwaysExits(then),

@@ -46,6 +46,26 @@ int murky(int x)
 		x = 0; /* murky-then */
 	return x; /* murky-next */
 }
+
+int chain(int x)
+{
+	if (x == 1) { /* chain */
+		x = 5; /* chain-then */
+	} else if (x == 2) { /* chain-elif */
+		x = 6;
+	}
+	return x;
+}
+
+int label(int x)
+{
+	if (x == 3) /* label */
+		return 9; /* label-then */
+again:
+	if (x > 0) /* label-next */
+		x--;
+	return x ? x : label(x); /* label-far */
+}
 `;
 
 const line = (m: string): number => markerLine(SOURCE, m);
@@ -226,6 +246,33 @@ describe('hints on a branch set of the kernel as built', () => {
     const r = await hintlab(['hints', '--static', '--src', src, '--layout', 'changes']);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /--layout changes reads the compiled jumps of a branch set/);
+  });
+
+  test("an `else if` on the then-block's closing line is the else side, never the then-branch", async () => {
+    const set = writeSet(join(dir, 'chain'), [
+      jump('chain', line('chain'), 5000, 0, { addr: 0x6000, line: line('chain-elif') }, { addr: 0x6004, line: line('chain-then') }),
+    ]);
+    const row = (await rows(set)).find((r) => r.line === line('chain'));
+    assert.deepEqual([row?.executions, row?.thenCount, row?.verdict.hint], [5000, 0, 'unlikely']);
+  });
+
+  test('the flow past an `if` may land on a labelled statement after it: the label and its statement\'s head are the else side', async () => {
+    const set = writeSet(join(dir, 'label'), [
+      jump('label', line('label'), 7000, 3, { addr: 0x7000, line: line('label-next') }, { addr: 0x7004, line: line('label-then') }),
+    ]);
+    const row = (await rows(set)).find((r) => r.line === line('label'));
+    assert.deepEqual([row?.thenCount, row?.verdict.hint, row?.layout?.verdict], [3, 'unlikely', 'changes']);
+  });
+
+  test('two ways to the same line read as the then side by one jump and the else side by another give no direction', async () => {
+    const set = writeSet(join(dir, 'conflict'), [
+      // the first way out is taken for the exit of the returning then-branch, the second's for the else side of a way into it
+      jump('label', line('label'), 0, 7000, { addr: 0x7100, line: line('label-far') }, { addr: -1, line: line('label') }),
+      jump('label', line('label'), 3, 6997, { addr: 0x7104, line: line('label-then') }, { addr: 0x7108, line: line('label-far') }),
+    ]);
+    const row = (await rows(set)).find((r) => r.line === line('label'));
+    assert.equal(row?.verdict.reason, 'direction-unknown');
+    assert.match(row.verdict.detail ?? '', /line \d+ is reached both as the then side and as the else side/);
   });
 
   test('a set whose jumps sit on a blank line is refused as taken from another source', async () => {
