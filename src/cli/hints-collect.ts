@@ -166,7 +166,7 @@ export function registerHintsCollect(hints: Command, io: CliIO): void {
   hints.enablePositionalOptions();
   hints
     .command('collect')
-    .description('build a gcov (or branch profiler) kernel, boot it in qemu, run a workload and store the counts for `hintlab hints`')
+    .description('build a gcov or branch-profiler kernel (or, with --exact, boot the kernel as built under the cost plugin), run a workload in qemu and store the counts for `hintlab hints`')
     .requiredOption('--src <dir>', 'kernel source tree (left exactly as it is)')
     .option('--profile-dirs <dirs>', 'comma-separated directories to profile, e.g. kernel/sched,fs,mm (default: the whole kernel)')
     .option('--workload <what>', "'profiles' (hintlab's syscall profiles), 'stress-ng' (the sched set), 'stress-ng:STRESSOR,...' (or :sched), or the path of a static x86_64 program", 'profiles')
