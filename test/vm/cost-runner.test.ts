@@ -46,7 +46,7 @@ function pluginFile(windows: number): string {
   for (let w = 0; w < windows; w++) {
     lines.push(`w idx=${w} kinsn=300000 uinsn=19000 blocks=90000 taken=${51000 + w} fetches=105000 misses=2 mispred=5000 klines=34000 kentries=1000`);
     lines.push(`t ${w} ffffffff81000150 12 5 1000 1000 1000 0 0`);
-    lines.push(`b ${w} ffffffff8100015a ffffffff81000100 1000 0`);
+    lines.push(`b ${w} ffffffff8100015a ffffffff81000100 1000 0 ffffffff8100015c`);
   }
   return `${lines.join('\n')}\nend windows=${windows}\n`;
 }
