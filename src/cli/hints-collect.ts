@@ -141,7 +141,7 @@ async function exactAction(a: { flags: CollectFlags; io: CliIO; src: string; cho
   const { flags, io, choice } = a;
   const kernel: ExactKernelChoice = flags.kernelBuild
     ? { kind: 'given', dir: resolve(io.cwd, flags.kernelBuild) }
-    : { kind: 'build', buildDir: flags.buildDir ? resolve(io.cwd, flags.buildDir) : defaultExactBuildDir(a.src, io.env) };
+    : { kind: 'build', buildDir: flags.buildDir ? resolve(io.cwd, flags.buildDir) : defaultExactBuildDir(a.src, io.env, choice.kernelConfig) };
   const req = { src: a.src, out: a.out, kernel, workloadConfig: choice.kernelConfig };
   checkExactInputs(req);
   const timeoutSeconds = announce(choice, flags.timeout, io, 'exact');

@@ -43,9 +43,15 @@ export function trialKernelA(src: string, env: NodeJS.ProcessEnv): string {
   return join(cacheHome(env), 'hintlab', 'trial', treeKey(src), 'A');
 }
 
-/** The exact collect's own build of `src` (a real path): `<cache>/hintlab/exact-kernels/<tree>-<hash>`. */
-export function defaultExactBuildDir(src: string, env: NodeJS.ProcessEnv): string {
-  return join(cacheHome(env), 'hintlab', 'exact-kernels', treeKey(src));
+/**
+ * The exact collect's own build of `src` (a real path):
+ * `<cache>/hintlab/exact-kernels/<tree>-<hash>`, with `-<hash>` of the
+ * options a workload adds, so a profiles build and a stress-ng build of one
+ * tree are kept side by side rather than rebuilt in turn.
+ */
+export function defaultExactBuildDir(src: string, env: NodeJS.ProcessEnv, workloadConfig: readonly string[] = []): string {
+  const options = workloadConfig.length ? `-${createHash('sha256').update([...workloadConfig].sort().join('\n')).digest('hex').slice(0, 8)}` : '';
+  return join(cacheHome(env), 'hintlab', 'exact-kernels', `${treeKey(src)}${options}`);
 }
 
 /** Whether the ELF has a `.debug_line` section (readelf's section list). */

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { RECORD_FILE, storeSet, type CoverageRecord } from '../../../src/hints/collect/collect.ts';
 import { exactWorkload } from '../../../src/hints/collect/exact.ts';
-import { checkKernelBuild, exactKernel, trialKernelA } from '../../../src/hints/collect/exact-kernel.ts';
+import { checkKernelBuild, defaultExactBuildDir, exactKernel, trialKernelA } from '../../../src/hints/collect/exact-kernel.ts';
 import { gatherInputs, inputKey } from '../../../src/kernel/inputs.ts';
 import { addressesToPlace, branchesDocument, branchesText, sumWindows } from '../../../src/hints/collect/exact-set.ts';
 import { guestArgs } from '../../../src/hints/collect/guest.ts';
@@ -173,4 +173,14 @@ test("without --kernel-build the trial's kernel A of the same tree is booted whe
   const k = await exactKernel({ src, buildDir: join(env.XDG_CACHE_HOME, 'own'), jobs: 1, workloadConfig: [], env }, { abort: new AbortController().signal });
   assert.deepEqual([k.dir, k.state], [a, 'reused']);
   assert.equal(existsSync(join(env.XDG_CACHE_HOME, 'own')), false, 'nothing was built');
+});
+
+test("a stress-ng workload's kernel options get a build directory of their own, so a profiles build of the same tree is kept", () => {
+  const env = { HOME: '/home/u' };
+  const plain = defaultExactBuildDir('/src/linux-6.12', env);
+  const sched = defaultExactBuildDir('/src/linux-6.12', env, ['SYSVIPC', 'POSIX_MQUEUE']);
+  assert.match(plain, /^\/home\/u\/\.cache\/hintlab\/exact-kernels\/linux-6\.12-[0-9a-f]{12}$/);
+  assert.equal(sched.startsWith(`${plain}-`), true);
+  assert.notEqual(sched, plain);
+  assert.equal(defaultExactBuildDir('/src/linux-6.12', env, ['POSIX_MQUEUE', 'SYSVIPC']), sched);
 });
