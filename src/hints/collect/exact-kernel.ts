@@ -64,7 +64,7 @@ function hasLineTable(path: string): boolean {
 /** Options the workload needs that the build's .config does not set to y. */
 function missingOptions(dir: string, options: readonly string[]): string[] {
   const config = existsSync(join(dir, 'config')) ? parseConfig(readFileSync(join(dir, 'config'), 'utf8')) : new Map<string, string>();
-  return options.filter((o) => config.get(`CONFIG_${o}`) !== 'y');
+  return options.filter((o) => config.get(o) !== 'y');
 }
 
 /**

@@ -133,6 +133,10 @@ test('a --kernel-build is refused without a manifest, from another tree version,
   assert.equal(ok.state, 'given');
   assert.match(ok.elf.path, /vmlinux$/);
   assert.throws(() => checkKernelBuild(ok.dir, '6.12.118', '/src', ['SYSVIPC']), /lacks what the workload needs \(CONFIG_SYSVIPC not =y/);
+  // a .config that has them is accepted; one it lacks is named alone
+  writeFileSync(join(ok.dir, 'config'), 'CONFIG_SYSVIPC=y\n# CONFIG_NET is not set\nCONFIG_TMPFS=y\n');
+  assert.equal(checkKernelBuild(ok.dir, '6.12.118', '/src', ['SYSVIPC', 'TMPFS']).state, 'given');
+  assert.throws(() => checkKernelBuild(ok.dir, '6.12.118', '/src', ['SYSVIPC', 'NET', 'TMPFS']), /lacks what the workload needs \(CONFIG_NET not =y/);
 });
 
 function fakeTree(): string {
