@@ -128,12 +128,17 @@ function jumpLine(p: PlacedJump, file: string): string {
 /** Rows with their compiled jumps under them; empty when there are none. */
 function jumpsBlock(rows: HintRow[], title: string): string {
   if (rows.length === 0) return '';
-  const lines = rows.flatMap((r) => [
+  const shown = rows.slice(0, JUMP_ROWS);
+  const lines = shown.flatMap((r) => [
     `  ${r.site.file}:${r.site.line} ${r.site.fn || '-'} (${proposalText(r.verdict)}, common side ${r.layout?.common ?? '-'})`,
     ...(r.layout?.jumps ?? []).map((p) => jumpLine(p, r.site.file)),
   ]);
+  if (rows.length > shown.length) lines.push(`  and ${rows.length - shown.length} more, less executed (--format json has every jump)`);
   return `\n${title}\n${lines.join('\n')}\n`;
 }
+
+/** Rows whose jumps the table lists, most executed first: the rest are in the JSON. */
+const JUMP_ROWS = 20;
 
 /** The audit of the hints already in the source: annotations the compiled code lays out with a jump on the side that runs most. */
 function auditBlock(rows: HintRow[]): string {

@@ -275,6 +275,29 @@ describe('hints on a branch set of the kernel as built', () => {
     assert.match(row.verdict.detail ?? '', /line \d+ is reached both as the then side and as the else side/);
   });
 
+  test("the table lists the jumps of the 20 most executed proposals whose common path jumps, and says how many more the JSON holds", async () => {
+    const n = 25;
+    const body = Array.from({ length: n }, (_, i) => `\tif (x == ${i + 1})\n\t\treturn ${i + 1};\n`).join('');
+    const many = join(dir, 'many-src');
+    mkdirSync(join(many, 'kernel'), { recursive: true });
+    writeFileSync(join(many, 'kernel/many.c'), `int many(int x)\n{\n${body}\treturn 0;\n}\n`);
+    // if number i is on line 3 + 2i, its return on the next line; the next if (or the final return) two lines on
+    const jumps = Array.from({ length: n }, (_, i) => {
+      const at = 3 + 2 * i;
+      const frame = (l: number): object[] => [{ function: 'many', file: 'kernel/many.c', line: l }];
+      const addr = (0x100 + 0x10 * i).toString(16);
+      return { addr, function: 'many', offset: 0x10 * i, taken: 1000 + i, fell: 0, at: frame(at), target: { addr: 'f000', at: frame(at + 2) }, next: { addr: (0x108 + 0x10 * i).toString(16), at: frame(at + 1) } };
+    });
+    const set = join(dir, 'many-set');
+    mkdirSync(set);
+    writeFileSync(join(set, 'branches.json'), JSON.stringify({ format: 'hintlab-branches', version: 1, kernel: { release: 'x', vmlinux: '/v', lineTable: true }, windows: 1, branches: jumps }));
+    const table = (await hintlab(['hints', `w=${set}`, '--src', many])).stdout;
+    const block = table.split('Proposals whose common path jumps today: the jumps a hint would flip\n')[1]?.split('\n\n')[0] ?? '';
+    assert.equal(block.split('\n').filter((l) => /^  kernel\/many\.c:\d+ many \(unlikely/.test(l)).length, 20);
+    assert.match(block, /^  kernel\/many\.c:51 many \(unlikely, common side else\)$/m, 'the most executed first');
+    assert.match(block, /  and 5 more, less executed \(--format json has every jump\)$/);
+  });
+
   test('a set whose jumps sit on a blank line is refused as taken from another source', async () => {
     const blank = SOURCE.split('\n').findIndex((l) => l === '') + 1;
     const set = writeSet(join(dir, 'mismatch'), [jump('leaves', blank, 1, 1, { addr: 0x1, line: blank }, { addr: 0x2, line: blank })]);
