@@ -5,6 +5,7 @@
  * the design's facts, the order, the pairs, and the stopping rule when a
  * precision target was watched.
  */
+import { mulberry32 } from '../stats/random.ts';
 import { drive, type DriveStop, type DrivenRun, type DriverSegment, type OpenedRun, type SegmentResult } from '../targets/driver.ts';
 import { AlternationSession, GoFifo } from './alternation.ts';
 import { TurnSession, Turns } from './turns.ts';
@@ -145,6 +146,19 @@ export async function runAlternation(run: PairedRun, plan: CpuPlan, seed: number
 }
 
 
+/**
+ * Which side's process each generation starts first, drawn from the seed
+ * (a stream of its own, so a seed's block order stays what it was). The
+ * process started first reads slower by about 0.05-0.1 % on the
+ * development VM (docs/compare-process.md): always starting A would turn
+ * that into a bias of the comparison; drawn per generation it is noise
+ * between generations, which the generation-level analysis carries.
+ */
+export function startOrder(seed: number): () => 0 | 1 {
+  const random = mulberry32((seed ^ 0x5bd1e995) >>> 0);
+  return () => (random() < 0.5 ? 0 : 1);
+}
+
 /** Blocks enough for any budget: the probes stop when hintlab sends 's'. */
 const MAX_BLOCKS = 2 * 100_000;
 
@@ -162,6 +176,7 @@ export async function runTurns(run: PairedRun, plan: CpuPlan, seed: number): Pro
   });
   const sessions = run.sides.map((s) => new TurnSession(s, turns, R)) as [TurnSession, TurnSession];
   const open: GoFifo[] = [];
+  const firstStarted = startOrder(seed);
   const generation = (): DriverSegment => {
     const fifos: [GoFifo, GoFifo] = [new GoFifo(), new GoFifo()];
     open.push(...fifos);
@@ -171,13 +186,14 @@ export async function runTurns(run: PairedRun, plan: CpuPlan, seed: number): Pro
       what: `the probe (${run.sides[i].name})`,
       job: { program: 'probe' as const, args: [...probeArgs({ ...run.req, rounds: MAX_BLOCKS * R, injectSeccomp: run.sides[i].side.injectSeccomp }, { cpu: plan.cpu, otherCpu: plan.otherCpu }), ...workArgs(run.sides[i].side, run.req), ...clockArgs(run.req), '--go-fifo', fifos[i].path, '--block-rounds', String(R)] },
     });
+    const first = firstStarted();
     return {
-      ...side(0),
+      ...side(first),
       begin: () => {
         for (const s of sessions) s.restart();
         turns.startGeneration(fifos);
       },
-      alongside: side(1),
+      alongside: side(first === 0 ? 1 : 0),
     };
   };
   const segments = [generation()];

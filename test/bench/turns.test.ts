@@ -10,6 +10,7 @@ import { AlternationSession, alternationOrder, type GoFifo } from '../../src/ben
 import { frameLine } from '../../src/launch/probe-protocol.ts';
 import type { SideRun } from '../../src/bench/sides.ts';
 import { Turns } from '../../src/bench/turns.ts';
+import { startOrder } from '../../src/bench/paired.ts';
 import { PAIRS_PER_PROCESS } from '../../src/bench/design.ts';
 import { Store } from '../../src/store/store.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
@@ -127,4 +128,17 @@ test('a real invocation: both sides store the same pairs, each its blocks as rep
   }
   const cmp = await runCli(['compare', '1', '2', '--db', db]);
   assert.match(cmp.stdout, /Design: alternation: blocks of 2 rounds in random ABBA order \(seed 5\), an A and a B process taking turns on one CPU, \d+ generations? of processes \(up to 25 pairs of adjacent blocks each\), judged on each generation.s mean/);
+});
+
+test('which side starts first in each generation is drawn from the seed: the same seed the same starts, both sides first about half the time', () => {
+  const draw = (seed: number, n: number): number[] => {
+    const next = startOrder(seed);
+    return Array.from({ length: n }, () => next());
+  };
+  assert.deepEqual(draw(7, 40), draw(7, 40));
+  assert.notDeepEqual(draw(7, 40), draw(8, 40));
+  const firsts = draw(12345, 2000);
+  const bFirst = firsts.filter((f) => f === 1).length;
+  // binomial(2000, 1/2): 5 SDs either side of 1000
+  assert.ok(bFirst > 888 && bFirst < 1112, `B started first in ${bFirst} of 2000 generations`);
 });
