@@ -11,13 +11,11 @@ import { checkDocument, count, each, oneOf, record, string, type JsonRecord } fr
 import { BRANCHES_FORMAT, BRANCHES_VERSION } from './collect/exact-set.ts';
 import type { InlineFrame } from '../vm/dwarf-lines.ts';
 
-/** One frame of an inline chain: the function the code belongs to and its line there (for an outer frame, the call site's). */
-export type Frame = InlineFrame;
 
 /** Where one way of a jump leads. */
 export interface Destination {
   addr: bigint;
-  at: Frame[];
+  at: InlineFrame[];
 }
 
 /** One conditional jump and its directions, summed over the workload. */
@@ -29,7 +27,7 @@ export interface ExactJump {
   insn: string | null;
   taken: number;
   fell: number;
-  at: Frame[];
+  at: InlineFrame[];
   target: Destination;
   next: Destination;
 }
@@ -53,7 +51,7 @@ function hex(v: unknown, where: string): bigint {
   return BigInt(`0x${s}`);
 }
 
-function frames(v: unknown, where: string): Frame[] {
+function frames(v: unknown, where: string): InlineFrame[] {
   return each(v, where, (f, at) => {
     const r = record(f, at);
     return { function: string(r.function, `${at}.function`), file: string(r.file, `${at}.file`), line: count(r.line, `${at}.line`) };

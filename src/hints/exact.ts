@@ -21,7 +21,8 @@
  * `if` is reported as direction-unknown: a wrong hint costs more than a
  * missing one.
  */
-import type { Destination, ExactJump, Frame } from './exact-set.ts';
+import type { Destination, ExactJump } from './exact-set.ts';
+import type { InlineFrame as Frame } from '../vm/dwarf-lines.ts';
 import type { IfRegions, IfSite, LineRange } from './types.ts';
 
 /** Where one way of a jump leads, relative to its `if`. `leaves`: outside the `if`, the exit of a then-branch that always leaves. */
@@ -213,16 +214,13 @@ export function exactEvidence(site: IfSite, index: JumpIndex): ExactResult {
   const copies = copiesOf(site, index);
   if (copies.length === 0) return { kind: 'none' };
   const jumps: PlacedJump[] = [];
-  let executions = 0;
   for (const copy of copies) {
-    const ran = Math.max(...copy.jumps.map((j) => j.jump.taken + j.jump.fell));
     const placed = placeCopy(copy, site);
     if (typeof placed === 'string') {
-      const total = copies.reduce((n, c) => n + Math.max(...c.jumps.map((j) => j.jump.taken + j.jump.fell)), 0);
-      return ran === 0 ? { kind: 'none' } : { kind: 'unknown', executions: total, reason: `compiled jumps: ${placed}` };
+      const ran = copies.reduce((n, c) => n + Math.max(...c.jumps.map((j) => j.jump.taken + j.jump.fell)), 0);
+      return ran === 0 ? { kind: 'none' } : { kind: 'unknown', executions: ran, reason: `compiled jumps: ${placed}` };
     }
     jumps.push(...placed);
-    executions += ran;
   }
   let thenCount = 0;
   let elseCount = 0;
@@ -232,8 +230,8 @@ export function exactEvidence(site: IfSite, index: JumpIndex): ExactResult {
     if (p.taken === 'else') elseCount += p.jump.taken;
     if (p.fell === 'else') elseCount += p.jump.fell;
   }
-  if (executions === 0) return { kind: 'none' };
-  return { kind: 'counted', executions: thenCount + elseCount, thenCount, jumps, copies: copies.length };
+  const executions = thenCount + elseCount;
+  return executions === 0 ? { kind: 'none' } : { kind: 'counted', executions, thenCount, jumps, copies: copies.length };
 }
 
 /** Whether the compiled common path of an `if` falls through: `already` (a hint would most likely change nothing) or `changes`. */
