@@ -68,14 +68,16 @@ describe('hints on the compiled jumps of real gcc -O2 output', { skip }, () => {
     assert.match(rowAt('inl')?.methods[0] ?? '', /in 2 copies/);
   });
 
-  test('each proposal says whether the compiled common path already falls through', () => {
-    for (const marker of Object.keys(TRUTH)) {
+  test('each proposal says whether the compiled common path already falls through, as objdump shows gcc 12 -O2 laid it out', () => {
+    // objdump -d of the fixture (Debian's gcc 12.2 -O2): check's js/je and gone's jbe jump only to the
+    // rare then-branch; each copy of helper's `ja` jumps on every common run (v % 1000 != 0) to the
+    // caller's code after the inlined `return v + 1`
+    const expected: Record<string, [string, number]> = { or: ['already', 0], gone: ['already', 0], inl: ['changes', 1] };
+    for (const [marker, [verdict, taken]] of Object.entries(expected)) {
       const layout = rowAt(marker)?.layout;
-      assert.equal(layout?.common, 'else', marker);
-      // the verdict is gcc's; what hintlab owes is that it matches the taken jumps it counted
-      assert.equal(layout.verdict, layout.takenPerCommon >= 0.5 ? 'changes' : 'already', marker);
+      assert.deepEqual([marker, layout?.common, layout?.verdict, layout?.takenPerCommon], [marker, 'else', verdict, taken]);
     }
-    assert.match(table, /compiled layout of \d+ proposals: \d+ already fall through on the common path, \d+ jump there/);
+    assert.match(table, /compiled layout of 3 proposals: 2 already fall through on the common path, 1 jump there/);
   });
 
   test('no exact row anywhere in the program contradicts the input pattern', () => {
