@@ -11,14 +11,18 @@
  *
  * The kinds are measured round-robin (one of each in turn), so a change of
  * the machine's load hits all alike; the load average is read before every
- * invocation, and each invocation's wall time is kept. Run by hand:
+ * invocation, and each invocation's wall time is kept. A level may carry
+ * compare's threshold (`1@0.5`: +1 % judged with `--threshold 0.5`);
+ * `--bench='--time 150 --cpu 0'` passes further flags to every bench.
+ * Two streams on two CPUs write two databases (`--first` keeps their labels
+ * apart); `--analyze A.db,B.db` judges them together. Run by hand:
  *
  *   npm run build && node --import tsx bench/power.ts [--per-level 20] [--null 40]
  *        [--seccomp 10] [--levels 1,2,3,5,10] [--profile getppid] [--db FILE]
- *        [--analyze FILE]
+ *        [--bench='FLAGS'] [--first K] [--log FILE.jsonl] [--analyze FILE[,FILE]]
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,21 +36,31 @@ const { values: o } = parseArgs({
     profile: { type: 'string', default: 'getppid' },
     db: { type: 'string' },
     analyze: { type: 'string' },
+    bench: { type: 'string', default: '' },
+    first: { type: 'string', default: '0' },
+    log: { type: 'string' },
   },
 });
+const benchFlags = o.bench.split(/\s+/).filter(Boolean);
+const first = Number(o.first);
 
 interface Kind {
   name: string;
   flags: string[];
   count: number;
+  /** compare's --threshold, or null for its default. */
+  threshold: string | null;
   /** What a hit is: detected (`slower`) or a false claim (`faster` or `slower`). */
   hit: (verdict: string) => boolean;
 }
 
 const kinds: Kind[] = [
-  ...o.levels.split(',').map((p) => ({ name: `work${p}`, flags: ['--inject-work-b', `${p}%`], count: Number(o['per-level']), hit: (v: string) => v === 'slower' })),
-  { name: 'null', flags: [], count: Number(o.null), hit: (v: string) => v === 'faster' || v === 'slower' },
-  { name: 'seccomp64', flags: ['--inject-seccomp-b', '64'], count: Number(o.seccomp), hit: (v: string) => v === 'slower' },
+  { name: 'null', flags: [], count: Number(o.null), threshold: null, hit: (v: string) => v === 'faster' || v === 'slower' },
+  ...o.levels.split(',').filter(Boolean).map((l) => {
+    const [p, t] = l.split('@') as [string, string | undefined];
+    return { name: `work${p}${t === undefined ? '' : `t${t}`}`, flags: ['--inject-work-b', `${p}%`], count: Number(o['per-level']), threshold: t ?? null, hit: (v: string) => v === 'slower' };
+  }),
+  { name: 'seccomp64', flags: ['--inject-seccomp-b', '64'], count: Number(o.seccomp), threshold: null, hit: (v: string) => v === 'slower' },
 ];
 
 const load1 = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
@@ -59,22 +73,34 @@ interface Outcome {
   seconds: number;
   load: number;
   design: string;
+  /** What compare printed as the smallest change this run can claim, in %. */
+  claimablePct: number | null;
+  /** The note bench printed on the known work's additions, if any. */
+  work: string | null;
 }
 
-function judge(db: string, label: string): { verdict: string; changePct: number | null } {
-  const doc = JSON.parse(hintlab(['compare', '--db', db, `${label}-A`, `${label}-B`, '--json'])) as { subjects: { verdict: { verdict: string }; change?: { changePct?: number } }[] };
+interface Judged { verdict: string; changePct: number | null; claimablePct: number | null }
+
+function judge(db: string, label: string, kind: Kind): Judged {
+  const threshold = kind.threshold === null ? [] : ['--threshold', kind.threshold];
+  const doc = JSON.parse(hintlab(['compare', '--db', db, `${label}-A`, `${label}-B`, '--json', ...threshold])) as {
+    subjects: { verdict: { verdict: string }; change?: { changePct?: number }; power?: { kind: string; claimablePct?: number } }[];
+  };
   const s = doc.subjects[0];
-  return { verdict: s?.verdict.verdict ?? 'not compared', changePct: s?.change?.changePct ?? null };
+  return { verdict: s?.verdict.verdict ?? 'not compared', changePct: s?.change?.changePct ?? null, claimablePct: s?.power?.claimablePct ?? null };
 }
 
 function measure(db: string, kind: Kind, i: number): Outcome {
   const label = `${kind.name}-${i}`;
   const load = load1();
   const t0 = Date.now();
-  const out = hintlab(['bench', '--db', db, '--profile', o.profile, '--label', `${label}-A`, '--label-b', `${label}-B`, ...kind.flags]);
+  const run = spawnSync(process.execPath, ['bin/hintlab.js', 'bench', '--db', db, '--profile', o.profile, '--label', `${label}-A`, '--label-b', `${label}-B`, ...kind.flags, ...benchFlags], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (run.status !== 0) throw new Error(`bench ${label} failed (${run.status ?? run.signal}): ${run.stderr}`);
+  const out = `${run.stdout}${run.stderr}`;
   const seconds = (Date.now() - t0) / 1000;
   const design = /^design: (.*?) \(A = /m.exec(out)?.[1] ?? '?';
-  return { kind: kind.name, ...judge(db, label), seconds, load, design };
+  const work = /^note: --inject-work-b (.*)$/m.exec(out)?.[1] ?? null;
+  return { kind: kind.name, ...judge(db, label, kind), seconds, load, design, work };
 }
 
 const median = (xs: number[]) => {
@@ -89,17 +115,19 @@ function summary(outcomes: Outcome[]): void {
     const hits = got.filter((x) => k.hit(x.verdict)).length;
     const changes = got.flatMap((x) => (x.changePct === null ? [] : [x.changePct]));
     const what = k.name === 'null' ? 'false claims' : 'found slower';
-    console.log(`${k.name.padEnd(10)} ${what} in ${hits} of ${got.length}; median reported change ${median(changes).toFixed(1)} %; ` +
-      `invocation ${Math.min(...got.map((x) => x.seconds)).toFixed(0)}-${Math.max(...got.map((x) => x.seconds)).toFixed(0)} s; load ${Math.min(...got.map((x) => x.load)).toFixed(1)}-${Math.max(...got.map((x) => x.load)).toFixed(1)}`);
+    const claimable = got.flatMap((x) => (x.claimablePct === null ? [] : [x.claimablePct]));
+    console.log(`${k.name.padEnd(10)} ${what} in ${hits} of ${got.length}; median reported change ${median(changes).toFixed(2)} % ` +
+      `(${Math.min(...changes).toFixed(2)} .. ${Math.max(...changes).toFixed(2)}); printed smallest claimable change ${median(claimable).toFixed(2)} % ` +
+      `(${Math.min(...claimable).toFixed(2)} .. ${Math.max(...claimable).toFixed(2)}); invocation ${Math.min(...got.map((x) => x.seconds)).toFixed(0)}-${Math.max(...got.map((x) => x.seconds)).toFixed(0)} s; load ${Math.min(...got.map((x) => x.load)).toFixed(1)}-${Math.max(...got.map((x) => x.load)).toFixed(1)}`);
   }
 }
 
-const db = o.db ?? o.analyze ?? join(mkdtempSync(join(tmpdir(), 'power-')), 'power.db');
+const db = o.db ?? join(mkdtempSync(join(tmpdir(), 'power-')), 'power.db');
 const outcomes: Outcome[] = [];
 if (o.analyze) {
-  for (const k of kinds) for (let i = 0; i < k.count; i++) {
+  for (const file of o.analyze.split(',')) for (const k of kinds) for (let i = first; i < first + k.count; i++) {
     try {
-      outcomes.push({ kind: k.name, ...judge(db, `${k.name}-${i}`), seconds: NaN, load: NaN, design: '?' });
+      outcomes.push({ kind: k.name, ...judge(file, `${k.name}-${i}`, k), seconds: NaN, load: NaN, design: '?', work: null });
     } catch {
       // not measured
     }
@@ -107,11 +135,12 @@ if (o.analyze) {
 } else {
   const t0 = Date.now();
   const rounds = Math.max(...kinds.map((k) => k.count));
-  for (let i = 0; i < rounds; i++) {
-    for (const k of kinds.filter((x) => i < x.count)) {
+  for (let i = first; i < first + rounds; i++) {
+    for (const k of kinds.filter((x) => i - first < x.count)) {
       const r = measure(db, k, i);
       outcomes.push(r);
-      console.log(`${k.name}-${i}: ${r.verdict}, change ${r.changePct?.toFixed(1) ?? '?'} %, ${r.seconds.toFixed(0)} s, load ${r.load}, ${r.design}`);
+      if (o.log) appendFileSync(o.log, `${JSON.stringify({ at: new Date().toISOString(), i, ...r })}\n`);
+      console.log(`${k.name}-${i}: ${r.verdict}, change ${r.changePct?.toFixed(2) ?? '?'} %, claimable ${r.claimablePct?.toFixed(2) ?? '?'} %, ${r.seconds.toFixed(0)} s, load ${r.load}, ${r.design}${r.work ? `; ${r.work}` : ''}`);
     }
   }
   console.log(`runs stored in ${db} (${((Date.now() - t0) / 60000).toFixed(1)} min); judge again with --analyze ${db}`);
