@@ -74,7 +74,7 @@ static int barrier_open(const char *path)
 int design_arg(const char *flag, const char *v, const char **why)
 {
 	if (!strcmp(flag, "--inject-work")) {
-		*why = "--inject-work takes N or PROFILE:N, 0 <= N <= 65536 (x86_64 only for N > 0)";
+		*why = "--inject-work takes N or PROFILE:N, 0 <= N <= 65536 with up to three decimals (x86_64 only for N > 0)";
 		return v && work_parse(v) == 0 ? 1 : -1;
 	}
 	if (!strcmp(flag, "--clock")) {

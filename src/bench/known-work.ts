@@ -15,6 +15,11 @@
  * 4.52 ns for 16 full additions (docs/bench-power.md, "Why known work
  * read low"). Under
  * `vm --icount` B still runs exactly N more instructions per call.
+ *
+ * N may be fractional (a pilot's 3.55): the probe runs floor(N) or
+ * floor(N) + 1 additions in each round, so that the mean over the rounds is
+ * N; one addition is 0.3 % of a 95 ns getppid, too coarse to inject a
+ * change near what a run can detect.
  */
 
 /** The most additions the probe's unrolled block holds (probes/work.c). */
@@ -25,6 +30,9 @@ export const WORK_BASE = 32;
 
 /** The most additions `--inject-work-b` may give B on top of the base. */
 export const WORK_EXTRA_MAX = WORK_MAX - WORK_BASE;
+
+/** Thousandths of an addition: the probe's resolution (probes/work.c dithers the fraction over rounds). */
+export const roundWork = (n: number) => Math.round(n * 1000) / 1000;
 
 /** Known work per profile of one side (absent: none beyond the base). */
 interface WorkSide {
@@ -39,6 +47,6 @@ interface WorkSide {
  */
 export function workArgs(side: WorkSide, req: { a: WorkSide; b: WorkSide }): string[] {
   if (!req.a.injectWork && !req.b.injectWork) return [];
-  const own = Object.entries(side.injectWork ?? {}).flatMap(([p, n]) => ['--inject-work', `${p}:${WORK_BASE + n}`]);
+  const own = Object.entries(side.injectWork ?? {}).flatMap(([p, n]) => ['--inject-work', `${p}:${roundWork(WORK_BASE + n)}`]);
   return ['--inject-work', String(WORK_BASE), ...own];
 }

@@ -30,7 +30,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DesignKind } from '../run-record.ts';
-import { WORK_BASE, WORK_EXTRA_MAX } from './known-work.ts';
+import { roundWork, WORK_BASE, WORK_EXTRA_MAX } from './known-work.ts';
 import { GoFifo } from './alternation.ts';
 import { BARRIER_BYTES, duetCpus } from './duet.ts';
 import { ConsoleLines } from '../launch/probe-protocol.ts';
@@ -141,7 +141,7 @@ export function workFromPilot(runs: [number, Costs][], profiles: readonly string
     if (!(perAdd > 0) || !(a > 0)) {
       throw new BenchRequestError(`the --inject-work-b pilot could not see ${PILOT_ADDS} additions per call in ${describe(p)} through the noise; give a count instead (--inject-work-b N)`);
     }
-    out[p] = Math.max(1, Math.min(WORK_EXTRA_MAX, Math.round(((pct / 100) * a) / perAdd)));
+    out[p] = Math.max(0.001, Math.min(WORK_EXTRA_MAX, roundWork(((pct / 100) * a) / perAdd)));
   }
   return out;
 }

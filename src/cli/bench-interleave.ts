@@ -52,14 +52,14 @@ export function refuseIgnoredPairedFlags(opts: BenchOptions): void {
   }
 }
 
-/** `--inject-work-b N` (additions per call) or `PCT%` (calibrated by a pilot). */
+/** `--inject-work-b N` (additions per call, up to three decimals) or `PCT%` (calibrated by a pilot). */
 export function parseWork(text: string | undefined): WorkRequest | null {
   if (text === undefined) return null;
   const t = text.trim();
   const pct = /^(\d+(?:\.\d+)?)\s*%$/.exec(t);
   if (pct && Number(pct[1]) > 0 && Number(pct[1]) < 1000) return { kind: 'percent', pct: Number(pct[1]) };
-  if (/^\d+$/.test(t) && Number(t) <= WORK_EXTRA_MAX) return Number(t) === 0 ? null : { kind: 'count', n: Number(t) };
-  throw new UserError(`--inject-work-b takes N (0..${WORK_EXTRA_MAX} additions per call) or PCT% (e.g. 3%), got '${text}'`, 2);
+  if (/^\d+(?:\.\d{1,3})?$/.test(t) && Number(t) <= WORK_EXTRA_MAX) return Number(t) === 0 ? null : { kind: 'count', n: Number(t) };
+  throw new UserError(`--inject-work-b takes N (0..${WORK_EXTRA_MAX} additions per call, up to three decimals: 3.5 runs 3 or 4 per round, 3.5 on average) or PCT% (e.g. 3%), got '${text}'`, 2);
 }
 
 export function parseClock(text: string | undefined): 'wall' | 'thread-cpu' | null {

@@ -24,6 +24,9 @@ test('both sides run the base of additions, B its own on top, and a run without 
   assert.deepEqual(workArgs(a, { a, b }), ['--inject-work', '32']);
   assert.deepEqual(workArgs(b, { a, b }), ['--inject-work', '32', '--inject-work', 'getppid:42', '--inject-work', 'select-1000:35']);
   assert.deepEqual(workArgs(a, { a, b: {} }), []);
+  // a fractional count goes to the probe in thousandths, without float noise (32 + 0.1 + 0.2)
+  const f = { injectWork: { getppid: 3.555, 'select-1000': 0.1 + 0.2 } };
+  assert.deepEqual(workArgs(f, { a, b: f }), ['--inject-work', '32', '--inject-work', 'getppid:35.555', '--inject-work', 'select-1000:32.3']);
 });
 
 test('an invocation with known work gives every probe process the base and records it', async () => {

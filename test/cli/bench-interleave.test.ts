@@ -115,7 +115,8 @@ test('bad B-side flags are refused with the flag named and nothing stored', asyn
     [['--inject-seccomp-b', '1'], /--inject-seccomp-b must be 0 \(no filter\) or at least 2/],
     [['--label', 'X', '--label-b', 'X'], /A and B need different labels/],
     [['--label-b', 'B', '--design', 'pairs'], /--design must be one of processes, duet, alternation, abbaab, got 'pairs'/],
-    [['--inject-work-b', '3x'], /--inject-work-b takes N \(0\.\.65504 additions per call\) or PCT% \(e\.g\. 3%\), got '3x'/],
+    [['--inject-work-b', '3x'], /--inject-work-b takes N \(0\.\.65504 additions per call, up to three decimals: 3\.5 runs 3 or 4 per round, 3\.5 on average\) or PCT% \(e\.g\. 3%\), got '3x'/],
+    [['--inject-work-b', '3.1416'], /--inject-work-b takes N .* got '3\.1416'/],
     [['--label-b', 'B', '--clock', 'tsc'], /--clock must be wall or cpu, got 'tsc'/],
     [['--switch-file', `${path}=2`, '--design', 'duet'], /--design duet runs A and B at the same time, so a global --switch-file cannot tell them apart/],
   ];
