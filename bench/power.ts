@@ -14,6 +14,9 @@
  * invocation, and each invocation's wall time is kept. A level may carry
  * compare's threshold (`1@0.5`: +1 % judged with `--threshold 0.5`);
  * `--bench='--time 150 --cpu 0'` passes further flags to every bench.
+ * The level `mde` injects what compare printed as the smallest change the
+ * A/A invocations can claim (the median so far, both streams' if they share
+ * `--log`): it is an 80 % figure, so about 16 in 20 should be found.
  * Two streams on two CPUs write two databases (`--first` keeps their labels
  * apart); `--analyze A.db,B.db` judges them together. Run by hand:
  *
@@ -46,7 +49,8 @@ const first = Number(o.first);
 
 interface Kind {
   name: string;
-  flags: string[];
+  /** bench's flags for this kind (the `mde` level's depend on the A/A runs so far). */
+  flags: () => string[];
   count: number;
   /** compare's --threshold, or null for its default. */
   threshold: string | null;
@@ -55,12 +59,13 @@ interface Kind {
 }
 
 const kinds: Kind[] = [
-  { name: 'null', flags: [], count: Number(o.null), threshold: null, hit: (v: string) => v === 'faster' || v === 'slower' },
+  { name: 'null', flags: () => [], count: Number(o.null), threshold: null, hit: (v: string) => v === 'faster' || v === 'slower' },
   ...o.levels.split(',').filter(Boolean).map((l) => {
     const [p, t] = l.split('@') as [string, string | undefined];
-    return { name: `work${p}${t === undefined ? '' : `t${t}`}`, flags: ['--inject-work-b', `${p}%`], count: Number(o['per-level']), threshold: t ?? null, hit: (v: string) => v === 'slower' };
+    const flags = p === 'mde' ? () => ['--inject-work-b', `${printedMde().toFixed(3)}%`] : () => ['--inject-work-b', `${p}%`];
+    return { name: `work${p}${t === undefined ? '' : `t${t}`}`, flags, count: Number(o['per-level']), threshold: t ?? null, hit: (v: string) => v === 'slower' };
   }),
-  { name: 'seccomp64', flags: ['--inject-seccomp-b', '64'], count: Number(o.seccomp), threshold: null, hit: (v: string) => v === 'slower' },
+  { name: 'seccomp64', flags: () => ['--inject-seccomp-b', '64'], count: Number(o.seccomp), threshold: null, hit: (v: string) => v === 'slower' },
 ];
 
 const load1 = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
@@ -77,6 +82,16 @@ interface Outcome {
   claimablePct: number | null;
   /** The note bench printed on the known work's additions, if any. */
   work: string | null;
+  /** bench's flags for the kind (what was injected). */
+  flags?: string[];
+}
+
+/** The median smallest claimable change of the A/A invocations so far (this stream's, and the log's when shared). */
+function printedMde(): number {
+  const logged = o.log ? readFileSync(o.log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Outcome) : [];
+  const seen = [...(o.log ? logged : outcomes)].filter((x) => x.kind === 'null' && x.claimablePct !== null).map((x) => x.claimablePct!);
+  if (!seen.length) throw new Error('the mde level needs an A/A invocation first (--null 1 or more)');
+  return median(seen);
 }
 
 interface Judged { verdict: string; changePct: number | null; claimablePct: number | null }
@@ -94,13 +109,14 @@ function measure(db: string, kind: Kind, i: number): Outcome {
   const label = `${kind.name}-${i}`;
   const load = load1();
   const t0 = Date.now();
-  const run = spawnSync(process.execPath, ['bin/hintlab.js', 'bench', '--db', db, '--profile', o.profile, '--label', `${label}-A`, '--label-b', `${label}-B`, ...kind.flags, ...benchFlags], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const flags = kind.flags();
+  const run = spawnSync(process.execPath, ['bin/hintlab.js', 'bench', '--db', db, '--profile', o.profile, '--label', `${label}-A`, '--label-b', `${label}-B`, ...flags, ...benchFlags], { encoding: 'utf8', maxBuffer: 1 << 26 });
   if (run.status !== 0) throw new Error(`bench ${label} failed (${run.status ?? run.signal}): ${run.stderr}`);
   const out = `${run.stdout}${run.stderr}`;
   const seconds = (Date.now() - t0) / 1000;
   const design = /^design: (.*?) \(A = /m.exec(out)?.[1] ?? '?';
   const work = /^note: --inject-work-b (.*)$/m.exec(out)?.[1] ?? null;
-  return { kind: kind.name, ...judge(db, label, kind), seconds, load, design, work };
+  return { kind: kind.name, ...judge(db, label, kind), seconds, load, design, work, flags };
 }
 
 const median = (xs: number[]) => {
