@@ -67,7 +67,7 @@ export function addComparisonOptions(cmd: Command): Command {
     .argument('<A>', 'baseline run (id, #id or label); several runs of one configuration as one side: vm-A-1,vm-A-2,vm-A-3')
     .argument('<B>', 'candidate run (or runs, comma-separated)')
     .argument('[A2]', 'the baseline measured again after B (A/B/A)')
-    .option('--threshold <pct>', 'noise threshold: the whole CI of the change must lie beyond it', pctOption('--threshold', '1%', true), 1)
+    .option('--threshold <pct>', 'noise threshold: a change is claimed when a one-sided test puts it beyond ±PCT (Holm-adjusted over the subjects)', pctOption('--threshold', '1%', true), 1)
     .option('--alpha <p>', 'significance level of the tests (family-wise with --correction holm)', alphaOption, 0.05)
     .option(
       '--correction <method>',

@@ -259,7 +259,7 @@ export function registerTrial(program: Command, io: CliIO): void {
     .option('--per-commit', "also build A plus the first k commits of the range (or patches of the series), each from the one before's objects, boot each like B, and say which commit brings each change")
     .option('--force', `with --per-hunk or --per-commit: build and boot every variant even past ${PER_HUNK_MAX_KERNELS} kernels (the plan and its estimated time are said first)`)
     .option('--max-objects <n>', 'objects to disassemble at most when a header reaches many', intOption('--max-objects', 1), 8)
-    .option('--threshold <pct>', "compare's noise threshold for the measured verdicts (the whole CI must lie beyond it; e.g. 0.1% for instruction counts)", pctOption('--threshold', '0.1%', true), 1)
+    .option('--threshold <pct>', "compare's noise threshold for the measured verdicts (a one-sided test must put the change beyond it, Holm-adjusted; e.g. 0.1% for instruction counts)", pctOption('--threshold', '0.1%', true), 1)
     .option('--cost', "also count, in every boot, what each call costs the emulated machine (hintlab's qemu plugin: taken branches, I-cache lines, modelled L1i misses and mispredictions) and which kernel functions changed (see docs/vm-cost.md)")
     // --no-cost after --cost: commander leaves the value undefined unless one is given (the patch decides)
     .option('--no-cost', 'do not run the cost model, even for a patch that only changes branch hints')
