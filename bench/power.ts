@@ -71,10 +71,8 @@ const kinds: Kind[] = [
 const load1 = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 const hintlab = (args: string[]) => execFileSync(process.execPath, ['bin/hintlab.js', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
 
-interface Outcome {
+interface Outcome extends Judged {
   kind: string;
-  verdict: string;
-  changePct: number | null;
   seconds: number;
   load: number;
   design: string;
@@ -94,15 +92,16 @@ function printedMde(): number {
   return median(seen);
 }
 
-interface Judged { verdict: string; changePct: number | null; claimablePct: number | null }
+interface Judged { verdict: string; changePct: number | null; claimablePct: number | null; ci: [number, number] | null }
 
 function judge(db: string, label: string, kind: Kind): Judged {
   const threshold = kind.threshold === null ? [] : ['--threshold', kind.threshold];
   const doc = JSON.parse(hintlab(['compare', '--db', db, `${label}-A`, `${label}-B`, '--json', ...threshold])) as {
-    subjects: { verdict: { verdict: string }; change?: { changePct?: number }; power?: { kind: string; claimablePct?: number } }[];
+    subjects: { verdict: { verdict: string }; change?: { changePct?: number; ciPct?: { kind: string; low?: number; high?: number } }; power?: { kind: string; claimablePct?: number } }[];
   };
   const s = doc.subjects[0];
-  return { verdict: s?.verdict.verdict ?? 'not compared', changePct: s?.change?.changePct ?? null, claimablePct: s?.power?.claimablePct ?? null };
+  const ci = s?.change?.ciPct?.kind === 'ok' ? [s.change.ciPct.low!, s.change.ciPct.high!] as [number, number] : null;
+  return { verdict: s?.verdict.verdict ?? 'not compared', changePct: s?.change?.changePct ?? null, claimablePct: s?.power?.claimablePct ?? null, ci };
 }
 
 function measure(db: string, kind: Kind, i: number): Outcome {
@@ -132,18 +131,29 @@ function summary(outcomes: Outcome[]): void {
     const changes = got.flatMap((x) => (x.changePct === null ? [] : [x.changePct]));
     const what = k.name === 'null' ? 'false claims' : 'found slower';
     const claimable = got.flatMap((x) => (x.claimablePct === null ? [] : [x.claimablePct]));
+    // what was injected: 0 for A/A, else bench's --inject-work-b PCT% (the mde level's differs per invocation)
+    const truth = (x: Outcome) => (k.name === 'null' ? 0 : Number(/^([\d.]+)%$/.exec(x.flags?.[x.flags.indexOf('--inject-work-b') + 1] ?? '')?.[1] ?? NaN));
+    const judged = got.filter((x) => x.ci && Number.isFinite(truth(x)));
+    const covers = judged.filter((x) => x.ci![0] <= truth(x) && truth(x) <= x.ci![1]).length;
     console.log(`${k.name.padEnd(10)} ${what} in ${hits} of ${got.length}; median reported change ${median(changes).toFixed(2)} % ` +
       `(${Math.min(...changes).toFixed(2)} .. ${Math.max(...changes).toFixed(2)}); printed smallest claimable change ${median(claimable).toFixed(2)} % ` +
-      `(${Math.min(...claimable).toFixed(2)} .. ${Math.max(...claimable).toFixed(2)}); invocation ${Math.min(...got.map((x) => x.seconds)).toFixed(0)}-${Math.max(...got.map((x) => x.seconds)).toFixed(0)} s; load ${Math.min(...got.map((x) => x.load)).toFixed(1)}-${Math.max(...got.map((x) => x.load)).toFixed(1)}`);
+      `(${Math.min(...claimable).toFixed(2)} .. ${Math.max(...claimable).toFixed(2)}); ` +
+      `95 % CI covers what was injected in ${covers} of ${judged.length}; invocation ${Math.min(...got.map((x) => x.seconds)).toFixed(0)}-${Math.max(...got.map((x) => x.seconds)).toFixed(0)} s; load ${Math.min(...got.map((x) => x.load)).toFixed(1)}-${Math.max(...got.map((x) => x.load)).toFixed(1)}`);
   }
 }
 
 const db = o.db ?? join(mkdtempSync(join(tmpdir(), 'power-')), 'power.db');
 const outcomes: Outcome[] = [];
 if (o.analyze) {
+  // what the measuring streams logged (wall time, load, what was injected), by label
+  const logged = new Map((o.log ? readFileSync(o.log, 'utf8').split('\n').filter(Boolean) : []).map((l) => {
+    const x = JSON.parse(l) as Outcome & { i: number };
+    return [`${x.kind}-${x.i}`, x];
+  }));
   for (const file of o.analyze.split(',')) for (const k of kinds) for (let i = first; i < first + k.count; i++) {
     try {
-      outcomes.push({ kind: k.name, ...judge(file, `${k.name}-${i}`, k), seconds: NaN, load: NaN, design: '?', work: null });
+      const was = logged.get(`${k.name}-${i}`);
+      outcomes.push({ seconds: NaN, load: NaN, design: '?', work: null, ...was, kind: k.name, ...judge(file, `${k.name}-${i}`, k) });
     } catch {
       // not measured
     }
