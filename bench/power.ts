@@ -29,6 +29,7 @@ import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { normalCdf, normalQuantile } from '../src/stats/distributions.ts';
 
 const { values: o } = parseArgs({
   options: {
@@ -123,6 +124,21 @@ const median = (xs: number[]) => {
   return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : NaN;
 };
 
+/**
+ * How many of `runs` should be found if compare's figures are honest. The
+ * known work buys a share of what was asked (the kind's mean of measured
+ * over injected, known to a twentieth of a standard error over 20 runs);
+ * each run's standard error comes from its 95 % CI, and the claim is the
+ * one-sided test beyond the threshold at alpha 0.05, normal (hundreds of
+ * generations of freedom at --time 150).
+ */
+function expectedFound(runs: Outcome[], truth: (x: Outcome) => number, threshold: number): { found: number; bought: number } {
+  const bought = runs.reduce((s, x) => s + x.changePct! / truth(x), 0) / runs.length;
+  const z = normalQuantile(0.95), z975 = normalQuantile(0.975);
+  const found = runs.reduce((s, x) => s + normalCdf((bought * truth(x) - threshold) / ((x.ci![1] - x.ci![0]) / (2 * z975)) - z), 0);
+  return { found, bought };
+}
+
 function summary(outcomes: Outcome[]): void {
   for (const k of kinds) {
     const got = outcomes.filter((x) => x.kind === k.name);
@@ -135,10 +151,12 @@ function summary(outcomes: Outcome[]): void {
     const truth = (x: Outcome) => (k.name === 'null' ? 0 : Number(/^([\d.]+)%$/.exec(x.flags?.[x.flags.indexOf('--inject-work-b') + 1] ?? '')?.[1] ?? NaN));
     const judged = got.filter((x) => x.ci && Number.isFinite(truth(x)));
     const covers = judged.filter((x) => x.ci![0] <= truth(x) && truth(x) <= x.ci![1]).length;
+    const expected = k.name === 'null' ? null : expectedFound(judged, truth, Number(k.threshold ?? 1));
     console.log(`${k.name.padEnd(10)} ${what} in ${hits} of ${got.length}; median reported change ${median(changes).toFixed(2)} % ` +
       `(${Math.min(...changes).toFixed(2)} .. ${Math.max(...changes).toFixed(2)}); printed smallest claimable change ${median(claimable).toFixed(2)} % ` +
       `(${Math.min(...claimable).toFixed(2)} .. ${Math.max(...claimable).toFixed(2)}); ` +
-      `95 % CI covers what was injected in ${covers} of ${judged.length}; invocation ${Math.min(...got.map((x) => x.seconds)).toFixed(0)}-${Math.max(...got.map((x) => x.seconds)).toFixed(0)} s; load ${Math.min(...got.map((x) => x.load)).toFixed(1)}-${Math.max(...got.map((x) => x.load)).toFixed(1)}`);
+      `95 % CI covers what was injected in ${covers} of ${judged.length}; ` +
+      `${expected === null ? '' : `expected found ${expected.found.toFixed(1)} of ${judged.length} if each run's printed power holds at the change the known work bought (${(100 * expected.bought).toFixed(0)} % of what was asked); `}invocation ${Math.min(...got.map((x) => x.seconds)).toFixed(0)}-${Math.max(...got.map((x) => x.seconds)).toFixed(0)} s; load ${Math.min(...got.map((x) => x.load)).toFixed(1)}-${Math.max(...got.map((x) => x.load)).toFixed(1)}`);
   }
 }
 
