@@ -79,6 +79,20 @@ export interface SwitchedFile {
  * CPUs, an alternation's seed; a run whose invocation failed early may
  * lack them.
  */
+/**
+ * How `--inject-work-b PCT%` chose B's additions: the pilot's A level and
+ * cost of one addition (ns per call) per profile; with two processes taking
+ * turns, the N each generation ran (recalibrated from A's level as measured
+ * so far), whose mean over the pairs is `injectWork.B`.
+ */
+export interface WorkCalibrationRecord {
+  pct: number;
+  levelNs: Record<string, number>;
+  perAddNs: Record<string, number>;
+  /** Per profile, B's N in each generation, in order (absent: one N for the whole run). */
+  perGeneration?: Record<string, number[]>;
+}
+
 export interface InterleaveRecord {
   side: 'A' | 'B';
   /** The sides' order: `ABBA...` (processes, alternation), or the design's name (a duet's blocks run at once). */
@@ -90,6 +104,8 @@ export interface InterleaveRecord {
   injectWork?: { A: Record<string, number> | null; B: Record<string, number> | null };
   /** Additions per call every process of both sides ran before its side's own (src/bench/known-work.ts); absent: 0. */
   workBase?: number;
+  /** `--inject-work-b PCT%`: what the pilot measured, and B's N per generation where they were recalibrated (absent before 2026-12-05). */
+  workCalibration?: WorkCalibrationRecord;
   clock?: RoundClock;
   files?: SwitchedFile[];
   /** Absent in runs stored before the paired designs: read as 'processes'. */
@@ -214,6 +230,10 @@ const INTERLEAVE: Check = shape(
     injectSeccomp: sides(nullable(num)),
     injectWork: sides(nullable(numbers)),
     workBase: num,
+    workCalibration: shape({ pct: num, levelNs: numbers, perAddNs: numbers, perGeneration: (v, at) => {
+      if (!isObject(v)) fail(at, v, 'an object');
+      for (const [k, xs] of Object.entries(v)) list(num)(xs, `${at}.${k}`);
+    } }, ['pct', 'levelNs', 'perAddNs']),
     clock: oneOf(ROUND_CLOCKS),
     files: list(shape({ path: str, original: str, A: str, B: str, wrote: str }, ['path', 'original', 'A', 'B', 'wrote'])),
     design: oneOf(DESIGNS),

@@ -20,7 +20,8 @@ import { type PairedRun, clockArgs, sharedEnding, startSides, type InterleavedRe
 import { defaultClock, probeArgs, splitRounds, type CpuPlan } from './probe-run.ts';
 import { BenchRequestError, benchStart, checkOps, interruptedBetween, type BenchDeps } from './runner.ts';
 import { FileSwitches } from './switch-file.ts';
-import { calibrateWork } from './work-pilot.ts';
+import { calibrateWork, type WorkCalibration } from './work-pilot.ts';
+import { fixed } from '../format/numbers.ts';
 import { workArgs } from './known-work.ts';
 
 
@@ -97,6 +98,14 @@ function pairedDefaults(req: InterleavedRequest): InterleavedRequest {
 const defaultBudget: PairedBudget = { secondsPerProfile: DEFAULT_SECONDS_PER_PROFILE, precisionPct: null, blockRounds: DEFAULT_BLOCK_ROUNDS, alpha: DEFAULT_ALPHA };
 
 /** Run A and B with the design chosen from what differs; both runs are stored, and both fail together. */
+/** The note on a PCT% pilot: N per profile and what it measured; whether turns recalibrate N per generation. */
+function workNote(pct: number, cal: WorkCalibration, design: DesignKind, perGeneration: boolean): string {
+  const from = { duet: 'a duet pilot', alternation: 'an alternation pilot', processes: 'a pilot', abbaab: 'a pilot' }[design];
+  const each = Object.entries(cal.n).map(([p, n]) => `${p} ${n} additions per call (A ${fixed(cal.levelNs[p]!, 1)} ns per call, one addition ${fixed(cal.perAddNs[p]!, 3)} ns)`);
+  const again = perGeneration ? "; B's N is then recalibrated at each generation of processes from A's level as this run measures it" : '';
+  return `--inject-work-b ${pct}%: ${each.join(', ')}, from ${from} on the run's clock${again}`;
+}
+
 export async function runInterleaved(req0: InterleavedRequest, deps: BenchDeps): Promise<InterleavedResult> {
   if (req0.a.label === req0.b.label) throw new BenchRequestError(`A and B need different labels (both are '${req0.a.label}'); pass --label and --label-b`);
   const { env, plan } = benchStart(req0, deps, null);
@@ -108,9 +117,10 @@ export async function runInterleaved(req0: InterleavedRequest, deps: BenchDeps):
   let req = whole ? clocked : pairedDefaults(clocked);
   const workB = req0.workB;
   if (workB) {
-    const injectWork = workB.kind === 'count' ? Object.fromEntries(req.profiles.map((p) => [p.name, workB.n])) : await calibrateWork(req, deps, plan, workB.pct, design.kind);
-    if (workB.kind === 'percent') notes.push(`--inject-work-b ${workB.pct}%: ${Object.entries(injectWork).map(([p, n]) => `${p} ${n} additions per call`).join(', ')} (from ${{ duet: 'a duet pilot', alternation: 'an alternation pilot', processes: 'a pilot', abbaab: 'a pilot' }[design.kind]})`);
-    req = { ...req, b: { ...req.b, injectWork } };
+    const cal = workB.kind === 'percent' ? await calibrateWork(req, deps, plan, workB.pct, design.kind) : null;
+    const injectWork = cal ? cal.n : Object.fromEntries(req.profiles.map((p) => [p.name, workB.kind === 'count' ? workB.n : 0]));
+    if (cal && workB.kind === 'percent') notes.push(workNote(workB.pct, cal, design.kind, perProcess(req) && design.kind === 'alternation'));
+    req = { ...req, b: { ...req.b, injectWork }, workCalibration: cal && workB.kind === 'percent' ? { pct: workB.pct, levelNs: cal.levelNs, perAddNs: cal.perAddNs } : null };
   }
   const seed = ('seed' in req ? req.seed : undefined) ?? Math.floor(Math.random() * 2 ** 31);
   // a design chosen as processes reads no budget

@@ -16,6 +16,7 @@ import { probeArgs, type CpuPlan } from './probe-run.ts';
 import { interruptedBetween } from './runner.ts';
 import { clockArgs, switchRecord, type DesignRecord, type PairedRun, type SideRun } from './sides.ts';
 import { workArgs } from './known-work.ts';
+import { addRound, WorkRecalibration, type RoundsSoFar } from './work-recalibration.ts';
 
 
 export interface PairedOutcome {
@@ -174,17 +175,22 @@ export async function runTurns(run: PairedRun, plan: CpuPlan, seed: number): Pro
     goOn: () => !watch.check().stop && !run.deps.abort?.aborted,
     switchTo: (side) => run.files.set(side),
   });
-  const sessions = run.sides.map((s) => new TurnSession(s, turns, R)) as [TurnSession, TurnSession];
+  const levelOfA: RoundsSoFar = new Map();
+  const sessions = run.sides.map((s, i) => new TurnSession(s, turns, R, i === 0 ? (p, v) => addRound(levelOfA, p, v) : undefined)) as [TurnSession, TurnSession];
   const open: GoFifo[] = [];
   const firstStarted = startOrder(seed);
+  const cal = run.req.workCalibration;
+  const recal = cal ? new WorkRecalibration(cal, () => levelOfA) : null;
   const generation = (): DriverSegment => {
     const fifos: [GoFifo, GoFifo] = [new GoFifo(), new GoFifo()];
     open.push(...fifos);
+    const work = recal ? { ...run.sides[1].side, injectWork: recal.next() } : run.sides[1].side;
+    const sideOf = (i: 0 | 1) => (i === 1 ? work : run.sides[0].side);
     const side = (i: 0 | 1): DriverSegment => ({
       run: i,
       target: run.deps.target,
       what: `the probe (${run.sides[i].name})`,
-      job: { program: 'probe' as const, args: [...probeArgs({ ...run.req, rounds: MAX_BLOCKS * R, injectSeccomp: run.sides[i].side.injectSeccomp }, { cpu: plan.cpu, otherCpu: plan.otherCpu }), ...workArgs(run.sides[i].side, run.req), ...clockArgs(run.req), '--go-fifo', fifos[i].path, '--block-rounds', String(R)] },
+      job: { program: 'probe' as const, args: [...probeArgs({ ...run.req, rounds: MAX_BLOCKS * R, injectSeccomp: run.sides[i].side.injectSeccomp }, { cpu: plan.cpu, otherCpu: plan.otherCpu }), ...workArgs(sideOf(i), run.req), ...clockArgs(run.req), '--go-fifo', fifos[i].path, '--block-rounds', String(R)] },
     });
     const first = firstStarted();
     return {
@@ -198,9 +204,12 @@ export async function runTurns(run: PairedRun, plan: CpuPlan, seed: number): Pro
   };
   const segments = [generation()];
   let ended = 0;
+  let pairsBefore = 0;
   const onSegmentEnd = (r: SegmentResult): void => {
     if (r.outcome.state === 'failed' || ++ended % 2 !== 0) return;
     for (const f of open.splice(0)) f.close();
+    recal?.ended(turns.pairs - pairsBefore);
+    pairsBefore = turns.pairs;
     if (!turns.finished && !watch.check().stop && !run.deps.abort?.aborted) segments.push(generation());
   };
   let stop: DriveStop | null;
@@ -210,6 +219,7 @@ export async function runTurns(run: PairedRun, plan: CpuPlan, seed: number): Pro
     for (const f of open) f.close();
   }
   const pairs = turns.pairs;
+  if (recal && cal) run.req = { ...run.req, b: { ...run.req.b, injectWork: recal.meanN(pairs) }, workCalibration: { ...cal, perGeneration: recal.perGeneration } };
   record(run, turns.order, { design: 'alternation', processes: 2, cpu: plan.cpu, blockRounds: R, seed, pairsPerProcess: PAIRS_PER_PROCESS }, pairs, watch.final());
   return { stop, text: designLine('alternation', { pairs, blockRounds: R, seed, clock: run.req.clock ?? 'wall', processes: 2, cpu: plan.cpu }) };
 }

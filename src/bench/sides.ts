@@ -13,6 +13,7 @@ import { startProbeRun, type ProbeSession } from './session.ts';
 import type { FileSwitches, FileSwitchSpec, PreparedSwitch, SwitchOptions } from './switch-file.ts';
 import type { OpenedRun } from '../targets/driver.ts';
 import { WORK_BASE } from './known-work.ts';
+import type { WorkCalibrationRecord } from '../run-record.ts';
 
 export type SideName = 'A' | 'B';
 
@@ -51,6 +52,12 @@ export interface SidesRequest extends Omit<BenchRequest, 'label' | 'injectSeccom
   /** --force, --wait and where notes about other runs' locks go. */
   switchOptions?: Omit<SwitchOptions, 'signal'>;
   workB?: WorkRequest | null;
+  /**
+   * `--inject-work-b PCT%`: the share asked and what the pilot measured.
+   * Two processes taking turns recalibrate B's N at each generation from
+   * A's level as the run has measured it so far (./paired.ts).
+   */
+  workCalibration?: WorkCalibrationRecord | null;
   /** --warmups was given: the paired designs warm up each process PAIRED_WARMUPS times otherwise. */
   warmupsAsked?: boolean;
 }
@@ -104,6 +111,7 @@ export function switchRecord(name: SideName, req: InterleavedRequest, files: Pre
     labels: { A: req.a.label, B: req.b.label },
     injectSeccomp: { A: req.a.injectSeccomp, B: req.b.injectSeccomp },
     ...(req.a.injectWork || req.b.injectWork ? { injectWork: { A: req.a.injectWork ?? null, B: req.b.injectWork ?? null }, workBase: WORK_BASE } : {}),
+    ...(req.workCalibration ? { workCalibration: req.workCalibration } : {}),
     clock: req.clock ?? 'wall',
     files: files.map((f) => ({ path: f.path, original: f.original.trim(), A: f.valueA.trim(), B: f.valueB.trim(), wrote: (name === 'A' ? f.valueA : f.valueB).trim() })),
     ...design,

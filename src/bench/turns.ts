@@ -139,7 +139,8 @@ export class TurnSession implements LineSession {
   private lines = new ConsoleLines();
   private own = 0;
 
-  constructor(private readonly side: SideRun, private readonly turns: Turns, private readonly blockRounds: number) {}
+  /** `onRound`: each measured round's profile and ns (or clock units) per call, as it arrives. */
+  constructor(private readonly side: SideRun, private readonly turns: Turns, private readonly blockRounds: number, private readonly onRound?: (profile: string, perCall: number) => void) {}
 
   get stopped(): AbortSignal {
     return this.side.session.stopped;
@@ -163,6 +164,7 @@ export class TurnSession implements LineSession {
       } else if (parsed.kind === 'event' && parsed.event.type === 'round' && !parsed.event.warmup) {
         const e = parsed.event;
         const idx = e.idx - this.own * this.blockRounds;
+        this.onRound?.(e.profile, e.elapsed / e.ops);
         this.side.session.feed(frameLine(`@hl1 round profile=${e.profile} idx=${idx} warmup=0 ops=${e.ops} elapsed=${e.elapsed} cpu=${e.cpu}${e.start === null ? '' : ` start=${e.start}`}`));
       } else {
         this.side.session.feed(line);

@@ -125,14 +125,24 @@ async function turnsPilot(req: InterleavedRequest, deps: BenchDeps, plan: CpuPla
 
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
+/** What a pilot measured per profile: A's cost per call and the cost of one addition (ns), and the N they give. */
+export interface WorkCalibration {
+  n: Record<string, number>;
+  levelNs: Record<string, number>;
+  perAddNs: Record<string, number>;
+}
+
+/** N for `pct` % of `levelNs`, at `perAddNs` per addition: to the probe's thousandths, never below one of them. */
+export const workFor = (pct: number, levelNs: number, perAddNs: number): number => Math.max(0.001, Math.min(WORK_EXTRA_MAX, roundWork(((pct / 100) * levelNs) / perAddNs)));
+
 /**
  * N per profile from the pilot's costs: B costs `pct` % more than A. The
  * cost of one addition comes from `runs` (K against 0 in the same
  * conditions); A's cost from `level` when given (the design's own
  * conditions), else from the 0 runs of `runs`.
  */
-export function workFromPilot(runs: [number, Costs][], profiles: readonly string[], pct: number, describe: (profile: string) => string, level?: [number, Costs][]): Record<string, number> {
-  const out: Record<string, number> = {};
+export function workFromPilot(runs: [number, Costs][], profiles: readonly string[], pct: number, describe: (profile: string) => string, level?: [number, Costs][]): WorkCalibration {
+  const out: WorkCalibration = { n: {}, levelNs: {}, perAddNs: {} };
   const zeros = (rs: [number, Costs][], p: string) => mean(rs.filter(([k]) => k === 0).flatMap(([, m]) => m.get(p) ?? []));
   for (const p of profiles) {
     const a0 = zeros(runs, p);
@@ -141,13 +151,15 @@ export function workFromPilot(runs: [number, Costs][], profiles: readonly string
     if (!(perAdd > 0) || !(a > 0)) {
       throw new BenchRequestError(`the --inject-work-b pilot could not see ${PILOT_ADDS} additions per call in ${describe(p)} through the noise; give a count instead (--inject-work-b N)`);
     }
-    out[p] = Math.max(0.001, Math.min(WORK_EXTRA_MAX, roundWork(((pct / 100) * a) / perAdd)));
+    out.n[p] = workFor(pct, a, perAdd);
+    out.levelNs[p] = a;
+    out.perAddNs[p] = perAdd;
   }
   return out;
 }
 
 /** N per profile so that B costs `pct` % more than A under `design`, from a pilot in its conditions. */
-export async function calibrateWork(req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, pct: number, design: DesignKind): Promise<Record<string, number>> {
+export async function calibrateWork(req: InterleavedRequest, deps: BenchDeps, plan: CpuPlan, pct: number, design: DesignKind): Promise<WorkCalibration> {
   const runs = design === 'duet' && plan.otherCpu !== null ? await duetPilot(req, deps, plan) : await soloPilot(req, deps, plan);
   const level = design === 'alternation' ? await turnsPilot(req, deps, plan) : undefined;
   const byName = new Map(req.profiles.map((p) => [p.name, p]));

@@ -1,0 +1,60 @@
+/**
+ * `--inject-work-b PCT%` in turns (src/bench/work-recalibration.ts): B's N
+ * follows A's level as the run measures it, generation by generation, and
+ * the run records the pilot's figures, each generation's N and their mean.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { PAIRS_PER_PROCESS } from '../../src/bench/design.ts';
+import { addRound, WorkRecalibration, type RoundsSoFar } from '../../src/bench/work-recalibration.ts';
+import type { InterleaveRecord } from '../../src/run-record.ts';
+import { Store } from '../../src/store/store.ts';
+import { runCli, tempDir } from '../helpers/cli.ts';
+
+test("the pilot's level decides until A has 20 measured rounds, then A's own mean; N is 1 % of it in additions", () => {
+  const level: RoundsSoFar = new Map();
+  const recal = new WorkRecalibration({ pct: 1, levelNs: { getppid: 100 }, perAddNs: { getppid: 0.25 } }, () => level);
+  // 1 % of the pilot's 100 ns is 1 ns: 4 additions
+  assert.deepEqual(recal.next(), { getppid: 4 });
+  for (let i = 0; i < 19; i++) addRound(level, 'getppid', 80);
+  assert.deepEqual(recal.next(), { getppid: 4 }, '19 rounds are not enough');
+  addRound(level, 'getppid', 80);
+  // A measures 80 ns: 0.8 ns, 3.2 additions
+  assert.deepEqual(recal.next(), { getppid: 3.2 });
+  assert.deepEqual(recal.perGeneration, { getppid: [4, 4, 3.2] });
+});
+
+test("the recorded N is the generations' mean weighed by the pairs each ran, the last by what it ran before the end", () => {
+  const level: RoundsSoFar = new Map();
+  const recal = new WorkRecalibration({ pct: 1, levelNs: { getppid: 100 }, perAddNs: { getppid: 0.25 } }, () => level);
+  recal.next();
+  recal.ended(25);
+  for (let i = 0; i < 50; i++) addRound(level, 'getppid', 50);
+  recal.next();
+  // 25 pairs at 4 additions, 5 at 2: (100 + 10) / 30
+  assert.deepEqual(recal.meanN(30), { getppid: 3.667 });
+});
+
+test('a real invocation with PCT% known work recalibrates B at each generation and records what it measured', async () => {
+  const db = join(tempDir(), 'w.db');
+  const r = await runCli(['bench', '--db', db, '--profile', 'getppid', '--ops', '2000', '--time', '1', '--min-pairs', String(2 * PAIRS_PER_PROCESS + 1), '--label-b', 'B', '--inject-work-b', '2%']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /note: --inject-work-b 2%: getppid [\d.]+ additions per call \(A [\d.]+ ns per call, one addition [\d.]+ ns\), from an alternation pilot on the run's clock; B's N is then recalibrated at each generation of processes from A's level as this run measures it/);
+  const store = Store.open(db);
+  try {
+    for (const id of [1, 2]) {
+      const rec = store.getRun(id).params.extra.interleave as InterleaveRecord;
+      const cal = rec.workCalibration!;
+      assert.equal(cal.pct, 2);
+      assert.ok(cal.levelNs.getppid! > 0 && cal.perAddNs.getppid! > 0, JSON.stringify(cal));
+      const ns = cal.perGeneration!.getppid!;
+      assert.ok(ns.length >= 3, `${ns.length} generations for more than two generations' pairs`);
+      const mean = rec.injectWork!.B!.getppid!;
+      assert.ok(mean >= Math.min(...ns) && mean <= Math.max(...ns), `the recorded N ${mean} lies within the generations' ${ns.join(', ')}`);
+      assert.equal(rec.injectWork!.A, null);
+    }
+  } finally {
+    store.close();
+  }
+});
