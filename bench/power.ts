@@ -152,10 +152,13 @@ function summary(outcomes: Outcome[]): void {
     const judged = got.filter((x) => x.ci && Number.isFinite(truth(x)));
     const covers = judged.filter((x) => x.ci![0] <= truth(x) && truth(x) <= x.ci![1]).length;
     const expected = k.name === 'null' ? null : expectedFound(judged, truth, Number(k.threshold ?? 1));
+    // the spread of the reported changes around the truth, in each run's own standard errors: about 1 when the CIs are honest
+    const zs = judged.map((x) => (x.changePct! - (expected?.bought ?? 1) * truth(x)) / ((x.ci![1] - x.ci![0]) / (2 * normalQuantile(0.975))));
+    const rmsZ = Math.sqrt(zs.reduce((s2, z) => s2 + z * z, 0) / zs.length);
     console.log(`${k.name.padEnd(10)} ${what} in ${hits} of ${got.length}; median reported change ${median(changes).toFixed(2)} % ` +
       `(${Math.min(...changes).toFixed(2)} .. ${Math.max(...changes).toFixed(2)}); printed smallest claimable change ${median(claimable).toFixed(2)} % ` +
       `(${Math.min(...claimable).toFixed(2)} .. ${Math.max(...claimable).toFixed(2)}); ` +
-      `95 % CI covers what was injected in ${covers} of ${judged.length}; ` +
+      `95 % CI covers what was injected in ${covers} of ${judged.length}; changes scatter by ${rmsZ.toFixed(2)} of their own standard errors (RMS; 1 if honest); ` +
       `${expected === null ? '' : `expected found ${expected.found.toFixed(1)} of ${judged.length} if each run's printed power holds at the change the known work bought (${(100 * expected.bought).toFixed(0)} % of what was asked); `}invocation ${Math.min(...got.map((x) => x.seconds)).toFixed(0)}-${Math.max(...got.map((x) => x.seconds)).toFixed(0)} s; load ${Math.min(...got.map((x) => x.load)).toFixed(1)}-${Math.max(...got.map((x) => x.load)).toFixed(1)}`);
   }
 }
