@@ -18,7 +18,10 @@
  * A/A invocations can claim (the median so far, both streams' if they share
  * `--log`): it is an 80 % figure, so about 16 in 20 should be found.
  * Two streams on two CPUs write two databases (`--first` keeps their labels
- * apart); `--analyze A.db,B.db` judges them together. Run by hand:
+ * apart); `--analyze A.db,B.db` judges them together (with `--log`, only
+ * the invocations the log holds: one interrupted mid-way is left out, and a
+ * stopped stream resumes with `--first` past its round, in the same
+ * database and log). Run by hand:
  *
  *   npm run build && node --import tsx bench/power.ts [--per-level 20] [--null 40]
  *        [--seccomp 10] [--levels 1,2,3,5,10] [--profile getppid] [--db FILE]
@@ -172,8 +175,10 @@ if (o.analyze) {
     return [`${x.kind}-${x.i}`, x];
   }));
   for (const file of o.analyze.split(',')) for (const k of kinds) for (let i = first; i < first + k.count; i++) {
+    const was = logged.get(`${k.name}-${i}`);
+    // with a log, an invocation it lacks did not finish (interrupted): not judged
+    if (o.log && !was) continue;
     try {
-      const was = logged.get(`${k.name}-${i}`);
       outcomes.push({ seconds: NaN, load: NaN, design: '?', work: null, ...was, kind: k.name, ...judge(file, `${k.name}-${i}`, k) });
     } catch {
       // not measured
