@@ -80,8 +80,6 @@ interface Outcome extends Judged {
   seconds: number;
   load: number;
   design: string;
-  /** What compare printed as the smallest change this run can claim, in %. */
-  claimablePct: number | null;
   /** The note bench printed on the known work's additions, if any. */
   work: string | null;
   /** bench's flags for the kind (what was injected). */
@@ -96,7 +94,16 @@ function printedMde(): number {
   return median(seen);
 }
 
-interface Judged { verdict: string; changePct: number | null; claimablePct: number | null; ci: [number, number] | null }
+interface Judged {
+  verdict: string;
+  changePct: number | null;
+  /** What compare printed as the smallest change this run can claim, in %. */
+  claimablePct: number | null;
+  ci: [number, number] | null;
+}
+
+/** A judged run's standard error, in %, from its 95 % CI. */
+const seOf = (x: Judged) => (x.ci![1] - x.ci![0]) / (2 * normalQuantile(0.975));
 
 function judge(db: string, label: string, kind: Kind): Judged {
   const threshold = kind.threshold === null ? [] : ['--threshold', kind.threshold];
@@ -130,15 +137,16 @@ const median = (xs: number[]) => {
 /**
  * How many of `runs` should be found if compare's figures are honest. The
  * known work buys a share of what was asked (the kind's mean of measured
- * over injected, known to a twentieth of a standard error over 20 runs);
+ * over injected: over 20 runs known to about a quarter of one run's
+ * standard error);
  * each run's standard error comes from its 95 % CI, and the claim is the
  * one-sided test beyond the threshold at alpha 0.05, normal (hundreds of
  * generations of freedom at --time 150).
  */
 function expectedFound(runs: Outcome[], truth: (x: Outcome) => number, threshold: number): { found: number; bought: number } {
   const bought = runs.reduce((s, x) => s + x.changePct! / truth(x), 0) / runs.length;
-  const z = normalQuantile(0.95), z975 = normalQuantile(0.975);
-  const found = runs.reduce((s, x) => s + normalCdf((bought * truth(x) - threshold) / ((x.ci![1] - x.ci![0]) / (2 * z975)) - z), 0);
+  const z = normalQuantile(0.95);
+  const found = runs.reduce((s, x) => s + normalCdf((bought * truth(x) - threshold) / seOf(x) - z), 0);
   return { found, bought };
 }
 
@@ -156,7 +164,7 @@ function summary(outcomes: Outcome[]): void {
     const covers = judged.filter((x) => x.ci![0] <= truth(x) && truth(x) <= x.ci![1]).length;
     const expected = k.name === 'null' ? null : expectedFound(judged, truth, Number(k.threshold ?? 1));
     // the spread of the reported changes around the truth, in each run's own standard errors: about 1 when the CIs are honest
-    const zs = judged.map((x) => (x.changePct! - (expected?.bought ?? 1) * truth(x)) / ((x.ci![1] - x.ci![0]) / (2 * normalQuantile(0.975))));
+    const zs = judged.map((x) => (x.changePct! - (expected?.bought ?? 1) * truth(x)) / seOf(x));
     const rmsZ = Math.sqrt(zs.reduce((s2, z) => s2 + z * z, 0) / zs.length);
     console.log(`${k.name.padEnd(10)} ${what} in ${hits} of ${got.length}; median reported change ${median(changes).toFixed(2)} % ` +
       `(${Math.min(...changes).toFixed(2)} .. ${Math.max(...changes).toFixed(2)}); printed smallest claimable change ${median(claimable).toFixed(2)} % ` +

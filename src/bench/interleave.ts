@@ -97,7 +97,6 @@ function pairedDefaults(req: InterleavedRequest): InterleavedRequest {
 
 const defaultBudget: PairedBudget = { secondsPerProfile: DEFAULT_SECONDS_PER_PROFILE, precisionPct: null, blockRounds: DEFAULT_BLOCK_ROUNDS, alpha: DEFAULT_ALPHA };
 
-/** Run A and B with the design chosen from what differs; both runs are stored, and both fail together. */
 /** The note on a PCT% pilot: N per profile and what it measured; whether turns recalibrate N per generation. */
 function workNote(pct: number, cal: WorkCalibration, design: DesignKind, perGeneration: boolean): string {
   const from = { duet: 'a duet pilot', alternation: 'an alternation pilot', processes: 'a pilot', abbaab: 'a pilot' }[design];
@@ -106,6 +105,7 @@ function workNote(pct: number, cal: WorkCalibration, design: DesignKind, perGene
   return `--inject-work-b ${pct}%: ${each.join(', ')}, from ${from} on the run's clock${again}`;
 }
 
+/** Run A and B with the design chosen from what differs; both runs are stored, and both fail together. */
 export async function runInterleaved(req0: InterleavedRequest, deps: BenchDeps): Promise<InterleavedResult> {
   if (req0.a.label === req0.b.label) throw new BenchRequestError(`A and B need different labels (both are '${req0.a.label}'); pass --label and --label-b`);
   const { env, plan } = benchStart(req0, deps, null);
@@ -117,10 +117,14 @@ export async function runInterleaved(req0: InterleavedRequest, deps: BenchDeps):
   let req = whole ? clocked : pairedDefaults(clocked);
   const workB = req0.workB;
   if (workB) {
-    const cal = workB.kind === 'percent' ? await calibrateWork(req, deps, plan, workB.pct, design.kind) : null;
-    const injectWork = cal ? cal.n : Object.fromEntries(req.profiles.map((p) => [p.name, workB.kind === 'count' ? workB.n : 0]));
-    if (cal && workB.kind === 'percent') notes.push(workNote(workB.pct, cal, design.kind, perProcess(req) && design.kind === 'alternation'));
-    req = { ...req, b: { ...req.b, injectWork }, workCalibration: cal && workB.kind === 'percent' ? { pct: workB.pct, levelNs: cal.levelNs, perAddNs: cal.perAddNs } : null };
+    if (workB.kind === 'count') {
+      req = { ...req, b: { ...req.b, injectWork: Object.fromEntries(req.profiles.map((p) => [p.name, workB.n])) } };
+    } else {
+      const { n, levelNs, perAddNs } = await calibrateWork(req, deps, plan, workB.pct, design.kind);
+      // known work runs per process, so alternation takes turns (runTurns), which recalibrates per generation
+      notes.push(workNote(workB.pct, { n, levelNs, perAddNs }, design.kind, design.kind === 'alternation'));
+      req = { ...req, b: { ...req.b, injectWork: n }, workCalibration: { pct: workB.pct, levelNs, perAddNs } };
+    }
   }
   const seed = ('seed' in req ? req.seed : undefined) ?? Math.floor(Math.random() * 2 ** 31);
   // a design chosen as processes reads no budget

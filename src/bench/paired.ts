@@ -14,7 +14,7 @@ import { budgetState, minPairsOf, progressText, stoppingRecord, pairLogRatios, t
 import { duetLayout } from './duet.ts';
 import { probeArgs, type CpuPlan } from './probe-run.ts';
 import { interruptedBetween } from './runner.ts';
-import { clockArgs, switchRecord, type DesignRecord, type PairedRun, type SideRun } from './sides.ts';
+import { clockArgs, switchRecord, workText, type DesignRecord, type PairedRun, type SideRun } from './sides.ts';
 import { workArgs } from './known-work.ts';
 import { addRound, WorkRecalibration, type RoundsSoFar } from './work-recalibration.ts';
 
@@ -75,11 +75,11 @@ function watcher(run: PairedRun) {
 }
 
 /** Record in both runs how they were measured (contract: interleave.design and its facts, stopping). */
-function record(run: PairedRun, order: string, design: DesignRecord, pairs: number, state: BudgetState | null): void {
+function record(run: PairedRun, order: string, design: DesignRecord, pairs: number, state: BudgetState | null, req = run.req): void {
   for (const s of run.sides) {
     const precisionPct = run.budget.precisionPct;
     const stopping = precisionPct !== null && state ? { stopping: stoppingRecord(run.budget, precisionPct, state) } : {};
-    run.deps.store.mergeParamsExtra(s.runId, { interleave: switchRecord(s.name, run.req, run.files.switches, order, design), processes: pairs, ...stopping });
+    run.deps.store.mergeParamsExtra(s.runId, { interleave: switchRecord(s.name, req, run.files.switches, order, design), processes: pairs, ...stopping });
   }
 }
 
@@ -219,7 +219,9 @@ export async function runTurns(run: PairedRun, plan: CpuPlan, seed: number): Pro
     for (const f of open) f.close();
   }
   const pairs = turns.pairs;
-  if (recal && cal) run.req = { ...run.req, b: { ...run.req.b, injectWork: recal.meanN(pairs) }, workCalibration: { ...cal, perGeneration: recal.perGeneration } };
-  record(run, turns.order, { design: 'alternation', processes: 2, cpu: plan.cpu, blockRounds: R, seed, pairsPerProcess: PAIRS_PER_PROCESS }, pairs, watch.final());
+  // a recalibrated B records the N it ran on average (its environment too), and each generation's
+  const ran = recal && cal ? { ...run.req, b: { ...run.req.b, injectWork: recal.meanN(pairs) }, workCalibration: { ...cal, perGeneration: recal.perGeneration } } : run.req;
+  if (ran !== run.req) run.deps.store.updateEnvironment(run.sides[1].runId, { injectWork: workText(ran.b.injectWork) });
+  record(run, turns.order, { design: 'alternation', processes: 2, cpu: plan.cpu, blockRounds: R, seed, pairsPerProcess: PAIRS_PER_PROCESS }, pairs, watch.final(), ran);
   return { stop, text: designLine('alternation', { pairs, blockRounds: R, seed, clock: run.req.clock ?? 'wall', processes: 2, cpu: plan.cpu }) };
 }

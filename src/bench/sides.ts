@@ -119,7 +119,7 @@ export function switchRecord(name: SideName, req: InterleavedRequest, files: Pre
 }
 
 /** `getppid:412 select-1000:9` or null, for the environment (compare shows it as an expected difference). */
-function workText(work: Record<string, number> | undefined): string | null {
+export function workText(work: Record<string, number> | undefined): string | null {
   const parts = Object.entries(work ?? {}).map(([p, n]) => `${p}:${n}`);
   return parts.length ? parts.join(' ') : null;
 }

@@ -29,7 +29,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DesignKind } from '../run-record.ts';
+import type { DesignKind, WorkCalibrationRecord } from '../run-record.ts';
 import { roundWork, WORK_BASE, WORK_EXTRA_MAX } from './known-work.ts';
 import { GoFifo } from './alternation.ts';
 import { BARRIER_BYTES, duetCpus } from './duet.ts';
@@ -126,11 +126,7 @@ async function turnsPilot(req: InterleavedRequest, deps: BenchDeps, plan: CpuPla
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 /** What a pilot measured per profile: A's cost per call and the cost of one addition (ns), and the N they give. */
-export interface WorkCalibration {
-  n: Record<string, number>;
-  levelNs: Record<string, number>;
-  perAddNs: Record<string, number>;
-}
+export type WorkCalibration = Pick<WorkCalibrationRecord, 'levelNs' | 'perAddNs'> & { n: Record<string, number> };
 
 /** N for `pct` % of `levelNs`, at `perAddNs` per addition: to the probe's thousandths, never below one of them. */
 export const workFor = (pct: number, levelNs: number, perAddNs: number): number => Math.max(0.001, Math.min(WORK_EXTRA_MAX, roundWork(((pct / 100) * levelNs) / perAddNs)));

@@ -218,6 +218,8 @@ export type RunEnvironment = HostEnvironment | GuestEnvironment | RemoteEnvironm
  * metrics, a LAVA job, the cost model, a session step.
  */
 export type EnvironmentPatch = Partial<Pick<MachineFacts, 'load' | 'warnings' | 'kernel' | 'stressNg'>> & {
+  /** bench: B's known work as it ran, where turns recalibrated it (src/bench/paired.ts). */
+  injectWork?: string | null;
   vm?: VmFacts;
   lava?: LavaFacts;
   cost?: CostFacts<object>;

@@ -54,6 +54,8 @@ test('a real invocation with PCT% known work recalibrates B at each generation a
       assert.ok(mean >= Math.min(...ns) && mean <= Math.max(...ns), `the recorded N ${mean} lies within the generations' ${ns.join(', ')}`);
       assert.equal(rec.injectWork!.A, null);
     }
+    // B's environment says the N it ran on average, as its record does
+    assert.equal(store.getRun(2).environment.injectWork, `getppid:${store.getRun(2).params.extra.interleave!.injectWork!.B!.getppid}`);
   } finally {
     store.close();
   }
