@@ -62,6 +62,7 @@ int design_arg(const char *flag, const char *v, const char **why);
 int barrier_wait(void);
 int block_gate(int idx);
 long work_select(const char *profile);
+void work_gauge(void);
 long long round_clock_ns(void);
 int barrier_rewarm(struct probe_ctx *ctx, const struct profile *p);
 
@@ -331,6 +332,8 @@ static void paired_round(struct probe_ctx *ctx, const struct profile *p, int idx
 	if (barrier_rewarm(ctx, p) != 0)
 		fail(ctx, p, "loop", -1, errno, "the untimed calls after the barrier failed");
 	run_round(ctx, p, idx);
+	if (!ctx->warmup)
+		work_gauge();
 }
 
 int main(int argc, char **argv)

@@ -45,6 +45,7 @@ static int go_fd = -1;
 static int block_rounds;
 
 int work_parse(const char *v);
+int work_gauge_parse(const char *v);
 
 static long parse_positive(const char *v)
 {
@@ -76,6 +77,10 @@ int design_arg(const char *flag, const char *v, const char **why)
 	if (!strcmp(flag, "--inject-work")) {
 		*why = "--inject-work takes N or PROFILE:N, 0 <= N <= 65536 with up to three decimals (x86_64 only for N > 0)";
 		return v && work_parse(v) == 0 ? 1 : -1;
+	}
+	if (!strcmp(flag, "--work-gauge")) {
+		*why = "--work-gauge takes K, 1 <= K <= 65536 (x86_64 only)";
+		return v && work_gauge_parse(v) == 0 ? 1 : -1;
 	}
 	if (!strcmp(flag, "--clock")) {
 		*why = "--clock takes wall or thread-cpu";

@@ -24,6 +24,15 @@
  * is fixed within a round, so the jump into the block has one target for
  * 20000 calls and is predicted; a share of an addition per call (0.3 % of
  * a 95 ns getppid) is then a dither of whole rounds, not a cost of its own.
+ *
+ * --work-gauge K: after every measured round, outside its timed part, the
+ * probe times GAUGE_REPS fenced blocks of K additions between two runs of
+ * GAUGE_REPS empty ones, on the round's clock, and prints `gauge adds=K
+ * reps=R elapsed=NS` (the K blocks less the mean of the empty runs). That
+ * is the cost of one addition while the run runs: on the shared VM it moves
+ * by 10 % within seconds (host frequency, neighbours), so a pilot's
+ * snapshot of a few milliseconds buys a share that misses by a few per
+ * cent, where the run's own gauges, averaged like its rounds, do not.
  */
 #include "emit.h"
 #include "probe.h"
@@ -52,6 +61,9 @@ static struct {
 static size_t n_work_owed;
 /* bytes of the unrolled block to run, counted back from its end */
 static long work_bytes;
+/* --work-gauge K: additions per gauged block (0: no gauge) */
+static long gauge_adds;
+#define GAUGE_REPS 16
 
 /* "--inject-work N" for every profile or "--inject-work NAME:N" for one; -1 on a bad value */
 int work_parse(const char *v)
@@ -119,6 +131,47 @@ long work_select(const char *profile)
 	}
 	work_bytes = n * ADD_BYTES;
 	return n;
+}
+
+/* "--work-gauge K", 1 <= K <= WORK_MAX (x86_64 only); -1 on a bad value */
+int work_gauge_parse(const char *v)
+{
+	char *end;
+	errno = 0;
+	long k = v ? strtol(v, &end, 10) : 0;
+	if (!v || errno || *end || k < 1 || k > WORK_MAX)
+		return -1;
+#if !defined(__x86_64__)
+	return -1;
+#endif
+	gauge_adds = k;
+	work_fenced = 1;
+	return 0;
+}
+
+long long round_clock_ns(void);
+
+/* GAUGE_REPS blocks of `adds` additions, timed on the round's clock, after one untimed (its code then in the caches). */
+static long long gauge_blocks(long adds)
+{
+	work_bytes = adds * ADD_BYTES;
+	inject_work();
+	long long t0 = round_clock_ns();
+	for (int i = 0; i < GAUGE_REPS; i++)
+		inject_work();
+	return round_clock_ns() - t0;
+}
+
+/* With --work-gauge: one gauge line, the round's own count of additions kept. */
+void work_gauge(void)
+{
+	if (!gauge_adds)
+		return;
+	long kept = work_bytes;
+	long long empty = gauge_blocks(0), full = gauge_blocks(gauge_adds);
+	empty += gauge_blocks(0);
+	work_bytes = kept;
+	emit("gauge", "adds=%ld reps=%d elapsed=%lld", gauge_adds, GAUGE_REPS, full - empty / 2);
 }
 
 __attribute__((noinline)) void inject_work(void)

@@ -16,7 +16,7 @@ import { probeArgs, type CpuPlan } from './probe-run.ts';
 import { interruptedBetween } from './runner.ts';
 import { clockArgs, switchRecord, workText, type DesignRecord, type PairedRun, type SideRun } from './sides.ts';
 import { workArgs } from './known-work.ts';
-import { addRound, WorkRecalibration, type RoundsSoFar } from './work-recalibration.ts';
+import { addRound, GAUGE_ADDS, WorkRecalibration, type RoundsSoFar } from './work-recalibration.ts';
 
 
 export interface PairedOutcome {
@@ -176,11 +176,14 @@ export async function runTurns(run: PairedRun, plan: CpuPlan, seed: number): Pro
     switchTo: (side) => run.files.set(side),
   });
   const levelOfA: RoundsSoFar = new Map();
-  const sessions = run.sides.map((s, i) => new TurnSession(s, turns, R, i === 0 ? (p, v) => addRound(levelOfA, p, v) : undefined)) as [TurnSession, TurnSession];
-  const open: GoFifo[] = [];
-  const firstStarted = startOrder(seed);
   const cal = run.req.workCalibration;
   const recal = cal ? new WorkRecalibration(cal, () => levelOfA) : null;
+  const onGauge = recal ? (perAdd: number) => recal.gauge(perAdd) : undefined;
+  const sessions = run.sides.map((s, i) => new TurnSession(s, turns, R, i === 0 ? (p, v) => addRound(levelOfA, p, v) : undefined, onGauge)) as [TurnSession, TurnSession];
+  const open: GoFifo[] = [];
+  const firstStarted = startOrder(seed);
+  // both sides gauge the additions after every round (./work-recalibration.ts), so the gauges cost A what they cost B
+  const gauge = recal ? ['--work-gauge', String(GAUGE_ADDS)] : [];
   const generation = (): DriverSegment => {
     const fifos: [GoFifo, GoFifo] = [new GoFifo(), new GoFifo()];
     open.push(...fifos);
@@ -190,7 +193,7 @@ export async function runTurns(run: PairedRun, plan: CpuPlan, seed: number): Pro
       run: i,
       target: run.deps.target,
       what: `the probe (${run.sides[i].name})`,
-      job: { program: 'probe' as const, args: [...probeArgs({ ...run.req, rounds: MAX_BLOCKS * R, injectSeccomp: run.sides[i].side.injectSeccomp }, { cpu: plan.cpu, otherCpu: plan.otherCpu }), ...workArgs(sideOf(i), run.req), ...clockArgs(run.req), '--go-fifo', fifos[i].path, '--block-rounds', String(R)] },
+      job: { program: 'probe' as const, args: [...probeArgs({ ...run.req, rounds: MAX_BLOCKS * R, injectSeccomp: run.sides[i].side.injectSeccomp }, { cpu: plan.cpu, otherCpu: plan.otherCpu }), ...workArgs(sideOf(i), run.req), ...clockArgs(run.req), ...gauge, '--go-fifo', fifos[i].path, '--block-rounds', String(R)] },
     });
     const first = firstStarted();
     return {
@@ -220,7 +223,7 @@ export async function runTurns(run: PairedRun, plan: CpuPlan, seed: number): Pro
   }
   const pairs = turns.pairs;
   // a recalibrated B records the N it ran on average (its environment too), and each generation's
-  const ran = recal && cal ? { ...run.req, b: { ...run.req.b, injectWork: recal.meanN(pairs) }, workCalibration: { ...cal, perGeneration: recal.perGeneration } } : run.req;
+  const ran = recal && cal ? { ...run.req, b: { ...run.req.b, injectWork: recal.meanN(pairs) }, workCalibration: { ...cal, perGeneration: recal.perGeneration, gaugedPerAddNs: recal.gaugedPerAddNs } } : run.req;
   if (ran !== run.req) run.deps.store.updateEnvironment(run.sides[1].runId, { injectWork: workText(ran.b.injectWork) });
   record(run, turns.order, { design: 'alternation', processes: 2, cpu: plan.cpu, blockRounds: R, seed, pairsPerProcess: PAIRS_PER_PROCESS }, pairs, watch.final(), ran);
   return { stop, text: designLine('alternation', { pairs, blockRounds: R, seed, clock: run.req.clock ?? 'wall', processes: 2, cpu: plan.cpu }) };

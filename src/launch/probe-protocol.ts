@@ -36,6 +36,8 @@ export type ProbeEvent =
   | { type: 'done'; rounds: number; profiles: number }
   /** `--go-fifo`: the probe waits for the go byte of block `block` (0-based). */
   | { type: 'wait'; block: number }
+  /** `--work-gauge`: `reps` blocks of `adds` additions took `elapsed` more than as many empty ones (the round's clock). */
+  | { type: 'gauge'; adds: number; reps: number; elapsed: number }
   | { type: 'poweroff'; status: number }
   | CoverageEvent
   | TraceEvent;
@@ -115,6 +117,8 @@ function toEvent(type: string, f: Record<string, string>): ProbeEvent {
       return { type, status: num(f, 'status') };
     case 'wait':
       return { type, block: num(f, 'block') };
+    case 'gauge':
+      return { type, adds: num(f, 'adds'), reps: num(f, 'reps'), elapsed: num(f, 'elapsed') };
     case 'exec':
     case 'file':
     case 'chunk':

@@ -14,20 +14,9 @@ import { test } from 'node:test';
 import { buildProbe } from '../../src/launch/probe-build.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { requireTool } from '../helpers/tools.ts';
+import { selfCost } from './callgrind.ts';
 
 const skip = requireTool('valgrind', 'valgrind');
-
-/** Instructions executed in `fn` itself, from a callgrind.out written with `--compress-strings=no --compress-pos=no`. */
-function selfCost(cgOut: string, fn: string): number {
-  let inFn = false, skipNext = false, sum = 0;
-  for (const line of cgOut.split('\n')) {
-    if (line.startsWith('fn=')) inFn = line === `fn=${fn}`;
-    else if (line.startsWith('calls=')) skipNext = true;
-    else if (skipNext) skipNext = false; // a call's cost is its callee's
-    else if (inFn && /^\d+ \d+$/.test(line)) sum += Number(line.split(' ')[1]);
-  }
-  return sum;
-}
 
 /** Instructions executed in inject_work() by one probe run with `--inject-work n`. */
 function workInstructions(probe: string, dir: string, n: string): number {

@@ -25,6 +25,28 @@ test("the pilot's level decides until A has 20 measured rounds, then A's own mea
   assert.deepEqual(recal.perGeneration, { getppid: [4, 4, 3.2] });
 });
 
+test("the run's gauged cost of one addition replaces the pilot's once a generation has ended: the mean of the generations' medians", () => {
+  const level: RoundsSoFar = new Map();
+  for (let i = 0; i < 20; i++) addRound(level, 'getppid', 100);
+  const recal = new WorkRecalibration({ pct: 1, levelNs: { getppid: 100 }, perAddNs: { getppid: 0.25 } }, () => level);
+  // gauges of the first generation do not count before it ends: the pilot's 0.25 ns, 4 additions
+  recal.gauge(0.2);
+  assert.deepEqual(recal.next(), { getppid: 4 });
+  // a gauge a timer tick hit (5 ns) moves the median, not the mean of the medians
+  for (const g of [0.2, 0.2, 5]) recal.gauge(g);
+  recal.ended(25);
+  assert.deepEqual(recal.next(), { getppid: 5 }, '1 ns at 0.2 ns per addition');
+  for (const g of [0.3, 0.3, 0.3, -1, NaN]) recal.gauge(g);
+  recal.ended(25);
+  // (0.2 + 0.3) / 2 = 0.25 ns: 4 additions again; a gauge without a finite positive value is not one
+  assert.deepEqual(recal.next(), { getppid: 4 });
+  // a generation without a gauge adds no median
+  recal.ended(25);
+  assert.deepEqual(recal.next(), { getppid: 4 });
+  assert.deepEqual(recal.gaugedPerAddNs, [null, 0.2, 0.25, 0.25]);
+  assert.deepEqual(recal.perGeneration, { getppid: [4, 5, 4, 4] });
+});
+
 test("the recorded N is the generations' mean weighed by the pairs each ran, the last by what it ran before the end", () => {
   const level: RoundsSoFar = new Map();
   const recal = new WorkRecalibration({ pct: 1, levelNs: { getppid: 100 }, perAddNs: { getppid: 0.25 } }, () => level);
@@ -40,7 +62,7 @@ test('a real invocation with PCT% known work recalibrates B at each generation a
   const db = join(tempDir(), 'w.db');
   const r = await runCli(['bench', '--db', db, '--profile', 'getppid', '--ops', '2000', '--time', '1', '--min-pairs', String(2 * PAIRS_PER_PROCESS + 1), '--label-b', 'B', '--inject-work-b', '2%']);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /note: --inject-work-b 2%: getppid [\d.]+ additions per call \(A [\d.]+ ns per call, one addition [\d.]+ ns\), from an alternation pilot on the run's clock; B's N is then recalibrated at each generation of processes from A's level as this run measures it/);
+  assert.match(r.stderr, /note: --inject-work-b 2%: getppid [\d.]+ additions per call \(A [\d.]+ ns per call, one addition [\d.]+ ns\), from an alternation pilot on the run's clock; B's N is then recalibrated at each generation of processes from A's level and the cost of one addition as this run measures them \(a gauge of additions after every round of both sides\)/);
   const store = Store.open(db);
   try {
     for (const id of [1, 2]) {
@@ -50,6 +72,11 @@ test('a real invocation with PCT% known work recalibrates B at each generation a
       assert.ok(cal.levelNs.getppid! > 0 && cal.perAddNs.getppid! > 0, JSON.stringify(cal));
       const ns = cal.perGeneration!.getppid!;
       assert.ok(ns.length >= 3, `${ns.length} generations for more than two generations' pairs`);
+      // the first generation used the pilot's cost of one addition, every later one the run's gauges
+      const gauged = cal.gaugedPerAddNs!;
+      assert.equal(gauged.length, ns.length);
+      assert.equal(gauged[0], null);
+      for (const g of gauged.slice(1)) assert.ok(g !== null && g > 0.1 && g < 2, `gauged ${g} ns per addition`);
       const mean = rec.injectWork!.B!.getppid!;
       assert.ok(mean >= Math.min(...ns) && mean <= Math.max(...ns), `the recorded N ${mean} lies within the generations' ${ns.join(', ')}`);
       assert.equal(rec.injectWork!.A, null);
