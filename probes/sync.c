@@ -79,7 +79,7 @@ int design_arg(const char *flag, const char *v, const char **why)
 		return v && work_parse(v) == 0 ? 1 : -1;
 	}
 	if (!strcmp(flag, "--work-gauge")) {
-		*why = "--work-gauge takes K, 1 <= K <= 65536 (x86_64 only)";
+		*why = "--work-gauge takes K, 1 <= K <= 4096 (x86_64 only)";
 		return v && work_gauge_parse(v) == 0 ? 1 : -1;
 	}
 	if (!strcmp(flag, "--clock")) {
@@ -170,6 +170,12 @@ int barrier_rewarm(struct probe_ctx *ctx, const struct profile *p)
 	int rc = p->loop(ctx, &failed_at);
 	ctx->ops = ops;
 	return rc;
+}
+
+/* Whether measured round `idx` starts a block (every round does without --go-fifo). */
+int block_starts(int idx)
+{
+	return go_fd < 0 || block_rounds <= 0 || idx % block_rounds == 0;
 }
 
 /*

@@ -25,14 +25,19 @@
  * 20000 calls and is predicted; a share of an addition per call (0.3 % of
  * a 95 ns getppid) is then a dither of whole rounds, not a cost of its own.
  *
- * --work-gauge K: after every measured round, outside its timed part, the
- * probe times GAUGE_REPS fenced blocks of K additions between two runs of
- * GAUGE_REPS empty ones, on the round's clock, and prints `gauge adds=K
- * reps=R elapsed=NS` (the K blocks less the mean of the empty runs). That
- * is the cost of one addition while the run runs: on the shared VM it moves
- * by 10 % within seconds (host frequency, neighbours), so a pilot's
- * snapshot of a few milliseconds buys a share that misses by a few per
- * cent, where the run's own gauges, averaged like its rounds, do not.
+ * --work-gauge K: before every block of measured rounds (every measured
+ * round without --go-fifo), outside the timed part, the profile's own loop
+ * runs three times on a two-hundredth of the round's calls, the middle run
+ * with K more additions per call than the round has, and the probe prints
+ * `gauge profile=P adds=K calls=C elapsed=NS` (the middle run less the
+ * mean of the other two, on the round's clock): what K more additions
+ * cost in this loop, now. Before the block, not after a round: hintlab
+ * reads and stores a round's line just after it, and on a shared CPU that
+ * work polluted the gauge's longer middle run more than its outer ones (a
+ * gauge after every round read 0.28-0.33 ns per addition where B's cost
+ * 0.23). A gauge of additions alone (blocks of 4096 in a row) read 5-7 %
+ * below what B's additions cost between the calls. Not for profiles that
+ * set up every round or need two CPUs: the pilot's figure stands for them.
  */
 #include "emit.h"
 #include "probe.h"
@@ -61,9 +66,11 @@ static struct {
 static size_t n_work_owed;
 /* bytes of the unrolled block to run, counted back from its end */
 static long work_bytes;
-/* --work-gauge K: additions per gauged block (0: no gauge) */
+/* --work-gauge K: additions per call the gauge adds (0: no gauge) */
 static long gauge_adds;
-#define GAUGE_REPS 16
+#define GAUGE_MAX 4096
+/* a gauge's runs take this share of the round's calls each */
+#define GAUGE_SHARE 200
 
 /* "--inject-work N" for every profile or "--inject-work NAME:N" for one; -1 on a bad value */
 int work_parse(const char *v)
@@ -133,13 +140,13 @@ long work_select(const char *profile)
 	return n;
 }
 
-/* "--work-gauge K", 1 <= K <= WORK_MAX (x86_64 only); -1 on a bad value */
+/* "--work-gauge K", 1 <= K <= GAUGE_MAX (x86_64 only); -1 on a bad value */
 int work_gauge_parse(const char *v)
 {
 	char *end;
 	errno = 0;
 	long k = v ? strtol(v, &end, 10) : 0;
-	if (!v || errno || *end || k < 1 || k > WORK_MAX)
+	if (!v || errno || *end || k < 1 || k > GAUGE_MAX)
 		return -1;
 #if !defined(__x86_64__)
 	return -1;
@@ -151,27 +158,44 @@ int work_gauge_parse(const char *v)
 
 long long round_clock_ns(void);
 
-/* GAUGE_REPS blocks of `adds` additions, timed on the round's clock, after one untimed (its code then in the caches). */
-static long long gauge_blocks(long adds)
+/* One run of the profile's loop with `adds` more additions per call than the round's; 0 or -1 (errno set). */
+static int gauge_run(struct probe_ctx *ctx, const struct profile *p, long kept, long adds)
 {
-	work_bytes = adds * ADD_BYTES;
-	inject_work();
-	long long t0 = round_clock_ns();
-	for (int i = 0; i < GAUGE_REPS; i++)
-		inject_work();
-	return round_clock_ns() - t0;
+	long failed_at = -1;
+	work_bytes = kept + adds * ADD_BYTES;
+	return p->loop(ctx, &failed_at);
 }
 
-/* With --work-gauge: one gauge line, the round's own count of additions kept. */
-void work_gauge(void)
+/* With --work-gauge, after a measured round of `p`: one gauge line (see above). 0, or -1 when the loop failed (errno set). */
+int work_gauge(struct probe_ctx *ctx, const struct profile *p)
 {
-	if (!gauge_adds)
-		return;
-	long kept = work_bytes;
-	long long empty = gauge_blocks(0), full = gauge_blocks(gauge_adds);
-	empty += gauge_blocks(0);
+	long kept = work_bytes, ops = ctx->ops;
+	if (!gauge_adds || p->needs_two_cpus || p->before_round || kept + gauge_adds * ADD_BYTES > (long)WORK_MAX * ADD_BYTES)
+		return 0;
+	long long t[4];
+	/*
+	 * untimed first: one call brings the K additions' code into the
+	 * caches, and a whole run the loop's (the round's line went out in
+	 * between; without it the first timed run cost about 5 % more)
+	 */
+	ctx->ops = 1;
+	int rc = gauge_run(ctx, p, kept, gauge_adds);
+	ctx->ops = ops / GAUGE_SHARE > 0 ? ops / GAUGE_SHARE : 1;
+	if (rc == 0)
+		rc = gauge_run(ctx, p, kept, 0);
+	t[0] = round_clock_ns();
+	for (int i = 0; i < 3 && rc == 0; i++) {
+		rc = gauge_run(ctx, p, kept, i == 1 ? gauge_adds : 0);
+		t[i + 1] = round_clock_ns();
+	}
+	long calls = ctx->ops;
+	ctx->ops = ops;
 	work_bytes = kept;
-	emit("gauge", "adds=%ld reps=%d elapsed=%lld", gauge_adds, GAUGE_REPS, full - empty / 2);
+	if (rc != 0)
+		return -1;
+	emit("gauge", "profile=%s adds=%ld calls=%ld elapsed=%lld", esc(p->name), gauge_adds, calls,
+	     (t[2] - t[1]) - ((t[1] - t[0]) + (t[3] - t[2])) / 2);
+	return 0;
 }
 
 __attribute__((noinline)) void inject_work(void)

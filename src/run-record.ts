@@ -91,8 +91,8 @@ export interface WorkCalibrationRecord {
   perAddNs: Record<string, number>;
   /** Per profile, B's N in each generation, in order (absent: one N for the whole run). */
   perGeneration?: Record<string, number[]>;
-  /** Per generation, the cost of one addition (ns) the run's gauges gave its N, null where the pilot's did (absent before 2026-12-05's gauges). */
-  gaugedPerAddNs?: (number | null)[];
+  /** Per profile and generation, the cost of one addition (ns) the run's gauges gave its N, null where the pilot's did (absent before the gauges of 2026-12-05). */
+  gaugedPerAddNs?: Record<string, (number | null)[]>;
 }
 
 export interface InterleaveRecord {
@@ -235,7 +235,10 @@ const INTERLEAVE: Check = shape(
     workCalibration: shape({ pct: num, levelNs: numbers, perAddNs: numbers, perGeneration: (v, at) => {
       if (!isObject(v)) fail(at, v, 'an object');
       for (const [k, xs] of Object.entries(v)) list(num)(xs, `${at}.${k}`);
-    }, gaugedPerAddNs: list(nullable(num)) }, ['pct', 'levelNs', 'perAddNs']),
+    }, gaugedPerAddNs: (v, at) => {
+      if (!isObject(v)) fail(at, v, 'an object');
+      for (const [k, xs] of Object.entries(v)) list(nullable(num))(xs, `${at}.${k}`);
+    } }, ['pct', 'levelNs', 'perAddNs']),
     clock: oneOf(ROUND_CLOCKS),
     files: list(shape({ path: str, original: str, A: str, B: str, wrote: str }, ['path', 'original', 'A', 'B', 'wrote'])),
     design: oneOf(DESIGNS),

@@ -178,7 +178,7 @@ export async function runTurns(run: PairedRun, plan: CpuPlan, seed: number): Pro
   const levelOfA: RoundsSoFar = new Map();
   const cal = run.req.workCalibration;
   const recal = cal ? new WorkRecalibration(cal, () => levelOfA) : null;
-  const onGauge = recal ? (perAdd: number) => recal.gauge(perAdd) : undefined;
+  const onGauge = recal ? (profile: string, perAdd: number) => recal.gauge(profile, perAdd) : undefined;
   const sessions = run.sides.map((s, i) => new TurnSession(s, turns, R, i === 0 ? (p, v) => addRound(levelOfA, p, v) : undefined, onGauge)) as [TurnSession, TurnSession];
   const open: GoFifo[] = [];
   const firstStarted = startOrder(seed);

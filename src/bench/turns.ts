@@ -140,7 +140,7 @@ export class TurnSession implements LineSession {
   private own = 0;
 
   /** `onRound`: each measured round's profile and ns (or clock units) per call, as it arrives; `onGauge`: each `--work-gauge` line's ns per addition. */
-  constructor(private readonly side: SideRun, private readonly turns: Turns, private readonly blockRounds: number, private readonly onRound?: (profile: string, perCall: number) => void, private readonly onGauge?: (perAdd: number) => void) {}
+  constructor(private readonly side: SideRun, private readonly turns: Turns, private readonly blockRounds: number, private readonly onRound?: (profile: string, perCall: number) => void, private readonly onGauge?: (profile: string, perAdd: number) => void) {}
 
   get stopped(): AbortSignal {
     return this.side.session.stopped;
@@ -162,7 +162,8 @@ export class TurnSession implements LineSession {
         this.own = parsed.event.block;
         this.turns.onWait(this.side.name, parsed.event.block);
       } else if (parsed.kind === 'event' && parsed.event.type === 'gauge') {
-        this.onGauge?.(parsed.event.elapsed / (parsed.event.adds * parsed.event.reps));
+        const g = parsed.event;
+        this.onGauge?.(g.profile, g.elapsed / (g.adds * g.calls));
       } else if (parsed.kind === 'event' && parsed.event.type === 'round' && !parsed.event.warmup) {
         const e = parsed.event;
         const idx = e.idx - this.own * this.blockRounds;

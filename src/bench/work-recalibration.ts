@@ -5,69 +5,66 @@
  * what the run records of it.
  */
 import type { WorkCalibrationRecord } from '../run-record.ts';
-import { median } from '../stats/descriptive.ts';
 import { roundWork } from './known-work.ts';
 import { workFor } from './work-pilot.ts';
 
-/** Additions per gauged block (`--work-gauge`, probes/work.c): about 1 µs, far above the clock's resolution. */
-export const GAUGE_ADDS = 4096;
+/** Additions per call a gauge adds (`--work-gauge`, probes/work.c): 512, about 25 µs over a gauge's 100 calls. */
+export const GAUGE_ADDS = 512;
 
 /**
  * `--inject-work-b PCT%` in turns: B's N for the next generation, per
  * profile, = PCT/100 x a / s, both as this run has measured them:
  *
  * - a, A's level: the mean ns per call of A's measured rounds so far, once
- *   there are MIN_LEVEL_ROUNDS of them (the pilot's before). A's level
- *   drifts under load over a long run, and a pilot of a few hundred
- *   milliseconds reads it to a few per cent.
- * - s, the cost of one addition: the mean over the generations so far of
- *   each generation's median gauge (`--work-gauge`, after every measured
- *   round of both sides; the pilot's before the first generation ends). On
- *   the shared VM it moves by 10 % within seconds; the pilot's snapshot
- *   missed the run's mean by 2 % on average and up to 7 %, and the share B
- *   bought missed with it. The median keeps a timer tick inside one 16 µs
- *   gauge out; the mean over generations keeps the slow moves in.
+ *   there are MIN_MEASURED of them (the pilot's before). A's level drifts
+ *   under load over a long run, and a pilot of a few hundred milliseconds
+ *   reads it to a few per cent.
+ * - s, the cost of one addition: the mean of the run's gauges so far
+ *   (`--work-gauge`, after every measured round of both sides: GAUGE_ADDS
+ *   more additions in the profile's own loop), once there are MIN_MEASURED
+ *   (the pilot's before). The clock's period moves by 10 % within seconds
+ *   on the shared VM, and the pilot's snapshot missed the run by a few per
+ *   cent. The mean, as for A's level: a timer tick inside a gauge's
+ *   middle run adds to it what one in its outer runs takes away.
  *
- * The gauge times additions alone, never B against A: the share B buys is
- * still judged only by the run's comparison. `perGeneration` keeps each
- * generation's N and `gaugedPerAddNs` the s it used; `meanN` weighs the N
- * by the pairs each generation ran.
+ * A gauge times additions against none in the same process, never B
+ * against A: the share B buys is still judged only by the run's
+ * comparison. `perGeneration` keeps each generation's N and
+ * `gaugedPerAddNs` the s it used; `meanN` weighs the N by the pairs each
+ * generation ran.
  */
 export class WorkRecalibration {
   readonly perGeneration: Record<string, number[]> = {};
-  /** Per generation, the gauged cost of one addition its N used (ns), or null where it used the pilot's. */
-  readonly gaugedPerAddNs: (number | null)[] = [];
+  /** Per profile and generation, the gauged cost of one addition its N used (ns), or null where it used the pilot's. */
+  readonly gaugedPerAddNs: Record<string, (number | null)[]> = {};
   private readonly pairsOf: number[] = [];
-  private readonly gaugeMedians: number[] = [];
-  private gauges: number[] = [];
+  private readonly gauges: RoundsSoFar = new Map();
   constructor(private readonly cal: WorkCalibrationRecord, private readonly levelOfA: () => RoundsSoFar) {}
 
-  /** One gauge line's cost of one addition (ns), from either side's process. */
-  gauge(perAddNs: number): void {
-    if (Number.isFinite(perAddNs) && perAddNs > 0) this.gauges.push(perAddNs);
+  /** One gauge line's cost of one addition (ns) in `profile`'s loop, from either side's process. */
+  gauge(profile: string, perAddNs: number): void {
+    if (Number.isFinite(perAddNs)) addRound(this.gauges, profile, perAddNs);
   }
 
   /** B's injectWork for the generation about to start. */
   next(): Record<string, number> {
     const level = this.levelOfA();
-    const gauged = this.gaugeMedians.length ? this.gaugeMedians.reduce((s, x) => s + x, 0) / this.gaugeMedians.length : null;
-    this.gaugedPerAddNs.push(gauged);
     const out: Record<string, number> = {};
     for (const [p, pilotPerAdd] of Object.entries(this.cal.perAddNs)) {
-      const seen = level.get(p);
-      const a = seen && seen.rounds >= MIN_LEVEL_ROUNDS ? seen.sum / seen.rounds : this.cal.levelNs[p]!;
-      out[p] = workFor(this.cal.pct, a, gauged ?? pilotPerAdd);
+      const a = meanOf(level, p) ?? this.cal.levelNs[p]!;
+      const gauged = meanOf(this.gauges, p);
+      // a mean of gauges at or below zero is noise, not a cost: the pilot's stands
+      const s = gauged !== null && gauged > 0 ? gauged : null;
+      out[p] = workFor(this.cal.pct, a, s ?? pilotPerAdd);
       (this.perGeneration[p] ??= []).push(out[p]);
+      (this.gaugedPerAddNs[p] ??= []).push(s);
     }
     return out;
   }
 
-  /** The generation just ended: the pairs it ran (for the weighted mean), and its gauges' median. */
+  /** The pairs the generation just ended ran (for the weighted mean). */
   ended(pairs: number): void {
     this.pairsOf.push(pairs);
-    const [first, ...rest] = this.gauges;
-    if (first !== undefined) this.gaugeMedians.push(median([first, ...rest]));
-    this.gauges = [];
   }
 
   /** Per profile, N weighted by the pairs of each generation (the last, still running or cut short, by what it ran). */
@@ -82,13 +79,19 @@ export class WorkRecalibration {
   }
 }
 
-/** A's measured rounds so far needed before its own level replaces the pilot's (a generation gives 50). */
-const MIN_LEVEL_ROUNDS = 20;
+/** Measured rounds of A, or gauges, needed before the run's own mean replaces the pilot's (a generation gives 50 of A's, 100 gauges). */
+const MIN_MEASURED = 20;
 
-/** Per profile, the sum of the measured rounds' values (ns per call) and their count. */
+/** A profile's mean so far, once there are MIN_MEASURED values; else null. */
+function meanOf(so: RoundsSoFar, profile: string): number | null {
+  const s = so.get(profile);
+  return s && s.rounds >= MIN_MEASURED ? s.sum / s.rounds : null;
+}
+
+/** Per profile, the sum of the measured values so far (ns per call, or per addition) and their count. */
 export type RoundsSoFar = Map<string, { sum: number; rounds: number }>;
 
-/** Adds one measured round to a profile's sum. */
+/** Adds one measured value to a profile's sum. */
 export function addRound(so: RoundsSoFar, profile: string, perCall: number): void {
   const s = so.get(profile) ?? { sum: 0, rounds: 0 };
   so.set(profile, { sum: s.sum + perCall, rounds: s.rounds + 1 });

@@ -36,8 +36,8 @@ export type ProbeEvent =
   | { type: 'done'; rounds: number; profiles: number }
   /** `--go-fifo`: the probe waits for the go byte of block `block` (0-based). */
   | { type: 'wait'; block: number }
-  /** `--work-gauge`: `reps` blocks of `adds` additions took `elapsed` more than as many empty ones (the round's clock). */
-  | { type: 'gauge'; adds: number; reps: number; elapsed: number }
+  /** `--work-gauge`: `calls` calls of the profile's loop with `adds` more additions each took `elapsed` more than without (the round's clock). */
+  | { type: 'gauge'; profile: string; adds: number; calls: number; elapsed: number }
   | { type: 'poweroff'; status: number }
   | CoverageEvent
   | TraceEvent;
@@ -118,7 +118,7 @@ function toEvent(type: string, f: Record<string, string>): ProbeEvent {
     case 'wait':
       return { type, block: num(f, 'block') };
     case 'gauge':
-      return { type, adds: num(f, 'adds'), reps: num(f, 'reps'), elapsed: num(f, 'elapsed') };
+      return { type, profile: str(f, 'profile'), adds: num(f, 'adds'), calls: num(f, 'calls'), elapsed: num(f, 'elapsed') };
     case 'exec':
     case 'file':
     case 'chunk':

@@ -1,13 +1,13 @@
 /**
  * The probe's gauge of one addition (`--work-gauge K`, probes/work.c):
- * after every measured round, never after a warm-up, one `gauge` line; the
- * real probe under valgrind's callgrind runs exactly 17 blocks of K
- * additions for it (one untimed, 16 timed) and leaves the round's own count
- * alone.
+ * before every measured round (every block's first with --go-fifo), never
+ * before a warm-up, one `gauge` line; the
+ * real probe under valgrind's callgrind runs exactly K more additions per
+ * call in the gauge's middle run and leaves the round's own count alone.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildProbe } from '../../src/launch/probe-build.ts';
@@ -18,41 +18,52 @@ import { selfCost } from './callgrind.ts';
 
 const x86 = process.arch === 'x64' ? false : 'the additions are x86_64 code';
 
-test('a gauge line follows every measured round, none a warm-up, and gives a cost per addition a CPU can have', { skip: x86 }, () => {
-  const out = execFileSync(buildProbe({}).path, ['--profile', 'getppid', '--ops', '500', '--warmups', '2', '--rounds', '3', '--inject-work', '32', '--work-gauge', '4096'], { encoding: 'utf8' });
+test('a gauge line comes before every measured round, none before a warm-up, on a two-hundredth of its calls', { skip: x86 }, () => {
+  const out = execFileSync(buildProbe({}).path, ['--profile', 'getppid', '--ops', '2000', '--warmups', '2', '--rounds', '3', '--inject-work', '32', '--work-gauge', '512'], { encoding: 'utf8' });
   const lines = new ConsoleLines();
   const events: ProbeEvent[] = out.split('\n').flatMap((l) => lines.push(l)).flatMap((p) => (p.kind === 'event' ? [p.event] : []));
   const kinds = events.filter((e) => e.type === 'round' || e.type === 'gauge').map((e) => (e.type === 'round' ? (e.warmup ? 'w' : 'r') : 'g'));
-  assert.deepEqual(kinds.join(''), 'wwrgrgrg');
-  for (const e of events) {
-    if (e.type !== 'gauge') continue;
-    assert.deepEqual([e.adds, e.reps], [4096, 16]);
-    // one dependent addition is one cycle: 0.1-2 ns on any CPU from 0.5 to 10 GHz
-    const perAdd = e.elapsed / (e.adds * e.reps);
-    assert.ok(perAdd > 0.1 && perAdd < 2, `${perAdd} ns per addition`);
-  }
+  assert.equal(kinds.join(''), 'wwgrgrgr');
+  for (const e of events) if (e.type === 'gauge') assert.deepEqual([e.profile, e.adds, e.calls], ['getppid', 512, 10]);
 });
 
-test('a --work-gauge outside 1..65536 is refused with the flag named', () => {
-  for (const bad of ['0', '65537', 'x']) {
+test('with --go-fifo the gauge comes once per block, before its first round', { skip: x86, timeout: 60_000 }, async () => {
+  const dir = tempDir('hintlab-gauge-fifo-');
+  const fifo = join(dir, 'go');
+  execFileSync('mkfifo', [fifo]);
+  const child = spawn(buildProbe({}).path, ['--profile', 'getppid', '--ops', '2000', '--warmups', '1', '--rounds', '6', '--inject-work', '32', '--work-gauge', '512', '--go-fifo', fifo, '--block-rounds', '2'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // three blocks of two rounds: the probe reads one go byte per block, then ends at its rounds (read-write: the open never waits for the probe)
+  const fd = openSync(fifo, 'r+');
+  writeSync(fd, 'ggg');
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  closeSync(fd);
+  assert.equal(code, 0);
+  const lines = new ConsoleLines();
+  const kinds = out.split('\n').flatMap((l) => lines.push(l)).flatMap((p) => (p.kind === 'event' && (p.event.type === 'round' || p.event.type === 'gauge') ? [p.event.type === 'round' ? (p.event.warmup ? 'w' : 'r') : 'g'] : []));
+  assert.equal(kinds.join(''), 'wgrrgrrgrr');
+});
+
+test('a --work-gauge outside 1..4096 is refused with the flag named', () => {
+  for (const bad of ['0', '4097', 'x']) {
     const r = spawnSync(buildProbe({}).path, ['--profile', 'getppid', '--work-gauge', bad], { encoding: 'utf8' });
     assert.equal(r.status, 2, `--work-gauge ${bad}`);
-    assert.match(r.stdout + r.stderr, /--work-gauge takes K, 1 <= K <= 65536/);
+    assert.match(r.stdout + r.stderr, /--work-gauge takes K, 1 <= K <= 4096/);
   }
 });
 
-test('each gauge runs 17 blocks of exactly K additions, and the rounds keep their own', { skip: requireTool('valgrind', 'valgrind') || x86 }, () => {
+test("a gauge's middle run has exactly K more additions per call, and the rounds keep their own", { skip: requireTool('valgrind', 'valgrind') || x86 }, () => {
   const probe = buildProbe({}).path;
   const dir = tempDir('hintlab-gauge-');
   const count = (gauge: string[]) => {
     const file = join(dir, `cg.${gauge.join('')}`);
-    execFileSync('valgrind', ['--tool=callgrind', '--compress-strings=no', '--compress-pos=no', `--callgrind-out-file=${file}`, probe, '--profile', 'getppid', '--ops', '1000', '--warmups', '1', '--rounds', '4', '--inject-work', '3', ...gauge], { stdio: 'ignore' });
+    execFileSync('valgrind', ['--tool=callgrind', '--compress-strings=no', '--compress-pos=no', `--callgrind-out-file=${file}`, probe, '--profile', 'getppid', '--ops', '2000', '--warmups', '1', '--rounds', '4', '--inject-work', '3', ...gauge], { stdio: 'ignore' });
     return selfCost(readFileSync(file, 'utf8'), 'inject_work');
   };
-  const [k1000, k2000] = [count(['--work-gauge', '1000']), count(['--work-gauge', '2000'])];
-  // 4 measured rounds x 17 blocks x 1000 more additions
-  assert.equal(k2000 - k1000, 4 * 17 * 1000);
-  // and without a gauge, the rounds' 5 x 1000 calls x (3 additions + the block's fixed cost) only
-  const none = count([]);
-  assert.ok(none < k1000 && none > 5 * 1000 * 3, `${none} instructions without a gauge, ${k1000} with`);
+  const [none, k100, k200] = [count([]), count(['--work-gauge', '100']), count(['--work-gauge', '200'])];
+  // per measured round (4, no blocks): one untimed call and the middle run's 10 calls with K more; 100 more K is 4 x 11 x 100
+  assert.equal(k200 - k100, 4 * 11 * 100);
+  // the gauge's other runs add calls with the round's own 3 additions, never fewer instructions to the rounds
+  assert.ok(k100 - none > 4 * 11 * 100, `${none} instructions without a gauge, ${k100} with`);
 });

@@ -25,26 +25,25 @@ test("the pilot's level decides until A has 20 measured rounds, then A's own mea
   assert.deepEqual(recal.perGeneration, { getppid: [4, 4, 3.2] });
 });
 
-test("the run's gauged cost of one addition replaces the pilot's once a generation has ended: the mean of the generations' medians", () => {
+test("the run's gauged cost of one addition replaces the pilot's from 20 gauges on: their mean, per profile", () => {
   const level: RoundsSoFar = new Map();
   for (let i = 0; i < 20; i++) addRound(level, 'getppid', 100);
-  const recal = new WorkRecalibration({ pct: 1, levelNs: { getppid: 100 }, perAddNs: { getppid: 0.25 } }, () => level);
-  // gauges of the first generation do not count before it ends: the pilot's 0.25 ns, 4 additions
-  recal.gauge(0.2);
-  assert.deepEqual(recal.next(), { getppid: 4 });
-  // a gauge a timer tick hit (5 ns) moves the median, not the mean of the medians
-  for (const g of [0.2, 0.2, 5]) recal.gauge(g);
+  const recal = new WorkRecalibration({ pct: 1, levelNs: { getppid: 100, 'select-10': 400 }, perAddNs: { getppid: 0.25, 'select-10': 0.25 } }, () => level);
+  // 19 gauges are not enough: the pilot's 0.25 ns, 4 additions of 1 ns
+  for (let i = 0; i < 19; i++) recal.gauge('getppid', 0.125);
+  assert.deepEqual(recal.next(), { getppid: 4, 'select-10': 16 });
+  // the 20th: a gauge far off (a tick in its middle run) counts as it is, as a round does in A's level
+  recal.gauge('getppid', 2.625);
   recal.ended(25);
-  assert.deepEqual(recal.next(), { getppid: 5 }, '1 ns at 0.2 ns per addition');
-  for (const g of [0.3, 0.3, 0.3, -1, NaN]) recal.gauge(g);
+  // mean (19 x 0.125 + 2.625) / 20 = 0.25 ns; select-10 has no gauge of its own and keeps the pilot's
+  assert.deepEqual(recal.next(), { getppid: 4, 'select-10': 16 });
+  for (let i = 0; i < 20; i++) recal.gauge('getppid', 0.125);
+  for (let i = 0; i < 20; i++) recal.gauge('select-10', -0.1);
   recal.ended(25);
-  // (0.2 + 0.3) / 2 = 0.25 ns: 4 additions again; a gauge without a finite positive value is not one
-  assert.deepEqual(recal.next(), { getppid: 4 });
-  // a generation without a gauge adds no median
-  recal.ended(25);
-  assert.deepEqual(recal.next(), { getppid: 4 });
-  assert.deepEqual(recal.gaugedPerAddNs, [null, 0.2, 0.25, 0.25]);
-  assert.deepEqual(recal.perGeneration, { getppid: [4, 5, 4, 4] });
+  // getppid: 40 gauges at a mean of 0.1875 ns, 5.333 additions; select-10's mean below zero is noise, the pilot's stands
+  assert.deepEqual(recal.next(), { getppid: 5.333, 'select-10': 16 });
+  assert.deepEqual(recal.gaugedPerAddNs, { getppid: [null, 0.25, 0.1875], 'select-10': [null, null, null] });
+  assert.deepEqual(recal.perGeneration, { getppid: [4, 4, 5.333], 'select-10': [16, 16, 16] });
 });
 
 test("the recorded N is the generations' mean weighed by the pairs each ran, the last by what it ran before the end", () => {
@@ -73,7 +72,7 @@ test('a real invocation with PCT% known work recalibrates B at each generation a
       const ns = cal.perGeneration!.getppid!;
       assert.ok(ns.length >= 3, `${ns.length} generations for more than two generations' pairs`);
       // the first generation used the pilot's cost of one addition, every later one the run's gauges
-      const gauged = cal.gaugedPerAddNs!;
+      const gauged = cal.gaugedPerAddNs!.getppid!;
       assert.equal(gauged.length, ns.length);
       assert.equal(gauged[0], null);
       for (const g of gauged.slice(1)) assert.ok(g !== null && g > 0.1 && g < 2, `gauged ${g} ns per addition`);

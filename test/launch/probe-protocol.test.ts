@@ -23,9 +23,9 @@ test('a round line with its start time and a wait line parse into typed events',
   assert.deepEqual(parseLine(frameLine('@hl1 wait block=7')), { kind: 'event', event: { type: 'wait', block: 7 } });
 });
 
-test('a gauge line parses into its additions, repetitions and elapsed time; one without elapsed is corrupt', () => {
-  assert.deepEqual(parseLine(frameLine('@hl1 gauge adds=4096 reps=16 elapsed=16007')), { kind: 'event', event: { type: 'gauge', adds: 4096, reps: 16, elapsed: 16007 } });
-  assert.deepEqual(parseLine(frameLine('@hl1 gauge adds=4096 reps=16')), { kind: 'corrupt', line: frameLine('@hl1 gauge adds=4096 reps=16'), reason: "field 'elapsed' is missing or not a number" });
+test('a gauge line parses into its profile, additions, calls and elapsed time (which noise may make negative); one without elapsed is corrupt', () => {
+  assert.deepEqual(parseLine(frameLine('@hl1 gauge profile=getppid adds=512 calls=100 elapsed=-1203')), { kind: 'event', event: { type: 'gauge', profile: 'getppid', adds: 512, calls: 100, elapsed: -1203 } });
+  assert.deepEqual(parseLine(frameLine('@hl1 gauge profile=getppid adds=512 calls=100')), { kind: 'corrupt', line: frameLine('@hl1 gauge profile=getppid adds=512 calls=100'), reason: "field 'elapsed' is missing or not a number" });
 });
 
 test('a line with one flipped character is corrupt, never data', () => {
