@@ -21,6 +21,11 @@
  * Not the A/A's own: known work fences both sides' calls (probes/work.c),
  * and the quiet run of 2026-12-05 printed 1.04-1.08 % with it against
  * 1.05-1.11 % without, a standard error's difference at that precision.
+ * And divided by the share the known work bought in the invocations so far
+ * (the mean of measured over asked, 1 before any): quiet, one invocation's
+ * standard error is about 2 % of that change, and the known work bought
+ * 102 % of what it was asked, so uncorrected the level injected a standard
+ * error more than it meant to. Each invocation's own error stays in.
  * Two streams on two CPUs write two databases (`--first` keeps their labels
  * apart); `--analyze A.db,B.db` judges them together (with `--log`, only
  * the invocations the log holds: one interrupted mid-way is left out, and a
@@ -70,7 +75,7 @@ const kinds: Kind[] = [
   { name: 'null', flags: () => [], count: Number(o.null), threshold: null, hit: (v: string) => v === 'faster' || v === 'slower' },
   ...o.levels.split(',').filter(Boolean).map((l) => {
     const [p, t] = l.split('@') as [string, string | undefined];
-    const flags = p === 'mde' ? () => ['--inject-work-b', `${printedMde().toFixed(3)}%`] : () => ['--inject-work-b', `${p}%`];
+    const flags = p === 'mde' ? () => ['--inject-work-b', `${(printedMde() / boughtSoFar()).toFixed(3)}%`] : () => ['--inject-work-b', `${p}%`];
     return { name: `work${p}${t === undefined ? '' : `t${t}`}`, flags, count: Number(o['per-level']), threshold: t ?? null, hit: (v: string) => v === 'slower' };
   }),
   { name: 'seccomp64', flags: () => ['--inject-seccomp-b', '64'], count: Number(o.seccomp), threshold: null, hit: (v: string) => v === 'slower' },
@@ -103,6 +108,16 @@ function printedMde(): number {
   const seen = work.length ? work : sofar.filter((x) => x.kind === 'null').map((x) => x.claimablePct!);
   if (!seen.length) throw new Error('the mde level needs an invocation before it: A/A (--null 1 or more) or a known-work level at the default threshold listed before mde');
   return median(seen);
+}
+
+/** What was asked of known work in an invocation (bench's --inject-work-b PCT%), or NaN. */
+const askedOf = (x: Outcome) => Number(/^([\d.]+)%$/.exec(x.flags?.[x.flags.indexOf('--inject-work-b') + 1] ?? '')?.[1] ?? NaN);
+
+/** The mean share of what was asked that the known work bought in the invocations so far (this stream's, and the log's when shared); 1 before any. */
+function boughtSoFar(): number {
+  const logged = o.log ? readFileSync(o.log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Outcome) : [];
+  const shares = (o.log ? logged : outcomes).filter((x) => x.changePct !== null && askedOf(x) > 0).map((x) => x.changePct! / askedOf(x));
+  return shares.length ? shares.reduce((s, x) => s + x, 0) / shares.length : 1;
 }
 
 interface Judged {
@@ -170,7 +185,7 @@ function summary(outcomes: Outcome[]): void {
     const what = k.name === 'null' ? 'false claims' : 'found slower';
     const claimable = got.flatMap((x) => (x.claimablePct === null ? [] : [x.claimablePct]));
     // what was injected: 0 for A/A, else bench's --inject-work-b PCT% (the mde level's differs per invocation)
-    const truth = (x: Outcome) => (k.name === 'null' ? 0 : Number(/^([\d.]+)%$/.exec(x.flags?.[x.flags.indexOf('--inject-work-b') + 1] ?? '')?.[1] ?? NaN));
+    const truth = (x: Outcome) => (k.name === 'null' ? 0 : askedOf(x));
     const judged = got.filter((x) => x.ci && Number.isFinite(truth(x)));
     const covers = judged.filter((x) => x.ci![0] <= truth(x) && truth(x) <= x.ci![1]).length;
     const expected = k.name === 'null' ? null : expectedFound(judged, truth, Number(k.threshold ?? 1));
