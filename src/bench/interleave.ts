@@ -23,6 +23,7 @@ import { FileSwitches } from './switch-file.ts';
 import { calibrateWork, type WorkCalibration } from './work-pilot.ts';
 import { fixed } from '../format/numbers.ts';
 import { workArgs } from './known-work.ts';
+import { GAUGE_ADDS } from './work-recalibration.ts';
 
 
 /**
@@ -101,7 +102,7 @@ const defaultBudget: PairedBudget = { secondsPerProfile: DEFAULT_SECONDS_PER_PRO
 function workNote(pct: number, cal: WorkCalibration, design: DesignKind, perGeneration: boolean): string {
   const from = { duet: 'a duet pilot', alternation: 'an alternation pilot', processes: 'a pilot', abbaab: 'a pilot' }[design];
   const each = Object.entries(cal.n).map(([p, n]) => `${p} ${n} additions per call (A ${fixed(cal.levelNs[p]!, 1)} ns per call, one addition ${fixed(cal.perAddNs[p]!, 3)} ns)`);
-  const again = perGeneration ? "; B's N is then recalibrated at each generation of processes from A's level and the cost of one addition as this run measures them (a gauge of additions after every round of both sides)" : '';
+  const again = perGeneration ? `; B's N is then recalibrated at each generation of processes from A's level and the cost of one addition as this run measures them (both sides gauge ${GAUGE_ADDS} more additions in their loop before every block)` : '';
   return `--inject-work-b ${pct}%: ${each.join(', ')}, from ${from} on the run's clock${again}`;
 }
 

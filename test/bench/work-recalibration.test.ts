@@ -61,7 +61,7 @@ test('a real invocation with PCT% known work recalibrates B at each generation a
   const db = join(tempDir(), 'w.db');
   const r = await runCli(['bench', '--db', db, '--profile', 'getppid', '--ops', '2000', '--time', '1', '--min-pairs', String(2 * PAIRS_PER_PROCESS + 1), '--label-b', 'B', '--inject-work-b', '2%']);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /note: --inject-work-b 2%: getppid [\d.]+ additions per call \(A [\d.]+ ns per call, one addition [\d.]+ ns\), from an alternation pilot on the run's clock; B's N is then recalibrated at each generation of processes from A's level and the cost of one addition as this run measures them \(a gauge of additions after every round of both sides\)/);
+  assert.match(r.stderr, /note: --inject-work-b 2%: getppid [\d.]+ additions per call \(A [\d.]+ ns per call, one addition [\d.]+ ns\), from an alternation pilot on the run's clock; B's N is then recalibrated at each generation of processes from A's level and the cost of one addition as this run measures them \(both sides gauge 512 more additions in their loop before every block\)/);
   const store = Store.open(db);
   try {
     for (const id of [1, 2]) {
