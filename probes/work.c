@@ -166,7 +166,7 @@ static int gauge_run(struct probe_ctx *ctx, const struct profile *p, long kept, 
 	return p->loop(ctx, &failed_at);
 }
 
-/* With --work-gauge, after a measured round of `p`: one gauge line (see above). 0, or -1 when the loop failed (errno set). */
+/* With --work-gauge, before a block of measured rounds of `p`: one gauge line (see above). 0, or -1 when the loop failed (errno set). */
 int work_gauge(struct probe_ctx *ctx, const struct profile *p)
 {
 	long kept = work_bytes, ops = ctx->ops;

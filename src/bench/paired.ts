@@ -182,7 +182,7 @@ export async function runTurns(run: PairedRun, plan: CpuPlan, seed: number): Pro
   const sessions = run.sides.map((s, i) => new TurnSession(s, turns, R, i === 0 ? (p, v) => addRound(levelOfA, p, v) : undefined, onGauge)) as [TurnSession, TurnSession];
   const open: GoFifo[] = [];
   const firstStarted = startOrder(seed);
-  // both sides gauge the additions after every round (./work-recalibration.ts), so the gauges cost A what they cost B
+  // both sides gauge the additions before every block (./work-recalibration.ts), so the gauges cost A what they cost B
   const gauge = recal ? ['--work-gauge', String(GAUGE_ADDS)] : [];
   const generation = (): DriverSegment => {
     const fifos: [GoFifo, GoFifo] = [new GoFifo(), new GoFifo()];

@@ -20,7 +20,7 @@ export const GAUGE_ADDS = 512;
  *   under load over a long run, and a pilot of a few hundred milliseconds
  *   reads it to a few per cent.
  * - s, the cost of one addition: the mean of the run's gauges so far
- *   (`--work-gauge`, after every measured round of both sides: GAUGE_ADDS
+ *   (`--work-gauge`, before every block of both sides: GAUGE_ADDS
  *   more additions in the profile's own loop), once there are MIN_MEASURED
  *   (the pilot's before). The clock's period moves by 10 % within seconds
  *   on the shared VM, and the pilot's snapshot missed the run by a few per
