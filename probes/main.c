@@ -62,7 +62,7 @@ int design_arg(const char *flag, const char *v, const char **why);
 int barrier_wait(void);
 int block_gate(int idx);
 long work_select(const char *profile);
-int work_gauge(struct probe_ctx *ctx, const struct profile *p);
+int work_gauge(struct probe_ctx *ctx, const struct profile *p, long long (*now)(void));
 int block_starts(int idx);
 long long round_clock_ns(void);
 int barrier_rewarm(struct probe_ctx *ctx, const struct profile *p);
@@ -328,7 +328,7 @@ static void run_round(struct probe_ctx *ctx, const struct profile *p, int idx)
 static void paired_round(struct probe_ctx *ctx, const struct profile *p, int idx)
 {
 	work_select(p->name);
-	if (!ctx->warmup && block_starts(idx) && work_gauge(ctx, p) != 0)
+	if (!ctx->warmup && block_starts(idx) && work_gauge(ctx, p, round_clock_ns) != 0)
 		fail(ctx, p, "gauge", -1, errno, "the --work-gauge calls before the round failed");
 	if (barrier_wait() != 0)
 		fail(ctx, p, "barrier", -1, errno, "the partner probe did not reach the barrier");

@@ -156,8 +156,6 @@ int work_gauge_parse(const char *v)
 	return 0;
 }
 
-long long round_clock_ns(void);
-
 /* One run of the profile's loop with `adds` more additions per call than the round's; 0 or -1 (errno set). */
 static int gauge_run(struct probe_ctx *ctx, const struct profile *p, long kept, long adds)
 {
@@ -166,8 +164,12 @@ static int gauge_run(struct probe_ctx *ctx, const struct profile *p, long kept, 
 	return p->loop(ctx, &failed_at);
 }
 
-/* With --work-gauge, before a block of measured rounds of `p`: one gauge line (see above). 0, or -1 when the loop failed (errno set). */
-int work_gauge(struct probe_ctx *ctx, const struct profile *p)
+/*
+ * With --work-gauge, before a block of measured rounds of `p`: one gauge
+ * line (see above), timed on `now` (the round's clock, sync.c). 0, or -1 when
+ * the loop failed (errno set).
+ */
+int work_gauge(struct probe_ctx *ctx, const struct profile *p, long long (*now)(void))
 {
 	long kept = work_bytes, ops = ctx->ops;
 	if (!gauge_adds || p->needs_two_cpus || p->before_round || kept + gauge_adds * ADD_BYTES > (long)WORK_MAX * ADD_BYTES)
@@ -183,10 +185,10 @@ int work_gauge(struct probe_ctx *ctx, const struct profile *p)
 	ctx->ops = ops / GAUGE_SHARE > 0 ? ops / GAUGE_SHARE : 1;
 	if (rc == 0)
 		rc = gauge_run(ctx, p, kept, 0);
-	t[0] = round_clock_ns();
+	t[0] = now();
 	for (int i = 0; i < 3 && rc == 0; i++) {
 		rc = gauge_run(ctx, p, kept, i == 1 ? gauge_adds : 0);
-		t[i + 1] = round_clock_ns();
+		t[i + 1] = now();
 	}
 	long calls = ctx->ops;
 	ctx->ops = ops;
