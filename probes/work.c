@@ -27,7 +27,8 @@
  *
  * --work-gauge K: before every block of measured rounds (every measured
  * round without --go-fifo), outside the timed part, the profile's own loop
- * runs three times on a two-hundredth of the round's calls, the middle run
+ * runs three times on a two-hundredth of the round's calls (at least 100;
+ * fewer leave the K additions in the noise), the middle run
  * with K more additions per call than the round has, and the probe prints
  * `gauge profile=P adds=K calls=C elapsed=NS` (the middle run less the
  * mean of the other two, on the round's clock): what K more additions
@@ -69,8 +70,9 @@ static long work_bytes;
 /* --work-gauge K: additions per call the gauge adds (0: no gauge) */
 static long gauge_adds;
 #define GAUGE_MAX 4096
-/* a gauge's runs take this share of the round's calls each */
+/* a gauge's runs take this share of the round's calls each, at least GAUGE_MIN_CALLS (the round's calls if fewer) */
 #define GAUGE_SHARE 200
+#define GAUGE_MIN_CALLS 100
 
 /* "--inject-work N" for every profile or "--inject-work NAME:N" for one; -1 on a bad value */
 int work_parse(const char *v)
@@ -182,7 +184,8 @@ int work_gauge(struct probe_ctx *ctx, const struct profile *p, long long (*now)(
 	 */
 	ctx->ops = 1;
 	int rc = gauge_run(ctx, p, kept, gauge_adds);
-	ctx->ops = ops / GAUGE_SHARE > 0 ? ops / GAUGE_SHARE : 1;
+	long share = ops / GAUGE_SHARE;
+	ctx->ops = share >= GAUGE_MIN_CALLS ? share : (ops < GAUGE_MIN_CALLS ? ops : GAUGE_MIN_CALLS);
 	if (rc == 0)
 		rc = gauge_run(ctx, p, kept, 0);
 	t[0] = now();

@@ -18,13 +18,14 @@ import { selfCost } from './callgrind.ts';
 
 const x86 = process.arch === 'x64' ? false : 'the additions are x86_64 code';
 
-test('a gauge line comes before every measured round, none before a warm-up, on a two-hundredth of its calls', { skip: x86 }, () => {
+test('a gauge line comes before every measured round, none before a warm-up, on a two-hundredth of its calls or 100', { skip: x86 }, () => {
   const out = execFileSync(buildProbe({}).path, ['--profile', 'getppid', '--ops', '2000', '--warmups', '2', '--rounds', '3', '--inject-work', '32', '--work-gauge', '512'], { encoding: 'utf8' });
   const lines = new ConsoleLines();
   const events: ProbeEvent[] = out.split('\n').flatMap((l) => lines.push(l)).flatMap((p) => (p.kind === 'event' ? [p.event] : []));
   const kinds = events.filter((e) => e.type === 'round' || e.type === 'gauge').map((e) => (e.type === 'round' ? (e.warmup ? 'w' : 'r') : 'g'));
   assert.equal(kinds.join(''), 'wwgrgrgr');
-  for (const e of events) if (e.type === 'gauge') assert.deepEqual([e.profile, e.adds, e.calls], ['getppid', 512, 10]);
+  // 2000 calls a round: a two-hundredth is 10, raised to the gauge's least 100
+  for (const e of events) if (e.type === 'gauge') assert.deepEqual([e.profile, e.adds, e.calls], ['getppid', 512, 100]);
 });
 
 test('with --go-fifo the gauge comes once per block, before its first round', { skip: x86, timeout: 60_000 }, async () => {
@@ -62,8 +63,8 @@ test("a gauge's middle run has exactly K more additions per call, and the rounds
     return selfCost(readFileSync(file, 'utf8'), 'inject_work');
   };
   const [none, k100, k200] = [count([]), count(['--work-gauge', '100']), count(['--work-gauge', '200'])];
-  // per measured round (4, no blocks): one untimed call and the middle run's 10 calls with K more; 100 more K is 4 x 11 x 100
-  assert.equal(k200 - k100, 4 * 11 * 100);
+  // per measured round (4, no blocks): one untimed call and the middle run's 100 calls with K more; 100 more K is 4 x 101 x 100
+  assert.equal(k200 - k100, 4 * 101 * 100);
   // the gauge's other runs add calls with the round's own 3 additions, never fewer instructions to the rounds
-  assert.ok(k100 - none > 4 * 11 * 100, `${none} instructions without a gauge, ${k100} with`);
+  assert.ok(k100 - none > 4 * 101 * 100, `${none} instructions without a gauge, ${k100} with`);
 });

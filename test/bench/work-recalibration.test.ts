@@ -71,11 +71,12 @@ test('a real invocation with PCT% known work recalibrates B at each generation a
       assert.ok(cal.levelNs.getppid! > 0 && cal.perAddNs.getppid! > 0, JSON.stringify(cal));
       const ns = cal.perGeneration!.getppid!;
       assert.ok(ns.length >= 3, `${ns.length} generations for more than two generations' pairs`);
-      // the first generation used the pilot's cost of one addition, every later one the run's gauges
+      // the first generation used the pilot's cost of one addition, later ones the run's gauges (one a CPU can have)
       const gauged = cal.gaugedPerAddNs!.getppid!;
       assert.equal(gauged.length, ns.length);
       assert.equal(gauged[0], null);
-      for (const g of gauged.slice(1)) assert.ok(g !== null && g > 0.1 && g < 2, `gauged ${g} ns per addition`);
+      assert.ok(gauged.some((g) => g !== null), `no generation used a gauge: ${gauged.join(', ')}`);
+      for (const g of gauged) assert.ok(g === null || (g > 0.05 && g < 5), `gauged ${g} ns per addition`);
       const mean = rec.injectWork!.B!.getppid!;
       assert.ok(mean >= Math.min(...ns) && mean <= Math.max(...ns), `the recorded N ${mean} lies within the generations' ${ns.join(', ')}`);
       assert.equal(rec.injectWork!.A, null);
