@@ -95,14 +95,19 @@ interface Outcome extends Judged {
   flags?: string[];
 }
 
+/** The log's invocations (`--log`), one per line. */
+const readLog = (): (Outcome & { i: number })[] => (o.log ? readFileSync(o.log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Outcome & { i: number }) : []);
+
+/** The invocations so far: the log's when there is one (both streams'), else this stream's. */
+const soFar = (): Outcome[] => (o.log ? readLog() : outcomes);
+
 /**
  * The median smallest claimable change of the known-work invocations at
  * the default threshold so far, or before there is one the A/A
  * invocations' (this stream's, and the log's when shared).
  */
 function printedMde(): number {
-  const logged = o.log ? readFileSync(o.log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Outcome) : [];
-  const sofar = (o.log ? logged : outcomes).filter((x) => x.claimablePct !== null);
+  const sofar = soFar().filter((x) => x.claimablePct !== null);
   const atDefault = new Set(kinds.filter((k) => k.name.startsWith('work') && k.threshold === null).map((k) => k.name));
   const work = sofar.filter((x) => atDefault.has(x.kind)).map((x) => x.claimablePct!);
   const seen = work.length ? work : sofar.filter((x) => x.kind === 'null').map((x) => x.claimablePct!);
@@ -115,8 +120,7 @@ const askedOf = (x: Outcome) => Number(/^([\d.]+)%$/.exec(x.flags?.[x.flags.inde
 
 /** The mean share of what was asked that the known work bought in the invocations so far (this stream's, and the log's when shared); 1 before any. */
 function boughtSoFar(): number {
-  const logged = o.log ? readFileSync(o.log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Outcome) : [];
-  const shares = (o.log ? logged : outcomes).filter((x) => x.changePct !== null && askedOf(x) > 0).map((x) => x.changePct! / askedOf(x));
+  const shares = soFar().filter((x) => x.changePct !== null && askedOf(x) > 0).map((x) => x.changePct! / askedOf(x));
   return shares.length ? shares.reduce((s, x) => s + x, 0) / shares.length : 1;
 }
 
@@ -204,10 +208,7 @@ const db = o.db ?? join(mkdtempSync(join(tmpdir(), 'power-')), 'power.db');
 const outcomes: Outcome[] = [];
 if (o.analyze) {
   // what the measuring streams logged (wall time, load, what was injected), by label
-  const logged = new Map((o.log ? readFileSync(o.log, 'utf8').split('\n').filter(Boolean) : []).map((l) => {
-    const x = JSON.parse(l) as Outcome & { i: number };
-    return [`${x.kind}-${x.i}`, x];
-  }));
+  const logged = new Map(readLog().map((x) => [`${x.kind}-${x.i}`, x]));
   for (const file of o.analyze.split(',')) for (const k of kinds) for (let i = first; i < first + k.count; i++) {
     const was = logged.get(`${k.name}-${i}`);
     // with a log, an invocation it lacks did not finish (interrupted): not judged

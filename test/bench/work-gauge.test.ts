@@ -1,9 +1,9 @@
 /**
  * The probe's gauge of one addition (`--work-gauge K`, probes/work.c):
  * before every measured round (every block's first with --go-fifo), never
- * before a warm-up, one `gauge` line; the
- * real probe under valgrind's callgrind runs exactly K more additions per
- * call in the gauge's middle run and leaves the round's own count alone.
+ * before a warm-up, one `gauge` line; the real probe under valgrind's
+ * callgrind runs exactly K more additions per call in the gauge's middle
+ * run and leaves the round's own count alone.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -18,12 +18,18 @@ import { selfCost } from './callgrind.ts';
 
 const x86 = process.arch === 'x64' ? false : 'the additions are x86_64 code';
 
+/** The probe's events in `out`, and its rounds and gauges in order: `w` a warm-up, `r` a measured round, `g` a gauge. */
+function read(out: string): { events: ProbeEvent[]; order: string } {
+  const lines = new ConsoleLines();
+  const events = out.split('\n').flatMap((l) => lines.push(l)).flatMap((p) => (p.kind === 'event' ? [p.event] : []));
+  const order = events.flatMap((e) => (e.type === 'round' ? [e.warmup ? 'w' : 'r'] : e.type === 'gauge' ? ['g'] : [])).join('');
+  return { events, order };
+}
+
 test('a gauge line comes before every measured round, none before a warm-up, on a two-hundredth of its calls or 100', { skip: x86 }, () => {
   const out = execFileSync(buildProbe({}).path, ['--profile', 'getppid', '--ops', '2000', '--warmups', '2', '--rounds', '3', '--inject-work', '32', '--work-gauge', '512'], { encoding: 'utf8' });
-  const lines = new ConsoleLines();
-  const events: ProbeEvent[] = out.split('\n').flatMap((l) => lines.push(l)).flatMap((p) => (p.kind === 'event' ? [p.event] : []));
-  const kinds = events.filter((e) => e.type === 'round' || e.type === 'gauge').map((e) => (e.type === 'round' ? (e.warmup ? 'w' : 'r') : 'g'));
-  assert.equal(kinds.join(''), 'wwgrgrgr');
+  const { events, order } = read(out);
+  assert.equal(order, 'wwgrgrgr');
   // 2000 calls a round: a two-hundredth is 10, raised to the gauge's least 100
   for (const e of events) if (e.type === 'gauge') assert.deepEqual([e.profile, e.adds, e.calls], ['getppid', 512, 100]);
 });
@@ -41,9 +47,7 @@ test('with --go-fifo the gauge comes once per block, before its first round', { 
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   closeSync(fd);
   assert.equal(code, 0);
-  const lines = new ConsoleLines();
-  const kinds = out.split('\n').flatMap((l) => lines.push(l)).flatMap((p) => (p.kind === 'event' && (p.event.type === 'round' || p.event.type === 'gauge') ? [p.event.type === 'round' ? (p.event.warmup ? 'w' : 'r') : 'g'] : []));
-  assert.equal(kinds.join(''), 'wgrrgrrgrr');
+  assert.equal(read(out).order, 'wgrrgrrgrr');
 });
 
 test('a --work-gauge outside 1..4096 is refused with the flag named', () => {
